@@ -1,0 +1,255 @@
+package archive
+
+import (
+	"bytes"
+	"encoding/binary"
+	"path/filepath"
+	"strings"
+)
+
+// Format names a container or stream format.
+type Format string
+
+// The formats unpack detects.
+const (
+	Unknown  Format = ""
+	XZ       Format = "xz"
+	LZMA     Format = "lzma" // LZMA-alone (.lzma)
+	Lzip     Format = "lzip"
+	Gzip     Format = "gzip"
+	Bzip2    Format = "bzip2"
+	Zstd     Format = "zstd"
+	LZ4      Format = "lz4"
+	Brotli   Format = "brotli"
+	Tar      Format = "tar"
+	Zip      Format = "zip"
+	RAR4     Format = "rar4" // RAR 1.5 to 4.x
+	RAR5     Format = "rar5"
+	SevenZip Format = "7z"
+)
+
+// Stream reports whether f is a single-stream compressor (an archive of one
+// entry whose content may itself be a tar).
+func (f Format) Stream() bool {
+	switch f {
+	case XZ, LZMA, Lzip, Gzip, Bzip2, Zstd, LZ4, Brotli:
+		return true
+	}
+	return false
+}
+
+// Suffixes are the file name endings of each stream format, longest first
+// within a format, used to name the single entry and as a tie-breaker.
+var Suffixes = map[Format][]string{
+	XZ:     {".txz", ".xz"},
+	LZMA:   {".tlz", ".lzma"},
+	Lzip:   {".lz"},
+	Gzip:   {".tgz", ".gz", ".z"},
+	Bzip2:  {".tbz2", ".tbz", ".bz2"},
+	Zstd:   {".tzst", ".zst", ".zstd"},
+	LZ4:    {".lz4"},
+	Brotli: {".br"},
+}
+
+var (
+	magicXZ      = []byte{0xFD, '7', 'z', 'X', 'Z', 0}
+	magic7z      = []byte{'7', 'z', 0xBC, 0xAF, 0x27, 0x1C}
+	magicRAR4    = []byte("Rar!\x1a\x07\x00")
+	magicRAR5    = []byte("Rar!\x1a\x07\x01\x00")
+	magicLzip    = []byte("LZIP")
+	magicZipLoc  = []byte("PK\x03\x04")
+	magicZipEnd  = []byte("PK\x05\x06")
+	magicZipSpan = []byte("PK\x07\x08PK\x03\x04")
+	magicZipSp00 = []byte("PK00PK\x03\x04")
+)
+
+// SFXScanLimit is how far into a file detection looks for an archive behind
+// a self-extractor stub.
+const SFXScanLimit = 4 << 20
+
+// Detect names the format of data starting with head (as much of the start
+// as is available; 64 KiB is enough for all but SFX stubs), using name's
+// extension only as a tie-breaker and for brotli, which has no magic.
+// tail, when non-nil, is the end of the file (up to 64 KiB + 22 bytes) and
+// lets zip archives with a prefix or no entries be found by their end record.
+func Detect(head, tail []byte, name string) Format {
+	switch {
+	case bytes.HasPrefix(head, magicXZ):
+		return XZ
+	case bytes.HasPrefix(head, magic7z):
+		return SevenZip
+	case bytes.HasPrefix(head, magicRAR5):
+		return RAR5
+	case bytes.HasPrefix(head, magicRAR4):
+		return RAR4
+	case bytes.HasPrefix(head, magicLzip):
+		return Lzip
+	case bytes.HasPrefix(head, magicZipLoc), bytes.HasPrefix(head, magicZipEnd),
+		bytes.HasPrefix(head, magicZipSpan), bytes.HasPrefix(head, magicZipSp00):
+		return Zip
+	case len(head) >= 3 && head[0] == 0x1f && head[1] == 0x8b && head[2] == 8:
+		return Gzip
+	case isBzip2(head):
+		return Bzip2
+	}
+	if len(head) >= 4 {
+		m := binary.LittleEndian.Uint32(head)
+		switch {
+		case m == 0xFD2FB528:
+			return Zstd
+		case m&0xFFFFFFF0 == 0x184D2A50:
+			// A skippable frame: zstd and lz4 both allow it. Look past it.
+			if len(head) >= 8 {
+				n := int(binary.LittleEndian.Uint32(head[4:]))
+				if 8+n < len(head) && n >= 0 {
+					if f := Detect(head[8+n:], nil, name); f == Zstd || f == LZ4 {
+						return f
+					}
+				}
+			}
+			if hasSuffix(name, LZ4) {
+				return LZ4
+			}
+			return Zstd
+		case m == 0x184D2204, m == 0x184C2102:
+			return LZ4
+		}
+	}
+	if IsTarHeader(head) {
+		return Tar
+	}
+	if isLZMAAlone(head, name) {
+		return LZMA
+	}
+	if hasSuffix(name, Brotli) {
+		return Brotli
+	}
+	// Self-extractors and prefixed archives: a signature further in.
+	if i := bytes.Index(head, magicRAR5); i > 0 {
+		return RAR5
+	}
+	if i := bytes.Index(head, magicRAR4); i > 0 {
+		return RAR4
+	}
+	if tail != nil && bytes.Contains(tail, magicZipEnd) {
+		return Zip
+	}
+	if i := bytes.Index(head, magic7z); i > 0 {
+		return SevenZip
+	}
+	return Unknown
+}
+
+// SFXOffset returns where a RAR or 7z signature starts in head, or -1.
+func SFXOffset(head []byte, f Format) int {
+	switch f {
+	case RAR5:
+		return bytes.Index(head, magicRAR5)
+	case RAR4:
+		return bytes.Index(head, magicRAR4)
+	case SevenZip:
+		return bytes.Index(head, magic7z)
+	}
+	return -1
+}
+
+func isBzip2(h []byte) bool {
+	if len(h) < 4 || h[0] != 'B' || h[1] != 'Z' || h[2] != 'h' || h[3] < '1' || h[3] > '9' {
+		return false
+	}
+	if len(h) < 10 {
+		return true
+	}
+	// Block magic (pi) or end-of-stream magic (sqrt pi).
+	return bytes.HasPrefix(h[4:], []byte{0x31, 0x41, 0x59, 0x26, 0x53, 0x59}) ||
+		bytes.HasPrefix(h[4:], []byte{0x17, 0x72, 0x45, 0x38, 0x50, 0x90})
+}
+
+// IsTarHeader reports whether h starts with a 512-byte tar header whose
+// checksum is right (ustar, GNU or v7).
+func IsTarHeader(h []byte) bool {
+	if len(h) < 512 {
+		return false
+	}
+	h = h[:512]
+	field := bytes.TrimRight(bytes.TrimLeft(h[148:156], " \x00"), " \x00")
+	if len(field) == 0 {
+		return false
+	}
+	var want int64
+	for _, c := range field {
+		if c < '0' || c > '7' {
+			return false
+		}
+		want = want*8 + int64(c-'0')
+	}
+	var unsigned, signed int64
+	for i, c := range h {
+		if i >= 148 && i < 156 {
+			c = ' '
+		}
+		unsigned += int64(c)
+		signed += int64(int8(c))
+	}
+	return want == unsigned || want == signed
+}
+
+// isLZMAAlone recognises the 13-byte LZMA-alone header as xz-utils does:
+// properties below 225, a dictionary of 2^n or 2^n+2^(n-1) bytes (or any
+// size with a .lzma name), and an unknown size or one below 256 GiB.
+func isLZMAAlone(h []byte, name string) bool {
+	if len(h) < 13 || h[0] >= 225 {
+		return false
+	}
+	dict := binary.LittleEndian.Uint32(h[1:])
+	size := binary.LittleEndian.Uint64(h[5:])
+	if size != ^uint64(0) && size >= 1<<38 {
+		return false
+	}
+	if hasSuffix(name, LZMA) {
+		return true
+	}
+	if dict == 0xFFFFFFFF {
+		return true
+	}
+	d := dict - 1
+	d |= d >> 2
+	d |= d >> 3
+	d |= d >> 4
+	d |= d >> 8
+	d |= d >> 16
+	d++
+	return d == dict && dict >= 4096
+}
+
+func hasSuffix(name string, f Format) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	for _, s := range Suffixes[f] {
+		if ext == s {
+			return true
+		}
+	}
+	return false
+}
+
+// StreamEntryName is the name a single-stream archive's entry gets, as
+// gunzip would name it: the file name without its suffix ("a.tar.gz" →
+// "a.tar", "a.tgz" → "a.tar"), "NAME.out" when there is no known suffix,
+// or "stdin.out" for standard input.
+func StreamEntryName(path string, f Format) string {
+	if path == "" || path == "-" {
+		return "stdin.out"
+	}
+	base := filepath.Base(path)
+	lower := strings.ToLower(base)
+	for _, s := range Suffixes[f] {
+		if strings.HasSuffix(lower, s) && len(base) > len(s) {
+			stem := base[:len(base)-len(s)]
+			if strings.HasPrefix(s, ".t") {
+				return stem + ".tar" // .tgz, .txz, .tbz2, .tzst, .tlz
+			}
+			return stem
+		}
+	}
+	return base + ".out"
+}

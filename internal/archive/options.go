@@ -1,0 +1,82 @@
+package archive
+
+import (
+	"io"
+	"os"
+)
+
+// Input is what a format opens. R reads from the first byte of the archive
+// (or of the stream after an SFX stub is detected by the format itself).
+// RA is non-nil when the input is seekable (a regular file), with Size set;
+// then R and RA see the same bytes and a format may use either.
+type Input struct {
+	R    io.Reader   // sequential reader; buffered by the caller
+	RA   io.ReaderAt // nil for stdin and pipes
+	Size int64       // -1 when unknown
+	Path string      // the file's path ("" for stdin); used to find other volumes
+	Name string      // name to show in messages ("-" for stdin)
+}
+
+// Options are what the CLI passes to every format. The zero value is usable.
+type Options struct {
+	// Passwords are candidates to try, in order. Empty means none given.
+	Passwords []string
+	// PasswordFunc, when set and Passwords is empty, is asked once for a
+	// password when a format finds it needs one (a terminal prompt).
+	PasswordFunc func() (string, error)
+	// MemLimit bounds dictionaries and windows in bytes (0: DefaultMemLimit).
+	MemLimit int64
+	// Threads is how many goroutines a decoder may use (0: GOMAXPROCS).
+	Threads int
+	// Warn receives non-fatal warnings ("check type 5 not verified").
+	Warn func(msg string)
+	// OpenVolume opens another volume of a multi-volume set by path
+	// (nil: os.Open). Tests can substitute it.
+	OpenVolume func(path string) (*os.File, error)
+}
+
+// DefaultMemLimit is the dictionary/window bound when none is given: 1 GiB.
+const DefaultMemLimit = 1 << 30
+
+// Limit returns the effective memory limit.
+func (o *Options) Limit() int64 {
+	if o == nil || o.MemLimit <= 0 {
+		return DefaultMemLimit
+	}
+	return o.MemLimit
+}
+
+// Warnf reports a warning if a Warn function is set.
+func (o *Options) Warnf(msg string) {
+	if o != nil && o.Warn != nil {
+		o.Warn(msg)
+	}
+}
+
+// PasswordList returns the candidate passwords, asking PasswordFunc when none
+// were given. It returns ErrNeedPassword when there is no way to get one.
+func (o *Options) PasswordList() ([]string, error) {
+	if o == nil {
+		return nil, ErrNeedPassword
+	}
+	if len(o.Passwords) > 0 {
+		return o.Passwords, nil
+	}
+	if o.PasswordFunc != nil {
+		pw, err := o.PasswordFunc()
+		if err != nil {
+			return nil, err
+		}
+		o.Passwords = []string{pw}
+		return o.Passwords, nil
+	}
+	return nil, ErrNeedPassword
+}
+
+// Open opens a volume path through OpenVolume or os.Open.
+func (o *Options) Open(path string) (*os.File, error) {
+	if o != nil && o.OpenVolume != nil {
+		return o.OpenVolume(path)
+	}
+	return os.Open(path)
+}

@@ -1,0 +1,172 @@
+// Package verify holds every checksum the formats carry (CRC32, CRC64-ECMA,
+// SHA-256, BLAKE2sp, XXH32/XXH64 and keyed forms) behind one small API: a
+// Kind, a constructor per kind, and a Reader stage that hashes what passes
+// and compares against the expected value at EOF.
+package verify
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"hash/crc32"
+	"hash/crc64"
+	"io"
+)
+
+// Kind is a checksum algorithm.
+type Kind uint8
+
+// The checksum kinds.
+const (
+	None     Kind = iota
+	CRC32         // IEEE, as zip, gzip, RAR, 7z, xz use
+	CRC32C        // Castagnoli
+	CRC64         // ECMA-182, as xz uses
+	SHA256        // as xz uses
+	BLAKE2sp      // as RAR 5 uses
+	XXH32         // as lz4 uses
+	XXH64         // as zstd uses
+	CRC16         // the low 16 bits of CRC32, as RAR headers use
+)
+
+var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16"}
+
+func (k Kind) String() string {
+	if int(k) < len(names) {
+		return names[k]
+	}
+	return "unknown"
+}
+
+// Size is the digest length in bytes.
+func (k Kind) Size() int {
+	switch k {
+	case CRC32, CRC32C, XXH32:
+		return 4
+	case CRC64, XXH64:
+		return 8
+	case SHA256, BLAKE2sp:
+		return 32
+	case CRC16:
+		return 2
+	}
+	return 0
+}
+
+var (
+	crc64Table  = crc64.MakeTable(crc64.ECMA)
+	crc32cTable = crc32.MakeTable(crc32.Castagnoli)
+)
+
+// New returns a fresh hash of kind k, or nil for None and unknown kinds.
+// Sum appends the digest big-endian, as the format-neutral form that
+// Entry.ChecksumValue uses.
+func New(k Kind) hash.Hash {
+	switch k {
+	case CRC32:
+		return crc32.NewIEEE()
+	case CRC32C:
+		return crc32.New(crc32cTable)
+	case CRC64:
+		return newCRC64()
+	case SHA256:
+		return sha256.New()
+	case BLAKE2sp:
+		return newBLAKE2sp()
+	case XXH32:
+		return newXXH32()
+	case XXH64:
+		return newXXH64()
+	}
+	return nil
+}
+
+// ErrChecksum is what every checksum mismatch errors.Is.
+var ErrChecksum = errors.New("checksum mismatch")
+
+// MismatchError reports a checksum that did not match, with both values.
+type MismatchError struct {
+	Kind Kind
+	Want []byte // stored in the archive
+	Got  []byte // computed from the data
+}
+
+func (e *MismatchError) Error() string {
+	return e.Kind.String() + " mismatch: stored " + hex.EncodeToString(e.Want) +
+		", computed " + hex.EncodeToString(e.Got)
+}
+
+// Is makes errors.Is(err, ErrChecksum) true.
+func (e *MismatchError) Is(target error) bool { return target == ErrChecksum }
+
+// Check compares h's digest with want and returns a *MismatchError when
+// they differ. A nil want checks nothing.
+func Check(k Kind, h hash.Hash, want []byte) error {
+	if want == nil || h == nil {
+		return nil
+	}
+	got := h.Sum(nil)
+	if !bytes.Equal(got, want) {
+		return &MismatchError{Kind: k, Want: append([]byte(nil), want...), Got: got}
+	}
+	return nil
+}
+
+// Reader hashes everything read through it and, when the underlying reader
+// returns io.EOF, compares the digest with the expected value: a mismatch is
+// returned in place of io.EOF.
+type Reader struct {
+	r    io.Reader
+	kind Kind
+	h    hash.Hash
+	want []byte
+	err  error
+}
+
+// NewReader returns a Reader checking r's bytes against want with kind k.
+// A nil want, or kind None, passes the bytes through unchecked.
+func NewReader(r io.Reader, k Kind, want []byte) *Reader {
+	v := &Reader{}
+	v.Reset(r, k, want)
+	return v
+}
+
+// Reset makes v check a new stream, reusing its hash when the kind is the
+// same.
+func (v *Reader) Reset(r io.Reader, k Kind, want []byte) {
+	if v.h != nil && v.kind == k {
+		v.h.Reset()
+	} else {
+		v.h = New(k)
+	}
+	v.r, v.kind, v.want, v.err = r, k, want, nil
+}
+
+func (v *Reader) Read(p []byte) (int, error) {
+	if v.err != nil {
+		return 0, v.err
+	}
+	n, err := v.r.Read(p)
+	if n > 0 && v.h != nil {
+		v.h.Write(p[:n])
+	}
+	if err == io.EOF {
+		if cerr := Check(v.kind, v.h, v.want); cerr != nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		v.err = err
+	}
+	return n, err
+}
+
+// Sum returns the digest of what has passed so far (nil for None).
+func (v *Reader) Sum() []byte {
+	if v.h == nil {
+		return nil
+	}
+	return v.h.Sum(nil)
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every FuzzXxx target in the module for FUZZTIME each (default 3s).
+# Usage: scripts/fuzz.sh [fuzztime] [extra go test flags]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+t=${1:-${FUZZTIME:-3s}}
+shift || true
+total=0
+for pkg in $(go list ./...); do
+  for f in $(go test "$@" -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
+    echo "fuzz $pkg $f ($t)"
+    go test "$@" -run '^$' -fuzz "^$f\$" -fuzztime "$t" "$pkg" >/tmp/fuzz.$$.log 2>&1 || { cat /tmp/fuzz.$$.log; exit 1; }
+    grep -Eo 'execs: [0-9]+' /tmp/fuzz.$$.log | tail -1 || true
+    total=$((total+1))
+  done
+done
+rm -f /tmp/fuzz.$$.log
+echo "fuzzed $total targets for $t each"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the reference tools that fixtures, tests and benchmarks use.
+# Idempotent; needs root (or sudo) on a Debian-like machine.
+set -euo pipefail
+pkgs=(xz-utils zstd bzip2 lbzip2 pigz gzip 7zip libarchive-tools unar brotli lz4 lzip
+      hyperfine zip unzip tar tmux python3 time)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
