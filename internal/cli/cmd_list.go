@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -59,8 +60,9 @@ func runList(f *Factory, o *ListOptions) error {
 		var tw *tabwriter.Writer
 		var files, dirs int
 		var size, packed int64
+		var table bytes.Buffer
 		if !o.JSON {
-			tw = tabwriter.NewWriter(f.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
+			tw = tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(tw, "Modified\tMode\tSize\tPacked\tMethod\tCheck\t Name\n")
 		}
 		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format)},
@@ -93,9 +95,10 @@ func runList(f *Factory, o *ListOptions) error {
 				}
 				return nil
 			})
-		if tw != nil {
+		if tw != nil && r.opened {
 			fmt.Fprintf(tw, "\t\t%s\t%s\t\t\t %d files, %d folders\n", num(size), num(packed), files, dirs)
 			tw.Flush()
+			f.Out.Write(table.Bytes())
 		}
 	}
 	if r.code != ExitOK {

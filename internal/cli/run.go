@@ -24,6 +24,7 @@ type runner struct {
 	// stats of the current archive
 	entries, failed int
 	bytes           int64
+	opened          bool // the current archive was recognised and opened
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -195,6 +196,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, fn func(a *formats.Ar
 		oo.Stdin = r.f.In
 	}
 	a, err := formats.Open(path, r.opt, oo)
+	r.opened = err == nil
 	if err != nil {
 		r.problem(path, "", err)
 		r.emitSummary(path, "", r.code, err)

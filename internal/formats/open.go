@@ -13,6 +13,17 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/tar"
 )
 
+// ErrNotImplemented is what Open returns (wrapped, and also
+// archive.ErrUnsupported) for a format that is detected but not read yet.
+var ErrNotImplemented = errors.New("format not implemented")
+
+type notImplemented struct{ f archive.Format }
+
+func (e *notImplemented) Error() string { return string(e.f) + " archives are not supported yet" }
+func (e *notImplemented) Is(target error) bool {
+	return target == ErrNotImplemented || target == archive.ErrUnsupported
+}
+
 // Opener opens a container format.
 type Opener func(in *archive.Input, opt *archive.Options) (archive.Reader, error)
 
@@ -110,7 +121,7 @@ func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 			in.RA, in.Size, a.Size = a.src, fi.Size(), fi.Size()
 			head = readAt(f, 0, headSize, fi.Size())
 			if fi.Size() > headSize {
-				if archive.Detect(head, nil, path) == archive.Unknown {
+				if d := archive.Detect(head, nil, path); d == archive.Unknown || archive.IsEmptyTar(head) {
 					head = readAt(f, 0, archive.SFXScanLimit, fi.Size())
 				}
 				tn := int64(headSize + 22)
@@ -164,7 +175,7 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	}
 	open, ok := streams[f]
 	if !ok {
-		return archive.Unsupportedf("%s archives are not supported yet", f)
+		return &notImplemented{f}
 	}
 	d, err := open(in.R, opt)
 	if err != nil {
