@@ -1,3 +1,5 @@
+//go:build !amd64 || !gc || purego
+
 package verify
 
 // hasCLMUL reports whether the carry-less-multiply CRC64 path exists; never
