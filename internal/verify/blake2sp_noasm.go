@@ -1,3 +1,5 @@
+//go:build !amd64 || !gc || purego
+
 package verify
 
 // hasAVX2 reports whether the AVX2 BLAKE2sp path exists; never without asm.
