@@ -79,6 +79,8 @@ func New(k Kind) hash.Hash {
 		return newXXH32()
 	case XXH64:
 		return newXXH64()
+	case CRC16:
+		return newCRC16()
 	}
 	return nil
 }
