@@ -7,7 +7,8 @@ import (
 
 // peeker is what a *bufio.Reader offers: Reader1 decodes straight out of
 // its buffer and discards exactly what it consumed, so nothing past the end
-// of the LZMA data is taken from it.
+// of the LZMA data is taken from it. Peekers with a buffer smaller than
+// minPeekSize are read like any reader.
 type peeker interface {
 	io.Reader
 	Peek(n int) ([]byte, error)
@@ -21,6 +22,8 @@ const (
 	// tailSize is how much unread input is copied into the padded tail
 	// buffer once a peeker reports EOF.
 	tailSize = 4 * maxSymbolBytes
+	// minPeekSize is the smallest peeker buffer decoded from directly.
+	minPeekSize = 4 * tailSize
 )
 
 // input feeds the decoder of a Reader1 from an io.Reader.
@@ -35,6 +38,9 @@ type input struct {
 func (in *input) reset(r io.Reader) {
 	in.r = r
 	in.pk, _ = r.(peeker)
+	if in.pk != nil && in.pk.Size() < minPeekSize {
+		in.pk = nil
+	}
 	in.eof = false
 	in.base = 0
 	n := inBufSize + maxSymbolBytes

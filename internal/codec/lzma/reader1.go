@@ -11,7 +11,8 @@ import (
 // marker; with size -1 the marker is required. After the stream ends, Read
 // returns io.EOF.
 //
-// If r is a *bufio.Reader (anything with Peek, Discard and Size), Reader1
+// If r is a *bufio.Reader of at least 1 KiB (anything with Peek, Discard
+// and Size), Reader1
 // decodes out of its buffer and consumes exactly the bytes of the LZMA
 // stream; otherwise it reads ahead up to 64 KiB past them, so bound r (for
 // example with io.LimitReader) when the bytes after the stream matter.
