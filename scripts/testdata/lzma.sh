@@ -60,6 +60,13 @@ props = hdr[i + 4:i + 9]
 open(sys.argv[2], 'wb').write(props + struct.pack('<Q', int(sys.argv[3])) + b[32:32 + nho])
 PY
 
+# Small streams seed the fuzz targets (FuzzLZMA, FuzzLZMA2, FuzzLzip).
+head -c 3000 "$tmp/text" > "$tmp/small"
+head -c 1500 "$tmp/mixed" >> "$tmp/small"
+xz --format=lzma -6 -c "$tmp/small" > "$L/small-xz.lzma"
+xz --format=raw --lzma2=preset=6,dict=4KiB -c "$tmp/small" > "$L/small-xz.lzma2"
+lzip -c "$tmp/small" > "$Z/small-lzip.lz"
+
 # lzip: one member, a multi-member file (two files concatenated and a
 # member-size split), and lzip's fast encoder.
 lzip -6 -c "$tmp/text" > "$Z/text-lzip.lz"
@@ -69,7 +76,7 @@ cat "$tmp/bin" "$tmp/text" > "$tmp/both"
 lzip -b 100kB -c "$tmp/both" > "$Z/split-lzip.lz"
 
 {
-  for f in text bin mixed both; do
+  for f in text bin mixed both small; do
     printf '%s %s %s\n' "$f" "$(sha256sum < "$tmp/$f" | cut -d' ' -f1)" "$(stat -c %s "$tmp/$f")"
   done
 } > "$L/sums.txt"

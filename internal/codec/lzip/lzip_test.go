@@ -48,6 +48,7 @@ func hashAll(r io.Reader) (string, int64, error) {
 
 var fixtures = []struct{ file, want string }{
 	{"text-lzip.lz", "text"},
+	{"small-lzip.lz", "small"},
 	{"bin-lzip0.lz", "bin"},
 	{"two-members-lzip.lz", "both"},
 	{"split-lzip.lz", "both"},

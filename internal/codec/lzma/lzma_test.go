@@ -76,6 +76,8 @@ func raw1(p Props, size int64) func(io.Reader) (io.Reader, error) {
 
 var fixtures = []fixture{
 	{"text-xz.lzma", "text", alone},
+	{"small-xz.lzma", "small", alone},
+	{"small-xz.lzma2", "small", raw2(4 << 10)},
 	{"bin-lc0lp2pb0-xz.lzma", "bin", alone},
 	{"text-lc8lp4-7zip.lzma", "text", alone},
 	{"bin-xz.lzma1", "bin", raw1(Props{LC: 3, LP: 0, PB: 2, DictSize: 64 << 10}, -1)},
