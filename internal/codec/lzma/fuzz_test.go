@@ -67,12 +67,12 @@ func FuzzLZMA(f *testing.F) {
 	})
 }
 
-// FuzzLZMA2 decodes raw LZMA2 streams with a 1 MiB dictionary and
+// FuzzLZMA2 decodes raw LZMA2 streams with a 64 KiB dictionary and
 // compares successful output with ulikunitz/xz/lzma's.
 func FuzzLZMA2(f *testing.F) {
 	addSeeds(f, "small-*.lzma2")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := NewReader2(bytes.NewReader(data), 1<<20)
+		r, err := NewReader2(bytes.NewReader(data), 64<<10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func FuzzLZMA2(f *testing.F) {
 		if err != nil || capped {
 			return
 		}
-		or, err := ulzma.Reader2Config{DictCap: 1 << 20}.NewReader2(bytes.NewReader(data))
+		or, err := ulzma.Reader2Config{DictCap: 64 << 10}.NewReader2(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
