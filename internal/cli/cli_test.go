@@ -373,3 +373,23 @@ func TestParseSize(t *testing.T) {
 		t.Error("negative size accepted")
 	}
 }
+
+func TestGzipStoredName(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Name = "original.txt"
+	w.Write([]byte("body"))
+	w.Close()
+	arch := write(t, dir, "renamed.gz", buf.Bytes())
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := run(t, nil, "x", "-N", arch, "-o", out); code != ExitOK {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	if readFile(t, filepath.Join(out, "original.txt")) != "body" {
+		t.Error("stored name not used")
+	}
+	if code, _, _ := run(t, nil, "x", arch, "-o", out); code != ExitOK || readFile(t, filepath.Join(out, "renamed")) != "body" {
+		t.Error("default name not used")
+	}
+}
