@@ -128,7 +128,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 		mu.Lock()
 		current = sink
 		mu.Unlock()
-		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName},
+		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
 				if o.Verbose {
 					fmt.Fprintln(f.ErrOut, e.Name)

@@ -188,7 +188,10 @@ func (c *counter) Read(p []byte) (int, error) {
 // each opens path and calls fn for every entry; fn reads the entry's data
 // from the reader it is given. It reports archive-level problems and
 // returns the archive's exit code.
-func (r *runner) each(path string, oo formats.OpenOptions, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error) ExitCode {
+//
+// With parallel set, a seekable indexed archive is processed on several
+// cores instead (see runner.parallel).
+func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error) ExitCode {
 	saved := r.code
 	r.code, r.entries, r.failed, r.bytes = ExitOK, 0, 0, 0
 	defer func() { r.code = worse(saved, r.code) }()
@@ -205,6 +208,10 @@ func (r *runner) each(path string, oo formats.OpenOptions, fn func(a *formats.Ar
 	defer a.Close()
 	stop := r.progress(a)
 	defer stop()
+	if parallel && r.parallel(path, a, func(e *archive.Entry, data io.Reader) error { return fn(a, e, data) }) {
+		r.emitSummary(path, a.Format, r.code, nil)
+		return r.code
+	}
 	var archErr error
 	for {
 		if err := r.f.Context.Err(); err != nil {
@@ -229,20 +236,26 @@ func (r *runner) each(path string, oo formats.OpenOptions, fn func(a *formats.Ar
 		if e.Type == archive.TypeFile && c.n > 0 || size < 0 && err == nil {
 			size = c.n
 		}
-		r.emitEntry(path, e, size, err)
-		if err != nil {
-			if errors.Is(err, extract.ErrSkipped) {
-				r.warn(path, e.Name, err.Error())
-				continue
-			}
-			r.failed++
-			r.problem(path, e.Name, err)
-			if r.f.Context.Err() != nil {
-				r.code = ExitInterrupted
-				break
-			}
+		r.report(path, e, size, err)
+		if r.f.Context.Err() != nil {
+			r.code = ExitInterrupted
+			break
 		}
 	}
 	r.emitSummary(path, a.Format, r.code, archErr)
 	return r.code
+}
+
+// report records one entry's outcome: its JSON line, and a problem line
+// (or a warning for a skipped entry).
+func (r *runner) report(path string, e *archive.Entry, size int64, err error) {
+	r.emitEntry(path, e, size, err)
+	switch {
+	case err == nil:
+	case errors.Is(err, extract.ErrSkipped):
+		r.warn(path, e.Name, err.Error())
+	default:
+		r.failed++
+		r.problem(path, e.Name, err)
+	}
 }
