@@ -33,8 +33,8 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 	if err != nil {
 		return false // the sequential path reports it with the entry it concerns
 	}
-	if !independent(entries) {
-		return false
+	if !independent(entries) || r.lim.entry(len(entries)) != nil {
+		return false // the sequential path reports the limit at the right entry
 	}
 	var groups [][]int
 	if f, ok := ra.(folderer); ok {
@@ -53,7 +53,7 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 		e := entries[i]
 		rc, err := ra.Open(i)
 		if err == nil {
-			c := &counter{r: rc}
+			c := &counter{r: r.lim.reader(rc)}
 			err = put(e, c)
 			if cerr := rc.Close(); err == nil && cerr != nil {
 				err = cerr

@@ -24,7 +24,8 @@ type runner struct {
 	// stats of the current archive
 	entries, failed int
 	bytes           int64
-	opened          bool // the current archive was recognised and opened
+	opened          bool    // the current archive was recognised and opened
+	lim             *limits // limits of the current archive
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -208,6 +209,12 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 	defer a.Close()
 	stop := r.progress(a)
 	defer stop()
+	lim, err := r.o.LimitOptions.start(a.Consumed, path == "-")
+	if err != nil {
+		r.problem(path, "", err)
+		return r.code
+	}
+	r.lim = lim
 	if parallel && r.parallel(path, a, func(e *archive.Entry, data io.Reader) error { return fn(a, e, data) }) {
 		r.emitSummary(path, a.Format, r.code, nil)
 		return r.code
@@ -229,7 +236,12 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 			break
 		}
 		r.entries++
-		c := &counter{r: a}
+		if err := lim.entry(r.entries); err != nil {
+			archErr = err
+			r.problem(path, "", err)
+			break
+		}
+		c := &counter{r: lim.reader(a)}
 		err = fn(a, e, c)
 		r.bytes += c.n
 		size := e.Size
