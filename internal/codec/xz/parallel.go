@@ -12,19 +12,20 @@ const jobOverhead = 64 << 10
 // job is one block decoded in the background: its compressed data (with
 // padding and check) in, its verified output out.
 type job struct {
-	hdr   blockHeader
-	index int64
-	pad   int
-	raw   []byte // compressed data, block padding, check
-	out   []byte
-	cost  int64
-	err   error
-	done  chan struct{} // receives once when the job is finished
-	pos   int           // bytes of out delivered
-	chk   checker
-	br    bytes.Reader
-	convs [maxFilters - 1]converters
-	one   [1]byte
+	hdr    blockHeader
+	index  int64
+	pad    int
+	raw    []byte // compressed data, block padding, check
+	rawLen int    // the length raw must reach
+	out    []byte
+	cost   int64
+	err    error
+	done   chan struct{} // receives once when the job is finished
+	pos    int           // bytes of out delivered
+	chk    checker
+	br     bytes.Reader
+	convs  [maxFilters - 1]converters
+	one    [1]byte
 }
 
 // parallel decodes blocks whose headers carry both sizes on several
@@ -90,18 +91,44 @@ func (p *parallel) job(h *blockHeader, index int64, checkID byte, checkLen, pad 
 	}
 	j.hdr, j.index, j.pad, j.err, j.pos = *h, index, pad, nil, 0
 	j.cost = p.cost(h)
-	j.raw = grow(j.raw, int(h.compSize)+pad+checkLen)
-	j.out = grow(j.out, int(h.uncompSize))
+	j.raw = j.raw[:0]
+	j.rawLen = int(h.compSize) + pad + checkLen
+	j.out = j.out[:0]
 	j.chk.setID(checkID)
 	return j
 }
 
-// grow returns b resized to n, reallocating only when it is too small.
-func grow(b []byte, n int) []byte {
-	if cap(b) < n {
-		return make([]byte, n)
+// growStep is the first allocation for a block's buffers. They grow as the
+// data arrives rather than by what a header declares, so a false size costs
+// memory only if the data is really there.
+const growStep = 1 << 20
+
+// extend makes room after len(b) for more of the n bytes b will hold,
+// keeping its contents.
+func extend(b []byte, n int) []byte {
+	if cap(b) >= n {
+		return b
 	}
-	return b[:n]
+	c := min(n, max(2*cap(b), growStep))
+	nb := make([]byte, len(b), c)
+	copy(nb, b)
+	return nb
+}
+
+// fill reads the block's compressed data, padding and check from in.
+func (j *job) fill(in *input) error {
+	for len(j.raw) < j.rawLen {
+		j.raw = extend(j.raw, j.rawLen)
+		n, err := in.Read(j.raw[len(j.raw):min(cap(j.raw), j.rawLen)])
+		j.raw = j.raw[:len(j.raw)+n]
+		if err != nil {
+			if err == io.EOF {
+				return errTruncated
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // release puts back a job that was not started.
@@ -138,11 +165,16 @@ func (j *job) decode(d *lzma2Decoder) error {
 	if err := d.reset(&j.br, dictFor(h)); err != nil {
 		return categorize(err, j.index)
 	}
-	if _, err := io.ReadFull(d, j.out); err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
+	for want := int(h.uncompSize); len(j.out) < want; {
+		j.out = extend(j.out, want)
+		n, err := d.Read(j.out[len(j.out):min(cap(j.out), want)])
+		j.out = j.out[:len(j.out)+n]
+		if err == io.EOF {
 			return ErrBlockSize // the data ended before the declared size
 		}
-		return categorize(err, j.index)
+		if err != nil {
+			return categorize(err, j.index)
+		}
 	}
 	// The LZMA2 data must end here, having used all the compressed bytes.
 	for tries := 0; ; tries++ {

@@ -308,11 +308,8 @@ func (z *Reader) dispatch() error {
 	}
 	pad := int(-(uint64(h.size) + uint64(h.compSize)) & 3)
 	j := z.par.job(h, z.blocks, z.flags[1], z.chk.size, pad)
-	if err := z.in.readFull(j.raw); err != nil {
+	if err := j.fill(&z.in); err != nil {
 		z.par.release(j)
-		if err == io.EOF {
-			err = errTruncated
-		}
 		return err
 	}
 	z.par.start(j)
