@@ -1,0 +1,181 @@
+package zip
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
+)
+
+// openFile opens path as the CLI would: seekable, or as a stream.
+func openFile(t testing.TB, path string, opt *archive.Options, stream bool) (archive.Reader, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := f.Stat()
+	in := &archive.Input{R: bufio.NewReader(f), RA: f, Size: st.Size(), Path: path, Name: path}
+	if stream {
+		in.RA, in.Size, in.Path = nil, -1, ""
+	}
+	r, err := Open(in, opt)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return r, func() { r.Close(); f.Close() }, nil
+}
+
+// extracted is what reading a whole archive gave.
+type extracted struct {
+	files map[string]string // name → hex SHA-256
+	links map[string]string
+	errs  []error
+}
+
+// readAll reads every entry of r, collecting hashes and per-entry errors.
+func readAll(r archive.Reader) (*extracted, error) {
+	x := &extracted{files: map[string]string{}, links: map[string]string{}}
+	h := sha256.New()
+	for n := 0; ; n++ {
+		if n > 100000 {
+			return x, errors.New("too many entries")
+		}
+		e, err := r.Next()
+		if err == io.EOF {
+			return x, nil
+		}
+		if err != nil {
+			if errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, ErrFormat) {
+				x.errs = append(x.errs, err)
+				continue
+			}
+			return x, err
+		}
+		switch e.Type {
+		case archive.TypeFile:
+			h.Reset()
+			if _, err := io.Copy(h, r); err != nil {
+				x.errs = append(x.errs, fmt.Errorf("%s: %w", e.Name, err))
+				continue
+			}
+			x.files[e.Name] = hex.EncodeToString(h.Sum(nil))
+		case archive.TypeSymlink:
+			x.links[e.Name] = e.Linkname
+		}
+	}
+}
+
+func TestCorpus(t *testing.T) {
+	rows := testutil.Manifest(t)
+	var pass, fail, skip int
+	for _, row := range rows {
+		if row.Format != "zip" || !row.IsFirstOfUnit() {
+			continue
+		}
+		t.Run(row.Local, func(t *testing.T) {
+			ok := checkRow(t, row)
+			switch ok {
+			case 1:
+				pass++
+			case 0:
+				fail++
+			default:
+				skip++
+			}
+		})
+	}
+	t.Logf("corpus zip: %d passed, %d failed, %d skipped", pass, fail, skip)
+}
+
+// checkRow returns 1 for a pass, 0 for a failure, -1 for a skip.
+func checkRow(t *testing.T, row testutil.Row) (result int) {
+	defer func() {
+		if p := recover(); p != nil {
+			t.Errorf("%s: panic: %v", row.Local, p)
+			result = 0
+		}
+	}()
+	opt := &archive.Options{}
+	if row.Password != "" {
+		opt.Passwords = []string{row.Password}
+	}
+	var x *extracted
+	r, done, err := openFile(t, row.Path, opt, false)
+	if err == nil {
+		x, err = readAll(r)
+		done()
+		if err == nil && len(x.errs) > 0 {
+			err = x.errs[0]
+		}
+	}
+	switch row.Expect {
+	case "no-crash":
+		return 1
+	case "must-fail":
+		if err == nil {
+			t.Errorf("%s: must fail, but read fine", row.Local)
+			return 0
+		}
+		return 1
+	case "needs-password":
+		if !errors.Is(err, archive.ErrNeedPassword) && !errors.Is(err, archive.ErrPassword) {
+			t.Errorf("%s: want a password error, got %v", row.Local, err)
+			return 0
+		}
+		return 1
+	case "unsupported":
+		if !errors.Is(err, archive.ErrUnsupported) {
+			t.Errorf("%s: want unsupported, got %v", row.Local, err)
+			return 0
+		}
+		return 1
+	}
+	if err != nil {
+		t.Errorf("%s: %v", row.Local, err)
+		return 0
+	}
+	want, err := testutil.ExpectedFiles(row.Expected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want == nil {
+		return -1
+	}
+	bad := false
+	for name, sum := range want {
+		if got, ok := x.files[name]; !ok {
+			t.Errorf("%s: %q missing", row.Local, name)
+			bad = true
+		} else if got != sum {
+			t.Errorf("%s: %q: sha256 %s, want %s", row.Local, name, got, sum)
+			bad = true
+		}
+	}
+	for name := range x.files {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s: unexpected file %q", row.Local, name)
+			bad = true
+		}
+	}
+	for name, target := range testutil.ExpectedLinks(row.Expected) {
+		if x.links[name] != target {
+			t.Errorf("%s: link %q -> %q, want %q", row.Local, name, x.links[name], target)
+			bad = true
+		}
+	}
+	if bad {
+		return 0
+	}
+	return 1
+}
+
+var _ = strings.TrimSpace

@@ -1,0 +1,181 @@
+package zip
+
+import (
+	"compress/bzip2"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+	"github.com/ulikunitz/xz/lzma"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+)
+
+// Compression methods (APPNOTE 4.4.5).
+const (
+	methodStore     = 0
+	methodShrink    = 1
+	methodReduce1   = 2
+	methodReduce4   = 5
+	methodImplode   = 6
+	methodDeflate   = 8
+	methodDeflate64 = 9
+	methodTerse     = 18
+	methodBzip2     = 12
+	methodLZMA      = 14
+	methodZstdOld   = 20
+	methodZstd      = 93
+	methodXZ        = 95
+	methodPPMd      = 98
+	methodAES       = 99
+)
+
+// methodName names a compression method for Entry.Method and messages.
+func methodName(m uint16) string {
+	switch m {
+	case methodStore:
+		return "store"
+	case methodShrink:
+		return "shrink"
+	case 2, 3, 4, 5:
+		return fmt.Sprintf("reduce%d", m-1)
+	case methodImplode:
+		return "implode"
+	case methodDeflate:
+		return "deflate"
+	case methodDeflate64:
+		return "deflate64"
+	case methodBzip2:
+		return "bzip2"
+	case methodLZMA:
+		return "lzma"
+	case methodZstd, methodZstdOld:
+		return "zstd"
+	case methodXZ:
+		return "xz"
+	case methodPPMd:
+		return "ppmd"
+	case methodAES:
+		return "aes"
+	}
+	return fmt.Sprintf("method %d", m)
+}
+
+// byteReader is the input every decoder gets: reading it never goes past
+// the end of the compressed data, so streaming stays in step.
+type byteReader interface {
+	io.Reader
+	io.ByteReader
+}
+
+// decoder returns a reader of the decompressed data of an entry with method
+// m whose compressed bytes come from src. The decoders for deflate and
+// deflate64 are kept in p and reset for each entry; the rarer methods get a
+// fresh decoder. Stand-ins: bzip2 (compress/bzip2), LZMA and xz
+// (ulikunitz/xz) until the project's own decoders land; swapping one is a
+// change to its case here.
+func (p *pipeline) decoder(m uint16, src byteReader, h *header, limit int64) (io.Reader, error) {
+	switch m {
+	case methodStore:
+		return src, nil
+	case methodDeflate:
+		if p.flate == nil {
+			p.flate = flate.NewReader(src)
+		} else if err := p.flate.(flate.Resetter).Reset(src, nil); err != nil {
+			return nil, err
+		}
+		return p.flate, nil
+	case methodDeflate64:
+		if p.d64 == nil {
+			p.d64 = deflate64.NewReader(src)
+		} else {
+			p.d64.Reset(src)
+		}
+		return p.d64, nil
+	case methodBzip2:
+		return bzip2.NewReader(src), nil
+	case methodLZMA:
+		return newLZMA(src, h, limit)
+	case methodXZ:
+		r, err := xz.ReaderConfig{DictCap: int(min(limit, 1<<31-1)), SingleStream: true}.NewReader(src)
+		if err != nil {
+			return nil, archive.Corruptf("zip: xz: %v", err)
+		}
+		return r, nil
+	case methodZstd, methodZstdOld:
+		d, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxMemory(uint64(limit)), zstd.WithDecoderMaxWindow(uint64(limit)),
+			zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, archive.Corruptf("zip: zstd: %v", err)
+		}
+		p.closer = d.IOReadCloser()
+		return d, nil
+	case methodShrink, 2, 3, 4, 5, methodImplode, methodPPMd:
+		return nil, archive.Unsupportedf("zip: compression method %d (%s) is not supported", m, methodName(m))
+	}
+	return nil, archive.Unsupportedf("zip: compression method %d is not supported", m)
+}
+
+// newLZMA reads the zip LZMA header (version, properties size, properties)
+// and returns a decoder of the raw LZMA stream behind it, which ends with
+// an end marker when flag bit 1 says so and otherwise at the entry's size.
+func newLZMA(src byteReader, h *header, limit int64) (io.Reader, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(src, hdr[:]); err != nil {
+		return nil, ErrTruncated
+	}
+	psize := int(binary.LittleEndian.Uint16(hdr[2:]))
+	if psize != 5 {
+		return nil, archive.Corruptf("zip: lzma: properties size %d, want 5", psize)
+	}
+	var alone [13]byte
+	if _, err := io.ReadFull(src, alone[:5]); err != nil {
+		return nil, ErrTruncated
+	}
+	if alone[0] >= 9*5*5 {
+		return nil, archive.Corruptf("zip: lzma: bad properties byte %#x", alone[0])
+	}
+	dict := int64(binary.LittleEndian.Uint32(alone[1:]))
+	if dict > limit {
+		return nil, archive.Limitf("zip: lzma dictionary of %d bytes exceeds the memory limit of %d", dict, limit)
+	}
+	size := h.usize
+	if h.flags&2 != 0 || h.usizeUnknown {
+		size = ^uint64(0)
+	}
+	binary.LittleEndian.PutUint64(alone[5:], size)
+	r, err := lzma.ReaderConfig{DictCap: int(max(dict, lzma.MinDictCap))}.NewReader(&prefixReader{pre: alone[:], r: src})
+	if err != nil {
+		return nil, archive.Corruptf("zip: lzma: %v", err)
+	}
+	return r, nil
+}
+
+// prefixReader reads pre and then r, as a byte reader.
+type prefixReader struct {
+	pre []byte
+	r   byteReader
+}
+
+func (p *prefixReader) Read(b []byte) (int, error) {
+	if len(p.pre) > 0 {
+		n := copy(b, p.pre)
+		p.pre = p.pre[n:]
+		return n, nil
+	}
+	return p.r.Read(b)
+}
+
+func (p *prefixReader) ReadByte() (byte, error) {
+	if len(p.pre) > 0 {
+		c := p.pre[0]
+		p.pre = p.pre[1:]
+		return c, nil
+	}
+	return p.r.ReadByte()
+}
