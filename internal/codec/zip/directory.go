@@ -32,6 +32,8 @@ type directory struct {
 	disks    uint32
 	diskNum  uint32 // number of the disk holding the end record
 	endStart int64
+
+	duplicates int // repeated records dropped
 }
 
 // endRecord is the decoded end of central directory (zip64 values merged).
@@ -51,8 +53,11 @@ type endRecord struct {
 // comment, plus room for the zip64 locator before it.
 const maxTail = endLen + 0xffff + locator64Len
 
-// findEnd locates and decodes the end of central directory record.
-func findEnd(ra io.ReaderAt, size int64) (*endRecord, error) {
+// findEnd locates and decodes the end of central directory record. skip
+// counts candidates to pass over, from the end of the file: the last
+// signature is tried first (even when its comment runs past the end of a
+// truncated file), then earlier ones, in case a comment holds a signature.
+func findEnd(ra io.ReaderAt, size int64, skip int) (*endRecord, error) {
 	n := int64(maxTail)
 	if n > size {
 		n = size
@@ -64,11 +69,11 @@ func findEnd(ra io.ReaderAt, size int64) (*endRecord, error) {
 	i := -1
 	for j := len(buf) - endLen; j >= 0; j-- {
 		if buf[j] == 'P' && binary.LittleEndian.Uint32(buf[j:]) == sigEnd {
-			clen := int(binary.LittleEndian.Uint16(buf[j+20:]))
-			if j+endLen+clen <= len(buf) {
+			if skip == 0 {
 				i = j
 				break
 			}
+			skip--
 		}
 	}
 	if i < 0 {
@@ -82,7 +87,7 @@ func findEnd(ra io.ReaderAt, size int64) (*endRecord, error) {
 	e.count = uint64(b.uint16())
 	e.cdSize = uint64(b.uint32())
 	e.cdOffset = uint64(b.uint32())
-	clen := int(b.uint16())
+	clen := min(int(b.uint16()), len(b))
 	e.comment = append([]byte(nil), b[:clen]...)
 	if i >= locator64Len {
 		loc := readBuf(buf[i-locator64Len : i])
@@ -208,10 +213,37 @@ func readDirectory(ra io.ReaderAt, size int64, e *endRecord, starts []int64, lim
 	if n := uint64(len(d.files)); n != e.count && (e.zip64 || uint16(n) != uint16(e.count)) {
 		return nil, errorf(ErrFormat, "zip: central directory has %d entries, end record says %d", n, e.count)
 	}
+	d.dropDuplicates()
 	if err := d.checkOverlap(); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// dropDuplicates removes central directory records that repeat an earlier
+// one exactly (same name, same local header): some writers emit them, and
+// they describe one file, not two. Records that share a local header under
+// different names are left for checkOverlap and the local header check.
+func (d *directory) dropDuplicates() {
+	type key struct {
+		off  int64
+		name string
+	}
+	var seen map[key]bool
+	out := d.files[:0]
+	for _, h := range d.files {
+		k := key{h.offset, h.name}
+		if seen == nil {
+			seen = make(map[key]bool, len(d.files))
+		}
+		if seen[k] {
+			d.duplicates++
+			continue
+		}
+		seen[k] = true
+		out = append(out, h)
+	}
+	d.files = out
 }
 
 // checkOverlap refuses entries whose local header and data overlap another

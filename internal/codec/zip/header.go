@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io/fs"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -170,6 +171,10 @@ func parseCentral(b []byte) (*header, int, error) {
 	}
 	h.offset = int64(off)
 	h.name = decodeName(rawName, h.flags, unicode)
+	if host := h.creator >> 8; host != hostUnix && host != hostOSX && strings.IndexByte(h.name, '\\') >= 0 {
+		// DOS and Windows writers that store '\\' as the separator.
+		h.name = strings.ReplaceAll(h.name, "\\", "/")
+	}
 	h.rawName = rawName
 	h.nameLen = nameLen
 	if h.flags&flagUTF8 != 0 || utf8Valid(rawComment) {

@@ -2,12 +2,17 @@ package zip
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"io"
 	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
+
+// maxEndCandidates bounds how many end record signatures are tried.
+const maxEndCandidates = 4
 
 // maxLinkLen bounds a symbolic link's target, which is read into memory.
 const maxLinkLen = 64 << 10
@@ -63,15 +68,28 @@ func NewReader(in *archive.Input, opt *archive.Options) (*Reader, error) {
 	if vols != nil {
 		r.vols, r.ra, size = vols, vols.ra, vols.ra.size()
 	}
-	e, err := findEnd(r.ra, size)
-	if err != nil {
-		r.Close()
-		return nil, err
+	// Try the last end record first, then earlier candidates.
+	var firstErr error
+	for skip := 0; skip < maxEndCandidates && r.dir == nil; skip++ {
+		e, err := findEnd(r.ra, size, skip)
+		if err == nil {
+			r.dir, err = readDirectory(r.ra, size, e, vols.diskStarts(), r.limit)
+		}
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			if !errors.Is(err, archive.ErrCorrupt) {
+				break
+			}
+		}
 	}
-	r.dir, err = readDirectory(r.ra, size, e, vols.diskStarts(), r.limit)
-	if err != nil {
+	if r.dir == nil {
 		r.Close()
-		return nil, err
+		return nil, firstErr
+	}
+	if r.dir.duplicates > 0 {
+		opt.Warnf(fmt.Sprintf("zip: %d repeated central directory records ignored", r.dir.duplicates))
 	}
 	r.entries = make([]*archive.Entry, len(r.dir.files))
 	for i, h := range r.dir.files {

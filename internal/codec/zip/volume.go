@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -147,7 +148,7 @@ func findVolumes(in *archive.Input, opt *archive.Options) (*volumeSet, error) {
 		v.Close()
 		return nil, err
 	}
-	e, err := findEnd(ra, size)
+	e, err := findEnd(ra, size, 0)
 	if err != nil || e.diskNum == 0 {
 		v.Close()
 		if last != in.Path {
@@ -162,7 +163,12 @@ func findVolumes(in *archive.Input, opt *archive.Options) (*volumeSet, error) {
 		v.Close()
 		return nil, errorf(ErrFormat, "zip: end record names disk %d", e.diskNum)
 	}
-	stem := last[:len(last)-len(filepath.Ext(last))]
+	ext := filepath.Ext(last)
+	if !strings.EqualFold(ext, ".zip") {
+		v.Close()
+		return nil, errorf(archive.ErrMissingVolume, "zip: %s is disk %d of a set whose other parts are not named .z01…", filepath.Base(last), e.diskNum+1)
+	}
+	stem := last[:len(last)-len(ext)]
 	for k := 1; k <= int(e.diskNum); k++ {
 		p := stem + ".z" + fmt.Sprintf("%02d", k)
 		if _, err := os.Stat(p); err != nil {
