@@ -45,6 +45,7 @@ type extracted struct {
 func readAll(r archive.Reader) (*extracted, error) {
 	x := &extracted{files: map[string]string{}, links: map[string]string{}}
 	h := sha256.New()
+	var last error
 	for n := 0; ; n++ {
 		if n > 100000 {
 			return x, errors.New("too many entries")
@@ -54,7 +55,9 @@ func readAll(r archive.Reader) (*extracted, error) {
 			return x, nil
 		}
 		if err != nil {
-			if errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, ErrFormat) {
+			// A reader that lost its place repeats its error.
+			if errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, ErrFormat) && err != last {
+				last = err
 				x.errs = append(x.errs, err)
 				continue
 			}
