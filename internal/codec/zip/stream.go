@@ -210,8 +210,15 @@ func (s *StreamReader) readLocal() (*header, error) {
 	if needU || needC || h.csize > 1<<62 || h.usize > 1<<62 {
 		return nil, errorf(ErrFormat, "zip: %q: bad zip64 sizes in local header", h.name)
 	}
-	if h.flags&flagDescriptor != 0 && h.csize == 0 && h.usize == 0 && !isDirName(h.name) {
-		h.usizeUnknown = true
+	if h.flags&flagDescriptor != 0 && h.csize == 0 && !isDirName(h.name) {
+		// Sizes come after the data. Info-ZIP writing to a pipe still
+		// gives the uncompressed size, which for stored data is the
+		// compressed size too.
+		if h.method == methodStore && h.usize > 0 && !h.encrypted() {
+			h.csize = h.usize
+		} else {
+			h.usizeUnknown = true
+		}
 	}
 	s.dataPos = s.pos()
 	s.dataEnd = -1
