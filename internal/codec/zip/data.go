@@ -20,6 +20,16 @@ type section struct {
 	off, end int64
 }
 
+// ReadByte reads one byte; stored entries read through it never need it,
+// but it makes every source a byteReader without an adapter.
+func (s *section) ReadByte() (byte, error) {
+	var b [1]byte
+	if _, err := io.ReadFull(s, b[:]); err != nil {
+		return 0, err
+	}
+	return b[0], nil
+}
+
 func (s *section) Read(p []byte) (int, error) {
 	if s.off >= s.end {
 		return 0, io.EOF
@@ -55,6 +65,7 @@ type pipeline struct {
 	closer io.Closer // a decoder to close at the end of the entry (zstd)
 	chk    checker
 	hdr    [localLen]byte
+	tail   []byte // name and extra field of the local header
 }
 
 func newPipeline() *pipeline {
@@ -98,7 +109,10 @@ func (p *pipeline) localHeader(ra io.ReaderAt, h *header) (int64, error) {
 	if nameLen != h.nameLen {
 		return 0, errorf(ErrHeaderMismatch, "zip: local header of %q has a different name", h.name)
 	}
-	tail := make([]byte, nameLen+extraLen)
+	if cap(p.tail) < nameLen+extraLen {
+		p.tail = make([]byte, nameLen+extraLen)
+	}
+	tail := p.tail[:nameLen+extraLen]
 	if _, err := ra.ReadAt(tail, h.offset+localLen); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			return 0, errorf(ErrTruncated, "zip: local header of %q is truncated", h.name)
