@@ -117,7 +117,9 @@ func (p *pipeline) decoder(m uint16, src byteReader, h *header, limit int64) (io
 		return d, nil
 	case methodImplode:
 		return newExploder(src, h)
-	case methodShrink, 2, 3, 4, 5, methodPPMd:
+	case methodShrink:
+		return newUnshrinker(src, h)
+	case 2, 3, 4, 5, methodPPMd:
 		return nil, archive.Unsupportedf("zip: compression method %d (%s) is not supported", m, methodName(m))
 	}
 	return nil, archive.Unsupportedf("zip: compression method %d is not supported", m)
