@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 
@@ -20,12 +21,23 @@ import (
 
 func main() {
 	jobs := flag.Int("j", 1, "goroutines opening entries (1: sequential Next/Read)")
+	profile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchzip:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: benchzip [-j N] FILE.zip")
 		os.Exit(2)
 	}
 	if err := run(flag.Arg(0), *jobs); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "benchzip:", err)
 		os.Exit(1)
 	}
