@@ -20,7 +20,7 @@ func TestDecodeName(t *testing.T) {
 		want    string
 	}{
 		{[]byte("plain.txt"), 0, "", "plain.txt"},
-		{cp, 0, "", "Ölfässer"},                       // CP437
+		{cp, 0, "", "Ölfässer"},                        // CP437
 		{[]byte("Ölfässer"), flagUTF8, "", "Ölfässer"}, // flagged UTF-8
 		{[]byte("Ölfässer"), 0, "", "Ölfässer"},        // valid UTF-8 without the flag
 		{cp, 0, unicode, unicode},                      // Info-ZIP Unicode path
