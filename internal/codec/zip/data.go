@@ -56,16 +56,17 @@ const bufSize = 64 << 10
 // data: source → decryption → buffer → decompression → size and CRC check.
 // Its parts are kept and reset from entry to entry.
 type pipeline struct {
-	sec    section
-	zc     zipCrypto
-	aes    aesReader
-	br     *bufio.Reader
-	flate  io.ReadCloser
-	d64    *deflate64.Reader
-	closer io.Closer // a decoder to close at the end of the entry (zstd)
-	chk    checker
-	hdr    [localLen]byte
-	tail   []byte // name and extra field of the local header
+	sec     section
+	zc      zipCrypto
+	aes     aesReader
+	br      *bufio.Reader
+	flate   io.ReadCloser          // for streamed entries of unknown size
+	d64     *deflate64.Reader      // likewise
+	inflate [2]*deflate64.Inflater // deflate, Deflate64
+	closer  io.Closer              // a decoder to close at the end of the entry (zstd)
+	chk     checker
+	hdr     [localLen]byte
+	tail    []byte // name and extra field of the local header
 }
 
 func newPipeline() *pipeline {
@@ -220,19 +221,18 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 		}
 	}
 	var br byteReader
-	if h.usizeUnknown {
-		// Streaming without a known size: the decoder must not read
-		// past its data, so it reads the byte reader directly.
+	switch {
+	case method == methodStore || h.usizeUnknown:
+		// Stored data need no buffer, and a streamed entry of unknown
+		// size must not be read past its end.
 		br = asByteReader(in)
-	} else {
+	case method == methodDeflate || method == methodDeflate64:
+		// The inflater buffers its input itself.
+	default:
 		p.br.Reset(in)
 		br = p.br
 	}
-	if method == methodStore {
-		// Stored data need no buffer: read the source directly.
-		br = asByteReader(in)
-	}
-	dec, err := p.decoder(method, br, h, limit)
+	dec, err := p.decoder(method, in, br, h, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -73,29 +73,43 @@ type byteReader interface {
 }
 
 // decoder returns a reader of the decompressed data of an entry with method
-// m whose compressed bytes come from src. The decoders for deflate and
-// deflate64 are kept in p and reset for each entry; the rarer methods get a
-// fresh decoder. Stand-ins: bzip2 (compress/bzip2), LZMA and xz
-// (ulikunitz/xz) until the project's own decoders land; swapping one is a
-// change to its case here.
-func (p *pipeline) decoder(m uint16, src byteReader, h *header, limit int64) (io.Reader, error) {
+// m whose compressed bytes come from raw, or from src, the same bytes
+// through a byte reader (buffered unless the entry's size is unknown). The
+// deflate and Deflate64 decoders are kept in p and reset for each entry;
+// the rarer methods get a fresh decoder. Entries of known size use the
+// buffered inflater of internal/codec/deflate64, which reads ahead; a
+// streamed entry of unknown size needs a decoder that stops exactly at its
+// end (klauspost/compress/flate, deflate64.Reader). Stand-ins: bzip2
+// (compress/bzip2), LZMA and xz (ulikunitz/xz) until the project's own
+// decoders land; swapping one is a change to its case here.
+func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, limit int64) (io.Reader, error) {
 	switch m {
 	case methodStore:
 		return src, nil
-	case methodDeflate:
+	case methodDeflate, methodDeflate64:
+		d64 := m == methodDeflate64
+		if !h.usizeUnknown {
+			if p.inflate[b2i(d64)] == nil {
+				p.inflate[b2i(d64)] = deflate64.NewInflater(raw, d64)
+			} else {
+				p.inflate[b2i(d64)].Reset(raw)
+			}
+			return p.inflate[b2i(d64)], nil
+		}
+		if d64 {
+			if p.d64 == nil {
+				p.d64 = deflate64.NewReader(src)
+			} else {
+				p.d64.Reset(src)
+			}
+			return p.d64, nil
+		}
 		if p.flate == nil {
 			p.flate = flate.NewReader(src)
 		} else if err := p.flate.(flate.Resetter).Reset(src, nil); err != nil {
 			return nil, err
 		}
 		return p.flate, nil
-	case methodDeflate64:
-		if p.d64 == nil {
-			p.d64 = deflate64.NewReader(src)
-		} else {
-			p.d64.Reset(src)
-		}
-		return p.d64, nil
 	case methodBzip2:
 		return bzip2.NewReader(src), nil
 	case methodLZMA:
@@ -182,4 +196,11 @@ func (p *prefixReader) ReadByte() (byte, error) {
 		return c, nil
 	}
 	return p.r.ReadByte()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,0 +1,129 @@
+package deflate64
+
+// Decoding tables of the buffered inflater. An entry is a uint32:
+//
+//	bits 0-4   code length in bits (for a link: the link's index bits)
+//	bits 5-9   extra bits that follow the code
+//	bits 10-12 kind
+//	bits 16-31 value: literal byte, length or distance base, link start
+const (
+	kindLiteral = iota
+	kindLength
+	kindEnd
+	kindLink
+	kindInvalid
+)
+
+const (
+	litPrimary  = 10
+	distPrimary = 8
+)
+
+func entry(codeLen, extra, kind, value uint32) uint32 {
+	return codeLen | extra<<5 | kind<<10 | value<<16
+}
+
+// table is a two-level lookup table.
+type table struct {
+	primary uint
+	e       []uint32
+}
+
+// build fills t for code lengths lengths (a canonical Huffman code), with
+// sym mapping a symbol to its entry without the code length. It fails on
+// an over-subscribed code; an incomplete one leaves invalid entries.
+func (t *table) build(lengths []uint8, primary uint, sym func(s int) uint32) bool {
+	var count [maxCodeLen + 1]int
+	maxLen := uint(0)
+	for _, l := range lengths {
+		if l != 0 {
+			count[l]++
+			maxLen = max(maxLen, uint(l))
+		}
+	}
+	left := 1
+	var next [maxCodeLen + 2]uint32
+	code := uint32(0)
+	for l := 1; l <= maxCodeLen; l++ {
+		left <<= 1
+		left -= count[l]
+		if left < 0 {
+			return false
+		}
+		code = (code + uint32(count[l-1])) << 1
+		next[l] = code
+	}
+	t.primary = primary
+	size := 1 << primary
+	if cap(t.e) < size {
+		t.e = make([]uint32, size, size*2)
+	}
+	t.e = t.e[:size]
+	invalid := entry(0, 0, kindInvalid, 0)
+	for i := range t.e {
+		t.e[i] = invalid
+	}
+	subBits := uint(0)
+	if maxLen > primary {
+		subBits = maxLen - primary
+	}
+	for s, l := range lengths {
+		if l == 0 {
+			continue
+		}
+		c := next[l]
+		next[l]++
+		rev := reverse(c, uint(l))
+		e := sym(s) | uint32(l)
+		if uint(l) <= primary {
+			for j := rev; j < uint32(size); j += 1 << l {
+				t.e[j] = e
+			}
+			continue
+		}
+		prefix := rev & (1<<primary - 1)
+		link := t.e[prefix]
+		if link>>10&7 != kindLink {
+			start := uint32(len(t.e))
+			for range 1 << subBits {
+				t.e = append(t.e, invalid)
+			}
+			link = entry(uint32(subBits), 0, kindLink, start)
+			t.e[prefix] = link
+		}
+		start := link >> 16
+		for j := rev >> primary; j < 1<<subBits; j += 1 << (uint(l) - primary) {
+			t.e[start+j] = e
+		}
+	}
+	return true
+}
+
+// litSym and distSym map symbols to entries (code length added by build).
+func litSym(d64 bool) func(s int) uint32 {
+	return func(s int) uint32 {
+		switch {
+		case s < 256:
+			return entry(0, 0, kindLiteral, uint32(s))
+		case s == 256:
+			return entry(0, 0, kindEnd, 0)
+		case s <= 285:
+			i := s - 257
+			base, extra := uint32(lenBase[i]), uint32(lenExtra[i])
+			if i == 28 && !d64 {
+				base, extra = 258, 0
+			}
+			return entry(0, extra, kindLength, base)
+		}
+		return entry(0, 0, kindInvalid, 0)
+	}
+}
+
+func distSym(d64 bool) func(s int) uint32 {
+	return func(s int) uint32 {
+		if s >= 32 || (s >= 30 && !d64) {
+			return entry(0, 0, kindInvalid, 0)
+		}
+		return entry(0, uint32(distExtra[s]), kindLength, distBase[s])
+	}
+}
