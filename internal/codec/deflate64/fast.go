@@ -369,10 +369,10 @@ func (f *Inflater) dynamic() bool {
 // symbol by symbol near its end.
 func (f *Inflater) huffman() {
 	for f.op < f.flushAt && f.err == nil && f.state == stateHuffman {
-		if f.iend-f.ip < 16 {
+		if f.iend-f.ip < 32 {
 			f.topUp()
 		}
-		if f.iend-f.ip >= 16 {
+		if f.iend-f.ip >= 32 {
 			f.fast()
 		} else {
 			f.slow()
@@ -385,47 +385,77 @@ func (f *Inflater) huffman() {
 func match(out []byte, op, dist, length int) {
 	src := op - dist
 	switch {
+	case dist >= length && length > 32:
+		copy(out[op:op+length], out[src:src+length])
 	case dist >= 8:
 		for i := 0; i < length; i += 8 {
 			binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[src+i:]))
 		}
-	case dist == 1:
-		c := out[src]
-		s := out[op : op+length]
-		for i := range s {
-			s[i] = c
-		}
 	default:
-		for i := range length {
-			out[op+i] = out[src+i]
+		// A short period: lay it down once, then double it.
+		s := out[op : op+length]
+		k := copy(s[:min(dist, length)], out[src:op])
+		for k < length {
+			k += copy(s[k:], s[:k])
 		}
 	}
 }
 
-// fast is the inner loop. Entering it, the input holds at least 16 bytes.
+// fast is the inner loop. Entering it, the input holds at least 32 bytes:
+// one pass reads at most three 8-byte loads.
 func (f *Inflater) fast() {
 	in, out := f.in, f.out
 	ip, iend, op, flushAt := f.ip, f.iend, f.op, f.flushAt
 	bitbuf, bitsleft := f.bitbuf, f.bitsleft
 	lit, dist := f.lit, f.dist
 	lmask, dmask := uint64(1)<<lit.primary-1, uint64(1)<<dist.primary-1
-	for op < flushAt && iend-ip >= 16 {
+	le := lit.e
+	for op < flushAt && iend-ip >= 32 {
 		bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << bitsleft
 		ip += int(63-bitsleft) >> 3
 		bitsleft |= 56
 
-		e := lit.e[bitbuf&lmask]
+		e := le[bitbuf&lmask]
 		if e>>10&7 == kindLink {
-			e = lit.e[e>>16+uint32(bitbuf>>lit.primary)&(1<<(e&31)-1)]
+			e = le[e>>16+uint32(bitbuf>>lit.primary)&(1<<(e&31)-1)]
 		}
 		n := uint(e & 31)
 		bitbuf >>= n
 		bitsleft -= n
-		switch e >> 10 & 7 {
-		case kindLiteral:
+		if e>>10&7 == kindLiteral {
+			// Up to two more literals fit in the bits already loaded
+			// (each code is at most 15 bits).
 			out[op] = byte(e >> 16)
 			op++
-			continue
+			e = le[bitbuf&lmask]
+			if e>>10&7 == kindLink {
+				e = le[e>>16+uint32(bitbuf>>lit.primary)&(1<<(e&31)-1)]
+			}
+			n = uint(e & 31)
+			bitbuf >>= n
+			bitsleft -= n
+			if e>>10&7 == kindLiteral {
+				out[op] = byte(e >> 16)
+				op++
+				e = le[bitbuf&lmask]
+				if e>>10&7 == kindLink {
+					e = le[e>>16+uint32(bitbuf>>lit.primary)&(1<<(e&31)-1)]
+				}
+				n = uint(e & 31)
+				bitbuf >>= n
+				bitsleft -= n
+				if e>>10&7 == kindLiteral {
+					out[op] = byte(e >> 16)
+					op++
+					continue
+				}
+			}
+			// A length or the end follows: reload for its extra bits.
+			bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << bitsleft
+			ip += int(63-bitsleft) >> 3
+			bitsleft |= 56
+		}
+		switch e >> 10 & 7 {
 		case kindLength:
 		case kindEnd:
 			f.state = stateHeader
