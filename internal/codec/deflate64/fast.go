@@ -193,9 +193,9 @@ func (f *Inflater) bits(n uint) (uint32, bool) {
 // sym decodes one symbol with t, one table lookup at a time.
 func (f *Inflater) sym(t *table) (uint32, bool) {
 	f.fill(maxCodeLen) // may stop short at the end of the input
-	e := t.e[f.bitbuf&(1<<t.primary-1)]
+	e := t.prim[f.bitbuf&(1<<t.primary-1)&(1<<litPrimary-1)]
 	if e>>10&7 == kindLink {
-		e = t.e[e>>16+uint32(f.bitbuf>>t.primary)&(1<<(e&31)-1)]
+		e = t.links[e>>16+uint32(f.bitbuf>>t.primary)&(1<<(e&31)-1)]
 	}
 	l := uint(e & 31)
 	switch {
@@ -408,16 +408,17 @@ func (f *Inflater) fast() {
 	ip, iend, op, flushAt := f.ip, f.iend, f.op, f.flushAt
 	bitbuf, bitsleft := f.bitbuf, f.bitsleft
 	lit, dist := f.lit, f.dist
-	lmask, dmask := uint64(1)<<lit.primary-1, uint64(1)<<dist.primary-1
-	le := lit.e
+	lp, dp := &lit.prim, &dist.prim
+	const lmask, dmask = 1<<litPrimary - 1, 1<<distPrimary - 1
+	le := lit.links
 	for op < flushAt && iend-ip >= 32 {
 		bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << bitsleft
 		ip += int(63-bitsleft) >> 3
 		bitsleft |= 56
 
-		e := le[bitbuf&lmask]
+		e := lp[bitbuf&lmask]
 		if e>>10&7 == kindLink {
-			e = le[e>>16+uint32(bitbuf>>lit.primary)&(1<<(e&31)-1)]
+			e = le[e>>16+uint32(bitbuf>>litPrimary)&(1<<(e&31)-1)]
 		}
 		n := uint(e & 31)
 		bitbuf >>= n
@@ -427,9 +428,9 @@ func (f *Inflater) fast() {
 			// (each code is at most 15 bits).
 			out[op] = byte(e >> 16)
 			op++
-			e = le[bitbuf&lmask]
+			e = lp[bitbuf&lmask]
 			if e>>10&7 == kindLink {
-				e = le[e>>16+uint32(bitbuf>>lit.primary)&(1<<(e&31)-1)]
+				e = le[e>>16+uint32(bitbuf>>litPrimary)&(1<<(e&31)-1)]
 			}
 			n = uint(e & 31)
 			bitbuf >>= n
@@ -437,9 +438,9 @@ func (f *Inflater) fast() {
 			if e>>10&7 == kindLiteral {
 				out[op] = byte(e >> 16)
 				op++
-				e = le[bitbuf&lmask]
+				e = lp[bitbuf&lmask]
 				if e>>10&7 == kindLink {
-					e = le[e>>16+uint32(bitbuf>>lit.primary)&(1<<(e&31)-1)]
+					e = le[e>>16+uint32(bitbuf>>litPrimary)&(1<<(e&31)-1)]
 				}
 				n = uint(e & 31)
 				bitbuf >>= n
@@ -474,9 +475,9 @@ func (f *Inflater) fast() {
 		bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << bitsleft
 		ip += int(63-bitsleft) >> 3
 		bitsleft |= 56
-		e = dist.e[bitbuf&dmask]
+		e = dp[bitbuf&dmask]
 		if e>>10&7 == kindLink {
-			e = dist.e[e>>16+uint32(bitbuf>>dist.primary)&(1<<(e&31)-1)]
+			e = dist.links[e>>16+uint32(bitbuf>>distPrimary)&(1<<(e&31)-1)]
 		}
 		if e>>10&7 != kindLength {
 			f.err = ErrSymbol
@@ -495,7 +496,13 @@ func (f *Inflater) fast() {
 			f.ip, f.op, f.bitbuf, f.bitsleft = ip, op, bitbuf, bitsleft
 			return
 		}
-		match(out, op, d, length)
+		if d >= 8 && length <= 32 {
+			for i := 0; i < length; i += 8 {
+				binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[op-d+i:]))
+			}
+		} else {
+			match(out, op, d, length)
+		}
 		op += length
 	}
 	f.ip, f.op, f.bitbuf, f.bitsleft = ip, op, bitbuf, bitsleft

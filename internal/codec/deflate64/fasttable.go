@@ -23,10 +23,13 @@ func entry(codeLen, extra, kind, value uint32) uint32 {
 	return codeLen | extra<<5 | kind<<10 | value<<16
 }
 
-// table is a two-level lookup table.
+// table is a two-level lookup table: prim is indexed by the first primary
+// bits (a fixed array, so masked lookups need no bounds check), links
+// holds the second-level tables.
 type table struct {
 	primary uint
-	e       []uint32
+	prim    [1 << litPrimary]uint32
+	links   []uint32
 }
 
 // build fills t for code lengths lengths (a canonical Huffman code), with
@@ -55,14 +58,11 @@ func (t *table) build(lengths []uint8, primary uint, sym func(s int) uint32) boo
 	}
 	t.primary = primary
 	size := 1 << primary
-	if cap(t.e) < size {
-		t.e = make([]uint32, size, size*2)
-	}
-	t.e = t.e[:size]
 	invalid := entry(0, 0, kindInvalid, 0)
-	for i := range t.e {
-		t.e[i] = invalid
+	for i := range t.prim[:size] {
+		t.prim[i] = invalid
 	}
+	t.links = t.links[:0]
 	subBits := uint(0)
 	if maxLen > primary {
 		subBits = maxLen - primary
@@ -77,23 +77,23 @@ func (t *table) build(lengths []uint8, primary uint, sym func(s int) uint32) boo
 		e := sym(s) | uint32(l)
 		if uint(l) <= primary {
 			for j := rev; j < uint32(size); j += 1 << l {
-				t.e[j] = e
+				t.prim[j] = e
 			}
 			continue
 		}
 		prefix := rev & (1<<primary - 1)
-		link := t.e[prefix]
+		link := t.prim[prefix]
 		if link>>10&7 != kindLink {
-			start := uint32(len(t.e))
+			start := uint32(len(t.links))
 			for range 1 << subBits {
-				t.e = append(t.e, invalid)
+				t.links = append(t.links, invalid)
 			}
 			link = entry(uint32(subBits), 0, kindLink, start)
-			t.e[prefix] = link
+			t.prim[prefix] = link
 		}
 		start := link >> 16
 		for j := rev >> primary; j < 1<<subBits; j += 1 << (uint(l) - primary) {
-			t.e[start+j] = e
+			t.links[start+j] = e
 		}
 	}
 	return true

@@ -52,6 +52,48 @@ func (s *section) Read(p []byte) (int, error) {
 // bufSize is the read buffer of each pipeline.
 const bufSize = 64 << 10
 
+// cacheSize is how much of the archive a pipeline reads at once: entries
+// read in order then cost one system call per cacheSize bytes rather than
+// several per entry (local header, name, data).
+const cacheSize = 256 << 10
+
+// readCache serves small reads of a ReaderAt from one large read.
+type readCache struct {
+	ra   io.ReaderAt
+	buf  []byte
+	base int64 // archive offset of buf[0]
+	n    int   // valid bytes in buf
+}
+
+// use makes c read from ra, dropping what it held of another input.
+func (c *readCache) use(ra io.ReaderAt) {
+	if c.ra != ra {
+		c.ra, c.n = ra, 0
+	}
+}
+
+func (c *readCache) ReadAt(p []byte, off int64) (int, error) {
+	if off >= c.base && off+int64(len(p)) <= c.base+int64(c.n) {
+		return copy(p, c.buf[off-c.base:]), nil
+	}
+	if len(p) >= cacheSize/2 {
+		return c.ra.ReadAt(p, off)
+	}
+	if c.buf == nil {
+		c.buf = make([]byte, cacheSize)
+	}
+	n, err := c.ra.ReadAt(c.buf, off)
+	c.base, c.n = off, n
+	if n >= len(p) {
+		return copy(p, c.buf[:n]), nil
+	}
+	copy(p, c.buf[:n])
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
 // pipeline is the chain that turns an entry's stored bytes into verified
 // data: source → decryption → buffer → decompression → size and CRC check.
 // Its parts are kept and reset from entry to entry.
@@ -67,6 +109,7 @@ type pipeline struct {
 	chk     checker
 	hdr     [localLen]byte
 	tail    []byte // name and extra field of the local header
+	cache   readCache
 }
 
 func newPipeline() *pipeline {
@@ -155,11 +198,12 @@ func (p *pipeline) localHeader(ra io.ReaderAt, h *header) (int64, error) {
 // encrypted entries (pw returns the candidates or ErrNeedPassword).
 func (p *pipeline) open(ra io.ReaderAt, h *header, pw func() ([]string, error), limit int64) (io.Reader, error) {
 	p.finish()
-	start, err := p.localHeader(ra, h)
+	p.cache.use(ra)
+	start, err := p.localHeader(&p.cache, h)
 	if err != nil {
 		return nil, err
 	}
-	p.sec = section{ra: ra, off: start, end: start + int64(h.csize)}
+	p.sec = section{ra: &p.cache, off: start, end: start + int64(h.csize)}
 	return p.decode(&p.sec, h, pw, limit)
 }
 
