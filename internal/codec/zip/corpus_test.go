@@ -17,9 +17,16 @@ import (
 
 // openFile opens path as the CLI would: seekable, or as a stream.
 func openFile(t testing.TB, path string, opt *archive.Options, stream bool) (archive.Reader, func(), error) {
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	return openPath(path, opt, stream)
+}
+
+func openPath(path string, opt *archive.Options, stream bool) (archive.Reader, func(), error) {
 	f, err := os.Open(path)
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	st, _ := f.Stat()
 	in := &archive.Input{R: bufio.NewReader(f), RA: f, Size: st.Size(), Path: path, Name: path}
@@ -80,30 +87,63 @@ func readAll(r archive.Reader) (*extracted, error) {
 	}
 }
 
+// knownFailures reads testdata/corpus-known-failures.txt: local_path → reason.
+func knownFailures(t *testing.T) map[string]string {
+	data, err := os.ReadFile("testdata/corpus-known-failures.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if p, why, ok := strings.Cut(line, "\t"); ok && !strings.HasPrefix(line, "#") {
+			m[p] = why
+		}
+	}
+	return m
+}
+
+// recorder collects a row's complaints instead of failing the test.
+type recorder struct{ msgs []string }
+
+func (r *recorder) Errorf(format string, args ...any) { r.msgs = append(r.msgs, fmt.Sprintf(format, args...)) }
+
+// TestCorpus reads every zip row of the shared corpus. Rows listed in
+// testdata/corpus-known-failures.txt are logged, not failed.
 func TestCorpus(t *testing.T) {
 	rows := testutil.Manifest(t)
-	var pass, fail, skip int
+	known := knownFailures(t)
+	var pass, fail, skip, knownFail int
 	for _, row := range rows {
 		if row.Format != "zip" || !row.IsFirstOfUnit() {
 			continue
 		}
-		t.Run(row.Local, func(t *testing.T) {
-			ok := checkRow(t, row)
-			switch ok {
-			case 1:
-				pass++
-			case 0:
-				fail++
-			default:
-				skip++
+		rec := &recorder{}
+		switch checkRow(rec, row) {
+		case 1:
+			pass++
+			if why, ok := known[row.Local]; ok {
+				t.Logf("%s: passes now; drop it from the known failures (%s)", row.Local, why)
 			}
-		})
+		case 0:
+			fail++
+			if why, ok := known[row.Local]; ok {
+				knownFail++
+				t.Logf("known failure %s: %s (%s)", row.Local, strings.Join(rec.msgs, "; "), why)
+				continue
+			}
+			for _, m := range rec.msgs {
+				t.Error(m)
+			}
+		default:
+			skip++
+		}
 	}
 	t.Logf("corpus zip: %d passed, %d failed, %d skipped", pass, fail, skip)
+	t.Logf("corpus zip: %d of the failures are known (testdata/corpus-known-failures.txt)", knownFail)
 }
 
 // checkRow returns 1 for a pass, 0 for a failure, -1 for a skip.
-func checkRow(t *testing.T, row testutil.Row) (result int) {
+func checkRow(t *recorder, row testutil.Row) (result int) {
 	defer func() {
 		if p := recover(); p != nil {
 			t.Errorf("%s: panic: %v", row.Local, p)
@@ -115,7 +155,7 @@ func checkRow(t *testing.T, row testutil.Row) (result int) {
 		opt.Passwords = []string{row.Password}
 	}
 	var x *extracted
-	r, done, err := openFile(t, row.Path, opt, false)
+	r, done, err := openPath(row.Path, opt, false)
 	if err == nil {
 		x, err = readAll(r)
 		done()
@@ -151,7 +191,8 @@ func checkRow(t *testing.T, row testutil.Row) (result int) {
 	}
 	want, err := testutil.ExpectedFiles(row.Expected)
 	if err != nil {
-		t.Fatal(err)
+		t.Errorf("%s: %v", row.Local, err)
+		return 0
 	}
 	if want == nil {
 		return -1
