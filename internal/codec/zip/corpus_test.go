@@ -105,7 +105,9 @@ func knownFailures(t *testing.T) map[string]string {
 // recorder collects a row's complaints instead of failing the test.
 type recorder struct{ msgs []string }
 
-func (r *recorder) Errorf(format string, args ...any) { r.msgs = append(r.msgs, fmt.Sprintf(format, args...)) }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.msgs = append(r.msgs, fmt.Sprintf(format, args...))
+}
 
 // TestCorpus reads every zip row of the shared corpus. Rows listed in
 // testdata/corpus-known-failures.txt are logged, not failed.
