@@ -47,7 +47,6 @@ const (
 	hostDOS  = 0
 	hostUnix = 3
 	hostNTFS = 10
-	hostVFAT = 14
 	hostOSX  = 19
 )
 
@@ -360,16 +359,15 @@ func ntfsTime(ticks uint64) time.Time {
 
 // Unix file type bits in the high half of the external attributes.
 const (
-	sIFMT   = 0xf000
-	sIFLNK  = 0xa000
-	sIFDIR  = 0x4000
-	sIFREG  = 0x8000
-	sISUID  = 0x800
-	sISGID  = 0x400
-	sISVTX  = 0x200
-	dosDir  = 0x10
-	dosRO   = 0x01
-	unixSet = 0xffff0000
+	sIFMT  = 0xf000
+	sIFLNK = 0xa000
+	sIFDIR = 0x4000
+	sIFREG = 0x8000
+	sISUID = 0x800
+	sISGID = 0x400
+	sISVTX = 0x200
+	dosDir = 0x10
+	dosRO  = 0x01
 )
 
 // entryType and mode derive the entry's type and permission bits from the

@@ -19,12 +19,11 @@ import (
 const (
 	methodStore     = 0
 	methodShrink    = 1
-	methodReduce1   = 2
+	methodReduce1   = 2 // to 5: reduce with compression factor 1 to 4
 	methodReduce4   = 5
 	methodImplode   = 6
 	methodDeflate   = 8
 	methodDeflate64 = 9
-	methodTerse     = 18
 	methodBzip2     = 12
 	methodLZMA      = 14
 	methodZstdOld   = 20
@@ -41,7 +40,7 @@ func methodName(m uint16) string {
 		return "store"
 	case methodShrink:
 		return "shrink"
-	case 2, 3, 4, 5:
+	case methodReduce1, 3, 4, methodReduce4:
 		return fmt.Sprintf("reduce%d", m-1)
 	case methodImplode:
 		return "implode"
@@ -133,7 +132,7 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 		return newExploder(src, h)
 	case methodShrink:
 		return newUnshrinker(src, h)
-	case 2, 3, 4, 5, methodPPMd:
+	case methodReduce1, 3, 4, methodReduce4, methodPPMd:
 		return nil, archive.Unsupportedf("zip: compression method %d (%s) is not supported", m, methodName(m))
 	}
 	return nil, archive.Unsupportedf("zip: compression method %d is not supported", m)
