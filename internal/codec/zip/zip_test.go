@@ -443,3 +443,35 @@ func TestMissingVolume(t *testing.T) {
 		t.Fatalf("got %v, want ErrMissingVolume", err)
 	}
 }
+
+// TestPrefixed opens archives with data glued in front (as a
+// self-extractor stub is, without adjusting offsets), seekable and
+// streamed.
+func TestPrefixed(t *testing.T) {
+	sums := srcSums(t)
+	stub := bytes.Repeat([]byte("MZ\x90\x00 not a zip, a stub\n"), 300)
+	for _, file := range []string{"infozip-deflate.zip", "infozip-zip64.zip", "7zip-deflate64.zip"} {
+		b := append(bytes.Clone(stub), readFixture(t, file)...)
+		for _, stream := range []bool{false, true} {
+			var r archive.Reader
+			var err error
+			if stream {
+				r = NewStreamReader(bytes.NewReader(b), nil)
+			} else {
+				r, err = openBytes(b, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+			}
+			x, err := readAllVia(r, func(r io.Reader) io.Reader { return r })
+			if err != nil {
+				t.Fatalf("%s (stream %v): %v", file, stream, err)
+			}
+			for name, sum := range sums {
+				if x.files[name] != sum {
+					t.Errorf("%s (stream %v): %s: sha256 %s, want %s", file, stream, name, x.files[name], sum)
+				}
+			}
+		}
+	}
+}
