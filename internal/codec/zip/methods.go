@@ -8,11 +8,11 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
-	"github.com/ulikunitz/xz/lzma"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+	"github.com/unpack-dev/unpack/internal/codec/lzma"
+	"github.com/unpack-dev/unpack/internal/codec/xz"
 )
 
 // Compression methods (APPNOTE 4.4.5).
@@ -78,9 +78,9 @@ type byteReader interface {
 // the rarer methods get a fresh decoder. Entries of known size use the
 // buffered inflater of internal/codec/deflate64, which reads ahead; a
 // streamed entry of unknown size needs a decoder that stops exactly at its
-// end (klauspost/compress/flate, deflate64.Reader). Stand-ins: bzip2
-// (compress/bzip2), LZMA and xz (ulikunitz/xz) until the project's own
-// decoders land; swapping one is a change to its case here.
+// end (klauspost/compress/flate, deflate64.Reader). LZMA and xz are the
+// project's own decoders; bzip2 is a stand-in (compress/bzip2) until
+// internal/codec/bzip2 lands: swapping it is a change to its case here.
 func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, limit int64) (io.Reader, error) {
 	switch m {
 	case methodStore:
@@ -114,10 +114,11 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 	case methodLZMA:
 		return newLZMA(src, h, limit)
 	case methodXZ:
-		r, err := xz.ReaderConfig{DictCap: int(min(limit, 1<<31-1)), SingleStream: true}.NewReader(src)
+		r, err := xz.NewReader(src, xz.Config{MemLimit: limit, Threads: 1})
 		if err != nil {
-			return nil, archive.Corruptf("zip: xz: %v", err)
+			return nil, err
 		}
+		p.closer = r
 		return r, nil
 	case methodZstd, methodZstdOld:
 		d, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1),
@@ -140,61 +141,31 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 
 // newLZMA reads the zip LZMA header (version, properties size, properties)
 // and returns a decoder of the raw LZMA stream behind it, which ends with
-// an end marker when flag bit 1 says so and otherwise at the entry's size.
+// an end marker when flag bit 1 says so and otherwise at the entry's size
+// (Reader1 accepts a marker at the size too).
 func newLZMA(src byteReader, h *header, limit int64) (io.Reader, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(src, hdr[:]); err != nil {
+	var hdr [4 + 5]byte
+	if _, err := io.ReadFull(src, hdr[:4]); err != nil {
 		return nil, ErrTruncated
 	}
-	psize := int(binary.LittleEndian.Uint16(hdr[2:]))
-	if psize != 5 {
+	if psize := int(binary.LittleEndian.Uint16(hdr[2:])); psize != 5 {
 		return nil, archive.Corruptf("zip: lzma: properties size %d, want 5", psize)
 	}
-	var alone [13]byte
-	if _, err := io.ReadFull(src, alone[:5]); err != nil {
+	if _, err := io.ReadFull(src, hdr[4:]); err != nil {
 		return nil, ErrTruncated
 	}
-	if alone[0] >= 9*5*5 {
-		return nil, archive.Corruptf("zip: lzma: bad properties byte %#x", alone[0])
-	}
-	dict := int64(binary.LittleEndian.Uint32(alone[1:]))
-	if dict > limit {
-		return nil, archive.Limitf("zip: lzma dictionary of %d bytes exceeds the memory limit of %d", dict, limit)
-	}
-	size := h.usize
-	if h.flags&2 != 0 || h.usizeUnknown {
-		size = ^uint64(0)
-	}
-	binary.LittleEndian.PutUint64(alone[5:], size)
-	r, err := lzma.ReaderConfig{DictCap: int(max(dict, lzma.MinDictCap))}.NewReader(&prefixReader{pre: alone[:], r: src})
+	props, err := lzma.ParseProps(hdr[4:])
 	if err != nil {
-		return nil, archive.Corruptf("zip: lzma: %v", err)
+		return nil, err
 	}
-	return r, nil
-}
-
-// prefixReader reads pre and then r, as a byte reader.
-type prefixReader struct {
-	pre []byte
-	r   byteReader
-}
-
-func (p *prefixReader) Read(b []byte) (int, error) {
-	if len(p.pre) > 0 {
-		n := copy(b, p.pre)
-		p.pre = p.pre[n:]
-		return n, nil
+	if err := lzma.DictLimit(int64(props.DictSize), limit); err != nil {
+		return nil, err
 	}
-	return p.r.Read(b)
-}
-
-func (p *prefixReader) ReadByte() (byte, error) {
-	if len(p.pre) > 0 {
-		c := p.pre[0]
-		p.pre = p.pre[1:]
-		return c, nil
+	size := int64(h.usize)
+	if h.usizeUnknown {
+		size = -1
 	}
-	return p.r.ReadByte()
+	return lzma.NewReader1(src, props, size)
 }
 
 func b2i(b bool) int {
