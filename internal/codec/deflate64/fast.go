@@ -64,14 +64,12 @@ var fixed = func() (t [2][2]table) {
 	for i := range d {
 		d[i] = 5
 	}
-	for m, d64 := range []bool{false, true} {
-		t[m][0].build(l[:], litPrimary, litSym(d64))
-		t[m][1].build(d[:], distPrimary, distSym(d64))
+	for m := range t {
+		t[m][0].build(l[:], litPrimary, symEntries[m][0])
+		t[m][1].build(d[:], distPrimary, symEntries[m][1])
 	}
 	return t
 }()
-
-var symFuncs = [2][2]func(int) uint32{{litSym(false), distSym(false)}, {litSym(true), distSym(true)}}
 
 // NewInflater returns an Inflater of deflate (d64 false) or Deflate64
 // reading from r.
@@ -304,7 +302,7 @@ func (f *Inflater) dynamic() bool {
 		}
 		cl[codeOrder[i]] = uint8(v)
 	}
-	if !f.clen.build(cl[:], 7, func(s int) uint32 { return entry(0, 0, kindLiteral, uint32(s)) }) {
+	if !f.clen.build(cl[:], 7, clenEntries) {
 		f.err = ErrCodeLengths
 		return false
 	}
@@ -356,8 +354,8 @@ func (f *Inflater) dynamic() bool {
 		}
 	}
 	m := f.mode()
-	if lengths[256] == 0 || !f.dynLit.build(lengths[:nlit], litPrimary, symFuncs[m][0]) ||
-		!f.dynDis.build(lengths[nlit:], distPrimary, symFuncs[m][1]) {
+	if lengths[256] == 0 || !f.dynLit.build(lengths[:nlit], litPrimary, symEntries[m][0]) ||
+		!f.dynDis.build(lengths[nlit:], distPrimary, symEntries[m][1]) {
 		f.err = ErrCodeLengths
 		return false
 	}

@@ -1,5 +1,7 @@
 package deflate64
 
+import "math/bits"
+
 // Decoding tables of the buffered inflater. An entry is a uint32:
 //
 //	bits 0-4   code length in bits (for a link: the link's index bits)
@@ -33,9 +35,9 @@ type table struct {
 }
 
 // build fills t for code lengths lengths (a canonical Huffman code), with
-// sym mapping a symbol to its entry without the code length. It fails on
-// an over-subscribed code; an incomplete one leaves invalid entries.
-func (t *table) build(lengths []uint8, primary uint, sym func(s int) uint32) bool {
+// syms giving each symbol's entry without the code length. It fails on an
+// over-subscribed code; an incomplete one leaves invalid entries.
+func (t *table) build(lengths []uint8, primary uint, syms []uint32) bool {
 	var count [maxCodeLen + 1]int
 	maxLen := uint(0)
 	for _, l := range lengths {
@@ -73,8 +75,8 @@ func (t *table) build(lengths []uint8, primary uint, sym func(s int) uint32) boo
 		}
 		c := next[l]
 		next[l]++
-		rev := reverse(c, uint(l))
-		e := sym(s) | uint32(l)
+		rev := uint32(bits.Reverse16(uint16(c))) >> (16 - l)
+		e := syms[s] | uint32(l)
 		if uint(l) <= primary {
 			for j := rev; j < uint32(size); j += 1 << l {
 				t.prim[j] = e
@@ -99,31 +101,42 @@ func (t *table) build(lengths []uint8, primary uint, sym func(s int) uint32) boo
 	return true
 }
 
-// litSym and distSym map symbols to entries (code length added by build).
-func litSym(d64 bool) func(s int) uint32 {
-	return func(s int) uint32 {
-		switch {
-		case s < 256:
-			return entry(0, 0, kindLiteral, uint32(s))
-		case s == 256:
-			return entry(0, 0, kindEnd, 0)
-		case s <= 285:
-			i := s - 257
-			base, extra := uint32(lenBase[i]), uint32(lenExtra[i])
-			if i == 28 && !d64 {
-				base, extra = 258, 0
+// symEntries holds, per mode (deflate, Deflate64), the entries of the
+// literal/length symbols and of the distance symbols; clenEntries those of
+// the code length code.
+var symEntries, clenEntries = func() (t [2][2][]uint32, c []uint32) {
+	for m, d64 := range []bool{false, true} {
+		lit := make([]uint32, 288)
+		for s := range lit {
+			switch {
+			case s < 256:
+				lit[s] = entry(0, 0, kindLiteral, uint32(s))
+			case s == 256:
+				lit[s] = entry(0, 0, kindEnd, 0)
+			case s <= 285:
+				i := s - 257
+				base, extra := uint32(lenBase[i]), uint32(lenExtra[i])
+				if i == 28 && !d64 {
+					base, extra = 258, 0
+				}
+				lit[s] = entry(0, extra, kindLength, base)
+			default:
+				lit[s] = entry(0, 0, kindInvalid, 0)
 			}
-			return entry(0, extra, kindLength, base)
 		}
-		return entry(0, 0, kindInvalid, 0)
-	}
-}
-
-func distSym(d64 bool) func(s int) uint32 {
-	return func(s int) uint32 {
-		if s >= 32 || (s >= 30 && !d64) {
-			return entry(0, 0, kindInvalid, 0)
+		dist := make([]uint32, 32)
+		for s := range dist {
+			if s >= 30 && !d64 {
+				dist[s] = entry(0, 0, kindInvalid, 0)
+			} else {
+				dist[s] = entry(0, uint32(distExtra[s]), kindLength, distBase[s])
+			}
 		}
-		return entry(0, uint32(distExtra[s]), kindLength, distBase[s])
+		t[m] = [2][]uint32{lit, dist}
 	}
-}
+	c = make([]uint32, 19)
+	for s := range c {
+		c[s] = entry(0, 0, kindLiteral, uint32(s))
+	}
+	return t, c
+}()
