@@ -1,7 +1,17 @@
-// Package verify holds every checksum the formats carry (CRC32, CRC64-ECMA,
-// SHA-256, BLAKE2sp, XXH32/XXH64 and keyed forms) behind one small API: a
-// Kind, a constructor per kind, and a Reader stage that hashes what passes
-// and compares against the expected value at EOF.
+// Package verify holds every checksum the formats carry (CRC32, CRC32C,
+// CRC16, CRC64-ECMA, SHA-256, BLAKE2sp, XXH32/XXH64 and RAR 5's keyed forms)
+// behind one small API: a Kind, a constructor per kind (New, NewBLAKE2sp),
+// and Reader and Writer stages that hash what passes and compare against the
+// expected value at EOF or Close, failing with a *MismatchError.
+//
+// CRC32 and CRC32C come from hash/crc32 and SHA-256 from crypto/sha256. The
+// rest are implemented here: BLAKE2sp after the BLAKE2 paper (§2.10) and
+// RFC 7693, CRC-64/XZ as the .xz file format specification defines it
+// (ECMA-182 polynomial), XXH32/XXH64 after the xxHash specification
+// (doc/xxhash_spec.md), and RAR5Keyed after unrar's ConvertHashToMAC. On amd64, BLAKE2sp runs its eight leaves
+// in one pass with AVX2 and CRC64 folds with PCLMULQDQ, both chosen at run
+// time from the CPU's features; the pure-Go twins are always compiled,
+// tested against the fast paths, and the only code under -tags purego.
 package verify
 
 import (
@@ -11,7 +21,6 @@ import (
 	"errors"
 	"hash"
 	"hash/crc32"
-	"hash/crc64"
 	"io"
 )
 
@@ -33,6 +42,7 @@ const (
 
 var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16"}
 
+// String returns the kind's usual name ("CRC32", "SHA-256", …).
 func (k Kind) String() string {
 	if int(k) < len(names) {
 		return names[k]
@@ -55,10 +65,7 @@ func (k Kind) Size() int {
 	return 0
 }
 
-var (
-	crc64Table  = crc64.MakeTable(crc64.ECMA)
-	crc32cTable = crc32.MakeTable(crc32.Castagnoli)
-)
+var crc32cTable = crc32.MakeTable(crc32.Castagnoli)
 
 // New returns a fresh hash of kind k, or nil for None and unknown kinds.
 // Sum appends the digest big-endian, as the format-neutral form that
