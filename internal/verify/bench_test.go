@@ -37,16 +37,13 @@ func benchHash(b *testing.B, h hash.Hash, sizes []int) {
 	}
 }
 
-// benchImpls runs f for the assembly path (when present) and the generic one.
+// benchImpls runs f for every implementation this machine has.
 func benchImpls(b *testing.B, f func(b *testing.B)) {
-	saveAVX2, saveCLMUL := useAVX2, useCLMUL
-	defer func() { useAVX2, useCLMUL = saveAVX2, saveCLMUL }()
-	if hasAVX2 || hasCLMUL {
-		useAVX2, useCLMUL = hasAVX2, hasCLMUL
-		b.Run("impl=asm", f)
+	for _, i := range impls() {
+		restore := i.set()
+		b.Run("impl="+i.name, f)
+		restore()
 	}
-	useAVX2, useCLMUL = false, false
-	b.Run("impl=generic", f)
 }
 
 func BenchmarkBLAKE2sp(b *testing.B) {
