@@ -1,10 +1,12 @@
 package verify
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"hash"
 	"hash/crc32"
 	"hash/crc64"
+	"io"
 	"strconv"
 	"testing"
 )
@@ -64,3 +66,39 @@ func BenchmarkStdCRC64(b *testing.B) {
 }
 func BenchmarkStdCRC32(b *testing.B)  { benchHash(b, crc32.NewIEEE(), benchSizes) }
 func BenchmarkStdSHA256(b *testing.B) { benchHash(b, sha256.New(), benchSizes) }
+
+// BenchmarkReader measures the Reader stage reused across streams with
+// Reset: it must not allocate per Read or per stream when the data match.
+func BenchmarkReader(b *testing.B) {
+	data := pattern(1 << 20)
+	for _, k := range []Kind{CRC32, CRC64, BLAKE2sp} {
+		b.Run("kind="+k.String(), func(b *testing.B) {
+			h := New(k)
+			h.Write(data)
+			want := h.Sum(nil)
+			src := bytes.NewReader(data)
+			v := NewReader(src, k, want)
+			buf := make([]byte, 32<<10)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				src.Reset(data)
+				v.Reset(src, k, want)
+				n := 0
+				for {
+					m, err := v.Read(buf)
+					n += m
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				if n != len(data) {
+					b.Fatalf("read %d bytes", n)
+				}
+			}
+		})
+	}
+}

@@ -102,6 +102,7 @@ type MismatchError struct {
 	Got  []byte // computed from the data
 }
 
+// Error names the kind and both values in hex.
 func (e *MismatchError) Error() string {
 	return e.Kind.String() + " mismatch: stored " + hex.EncodeToString(e.Want) +
 		", computed " + hex.EncodeToString(e.Got)
@@ -116,11 +117,17 @@ func Check(k Kind, h hash.Hash, want []byte) error {
 	if want == nil || h == nil {
 		return nil
 	}
-	got := h.Sum(nil)
-	if !bytes.Equal(got, want) {
-		return &MismatchError{Kind: k, Want: append([]byte(nil), want...), Got: got}
+	var scratch [64]byte
+	return compare(k, h.Sum(scratch[:0]), want)
+}
+
+// compare returns a *MismatchError, with copies of got and want, when they
+// differ.
+func compare(k Kind, got, want []byte) error {
+	if bytes.Equal(got, want) {
+		return nil
 	}
-	return nil
+	return &MismatchError{Kind: k, Want: append([]byte(nil), want...), Got: append([]byte(nil), got...)}
 }
 
 // Reader hashes everything read through it and, when the underlying reader
@@ -133,6 +140,7 @@ type Reader struct {
 	want    []byte
 	hashKey []byte
 	err     error
+	sum     [64]byte // scratch for the digest
 }
 
 // NewReader returns a Reader checking r's bytes against want with kind k.
@@ -164,7 +172,7 @@ func (v *Reader) Read(p []byte) (int, error) {
 		v.h.Write(p[:n])
 	}
 	if err == io.EOF {
-		if cerr := check(v.kind, v.h, v.hashKey, v.want); cerr != nil {
+		if cerr := check(v.kind, v.h, v.hashKey, v.want, v.sum[:0]); cerr != nil {
 			err = cerr
 		}
 	}
@@ -192,17 +200,15 @@ func reuse(h hash.Hash, have, want Kind) hash.Hash {
 	return New(want)
 }
 
-// check is Check with the digest converted by RAR5Keyed when hashKey is set.
-func check(k Kind, h hash.Hash, hashKey, want []byte) error {
-	if hashKey == nil {
-		return Check(k, h, want)
-	}
+// check is Check with the digest converted by RAR5Keyed when hashKey is set;
+// the digest is appended to scratch.
+func check(k Kind, h hash.Hash, hashKey, want, scratch []byte) error {
 	if want == nil || h == nil {
 		return nil
 	}
-	got := RAR5Keyed(k, hashKey, h.Sum(nil))
-	if !bytes.Equal(got, want) {
-		return &MismatchError{Kind: k, Want: append([]byte(nil), want...), Got: got}
+	got := h.Sum(scratch)
+	if hashKey != nil {
+		got = RAR5Keyed(k, hashKey, got)
 	}
-	return nil
+	return compare(k, got, want)
 }
