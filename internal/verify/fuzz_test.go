@@ -54,3 +54,26 @@ func FuzzCRC64(f *testing.F) {
 		}
 	})
 }
+
+// FuzzXXH checks that XXH32 and XXH64 give the same digest however the input
+// is split across writes.
+func FuzzXXH(f *testing.F) {
+	for _, n := range []int{0, 3, 15, 16, 17, 31, 32, 33, 100} {
+		f.Add(pattern(n), uint8(n/2), uint8(n/3))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut1, cut2 uint8) {
+		a := min(int(cut1), len(data))
+		b := min(a+int(cut2), len(data))
+		for _, k := range []Kind{XXH32, XXH64} {
+			whole := New(k)
+			whole.Write(data)
+			split := New(k)
+			split.Write(data[:a])
+			split.Write(data[a:b])
+			split.Write(data[b:])
+			if got, want := split.Sum(nil), whole.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("%v: len %d cuts %d,%d: %x, want %x", k, len(data), a, b, got, want)
+			}
+		}
+	})
+}
