@@ -48,12 +48,26 @@ func benchImpls(b *testing.B, f func(b *testing.B)) {
 	}
 }
 
+// BenchmarkBLAKE2sp runs every BLAKE2sp implementation.
 func BenchmarkBLAKE2sp(b *testing.B) {
 	benchImpls(b, func(b *testing.B) { benchHash(b, New(BLAKE2sp), benchSizes) })
 }
 
+// BenchmarkCRC64 runs the CLMUL path (when present) and the generic one;
+// the BLAKE2sp switches do not touch CRC64.
 func BenchmarkCRC64(b *testing.B) {
-	benchImpls(b, func(b *testing.B) { benchHash(b, New(CRC64), benchSizes) })
+	defer func(s bool) { useCLMUL = s }(useCLMUL)
+	for _, clmul := range []bool{true, false} {
+		name := "impl=generic"
+		if clmul {
+			if !hasCLMUL {
+				continue
+			}
+			name = "impl=clmul"
+		}
+		useCLMUL = clmul
+		b.Run(name, func(b *testing.B) { benchHash(b, New(CRC64), benchSizes) })
+	}
 }
 
 func BenchmarkXXH64(b *testing.B) { benchHash(b, New(XXH64), benchSizes) }
