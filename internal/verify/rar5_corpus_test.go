@@ -6,6 +6,7 @@ import (
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"os"
 	"strings"
@@ -229,5 +230,46 @@ func TestRAR5Corpus(t *testing.T) {
 	t.Logf("checked %d BLAKE2sp and %d CRC32 entries, %d of them keyed", checked[BLAKE2sp], checked[CRC32], checked[None])
 	if checked[BLAKE2sp] == 0 && checked[CRC32] == 0 {
 		t.Skip("no stored RAR 5 entries with a checksum in the corpus")
+	}
+}
+
+// TestRAR4CorpusCRC16 checks the CRC16 kind on the main archive header of
+// every RAR 4 archive of the corpus: its HEAD_CRC is the low 16 bits of the
+// CRC32 of the header from HEAD_TYPE on (RAR 4 technote).
+func TestRAR4CorpusCRC16(t *testing.T) {
+	checked := 0
+	for _, row := range testutil.Manifest(t) {
+		if row.Format != "rar4" || !row.IsFirstOfUnit() || row.HasFeature("sfx") || !strings.HasPrefix(row.Expect, "ok") {
+			continue
+		}
+		raw, err := os.ReadFile(row.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const marker = "Rar!\x1a\x07\x00"
+		if !bytes.HasPrefix(raw, []byte(marker)) {
+			continue
+		}
+		hdr := raw[len(marker):]
+		// Only a main archive header without an old-style (RAR 2.x) embedded
+		// comment, flag 0x0002, whose CRC does not cover the whole header.
+		if len(hdr) < 7 || hdr[2] != 0x73 || hdr[3]&0x02 != 0 {
+			continue
+		}
+		size := int(binary.LittleEndian.Uint16(hdr[5:]))
+		if size < 7 || size > len(hdr) {
+			t.Fatalf("%s: main header size %d", row.Local, size)
+		}
+		h := New(CRC16)
+		h.Write(hdr[2:size])
+		stored := []byte{hdr[1], hdr[0]} // little-endian in the file
+		if got := h.Sum(nil); !bytes.Equal(got, stored) {
+			t.Errorf("%s: CRC16 %x, stored %x", row.Local, got, stored)
+		}
+		checked++
+	}
+	t.Logf("checked %d RAR 4 main headers", checked)
+	if checked == 0 {
+		t.Skip("no RAR 4 archives in the corpus")
 	}
 }
