@@ -25,15 +25,17 @@ cat "$tmp/data" >/dev/null # warm the page cache
 python3 - "$tmp/go.txt" "$tmp/data" "$mb" "$count" <<'PY'
 import os, re, resource, subprocess, sys, time, shutil
 gofile, data, mb, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-rows, best = [], {}
+rows, best, cpus = [], {}, {}
 for line in open(gofile):
-    m = re.match(r'Benchmark(\S+?)-\d+\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) MB/s\s+(\d+) B/op\s+(\d+) allocs/op', line)
+    m = re.match(r'Benchmark(\S+?)-\d+\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) MB/s\s+(?:([\d.]+) cpu-GB/s\s+)?\d+ B/op\s+(\d+) allocs/op', line)
     if m:
         name = m.group(1).replace('/size=1048576/align=0', '').replace('/impl=', ' ')
         gbs = float(m.group(2)) / 1000
         if name not in best:
             rows.append(name)
-        best[name] = max(best.get(name, (0, ''))[0], gbs), f'{m.group(4)} allocs/op, best of {count}'
+        cpu = max(float(m.group(3) or 0), cpus.get(name, 0))
+        cpus[name] = cpu
+        best[name] = max(best.get(name, (0, ''))[0], gbs), f'{m.group(4)} allocs/op, best of {count}; {cpu:.2f} GB/s per CPU-second'
 rows = [(f'go {n}', *best[n]) for n in rows]
 for tool, args in [('sha256sum', []), ('b2sum', []), ('cksum', []), ('xxhsum', ['-H1']), ('xxhsum', ['-H0'])]:
     if not shutil.which(tool):

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"testing"
+	"time"
 )
 
 var benchSizes = []int{64, 1 << 10, 64 << 10, 1 << 20}
@@ -26,16 +27,29 @@ func benchHash(b *testing.B, h hash.Hash, sizes []int) {
 				p := buf[align : align+n]
 				b.SetBytes(int64(n))
 				b.ReportAllocs()
+				c0 := cpuTime()
 				for b.Loop() {
 					h.Reset()
 					h.Write(p)
 					sum = h.Sum(sum[:0])
 				}
+				reportCPU(b, c0, n)
 				if len(sum) != h.Size() {
 					b.Fatalf("digest length %d", len(sum))
 				}
 			})
 		}
+	}
+}
+
+// reportCPU reports the throughput per CPU-second since c0 (single-threaded
+// benchmarks only), as metric cpu-GB/s.
+func reportCPU(b *testing.B, c0 time.Duration, n int) {
+	if c0 == 0 {
+		return
+	}
+	if d := cpuTime() - c0; d > 0 {
+		b.ReportMetric(float64(n)*float64(b.N)/d.Seconds()/1e9, "cpu-GB/s")
 	}
 }
 
