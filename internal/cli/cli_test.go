@@ -469,3 +469,39 @@ func TestSelection(t *testing.T) {
 		t.Errorf("bad pattern: exit %d", code)
 	}
 }
+
+func TestManifest(t *testing.T) {
+	dir := t.TempDir()
+	arch := write(t, dir, "s.tar.gz", gz(t, makeTar(t, sample)))
+	code, stdout, stderr := run(t, nil, "t", "--manifest", arch)
+	if code != ExitOK {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	// The same lines sha256sum prints for the extracted files.
+	want := "" +
+		"5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03  top/a.txt\n" +
+		"5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03  top/hard\n"
+	if !strings.HasPrefix(stdout, want[:70]) || !strings.Contains(stdout, "  top/sub/b.bin\n") {
+		t.Errorf("manifest:\n%s", stdout)
+	}
+	good := write(t, dir, "SHA256SUMS", []byte(stdout))
+	if code, _, stderr := run(t, nil, "t", "--expect", good, arch); code != ExitOK {
+		t.Errorf("--expect good: exit %d %s", code, stderr)
+	}
+	bad := strings.Replace(stdout, "5891b5b522d5df08", "0000000000000000", 1)
+	bad = strings.Replace(bad, "top/hard", "top/gone", 1) + "\\" + strings.Repeat("ab", 32) + "  odd\\nname\n"
+	badPath := write(t, dir, "BAD", []byte(bad))
+	code, _, stderr = run(t, nil, "t", "--expect", badPath, arch)
+	for _, w := range []string{"top/a.txt: SHA-256 differs", "top/gone: missing", "top/hard: extra", `"odd\nname": missing`} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	if code != ExitCorrupt {
+		t.Errorf("exit %d", code)
+	}
+	code, stdout, _ = run(t, nil, "t", "--json", "--manifest", write(t, dir, "p.tar", makeTar(t, sample[:2])))
+	if code != ExitOK || !strings.Contains(stdout, `"status":"unverifiable"`) || !strings.Contains(stdout, `"sha256":"5891b5b5`) {
+		t.Errorf("json: %s", stdout)
+	}
+}
