@@ -505,3 +505,45 @@ func TestManifest(t *testing.T) {
 		t.Errorf("json: %s", stdout)
 	}
 }
+
+func TestToTar(t *testing.T) {
+	dir := t.TempDir()
+	arch := write(t, dir, "s.tar.zst", zst(t, makeTar(t, sample)))
+	code, stdout, stderr := run(t, nil, "x", "--to-tar", arch)
+	if code != ExitOK {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	tr := tar.NewReader(strings.NewReader(stdout))
+	var got []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(tr)
+		got = append(got, fmt.Sprintf("%s %c %o %s %d %s", h.Name, h.Typeflag, h.Mode, h.Linkname, len(body), h.ModTime.UTC().Format("2006")))
+	}
+	want := "top/ 5 755  0 2021|top/a.txt 0 640  6 2021|top/sub/b.bin 0 755  30000 2021|top/link 2 777 a.txt 0 2021|top/hard 1 644 top/a.txt 0 2021"
+	if strings.Join(got, "|") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+	// A single stream of unknown size is spooled.
+	code, stdout, _ = run(t, nil, "x", "--to-tar", write(t, dir, "n.txt.zst", zst(t, []byte("note"))))
+	tr = tar.NewReader(strings.NewReader(stdout))
+	if h, err := tr.Next(); code != ExitOK || err != nil || h.Name != "n.txt" || h.Size != 4 {
+		t.Errorf("single: %d %v %v", code, h, err)
+	}
+	// A failing entry stops the stream without an end marker.
+	bad := gz(t, []byte(strings.Repeat("data ", 1000)))
+	bad[len(bad)-8] ^= 1
+	code, stdout, _ = run(t, nil, "x", "--to-tar", write(t, dir, "bad.gz", bad))
+	if code != ExitCorrupt || len(stdout) != 0 {
+		t.Errorf("bad: exit %d, %d bytes", code, len(stdout))
+	}
+	if code, _, _ := run(t, nil, "x", "--to-tar", "-c", arch); code != ExitUsage {
+		t.Errorf("--to-tar -c: exit %d", code)
+	}
+}
