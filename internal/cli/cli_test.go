@@ -435,7 +435,7 @@ func TestSelection(t *testing.T) {
 		want []string // files present below out
 	}{
 		{[]string{"--include", "top/sub"}, []string{"top/sub/b.bin"}},
-		{[]string{"--include", "*.txt"}, nil},
+		{[]string{"--include", "*.txt"}, []string{"top/a.txt"}},
 		{[]string{"--include", "top/*.txt"}, []string{"top/a.txt"}},
 		{[]string{"--exclude", "top/sub", "--exclude", "top/link", "--exclude", "top/hard"}, []string{"top/a.txt"}},
 		{[]string{"--strip-components", "1", "--exclude", "top/link", "--exclude", "top/hard"}, []string{"a.txt", "sub/b.bin"}},

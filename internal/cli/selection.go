@@ -53,10 +53,19 @@ func (o *SelectOptions) selected(name string) bool {
 }
 
 // matchAny reports whether name, or one of its leading directories,
-// matches a pattern.
+// matches a pattern. A pattern without a slash may match any one path
+// component ("*.txt" matches "a/b.txt"), as in tar.
 func matchAny(patterns []string, name string) bool {
 	for _, p := range patterns {
 		p = strings.Trim(p, "/")
+		if !strings.Contains(p, "/") {
+			for _, part := range strings.Split(name, "/") {
+				if ok, _ := path.Match(p, part); ok {
+					return true
+				}
+			}
+			continue
+		}
 		for n := name; ; {
 			if ok, _ := path.Match(p, n); ok {
 				return true

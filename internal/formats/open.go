@@ -5,6 +5,7 @@ package formats
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -199,7 +200,11 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 		br := bufio.NewReaderSize(cr, 256<<10)
 		peek, err := br.Peek(512)
 		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-			return err
+			// A short stream that fails: its one entry gives the bytes, then
+			// the error, so that the failure is reported for the entry.
+			data := append([]byte(nil), peek...)
+			a.Reader = a.single(f, io.MultiReader(bytes.NewReader(data), errReader{err}), d, oo)
+			return nil
 		}
 		if archive.IsTarHeader(peek) {
 			a.Tar = true
@@ -240,6 +245,11 @@ func (a *Archive) single(f archive.Format, r io.Reader, d io.Reader, oo OpenOpti
 	}
 	return &singleReader{e: e, r: r}
 }
+
+// errReader is a reader that fails with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // singleReader is an archive of one entry: a decompressed stream.
 type singleReader struct {
