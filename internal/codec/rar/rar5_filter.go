@@ -1,0 +1,204 @@
+package rar
+
+import (
+	"encoding/binary"
+	"io"
+)
+
+// Output of the RAR 5 decompressor: bytes leave the window in order; a
+// filter's block is copied out of the window once it is fully decoded,
+// filtered there (the window keeps the unfiltered bytes for later
+// matches) and returned from the copy.
+
+// Read returns decoded bytes of the current entry, io.EOF at its end.
+func (d *decoder5) Read(p []byte) (int, error) {
+	for {
+		if len(d.pend) > 0 {
+			n := d.emit(p, d.pend)
+			d.pend = d.pend[n:]
+			if n > 0 {
+				return n, nil
+			}
+			d.pend = nil
+			continue
+		}
+		limit := d.unpPtr
+		if d.fhead < len(d.filters) {
+			f := &d.filters[d.fhead]
+			switch {
+			case f.start < d.wrPtr:
+				// Starts in bytes already returned: not applicable.
+				d.fhead++
+				continue
+			case f.start == d.wrPtr:
+				end := f.start + uint64(f.length)
+				if d.unpPtr >= end {
+					if err := d.applyFilter(f); err != nil {
+						d.err = err
+						return 0, err
+					}
+					d.fhead++
+					d.wrPtr = end
+					continue
+				}
+				limit = d.wrPtr
+			case f.start < limit:
+				limit = f.start
+			}
+		}
+		if d.wrPtr < limit {
+			n := d.flushWindow(p, limit)
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
+		if d.err != nil {
+			return 0, d.err
+		}
+		if d.fileDone {
+			if d.size >= 0 && d.out < d.size {
+				d.err = errShort5
+				return 0, d.err
+			}
+			return 0, io.EOF
+		}
+		if d.size >= 0 && d.unpPtr-d.fileStart > uint64(d.size) {
+			// More decoded than declared: stop here, as unrar does.
+			d.fileDone = true
+			continue
+		}
+		stopAt := d.wrPtr + uint64(len(d.win)) - maxMatch5
+		if s := d.unpPtr + decodeBatch5; s < stopAt {
+			stopAt = s
+		}
+		if stopAt <= d.unpPtr {
+			d.err = errFilterWin5
+			return 0, d.err
+		}
+		if err := d.decode(stopAt); err != nil {
+			d.err = err
+		}
+	}
+}
+
+// flushWindow returns window bytes from wrPtr up to limit.
+func (d *decoder5) flushWindow(p []byte, limit uint64) int {
+	from := d.wrPtr & d.mask
+	n := limit - d.wrPtr
+	if rest := uint64(len(d.win)) - from; n > rest {
+		n = rest
+	}
+	src := d.win[from : from+n]
+	m := d.emit(p, src)
+	if m == 0 && len(src) > 0 {
+		// Past the declared size: drop the bytes.
+		d.wrPtr += n
+		return 0
+	}
+	d.wrPtr += uint64(m)
+	return m
+}
+
+// emit copies src to p, never beyond the declared size, and counts it.
+func (d *decoder5) emit(p, src []byte) int {
+	if d.size >= 0 {
+		if left := d.size - d.out; int64(len(src)) > left {
+			src = src[:left]
+		}
+	}
+	n := copy(p, src)
+	d.out += int64(n)
+	return n
+}
+
+// applyFilter copies f's block out of the window, filters it and makes it
+// the pending output.
+func (d *decoder5) applyFilter(f *filter5) error {
+	n := int(f.length)
+	if cap(d.fbuf) < n {
+		d.fbuf = make([]byte, n, maxFilterLen5)
+	}
+	buf := d.fbuf[:n]
+	from := f.start & d.mask
+	c := copy(buf, d.win[from:])
+	copy(buf[c:], d.win)
+	offset := uint32(f.start - d.fileStart)
+	switch f.typ {
+	case filter5E8:
+		filterE8(buf, offset, false)
+	case filter5E8E9:
+		filterE8(buf, offset, true)
+	case filter5ARM:
+		filterARM(buf, offset)
+	case filter5Delta:
+		if cap(d.fdst) < n {
+			d.fdst = make([]byte, n, maxFilterLen5)
+		}
+		dst := d.fdst[:n]
+		filterDelta(dst, buf, int(f.channels))
+		buf = dst
+	default:
+		return errFilter5
+	}
+	d.pend = buf
+	if len(buf) > 0 && d.size >= 0 && d.out >= d.size {
+		// Entirely past the declared size.
+		d.pend = nil
+	}
+	return nil
+}
+
+// filterE8 undoes the x86 CALL (and with e9, JMP) address transform over
+// buf, whose first byte is at offset in the entry.
+func filterE8(buf []byte, offset uint32, e9 bool) {
+	const fileSize = 0x1000000
+	cmp2 := byte(0xe8)
+	if e9 {
+		cmp2 = 0xe9
+	}
+	for i := 0; i+4 < len(buf); {
+		c := buf[i]
+		i++
+		if c != 0xe8 && c != cmp2 {
+			continue
+		}
+		off := (uint32(i) + offset) % fileSize
+		addr := binary.LittleEndian.Uint32(buf[i:])
+		if addr&0x80000000 != 0 {
+			if (addr+off)&0x80000000 == 0 {
+				binary.LittleEndian.PutUint32(buf[i:], addr+fileSize)
+			}
+		} else if (addr-fileSize)&0x80000000 != 0 {
+			binary.LittleEndian.PutUint32(buf[i:], addr-off)
+		}
+		i += 4
+	}
+}
+
+// filterARM undoes the ARM BL address transform.
+func filterARM(buf []byte, offset uint32) {
+	for i := 0; i+3 < len(buf); i += 4 {
+		b := buf[i : i+4 : i+4]
+		if b[3] != 0xeb {
+			continue
+		}
+		v := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
+		v -= (offset + uint32(i)) / 4
+		b[0], b[1], b[2] = byte(v), byte(v>>8), byte(v>>16)
+	}
+}
+
+// filterDelta undoes the delta transform: src holds each channel's byte
+// differences one channel after the other; dst gets them interleaved.
+func filterDelta(dst, src []byte, channels int) {
+	s := 0
+	for ch := 0; ch < channels; ch++ {
+		var prev byte
+		for i := ch; i < len(dst); i += channels {
+			prev -= src[s]
+			dst[i] = prev
+			s++
+		}
+	}
+}
