@@ -229,7 +229,7 @@ func parseCrypt5(f *field5, withIV bool, offset int64) (*crypt5, error) {
 // file5 is a file or service header.
 type file5 struct {
 	block5
-	flags      uint64
+	fflags     uint64 // file flags (block5.flags holds the common ones)
 	unpSize    int64 // -1 when unknown
 	attr       uint64
 	mtime      time.Time
@@ -263,18 +263,18 @@ const (
 func parseFile5(b *block5) (*file5, error) {
 	fh := &file5{block5: *b}
 	f := &fh.body
-	fh.flags = f.vint()
+	fh.fflags = f.vint()
 	fh.unpSize = int64(f.vint())
-	if fh.flags&fhfl5UnpUnknown != 0 {
+	if fh.fflags&fhfl5UnpUnknown != 0 {
 		fh.unpSize = -1
 	} else if fh.unpSize < 0 {
 		f.bad = true
 	}
 	fh.attr = f.vint()
-	if fh.flags&fhfl5UnixTime != 0 {
+	if fh.fflags&fhfl5UnixTime != 0 {
 		fh.mtime = time.Unix(int64(f.u32()), 0)
 	}
-	if fh.flags&fhfl5CRC32 != 0 {
+	if fh.fflags&fhfl5CRC32 != 0 {
 		fh.hasCRC = true
 		fh.crc = f.u32()
 	}

@@ -138,8 +138,7 @@ func (r *reader5) service(b *block5) error {
 		return r.vol.skip(b.dataSize)
 	}
 	// Read the comment through the entry machinery.
-	r.cur, r.last = fh, fh
-	r.started, r.finished, r.rerr = false, false, nil
+	r.begin(fh)
 	data, err := io.ReadAll(io.LimitReader(readerFunc(r.Read), maxComment5+1))
 	r.cur = nil
 	if err != nil {
@@ -248,7 +247,7 @@ func (r *reader5) begin(fh *file5) {
 	case fh.redirType == redir5HardLink || fh.redirType == redir5FileCopy:
 		e.Type = archive.TypeHardlink
 		e.Linkname = fh.redirName
-	case fh.flags&fhfl5Dir != 0:
+	case fh.fflags&fhfl5Dir != 0:
 		e.Type = archive.TypeDir
 	default:
 		e.Type = archive.TypeFile
