@@ -404,24 +404,29 @@ func slotLength5(slot uint32, v uint64) (length uint32, used int) {
 }
 
 // decode runs the LZ loop until position stopAt (which leaves room for a
-// longest match before unwritten output) or the end of the entry.
+// longest match before unwritten output) or the end of the entry. The
+// input position lives in a local between stops at the border, which is
+// where every bound on the input is checked: before it, a symbol can never
+// read past the buffered bytes and their padding.
 func (d *decoder5) decode(stopAt uint64) error {
 	win := d.win
 	mask := d.mask
 	unp := d.unpPtr
+	in := d.in
+	bp := d.bp
+	border := d.border
 	for unp < stopAt {
-		if d.bp >= d.border {
-			d.unpPtr = unp
+		if bp >= border {
+			d.bp, d.unpPtr = bp, unp
 			if err := d.advance(); err != nil {
 				return err
 			}
 			if d.fileDone {
 				return nil
 			}
+			in, bp, border = d.in, d.bp, d.border
 			continue
 		}
-		in := d.in
-		bp := d.bp
 		field := uint32(peek(in, bp)>>48) & 0xfffe
 		var slot uint32
 		if field < d.ld.decodeLen[quickBits5] {
@@ -436,7 +441,6 @@ func (d *decoder5) decode(stopAt uint64) error {
 		if slot < 256 {
 			win[unp&mask] = byte(slot)
 			unp++
-			d.bp = bp
 			continue
 		}
 		var length uint32
@@ -446,8 +450,8 @@ func (d *decoder5) decode(stopAt uint64) error {
 			l, n := slotLength5(slot-262, peek(in, bp))
 			bp += n
 			length = l
-			d.bp = bp
-			ds := d.sym(&d.dd)
+			ds, n := d.dd.decode(peek(in, bp))
+			bp += n
 			dist = 1
 			if ds < 4 {
 				dist += uint64(ds)
@@ -456,13 +460,15 @@ func (d *decoder5) decode(stopAt uint64) error {
 				dist += uint64(2|ds&1) << dbits
 				if dbits >= 4 {
 					if dbits > 4 {
-						dist += (peek(in, d.bp) >> (64 - (dbits - 4))) << 4
-						d.bp += dbits - 4
+						dist += (peek(in, bp) >> (64 - (dbits - 4))) << 4
+						bp += dbits - 4
 					}
-					dist += uint64(d.sym(&d.ldd))
+					low, n := d.ldd.decode(peek(in, bp))
+					bp += n
+					dist += uint64(low)
 				} else {
-					dist += peek(in, d.bp) >> (64 - dbits)
-					d.bp += dbits
+					dist += peek(in, bp) >> (64 - dbits)
+					bp += dbits
 				}
 			}
 			if dist > 0x100 {
@@ -482,49 +488,59 @@ func (d *decoder5) decode(stopAt uint64) error {
 				d.unpPtr = unp
 				return err
 			}
+			bp = d.bp
 			continue
 		case slot == 257:
-			d.bp = bp
 			if d.lastLength == 0 {
 				continue
 			}
 			length, dist = d.lastLength, d.oldDist[0]
 		default: // 258..261: a repeated distance
-			n := slot - 258
-			dist = d.oldDist[n]
-			for i := n; i > 0; i-- {
+			i := slot - 258
+			dist = d.oldDist[i]
+			for ; i > 0; i-- {
 				d.oldDist[i] = d.oldDist[i-1]
 			}
 			d.oldDist[0] = dist
-			d.bp = bp
-			ls := d.sym(&d.rd)
-			l, nb := slotLength5(ls, peek(in, d.bp))
-			d.bp += nb
+			ls, n := d.rd.decode(peek(in, bp))
+			bp += n
+			l, n := slotLength5(ls, peek(in, bp))
+			bp += n
 			length = l
 			d.lastLength = length
 		}
 		copyMatch5(win, mask, unp, dist, length)
 		unp += uint64(length)
 	}
-	d.unpPtr = unp
+	d.bp, d.unpPtr = bp, unp
 	return nil
 }
 
-// copyMatch5 copies length bytes from dist back, within the window.
+// copyMatch5 copies length bytes from dist back, within the window. It may
+// write up to 7 bytes past the match (decoding stops maxMatch5 bytes short
+// of unwritten output, which covers them).
 func copyMatch5(win []byte, mask, unp, dist uint64, length uint32) {
 	dst := unp & mask
 	src := (unp - dist) & mask
 	n := uint64(length)
-	if dst+n <= uint64(len(win)) && src+n <= uint64(len(win)) {
-		if dist >= n {
-			copy(win[dst:dst+n], win[src:src+n])
+	size := uint64(len(win))
+	if dst+n+8 <= size && src+n+8 <= size && src < dst {
+		if dist >= 8 {
+			for i := uint64(0); i < n; i += 8 {
+				binary.LittleEndian.PutUint64(win[dst+i:], binary.LittleEndian.Uint64(win[src+i:]))
+			}
 			return
 		}
-		d := win[dst : dst+n]
-		s := win[src : src+n]
-		for i := range d {
-			d[i] = s[i]
+		// A short period: repeat it, doubling what each copy moves.
+		for n > 0 {
+			c := uint64(copy(win[dst:dst+n], win[src:dst]))
+			dst += c
+			n -= c
 		}
+		return
+	}
+	if dst+n <= size && src+n <= size && dist >= n {
+		copy(win[dst:dst+n], win[src:src+n])
 		return
 	}
 	for i := uint64(0); i < n; i++ {

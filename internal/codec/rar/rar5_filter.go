@@ -117,7 +117,7 @@ func (d *decoder5) emit(p, src []byte) int {
 func (d *decoder5) applyFilter(f *filter5) error {
 	n := int(f.length)
 	if cap(d.fbuf) < n {
-		d.fbuf = make([]byte, n, maxFilterLen5)
+		d.fbuf = make([]byte, grow5(n))
 	}
 	buf := d.fbuf[:n]
 	from := f.start & d.mask
@@ -133,7 +133,7 @@ func (d *decoder5) applyFilter(f *filter5) error {
 		filterARM(buf, offset)
 	case filter5Delta:
 		if cap(d.fdst) < n {
-			d.fdst = make([]byte, n, maxFilterLen5)
+			d.fdst = make([]byte, grow5(n))
 		}
 		dst := d.fdst[:n]
 		filterDelta(dst, buf, int(f.channels))
@@ -201,4 +201,14 @@ func filterDelta(dst, src []byte, channels int) {
 			s++
 		}
 	}
+}
+
+// grow5 rounds a filter buffer size up to a power of two (at least 64 KiB),
+// so buffers grow a few times at most.
+func grow5(n int) int {
+	c := 64 << 10
+	for c < n {
+		c <<= 1
+	}
+	return c
 }

@@ -230,7 +230,7 @@ func parseCrypt5(f *field5, withIV bool, offset int64) (*crypt5, error) {
 type file5 struct {
 	block5
 	fflags     uint64 // file flags (block5.flags holds the common ones)
-	unpSize    int64 // -1 when unknown
+	unpSize    int64  // -1 when unknown
 	attr       uint64
 	mtime      time.Time
 	atime      time.Time

@@ -92,3 +92,15 @@ func (h *huff5) slow(field uint32) (sym, bits uint32) {
 	}
 	return uint32(h.num[pos]), bits
 }
+
+// decode decodes one symbol from v (the next input bits, left-aligned),
+// returning it and its code length.
+func (h *huff5) decode(v uint64) (uint32, int) {
+	field := uint32(v>>48) & 0xfffe
+	if field < h.decodeLen[h.quickBits] {
+		e := h.quick[(field>>(16-h.quickBits))&(1<<quickBits5-1)]
+		return e & 0xffff, int(e >> 16)
+	}
+	s, n := h.slow(field)
+	return s, int(n)
+}

@@ -144,7 +144,7 @@ func (r *reader5) service(b *block5) error {
 	if err != nil {
 		r.opt.Warnf("rar: archive comment unreadable: " + err.Error())
 	} else {
-		r.comment = string(data)
+		r.comment = strings.TrimRight(string(data), "\x00")
 	}
 	return r.skipRest()
 }
@@ -257,6 +257,7 @@ func (r *reader5) begin(fh *file5) {
 	}
 	e.Mode = mode5(fh, e.Type)
 	switch {
+	case e.Type != archive.TypeFile:
 	case fh.blake != nil:
 		e.Checksum = verify.BLAKE2sp
 		if !r.partSplit && (fh.crypt == nil || !fh.crypt.useMAC) {
