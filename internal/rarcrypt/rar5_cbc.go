@@ -52,20 +52,16 @@ func (c *CBC) Decrypt(buf []byte) {
 	}
 }
 
-// Reader decrypts an AES-CBC stream read from an underlying reader through
-// one reused buffer: no allocation per Read.
+// Reader decrypts an AES-CBC stream read from an underlying reader. It
+// decrypts in place in the caller's buffer; only a block that a short
+// read leaves over is kept inside, so Read allocates nothing.
 type Reader struct {
-	r   io.Reader
-	cbc CBC
-	buf []byte
-	pos int // start of decrypted, unread bytes in buf
-	end int // end of decrypted bytes
-	raw int // end of raw (not yet decrypted) bytes, a partial block
-	err error
+	r    io.Reader
+	cbc  CBC
+	tail [16]byte // a decrypted block not yet returned in full
+	pos  int      // start of the unread part of tail; 16 when empty
+	err  error
 }
-
-// readerBufSize is the decryption buffer size.
-const readerBufSize = 64 << 10
 
 // NewReader returns a Reader decrypting r with key and iv.
 func NewReader(r io.Reader, key, iv []byte) (*Reader, error) {
@@ -73,38 +69,66 @@ func NewReader(r io.Reader, key, iv []byte) (*Reader, error) {
 	return d, d.Reset(r, key, iv)
 }
 
-// Reset makes d decrypt a new stream, reusing its buffer and key schedule.
+// Reset makes d decrypt a new stream, reusing its key schedule.
 func (d *Reader) Reset(r io.Reader, key, iv []byte) error {
-	if d.buf == nil {
-		d.buf = make([]byte, readerBufSize)
-	}
-	d.r, d.pos, d.end, d.raw, d.err = r, 0, 0, 0, nil
+	d.r, d.pos, d.err = r, len(d.tail), nil
 	return d.cbc.Reset(key, iv)
 }
 
 // Read returns decrypted bytes. The underlying stream must end on a block
 // boundary; a partial last block is ErrBlockSize.
 func (d *Reader) Read(p []byte) (int, error) {
-	for d.pos == d.end {
-		if d.err != nil {
-			return 0, d.err
-		}
-		// Keep the partial block at the front and fill behind it.
-		n := copy(d.buf, d.buf[d.end:d.raw])
-		d.pos, d.end, d.raw = 0, 0, n
-		m, err := d.r.Read(d.buf[d.raw:])
-		d.raw += m
-		whole := d.raw &^ 15
-		d.cbc.Decrypt(d.buf[:whole])
-		d.end = whole
-		if err != nil {
-			if err == io.EOF && d.raw != d.end {
-				err = ErrBlockSize
-			}
-			d.err = err
-		}
+	if d.pos < len(d.tail) {
+		n := copy(p, d.tail[d.pos:])
+		d.pos += n
+		return n, nil
 	}
-	n := copy(p, d.buf[d.pos:d.end])
-	d.pos += n
-	return n, nil
+	if d.err != nil {
+		return 0, d.err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(p) < len(d.tail) {
+		// Too small for a block: decrypt one into tail.
+		if err := d.fill(d.tail[:]); err != nil {
+			return 0, err
+		}
+		d.pos = copy(p, d.tail[:])
+		return d.pos, nil
+	}
+	whole := len(p) &^ 15
+	m, err := io.ReadAtLeast(d.r, p[:whole], len(d.tail))
+	if m%16 != 0 && (err == nil || err == io.ErrUnexpectedEOF) {
+		// Complete the last block.
+		k, err2 := io.ReadFull(d.r, p[m:(m+15)&^15])
+		m += k
+		err = err2
+	}
+	if m%16 != 0 || (err == io.ErrUnexpectedEOF) {
+		d.err = ErrBlockSize
+		return 0, d.err
+	}
+	if err != nil && err != io.EOF {
+		d.err = err
+	}
+	if err == io.EOF && m == 0 {
+		d.err = io.EOF
+		return 0, io.EOF
+	}
+	d.cbc.Decrypt(p[:m])
+	return m, nil
+}
+
+// fill reads and decrypts exactly one block into b.
+func (d *Reader) fill(b []byte) error {
+	if _, err := io.ReadFull(d.r, b); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			err = ErrBlockSize
+		}
+		d.err = err
+		return err
+	}
+	d.cbc.Decrypt(b)
+	return nil
 }
