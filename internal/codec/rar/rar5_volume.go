@@ -90,7 +90,10 @@ func (r *reader5) readBlock() (block5, error) {
 		buf := r.hdrBuf[:7]
 		n, err := io.ReadFull(v.r, buf)
 		v.pos += int64(n)
-		if err != nil && n == 0 {
+		if err != nil && n < 5 {
+			if n > 0 {
+				err = io.ErrUnexpectedEOF
+			}
 			return block5{}, r.headerReadErr(err, off)
 		}
 		size, vlen := uvarint5(buf[4:n])
