@@ -50,6 +50,9 @@ type reader5 struct {
 	// Packed data of the current part.
 	partLeft  int64
 	partSplit bool // more parts follow in the next volume
+	partRead  bool // every byte of the part so far went through rawPart5
+	partCRC   hash.Hash32
+	partBlake hash.Hash
 	cbc       rarcrypt.Reader
 	raw       rawPart5
 	packed    packed5
@@ -223,7 +226,7 @@ func (r *reader5) Next() (*archive.Entry, error) {
 func (r *reader5) begin(fh *file5) {
 	r.cur, r.last = fh, fh
 	r.started, r.finished, r.rerr, r.entryKey = false, false, nil, nil
-	r.partLeft, r.partSplit = fh.dataSize, fh.flags&hfl5SplitAfter != 0
+	r.startPart(fh)
 	e := &r.entry
 	*e = archive.Entry{
 		Name:       fh.name,
@@ -358,6 +361,9 @@ func (r *reader5) finishEntry() error {
 // and any later volume.
 func (r *reader5) skipRest() error {
 	for {
+		if r.partLeft > 0 {
+			r.partRead = false
+		}
 		if err := r.vol.skip(r.partLeft); err != nil {
 			return r.dataReadErr(err)
 		}
@@ -371,9 +377,65 @@ func (r *reader5) skipRest() error {
 	}
 }
 
+// startPart starts reading the data of one part of an entry. The header
+// of a part that continues in the next volume carries the checksum of the
+// part's packed bytes.
+func (r *reader5) startPart(fh *file5) {
+	r.partLeft, r.partSplit = fh.dataSize, fh.flags&hfl5SplitAfter != 0
+	r.partRead = r.partSplit
+	if r.partCRC == nil {
+		r.partCRC = crc32.NewIEEE()
+	}
+	r.partCRC.Reset()
+	r.partBlake = nil
+	if r.partSplit && fh.blake != nil {
+		r.partBlake = verify.New(verify.BLAKE2sp)
+	}
+}
+
+// checkPart verifies the packed checksum of a part that was read whole.
+func (r *reader5) checkPart() error {
+	fh := r.last
+	if !r.partRead || !r.partSplit {
+		return nil
+	}
+	var key *rarcrypt.RAR5Keys
+	if fh.crypt != nil && fh.crypt.useMAC {
+		if key = r.entryKey; key == nil {
+			return nil
+		}
+	}
+	var e *verify.MismatchError
+	switch {
+	case fh.blake != nil && r.partBlake != nil:
+		got := r.partBlake.Sum(nil)
+		if key != nil {
+			got = key.MACDigest(got[:0], got)
+		}
+		if string(got) != string(fh.blake) {
+			e = &verify.MismatchError{Kind: verify.BLAKE2sp, Want: fh.blake, Got: got}
+		}
+	case fh.hasCRC:
+		got := r.partCRC.Sum32()
+		if key != nil {
+			got = key.MACCRC32(got)
+		}
+		if got != fh.crc {
+			e = &verify.MismatchError{Kind: verify.CRC32, Want: binary.BigEndian.AppendUint32(nil, fh.crc), Got: binary.BigEndian.AppendUint32(nil, got)}
+		}
+	}
+	if e != nil {
+		return archive.Corruptf("rar: packed data in %s: %v", r.vol.name, e)
+	}
+	return nil
+}
+
 // nextPart opens the next volume and finds the continuation of the current
 // entry there.
 func (r *reader5) nextPart() error {
+	if err := r.checkPart(); err != nil {
+		return err
+	}
 	if err := r.nextVolume(); err != nil {
 		return err
 	}
@@ -392,7 +454,7 @@ func (r *reader5) nextPart() error {
 				return archive.Corruptf("rar: %s: %v", r.vol.name, errNoContinuation)
 			}
 			r.last = fh
-			r.partLeft, r.partSplit = fh.dataSize, fh.flags&hfl5SplitAfter != 0
+			r.startPart(fh)
 			return nil
 		case head5End:
 			return archive.Corruptf("rar: %s: %v", r.vol.name, errNoContinuation)
@@ -574,6 +636,12 @@ func (p *rawPart5) Read(b []byte) (int, error) {
 	n, err := r.vol.r.Read(b)
 	r.vol.pos += int64(n)
 	r.partLeft -= int64(n)
+	if r.partRead {
+		r.partCRC.Write(b[:n])
+		if r.partBlake != nil {
+			r.partBlake.Write(b[:n])
+		}
+	}
 	if err == io.EOF || n == 0 && err == nil {
 		err = r.dataReadErr(io.ErrUnexpectedEOF)
 	}

@@ -241,10 +241,25 @@ func TestRAR5Volumes(t *testing.T) {
 		}
 		sameFiles(t, files, want)
 	}
+	// Damage in the first part is found at the volume switch.
+	bad := bytes.Clone(vols[0])
+	bad[len(bad)-100] ^= 1
+	if err := os.WriteFile(paths[0], bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, f, err := openFile(t, paths[0], &archive.Options{})
+	if err == nil {
+		_, _, err = readAll(r)
+		f.Close()
+	}
+	if !errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), "packed data") {
+		t.Fatalf("damaged part: %v", err)
+	}
+	os.WriteFile(paths[0], vols[0], 0o644)
 	// A missing volume is reported by name.
 	last := paths[len(paths)-1]
 	os.Remove(last)
-	r, f, err := openFile(t, paths[0], &archive.Options{})
+	r, f, err = openFile(t, paths[0], &archive.Options{})
 	if err == nil {
 		_, _, err = readAll(r)
 		f.Close()
@@ -453,5 +468,36 @@ func TestRAR5CorpusOneByte(t *testing.T) {
 				t.Errorf("%s: %s differs", row.Local, name)
 			}
 		}
+	}
+}
+
+// TestRAR5Limit: a dictionary above the memory limit is refused before it
+// is allocated, unless the entry is small enough to need less.
+func TestRAR5Limit(t *testing.T) {
+	const dict4G = 15 << 10 // compression info: dictionary 128 KiB << 15
+	tests := []struct {
+		name string
+		e    w5entry
+		want error
+	}{
+		{"unknown-size", w5entry{name: "a", data: patternData(100, 1), ci: 3<<7 | dict4G, unknownSize: true}, archive.ErrLimit},
+		{"large", w5entry{name: "a", data: patternData(100, 1), ci: 3<<7 | dict4G, claimSize: 2 << 30}, archive.ErrLimit},
+		{"small", w5entry{name: "a", data: patternData(100, 1), ci: 3<<7 | dict4G}, archive.ErrCorrupt},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			arc := vols1(t, w5opts{}, tc.e)
+			r, err := openBytes(arc, &archive.Options{MemLimit: 64 << 20}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Next(); err != nil {
+				t.Fatal(err)
+			}
+			_, err = io.Copy(io.Discard, r)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+		})
 	}
 }

@@ -26,6 +26,10 @@ type w5entry struct {
 	noCheck  bool   // omit the password check value
 	mac      bool   // key the checksum
 	symlink  string // a Unix symlink to this target
+
+	ci          uint64 // compression info (0: stored); data is written as is
+	unknownSize bool   // flag the size as unknown
+	claimSize   int64  // declare this size instead of len(data)
 }
 
 type w5opts struct {
@@ -155,9 +159,16 @@ func (w *w5) fileHeader(typ uint64, e *w5entry, part []byte, splitBefore, splitA
 	if e.dir {
 		fflags = fhfl5Dir
 	}
+	if e.unknownSize {
+		fflags |= fhfl5UnpUnknown
+	}
+	size := uint64(len(e.data))
+	if e.claimSize > 0 {
+		size = uint64(e.claimSize)
+	}
 	var body []byte
 	body = vint5(body, fflags)
-	body = vint5(body, uint64(len(e.data)))
+	body = vint5(body, size)
 	attr := uint64(0o644)
 	if e.dir {
 		attr = 0o755
@@ -169,7 +180,7 @@ func (w *w5) fileHeader(typ uint64, e *w5entry, part []byte, splitBefore, splitA
 		}
 		body = binary.LittleEndian.AppendUint32(body, crc)
 	}
-	body = vint5(body, 0) // stored, version 0, 128 KiB dictionary
+	body = vint5(body, e.ci)
 	body = vint5(body, host5Unix)
 	body = vint5(body, uint64(len(e.name)))
 	body = append(body, e.name...)
