@@ -217,7 +217,8 @@ func (d *decoder5) fill(n int) error {
 
 // peek returns the next 57 or more bits, left-aligned.
 func peek(in []byte, bp int) uint64 {
-	return binary.BigEndian.Uint64(in[bp>>3:]) << (bp & 7)
+	i := uint(bp >> 3)
+	return binary.BigEndian.Uint64(in[i:i+8:i+8]) << (bp & 7)
 }
 
 // bits reads n (at most 32) bits.
@@ -441,6 +442,21 @@ func (d *decoder5) decode(stopAt uint64) error {
 		if slot < 256 {
 			win[unp&mask] = byte(slot)
 			unp++
+			// Literals come in runs: decode a second one from the bits
+			// already loaded when its code resolves in one lookup.
+			if bp >= border || unp >= stopAt {
+				continue
+			}
+			field = uint32(peek(in, bp)>>48) & 0xfffe
+			if field >= d.ld.decodeLen[quickBits5] {
+				continue
+			}
+			e := d.ld.quick[field>>(16-quickBits5)]
+			if s := e & 0xffff; s < 256 {
+				win[unp&mask] = byte(s)
+				unp++
+				bp += int(e >> 16)
+			}
 			continue
 		}
 		var length uint32
@@ -525,6 +541,10 @@ func copyMatch5(win []byte, mask, unp, dist uint64, length uint32) {
 	n := uint64(length)
 	size := uint64(len(win))
 	if dst+n+8 <= size && src+n+8 <= size && src < dst {
+		if dist >= n && n > 32 {
+			copy(win[dst:dst+n], win[src:src+n])
+			return
+		}
 		if dist >= 8 {
 			for i := uint64(0); i < n; i += 8 {
 				binary.LittleEndian.PutUint64(win[dst+i:], binary.LittleEndian.Uint64(win[src+i:]))
