@@ -30,12 +30,17 @@ type reader5 struct {
 	hdrPassword string
 	hdrChecked  bool // the header password is known right
 	hdrCBC      rarcrypt.CBC
-	keys        rarcrypt.KeyCache5
+	keys        *rarcrypt.KeyCache5 // shared with readers made by Open(i)
+	ra          io.ReaderAt         // the first volume, when seekable
+	sfxOffset   int64
 
-	comment string
-	pending *block5 // a header read ahead by Open
-	fatal   error   // the archive cannot be read further
-	done    bool    // end of archive reached
+	comment  string
+	name0    string  // name of the volume opened
+	index0   int     // its index in the set
+	seekable bool    // volumes are read through section readers (random access)
+	pending  *block5 // a header read ahead by Open
+	fatal    error   // the archive cannot be read further
+	done     bool    // end of archive reached
 
 	// The current entry.
 	cur      *file5
@@ -68,18 +73,14 @@ type reader5 struct {
 // openRAR5 opens a RAR 5 archive whose signature starts in.R, at offset
 // sfxOffset of the file.
 func openRAR5(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive.Reader, error) {
-	r := &reader5{opt: opt, path: in.Path, hdrBuf: make([]byte, 4096), crc: crc32.NewIEEE()}
-	r.raw.r = r
-	r.packed.r = r
-	r.store.r = r
-	if in.Path != "" {
-		r.names, _ = parseVolumeName(in.Path, false)
-	}
+	r := newReader5(opt, in.Path)
+	r.ra, r.sfxOffset = in.RA, sfxOffset
 	name := in.Name
 	if name == "" {
 		name = in.Path
 	}
 	r.vol = volume5{r: bufio.NewReaderSize(in.R, 64<<10), pos: sfxOffset, name: name}
+	r.name0 = name
 	if err := r.startVolume(); err != nil {
 		return nil, err
 	}
@@ -97,20 +98,44 @@ func openRAR5(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive
 			}
 		}
 	}
-	// Read ahead to the first entry, so the archive comment is available.
+	r.index0 = r.vol.index
+	if err := r.readAhead(); err != nil {
+		return nil, err
+	}
+	if r.ra != nil && r.main.flags&mhfl5Solid == 0 && r.vol.f == nil {
+		return &random5{reader5: r}, nil
+	}
+	return r, nil
+}
+
+// newReader5 returns a reader with its buffers and stages wired up.
+func newReader5(opt *archive.Options, path string) *reader5 {
+	r := &reader5{opt: opt, path: path, hdrBuf: make([]byte, 4096), crc: crc32.NewIEEE(), keys: new(rarcrypt.KeyCache5)}
+	r.raw.r = r
+	r.packed.r = r
+	r.store.r = r
+	if path != "" {
+		r.names, _ = parseVolumeName(path, false)
+	}
+	return r
+}
+
+// readAhead reads the headers before the first entry, so the archive
+// comment is available before Next.
+func (r *reader5) readAhead() error {
 	for {
 		b, err := r.readBlock()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if b.typ == head5Service {
 			if err := r.service(&b); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
 		r.pending = &b
-		return r, nil
+		return nil
 	}
 }
 

@@ -17,10 +17,11 @@ import (
 // volume5 is the volume being read.
 type volume5 struct {
 	r     *bufio.Reader
-	f     *os.File // nil for the input the archive was opened from
-	index int      // 0-based volume index
-	pos   int64    // file offset of the next byte of r
-	name  string   // for messages
+	sr    *io.SectionReader // set when the volume is seekable: skips seek
+	f     *os.File          // nil for the input the archive was opened from
+	index int               // 0-based volume index
+	pos   int64             // file offset of the next byte of r
+	name  string            // for messages
 }
 
 // read fills p completely; a short read is io.ErrUnexpectedEOF (io.EOF when
@@ -31,8 +32,19 @@ func (v *volume5) read(p []byte) error {
 	return err
 }
 
-// skip discards n bytes.
+// skip discards n bytes, seeking past them when the volume is seekable.
 func (v *volume5) skip(n int64) error {
+	if v.sr != nil && n > int64(v.r.Buffered()) {
+		b := v.r.Buffered()
+		v.r.Discard(b)
+		if _, err := v.sr.Seek(n-int64(b), io.SeekCurrent); err != nil {
+			return err
+		}
+		v.r.Reset(v.sr)
+		v.pos += n
+		// Past the end is found by the next read, as when reading.
+		return nil
+	}
 	for n > 0 {
 		c := n
 		if c > 1<<30 {
@@ -269,12 +281,18 @@ func (r *reader5) openVolumeIndex(i int) error {
 	if r.vol.f != nil {
 		r.vol.f.Close()
 	}
-	if r.volBuf == nil {
-		r.volBuf = bufio.NewReaderSize(f, 64<<10)
-	} else {
-		r.volBuf.Reset(f)
+	var src io.Reader = f
+	var sr *io.SectionReader
+	if r.seekable {
+		sr = io.NewSectionReader(f, 0, 1<<62)
+		src = sr
 	}
-	r.vol = volume5{r: r.volBuf, f: f, index: i, name: name}
+	if r.volBuf == nil {
+		r.volBuf = bufio.NewReaderSize(src, 64<<10)
+	} else {
+		r.volBuf.Reset(src)
+	}
+	r.vol = volume5{r: r.volBuf, sr: sr, f: f, index: i, name: name}
 	return r.startVolume()
 }
 
