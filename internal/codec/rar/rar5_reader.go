@@ -162,7 +162,7 @@ func (r *reader5) service(b *block5) error {
 	if err != nil {
 		return err
 	}
-	if fh.name != "CMT" || fh.crypt != nil || fh.unpSize > maxComment5 || fh.flags&hfl5SplitAfter != 0 {
+	if fh.name != "CMT" || fh.unpSize > maxComment5 || fh.flags&hfl5SplitAfter != 0 {
 		return r.vol.skip(b.dataSize)
 	}
 	// Read the comment through the entry machinery.
