@@ -516,3 +516,30 @@ func TestRAR5Limit(t *testing.T) {
 		})
 	}
 }
+
+// TestRAR5ContinueAfterDataError: a damaged entry reports a checksum
+// mismatch and the next entry still reads.
+func TestRAR5ContinueAfterDataError(t *testing.T) {
+	a, b := patternData(1000, 12), patternData(1000, 13)
+	arc := vols1(t, w5opts{}, w5entry{name: "a", data: a}, w5entry{name: "b", data: b})
+	i := bytes.Index(arc, a[:32])
+	arc[i+500] ^= 1
+	r, err := openBytes(arc, &archive.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, r); !errors.Is(err, archive.ErrChecksum) {
+		t.Fatalf("damaged entry: %v", err)
+	}
+	e, err := r.Next()
+	if err != nil || e.Name != "b" {
+		t.Fatalf("next entry: %v", err)
+	}
+	got, err := io.ReadAll(r)
+	if err != nil || !bytes.Equal(got, b) {
+		t.Fatalf("second entry: %v", err)
+	}
+}
