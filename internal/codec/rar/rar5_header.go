@@ -41,12 +41,10 @@ const (
 
 // File and service extra record types.
 const (
-	fhex5Crypt   = 0x01
-	fhex5Hash    = 0x02
-	fhex5Time    = 0x03
-	fhex5Version = 0x04
-	fhex5Redir   = 0x05
-	fhex5Owner   = 0x06
+	fhex5Crypt = 0x01
+	fhex5Hash  = 0x02
+	fhex5Time  = 0x03
+	fhex5Redir = 0x05
 )
 
 // Redirection types.
@@ -63,9 +61,6 @@ const (
 	maxHeader5Size = 2 << 20  // unrar's limit for one header
 	maxName5Len    = 64 << 10 // longest name accepted
 )
-
-// errHeader5 reports a header field that does not fit its header.
-var errHeader5 = archive.Corruptf("rar: malformed RAR 5 header")
 
 // field5 reads the fields of one header body. A read past the end sets a
 // sticky error and returns zeros, so a parse is checked once at the end.
@@ -229,26 +224,24 @@ func parseCrypt5(f *field5, withIV bool, offset int64) (*crypt5, error) {
 // file5 is a file or service header.
 type file5 struct {
 	block5
-	fflags     uint64 // file flags (block5.flags holds the common ones)
-	unpSize    int64  // -1 when unknown
-	attr       uint64
-	mtime      time.Time
-	atime      time.Time
-	hasCRC     bool
-	crc        uint32
-	version    uint64 // compression algorithm version: 0 (5.0), 1 (7.0)
-	solid      bool
-	method     int
-	dictSize   uint64
-	extraDist  bool // 7.0 algorithm with 64-bit distances
-	hostOS     uint64
-	name       string
-	crypt      *crypt5
-	blake      []byte // 32-byte BLAKE2sp, nil when absent
-	redirType  uint64
-	redirName  string
-	fileVer    uint64
-	hasFileVer bool
+	fflags    uint64 // file flags (block5.flags holds the common ones)
+	unpSize   int64  // -1 when unknown
+	attr      uint64
+	mtime     time.Time
+	atime     time.Time
+	hasCRC    bool
+	crc       uint32
+	version   uint64 // compression algorithm version: 0 (5.0), 1 (7.0)
+	solid     bool
+	method    int
+	dictSize  uint64
+	extraDist bool // 7.0 algorithm with 64-bit distances
+	hostOS    uint64
+	name      string
+	crypt     *crypt5
+	blake     []byte // 32-byte BLAKE2sp, nil when absent
+	redirType uint64
+	redirName string
 }
 
 // Compression info fields.
@@ -318,7 +311,10 @@ func parseFile5(b *block5) (*file5, error) {
 }
 
 // parseExtra reads the extra records of a file or service header. Unknown
-// records are skipped.
+// records are skipped, and so are the owner record (names and ids the sinks
+// do not apply) and the file version record: an older version keeps the
+// name it was stored under (unrar -ver would append ";N"), so a later,
+// newer version of the same name replaces it on extraction.
 func (fh *file5) parseExtra() error {
 	x := field5{b: fh.extra}
 	for len(x.b) > 0 {
@@ -343,10 +339,6 @@ func (fh *file5) parseExtra() error {
 			}
 		case fhex5Time:
 			fh.parseTimes(&rec)
-		case fhex5Version:
-			rec.vint()
-			fh.fileVer = rec.vint()
-			fh.hasFileVer = true
 		case fhex5Redir:
 			fh.redirType = rec.vint()
 			rec.vint() // flags: directory link
@@ -392,7 +384,9 @@ func (fh *file5) parseTimes(f *field5) {
 		if unix {
 			ns := int64(0)
 			if flags&htime5NS != 0 {
-				ns = int64(f.u32() & 0x3fffffff)
+				if ns = int64(f.u32() & 0x3fffffff); ns >= 1e9 {
+					ns = 0
+				}
 			}
 			ts[i] = time.Unix(int64(raw[i]), ns)
 		} else {

@@ -320,11 +320,9 @@ func method5(fh *file5) string {
 	return fmt.Sprintf("%sm%d:%d%s", v, fh.method, d, unit)
 }
 
-// Host systems.
-const (
-	host5Windows = 0
-	host5Unix    = 1
-)
+// host5Unix is the host system whose attributes are Unix modes; the other
+// (0, Windows) has DOS attributes.
+const host5Unix = 1
 
 // mode5 converts an entry's attributes to permission bits.
 func mode5(fh *file5, t archive.Type) fs.FileMode {
