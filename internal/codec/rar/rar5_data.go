@@ -1,0 +1,405 @@
+package rar
+
+// The data path of a RAR 5 entry: packed bytes across volume parts,
+// decryption, decompression or storage, and the checksums at the end.
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/rarcrypt"
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+// finishEntry moves past the rest of the current entry: in a solid archive
+// its data is decoded (later entries depend on it), otherwise skipped.
+func (r *reader5) finishEntry() error {
+	fh := r.cur
+	if !r.finished && fh.method != 0 && r.main.flags&mhfl5Solid != 0 && r.entry.Type == archive.TypeFile {
+		if !r.started {
+			if err := r.setup(); err != nil {
+				r.solidErr = err
+			}
+		}
+		if r.started && r.rerr == nil {
+			if r.skipBuf == nil {
+				r.skipBuf = make([]byte, 32<<10)
+			}
+			for {
+				_, err := r.dec.Read(r.skipBuf)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					r.solidErr = err
+					break
+				}
+			}
+		}
+	}
+	r.cur = nil
+	return r.skipRest()
+}
+
+// skipRest skips what is left of the current entry's packed data, in this
+// and any later volume.
+func (r *reader5) skipRest() error {
+	for {
+		if r.partLeft > 0 {
+			r.partRead = false
+		}
+		if err := r.vol.skip(r.partLeft); err != nil {
+			return r.dataReadErr(err)
+		}
+		r.partLeft = 0
+		if !r.partSplit {
+			return nil
+		}
+		if err := r.nextPart(); err != nil {
+			return err
+		}
+	}
+}
+
+// startPart starts reading the data of one part of an entry. The header
+// of a part that continues in the next volume carries the checksum of the
+// part's packed bytes.
+func (r *reader5) startPart(fh *file5) {
+	r.partLeft, r.partSplit = fh.dataSize, fh.flags&hfl5SplitAfter != 0
+	r.partRead = r.partSplit
+	if r.partCRC == nil {
+		r.partCRC = crc32.NewIEEE()
+	}
+	r.partCRC.Reset()
+	r.partBlake = nil
+	if r.partSplit && fh.blake != nil {
+		r.partBlake = verify.New(verify.BLAKE2sp)
+	}
+}
+
+// checkPart verifies the packed checksum of a part that was read whole.
+func (r *reader5) checkPart() error {
+	fh := r.last
+	if !r.partRead || !r.partSplit {
+		return nil
+	}
+	var key *rarcrypt.RAR5Keys
+	if fh.crypt != nil && fh.crypt.useMAC {
+		if key = r.entryKey; key == nil {
+			return nil
+		}
+	}
+	var e *verify.MismatchError
+	switch {
+	case fh.blake != nil && r.partBlake != nil:
+		got := r.partBlake.Sum(nil)
+		if key != nil {
+			got = key.MACDigest(got[:0], got)
+		}
+		if string(got) != string(fh.blake) {
+			e = &verify.MismatchError{Kind: verify.BLAKE2sp, Want: fh.blake, Got: got}
+		}
+	case fh.hasCRC:
+		got := r.partCRC.Sum32()
+		if key != nil {
+			got = key.MACCRC32(got)
+		}
+		if got != fh.crc {
+			e = &verify.MismatchError{Kind: verify.CRC32, Want: binary.BigEndian.AppendUint32(nil, fh.crc), Got: binary.BigEndian.AppendUint32(nil, got)}
+		}
+	}
+	if e != nil {
+		return archive.Corruptf("rar: packed data in %s: %v", r.vol.name, e)
+	}
+	return nil
+}
+
+// nextPart opens the next volume and finds the continuation of the current
+// entry there.
+func (r *reader5) nextPart() error {
+	if err := r.checkPart(); err != nil {
+		return err
+	}
+	if err := r.nextVolume(); err != nil {
+		return err
+	}
+	for {
+		b, err := r.readBlock()
+		if err != nil {
+			return err
+		}
+		switch b.typ {
+		case head5File:
+			fh, err := parseFile5(&b)
+			if err != nil {
+				return err
+			}
+			if fh.flags&hfl5SplitBefore == 0 {
+				return archive.Corruptf("rar: %s: %v", r.vol.name, errNoContinuation)
+			}
+			r.last = fh
+			r.startPart(fh)
+			return nil
+		case head5End:
+			return archive.Corruptf("rar: %s: %v", r.vol.name, errNoContinuation)
+		default:
+			if err := r.vol.skip(b.dataSize); err != nil {
+				return r.dataReadErr(err)
+			}
+		}
+	}
+}
+
+// dataReadErr turns a short read of data into a corruption error.
+func (r *reader5) dataReadErr(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return archive.Corruptf("rar: %s truncated at offset %d", r.vol.name, r.vol.pos)
+	}
+	return err
+}
+
+// Read reads the current entry's data, verifying its checksum at the end.
+func (r *reader5) Read(p []byte) (int, error) {
+	if r.cur == nil {
+		return 0, io.EOF
+	}
+	if r.finished {
+		return 0, r.rerr
+	}
+	if !r.started {
+		if err := r.setup(); err != nil {
+			r.finished, r.rerr = true, err
+			return 0, err
+		}
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, err := r.src.Read(p)
+	if n > 0 {
+		r.crc.Write(p[:n])
+		if r.blake != nil {
+			r.blake.Write(p[:n])
+		}
+	}
+	if err != nil {
+		if err == io.EOF {
+			err = r.check()
+		}
+		r.finished, r.rerr = true, err
+		if err == nil {
+			r.rerr = io.EOF
+			err = io.EOF
+		}
+	}
+	return n, err
+}
+
+// setup prepares the current entry's data stream: keys, decryption and
+// decompression.
+func (r *reader5) setup() error {
+	fh := r.cur
+	r.started = true
+	r.crc.Reset()
+	r.blake = nil
+	if fh.blake != nil {
+		if r.blake = verify.New(verify.BLAKE2sp); r.blake == nil {
+			return archive.Unsupportedf("rar: BLAKE2sp checksums cannot be verified yet")
+		}
+	}
+	if r.entry.Type != archive.TypeFile {
+		r.src = eofReader{}
+		return nil
+	}
+	if fh.crypt != nil {
+		k, pw, err := r.entryKeys(fh.crypt)
+		if err != nil {
+			return err
+		}
+		r.entryKey, r.entryPw = k, pw
+		if err := r.cbc.Reset(&r.raw, k.Key[:], fh.crypt.iv[:]); err != nil {
+			return err
+		}
+	}
+	if fh.method == 0 {
+		r.store.left = fh.unpSize
+		r.src = &r.store
+		return nil
+	}
+	if r.solidErr != nil && fh.solid {
+		return r.solidErr
+	}
+	alone := r.main.flags&mhfl5Solid == 0
+	if err := r.dec.Reset(&r.packed, fh.dictSize, fh.unpSize, fh.solid, alone, fh.extraDist, r.opt.Limit()); err != nil {
+		if errors.Is(err, errSolid5) && r.solidErr != nil {
+			return r.solidErr
+		}
+		return err
+	}
+	r.src = &r.dec
+	return nil
+}
+
+// entryKeys chooses the password of an encrypted entry: the first candidate
+// whose check value matches.
+func (r *reader5) entryKeys(c *crypt5) (*rarcrypt.RAR5Keys, string, error) {
+	if c.lg2Count > rarcrypt.RAR5MaxKDFLog2 {
+		return nil, "", archive.Unsupportedf("rar: key derivation count 2^%d too large", c.lg2Count)
+	}
+	pws, err := r.passwords()
+	if err != nil {
+		return nil, "", archive.Errorf(archive.ErrNeedPassword, "rar: entry is encrypted; a password is required")
+	}
+	checkable := c.check != nil && rarcrypt.RAR5CheckValid(c.check)
+	for _, pw := range pws {
+		k, err := r.keys.Derive(pw, c.salt[:], c.lg2Count)
+		if err != nil {
+			return nil, "", err
+		}
+		if !checkable || k.Matches(c.check) {
+			return k, pw, nil
+		}
+	}
+	return nil, "", archive.Errorf(archive.ErrPassword, "rar: wrong password")
+}
+
+// check verifies the entry's checksums (from its last part's header) once
+// all its data has been read.
+func (r *reader5) check() error {
+	fh := r.last
+	mac := r.entryKey != nil && fh.crypt != nil && fh.crypt.useMAC
+	if fh.hasCRC {
+		got := r.crc.Sum32()
+		if mac {
+			got = r.entryKey.MACCRC32(got)
+		}
+		if got != fh.crc {
+			return r.mismatch(&verify.MismatchError{Kind: verify.CRC32,
+				Want: binary.BigEndian.AppendUint32(nil, fh.crc), Got: binary.BigEndian.AppendUint32(nil, got)})
+		}
+	}
+	if fh.blake != nil {
+		if r.blake == nil {
+			return archive.Unsupportedf("rar: BLAKE2sp checksums cannot be verified yet")
+		}
+		got := r.blake.Sum(nil)
+		if mac {
+			got = r.entryKey.MACDigest(got[:0], got)
+		}
+		if string(got) != string(fh.blake) {
+			return r.mismatch(&verify.MismatchError{Kind: verify.BLAKE2sp, Want: fh.blake, Got: got})
+		}
+	}
+	return nil
+}
+
+// mismatch reports a checksum mismatch; for an encrypted entry whose
+// password could not be checked beforehand it means a wrong password.
+func (r *reader5) mismatch(e *verify.MismatchError) error {
+	if c := r.cur.crypt; c != nil && (c.check == nil || !rarcrypt.RAR5CheckValid(c.check)) {
+		return archive.Errorf(archive.ErrPassword, "rar: wrong password (%v)", e)
+	}
+	return e
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// rawPart5 reads the current entry's raw packed bytes in the current part.
+type rawPart5 struct{ r *reader5 }
+
+func (p *rawPart5) Read(b []byte) (int, error) {
+	r := p.r
+	if r.partLeft <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(b)) > r.partLeft {
+		b = b[:r.partLeft]
+	}
+	n, err := r.vol.r.Read(b)
+	r.vol.pos += int64(n)
+	r.partLeft -= int64(n)
+	if r.partRead {
+		r.partCRC.Write(b[:n])
+		if r.partBlake != nil {
+			r.partBlake.Write(b[:n])
+		}
+	}
+	if err == io.EOF || n == 0 && err == nil {
+		err = r.dataReadErr(io.ErrUnexpectedEOF)
+	}
+	if n > 0 {
+		return n, nil
+	}
+	return 0, err
+}
+
+// packed5 reads the current entry's packed (decrypted) data across parts.
+type packed5 struct{ r *reader5 }
+
+func (p *packed5) Read(b []byte) (int, error) {
+	r := p.r
+	for {
+		var n int
+		var err error
+		if r.entryKey != nil {
+			n, err = r.cbc.Read(b)
+		} else {
+			n, err = r.raw.Read(b)
+		}
+		if err == rarcrypt.ErrBlockSize {
+			err = archive.Corruptf("rar: encrypted data is not a whole number of blocks")
+		}
+		if err != io.EOF || n > 0 {
+			return n, err
+		}
+		if !r.partSplit {
+			return 0, io.EOF
+		}
+		if err := r.nextPart(); err != nil {
+			return 0, err
+		}
+		if r.entryKey != nil {
+			c := r.last.crypt
+			if c == nil {
+				return 0, archive.Corruptf("rar: %s: continuation of an encrypted entry is not encrypted", r.vol.name)
+			}
+			k, err := r.keys.Derive(r.entryPw, c.salt[:], c.lg2Count)
+			if err != nil {
+				return 0, err
+			}
+			r.entryKey = k
+			if err := r.cbc.Reset(&r.raw, k.Key[:], c.iv[:]); err != nil {
+				return 0, err
+			}
+		}
+	}
+}
+
+// stored5 reads a stored entry: its packed bytes up to the declared size
+// (encrypted data is padded to whole blocks).
+type stored5 struct {
+	r    *reader5
+	left int64 // -1: unknown size
+}
+
+func (s *stored5) Read(b []byte) (int, error) {
+	if s.left == 0 {
+		return 0, io.EOF
+	}
+	if s.left > 0 && int64(len(b)) > s.left {
+		b = b[:s.left]
+	}
+	n, err := s.r.packed.Read(b)
+	if s.left > 0 {
+		s.left -= int64(n)
+	}
+	if err == io.EOF && s.left > 0 {
+		err = archive.Corruptf("rar: stored data shorter than the declared size")
+	}
+	return n, err
+}
