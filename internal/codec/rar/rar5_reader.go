@@ -348,4 +348,3 @@ func mode5(fh *file5, t archive.Type) fs.FileMode {
 	}
 	return 0o644
 }
-
