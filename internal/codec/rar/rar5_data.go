@@ -6,6 +6,7 @@ package rar
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 
@@ -213,6 +214,9 @@ func (r *reader5) setup() error {
 	if r.entry.Type != archive.TypeFile {
 		r.src = eofReader{}
 		return nil
+	}
+	if fh.hashType != 0 {
+		r.opt.Warnf(fmt.Sprintf("rar: %s: hash type %d not verified", fh.name, fh.hashType-1))
 	}
 	if fh.crypt != nil {
 		k, pw, err := r.entryKeys(fh.crypt)

@@ -1,6 +1,7 @@
 package rar
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 )
@@ -153,27 +154,51 @@ func (d *decoder5) applyFilter(f *filter5) error {
 // buf, whose first byte is at offset in the entry.
 func filterE8(buf []byte, offset uint32, e9 bool) {
 	const fileSize = 0x1000000
-	cmp2 := byte(0xe8)
-	if e9 {
-		cmp2 = 0xe9
+	end := len(buf) - 4 // an opcode needs 4 bytes after it
+	if end <= 0 {
+		return
 	}
-	for i := 0; i+4 < len(buf); {
-		c := buf[i]
-		i++
-		if c != 0xe8 && c != cmp2 {
-			continue
+	// The next 0xe8 and 0xe9 at or after i, found with IndexByte.
+	n8, n9 := -1, -1
+	for i := 0; ; {
+		if n8 < i {
+			n8 = indexFrom(buf[:end], 0xe8, i)
 		}
+		if e9 && n9 < i {
+			n9 = indexFrom(buf[:end], 0xe9, i)
+		}
+		i = n8
+		if e9 && n9 < i {
+			i = n9
+		}
+		if i >= end {
+			return
+		}
+		i++
 		off := (uint32(i) + offset) % fileSize
-		addr := binary.LittleEndian.Uint32(buf[i:])
+		a := buf[i : i+4 : i+4]
+		addr := binary.LittleEndian.Uint32(a)
 		if addr&0x80000000 != 0 {
 			if (addr+off)&0x80000000 == 0 {
-				binary.LittleEndian.PutUint32(buf[i:], addr+fileSize)
+				binary.LittleEndian.PutUint32(a, addr+fileSize)
 			}
 		} else if (addr-fileSize)&0x80000000 != 0 {
-			binary.LittleEndian.PutUint32(buf[i:], addr-off)
+			binary.LittleEndian.PutUint32(a, addr-off)
 		}
 		i += 4
 	}
+}
+
+// indexFrom returns the index of the first c in b at or after from, or
+// len(b).
+func indexFrom(b []byte, c byte, from int) int {
+	if from >= len(b) {
+		return len(b)
+	}
+	if j := bytes.IndexByte(b[from:], c); j >= 0 {
+		return from + j
+	}
+	return len(b)
 }
 
 // filterARM undoes the ARM BL address transform.

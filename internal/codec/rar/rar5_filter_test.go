@@ -2,6 +2,7 @@ package rar
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 )
 
@@ -63,4 +64,52 @@ func BenchmarkFilters5(b *testing.B) {
 			filterDelta(dst, data, 4)
 		}
 	})
+}
+
+// refE8 is a byte-at-a-time reference of filterE8 (as unrar writes it).
+func refE8(buf []byte, offset uint32, e9 bool) {
+	const fileSize = 0x1000000
+	cmp2 := byte(0xe8)
+	if e9 {
+		cmp2 = 0xe9
+	}
+	for i := 0; i+4 < len(buf); {
+		c := buf[i]
+		i++
+		if c != 0xe8 && c != cmp2 {
+			continue
+		}
+		off := (uint32(i) + offset) % fileSize
+		addr := binary.LittleEndian.Uint32(buf[i:])
+		if addr&0x80000000 != 0 {
+			if (addr+off)&0x80000000 == 0 {
+				binary.LittleEndian.PutUint32(buf[i:], addr+fileSize)
+			}
+		} else if (addr-fileSize)&0x80000000 != 0 {
+			binary.LittleEndian.PutUint32(buf[i:], addr-off)
+		}
+		i += 4
+	}
+}
+
+// TestFilterE8Reference cross-checks the IndexByte scan of filterE8 with
+// the byte loop.
+func TestFilterE8Reference(t *testing.T) {
+	for _, e9 := range []bool{false, true} {
+		for _, n := range []int{0, 4, 5, 6, 9, 100, 5000} {
+			src := patternData(n, uint32(n))
+			for i := 0; i < n; i += 7 {
+				src[i] = 0xe8 + byte(i%2)
+			}
+			if n > 3 {
+				src[n-3] = 0xe8
+			}
+			a, b := bytes.Clone(src), bytes.Clone(src)
+			refE8(a, 12345, e9)
+			filterE8(b, 12345, e9)
+			if !bytes.Equal(a, b) {
+				t.Fatalf("e9=%v n=%d: differs from the reference", e9, n)
+			}
+		}
+	}
 }

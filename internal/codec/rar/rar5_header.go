@@ -240,6 +240,7 @@ type file5 struct {
 	name      string
 	crypt     *crypt5
 	blake     []byte // 32-byte BLAKE2sp, nil when absent
+	hashType  uint64 // 1 + the type of a hash record other than BLAKE2sp, 0 when none
 	redirType uint64
 	redirName string
 }
@@ -332,10 +333,12 @@ func (fh *file5) parseExtra() error {
 			}
 			fh.crypt = c
 		case fhex5Hash:
-			if rec.vint() == 0 { // BLAKE2sp
+			if t := rec.vint(); t == 0 { // BLAKE2sp
 				if d := rec.bytes(32); d != nil {
 					fh.blake = append([]byte(nil), d...)
 				}
+			} else {
+				fh.hashType = t + 1
 			}
 		case fhex5Time:
 			fh.parseTimes(&rec)
