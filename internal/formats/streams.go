@@ -8,10 +8,11 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
-	uxz "github.com/ulikunitz/xz"
-	ulzma "github.com/ulikunitz/xz/lzma"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/lzip"
+	"github.com/unpack-dev/unpack/internal/codec/lzma"
+	"github.com/unpack-dev/unpack/internal/codec/xz"
 )
 
 // StreamOpener returns a reader of the decompressed bytes of a single-stream
@@ -28,6 +29,7 @@ var streams = map[archive.Format]StreamOpener{
 	archive.LZ4:    openLZ4,
 	archive.XZ:     openXZ,
 	archive.LZMA:   openLZMA,
+	archive.Lzip:   openLzip,
 }
 
 func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
@@ -70,11 +72,14 @@ func openLZ4(r io.Reader, _ *archive.Options) (io.Reader, error) {
 }
 
 func openXZ(r io.Reader, opt *archive.Options) (io.Reader, error) {
-	cfg := uxz.ReaderConfig{DictCap: int(opt.Limit())}
-	return cfg.NewReader(r)
+	// The xz reader's one warning is a check type it cannot verify.
+	return xz.NewReader(r, xz.Config{MemLimit: opt.Limit(), Threads: opt.Threads, Warn: opt.Unverifiedf})
 }
 
 func openLZMA(r io.Reader, opt *archive.Options) (io.Reader, error) {
-	cfg := ulzma.ReaderConfig{DictCap: int(opt.Limit())}
-	return cfg.NewReader(r)
+	return lzma.NewAloneReader(r, opt.Limit())
+}
+
+func openLzip(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	return lzip.NewReader(r, opt.Limit())
 }

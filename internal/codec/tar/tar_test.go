@@ -98,4 +98,3 @@ func FuzzTar(f *testing.F) {
 		}
 	})
 }
-
