@@ -4,8 +4,8 @@
 // RAR 5 (this file and rar5_*.go) follows the RAR 5.0 archive format
 // specification: PBKDF2-HMAC-SHA256 over the UTF-8 password and a 16-byte
 // salt with 2^n iterations gives the AES-256 key; 16 and 32 further
-// iterations give the key of the keyed checksums (HashMAC) and the
-// password check value.
+// iterations give the key of the keyed checksums (HashMAC, applied by
+// verify.RAR5Keyed) and the password check value.
 //
 // # Security concerns
 //
@@ -94,29 +94,6 @@ func RAR5CheckValid(check []byte) bool {
 // 8 bytes of an archive's check record).
 func (k *RAR5Keys) Matches(check []byte) bool {
 	return len(check) >= RAR5CheckSize && subtle.ConstantTimeCompare(k.PswCheck[:], check[:RAR5CheckSize]) == 1
-}
-
-// MACCRC32 converts a plain CRC32 of entry data to the keyed form that
-// entries encrypted with checksum keying carry: the HMAC-SHA256 of the
-// little-endian CRC, folded to 32 bits.
-func (k *RAR5Keys) MACCRC32(crc uint32) uint32 {
-	mac := hmac.New(sha256.New, k.HashKey[:])
-	mac.Write([]byte{byte(crc), byte(crc >> 8), byte(crc >> 16), byte(crc >> 24)})
-	var d [32]byte
-	mac.Sum(d[:0])
-	var r uint32
-	for i, b := range d {
-		r ^= uint32(b) << ((i & 3) * 8)
-	}
-	return r
-}
-
-// MACDigest converts a 32-byte BLAKE2sp digest to its keyed form: the
-// HMAC-SHA256 of the digest. The result is appended to dst.
-func (k *RAR5Keys) MACDigest(dst, digest []byte) []byte {
-	mac := hmac.New(sha256.New, k.HashKey[:])
-	mac.Write(digest)
-	return mac.Sum(dst)
 }
 
 // KeyCache5 remembers derived RAR 5 keys by password, salt and count. It is

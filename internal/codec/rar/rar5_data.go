@@ -4,9 +4,11 @@ package rar
 // decryption, decompression or storage, and the checksums at the end.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 
@@ -87,33 +89,50 @@ func (r *reader5) checkPart() error {
 	if !r.partRead || !r.partSplit {
 		return nil
 	}
-	var key *rarcrypt.RAR5Keys
+	var key []byte
 	if fh.crypt != nil && fh.crypt.useMAC {
-		if key = r.entryKey; key == nil {
-			return nil
+		if r.entryKey == nil {
+			return nil // skipped without the key: nothing to compare
 		}
+		key = r.entryKey.HashKey[:]
 	}
-	var e *verify.MismatchError
-	switch {
-	case fh.blake != nil && r.partBlake != nil:
-		got := r.partBlake.Sum(nil)
-		if key != nil {
-			got = key.MACDigest(got[:0], got)
-		}
-		if string(got) != string(fh.blake) {
-			e = &verify.MismatchError{Kind: verify.BLAKE2sp, Want: fh.blake, Got: got}
-		}
-	case fh.hasCRC:
-		got := r.partCRC.Sum32()
-		if key != nil {
-			got = key.MACCRC32(got)
-		}
-		if got != fh.crc {
-			e = &verify.MismatchError{Kind: verify.CRC32, Want: binary.BigEndian.AppendUint32(nil, fh.crc), Got: binary.BigEndian.AppendUint32(nil, got)}
-		}
-	}
-	if e != nil {
+	if e := sums5(fh, r.partCRC, r.partBlake, key); e != nil && e != errNoBLAKE2sp {
 		return archive.Corruptf("rar: packed data in %s: %v", r.vol.name, e)
+	}
+	return nil
+}
+
+// errNoBLAKE2sp is returned for a BLAKE2sp checksum that internal/verify
+// cannot compute.
+var errNoBLAKE2sp = archive.Unsupportedf("rar: BLAKE2sp checksums cannot be verified")
+
+// sums5 compares the checksums fh carries with the hashes computed. When
+// hashKey is set the stored values are MACs (RAR 5 "HashMAC") and the
+// computed ones are keyed the same way first.
+func sums5(fh *file5, crc hash.Hash32, blake hash.Hash, hashKey []byte) error {
+	if fh.hasCRC {
+		want := binary.BigEndian.AppendUint32(nil, fh.crc)
+		if err := compare5(verify.CRC32, crc.Sum(nil), want, hashKey); err != nil {
+			return err
+		}
+	}
+	if fh.blake != nil {
+		if blake == nil {
+			return errNoBLAKE2sp
+		}
+		if err := compare5(verify.BLAKE2sp, blake.Sum(nil), fh.blake, hashKey); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func compare5(k verify.Kind, got, want, hashKey []byte) error {
+	if hashKey != nil {
+		got = verify.RAR5Keyed(k, hashKey, got)
+	}
+	if !bytes.Equal(got, want) {
+		return &verify.MismatchError{Kind: k, Want: want, Got: got}
 	}
 	return nil
 }
@@ -208,7 +227,7 @@ func (r *reader5) setup() error {
 	r.blake = nil
 	if fh.blake != nil {
 		if r.blake = verify.New(verify.BLAKE2sp); r.blake == nil {
-			return archive.Unsupportedf("rar: BLAKE2sp checksums cannot be verified yet")
+			return errNoBLAKE2sp
 		}
 	}
 	if r.entry.Type != archive.TypeFile {
@@ -274,30 +293,15 @@ func (r *reader5) entryKeys(c *crypt5) (*rarcrypt.RAR5Keys, string, error) {
 // all its data has been read.
 func (r *reader5) check() error {
 	fh := r.last
-	mac := r.entryKey != nil && fh.crypt != nil && fh.crypt.useMAC
-	if fh.hasCRC {
-		got := r.crc.Sum32()
-		if mac {
-			got = r.entryKey.MACCRC32(got)
-		}
-		if got != fh.crc {
-			return r.mismatch(&verify.MismatchError{Kind: verify.CRC32,
-				Want: binary.BigEndian.AppendUint32(nil, fh.crc), Got: binary.BigEndian.AppendUint32(nil, got)})
-		}
+	var key []byte
+	if r.entryKey != nil && fh.crypt != nil && fh.crypt.useMAC {
+		key = r.entryKey.HashKey[:]
 	}
-	if fh.blake != nil {
-		if r.blake == nil {
-			return archive.Unsupportedf("rar: BLAKE2sp checksums cannot be verified yet")
-		}
-		got := r.blake.Sum(nil)
-		if mac {
-			got = r.entryKey.MACDigest(got[:0], got)
-		}
-		if string(got) != string(fh.blake) {
-			return r.mismatch(&verify.MismatchError{Kind: verify.BLAKE2sp, Want: fh.blake, Got: got})
-		}
+	err := sums5(fh, r.crc, r.blake, key)
+	if m, ok := err.(*verify.MismatchError); ok {
+		return r.mismatch(m)
 	}
-	return nil
+	return err
 }
 
 // mismatch reports a checksum mismatch; for an encrypted entry whose

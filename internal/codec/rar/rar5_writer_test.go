@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/rarcrypt"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // A minimal RAR 5 writer for tests: stored entries, optionally encrypted
@@ -176,7 +177,7 @@ func (w *w5) fileHeader(typ uint64, e *w5entry, part []byte, splitBefore, splitA
 	body = vint5(body, attr)
 	if !e.dir {
 		if k != nil && e.mac {
-			crc = k.MACCRC32(crc)
+			crc = binary.BigEndian.Uint32(verify.RAR5Keyed(verify.CRC32, k.HashKey[:], binary.BigEndian.AppendUint32(nil, crc)))
 		}
 		body = binary.LittleEndian.AppendUint32(body, crc)
 	}
