@@ -11,9 +11,9 @@ import (
 	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
-// benchArchive reads every entry of the corpus archive rel, b.N times,
+// benchArchive5 reads every entry of the corpus archive rel, b.N times,
 // from memory.
-func benchArchive(b *testing.B, rel, password string) {
+func benchArchive5(b *testing.B, rel, password string) {
 	path := filepath.Join(testutil.CorpusDir(b), rel)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -58,10 +58,10 @@ func benchArchive(b *testing.B, rel, password string) {
 
 func BenchmarkRAR5Decode(b *testing.B) {
 	b.Run("issue1050", func(b *testing.B) {
-		benchArchive(b, "files/sharpcompress/tests/TestArchives/Archives/Rar.issue1050.rar", "")
+		benchArchive5(b, "files/sharpcompress/tests/TestArchives/Archives/Rar.issue1050.rar", "")
 	})
 	b.Run("solid", func(b *testing.B) {
-		benchArchive(b, "files/sharpcompress/tests/TestArchives/Archives/Rar5.solid.rar", "")
+		benchArchive5(b, "files/sharpcompress/tests/TestArchives/Archives/Rar5.solid.rar", "")
 	})
 }
 
@@ -69,24 +69,24 @@ func BenchmarkRAR5Decode(b *testing.B) {
 // iteration derives the key anew (2^15 PBKDF2 rounds).
 func BenchmarkRAR5Encrypted(b *testing.B) {
 	b.Run("files", func(b *testing.B) {
-		benchArchive(b, "files/sharpcompress/tests/TestArchives/Archives/Rar5.encrypted_filesOnly.rar", "test")
+		benchArchive5(b, "files/sharpcompress/tests/TestArchives/Archives/Rar5.encrypted_filesOnly.rar", "test")
 	})
 	b.Run("headers", func(b *testing.B) {
-		benchArchive(b, "files/sharpcompress/tests/TestArchives/Archives/Rar5.encrypted_filesAndHeader.rar", "test")
+		benchArchive5(b, "files/sharpcompress/tests/TestArchives/Archives/Rar5.encrypted_filesAndHeader.rar", "test")
 	})
 }
 
 // BenchmarkRAR5Decrypt reads a 4 MiB stored, encrypted entry (a cheap key
 // derivation, so AES-CBC and the CRC dominate).
 func BenchmarkRAR5Decrypt(b *testing.B) {
-	data := patternData(4<<20, 1)
-	arc := vols1(b, w5opts{}, w5entry{name: "a", data: data, password: "pw"})
+	data := patternData5(4<<20, 1)
+	arc := vols5(b, w5opts{}, w5entry{name: "a", data: data, password: "pw"})
 	opt := &archive.Options{Passwords: []string{"pw"}}
 	buf := make([]byte, 32<<10)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := openBytes(arc, opt, nil)
+		r, err := openBytes5(arc, opt, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,9 +16,9 @@ import (
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
-// openFile opens path as the CLI would: a buffered sequential reader plus
+// openFile5 opens path as the CLI would: a buffered sequential reader plus
 // the file for random access.
-func openFile(t testing.TB, path string, opt *archive.Options) (archive.Reader, *os.File, error) {
+func openFile5(t testing.TB, path string, opt *archive.Options) (archive.Reader, *os.File, error) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -34,9 +34,9 @@ func openFile(t testing.TB, path string, opt *archive.Options) (archive.Reader, 
 	return r, f, nil
 }
 
-// readAll reads every entry of r: name → SHA-256 of regular files, and
+// readAll5 reads every entry of r: name → SHA-256 of regular files, and
 // name → link target of links. The first error is returned.
-func readAll(r archive.Reader) (files, links map[string]string, err error) {
+func readAll5(r archive.Reader) (files, links map[string]string, err error) {
 	files, links = map[string]string{}, map[string]string{}
 	for {
 		e, err := r.Next()
@@ -59,9 +59,9 @@ func readAll(r archive.Reader) (files, links map[string]string, err error) {
 	}
 }
 
-// checkRow runs one corpus row and returns why it failed, "" when it
+// checkRow5 runs one corpus row and returns why it failed, "" when it
 // passed, or "skip".
-func checkRow(t *testing.T, row testutil.Row) (why string) {
+func checkRow5(t *testing.T, row testutil.Row) (why string) {
 	defer func() {
 		if p := recover(); p != nil {
 			why = fmt.Sprintf("panic: %v", p)
@@ -74,10 +74,10 @@ func checkRow(t *testing.T, row testutil.Row) (why string) {
 	if row.Password != "" {
 		opt.Passwords = []string{row.Password}
 	}
-	r, f, err := openFile(t, row.Path, opt)
+	r, f, err := openFile5(t, row.Path, opt)
 	var files, links map[string]string
 	if err == nil {
-		files, links, err = readAll(r)
+		files, links, err = readAll5(r)
 		r.Close()
 		f.Close()
 	}
@@ -137,7 +137,7 @@ func TestCorpusRAR5(t *testing.T) {
 		if row.Format != "rar5" || !row.IsFirstOfUnit() {
 			continue
 		}
-		why := checkRow(t, row)
+		why := checkRow5(t, row)
 		switch why {
 		case "":
 			pass++

@@ -231,7 +231,7 @@ func (r *reader5) setup() error {
 		}
 	}
 	if r.entry.Type != archive.TypeFile {
-		r.src = eofReader{}
+		r.src = eofReader5{}
 		return nil
 	}
 	if fh.hashType != 0 {
@@ -313,9 +313,9 @@ func (r *reader5) mismatch(e *verify.MismatchError) error {
 	return e
 }
 
-type eofReader struct{}
+type eofReader5 struct{}
 
-func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+func (eofReader5) Read([]byte) (int, error) { return 0, io.EOF }
 
 // rawPart5 reads the current entry's raw packed bytes in the current part.
 type rawPart5 struct{ r *reader5 }

@@ -130,7 +130,7 @@ func (d *decoder5) Reset(src io.Reader, dict uint64, size int64, solid, alone, e
 	if solid && w < uint64(len(d.win)) {
 		w = uint64(len(d.win))
 	}
-	if w > uint64(limit) || w > uint64(maxInt) {
+	if w > uint64(limit) || w > uint64(maxInt5) {
 		return archive.Limitf("rar: dictionary of %d MiB exceeds the memory limit of %d MiB", w>>20, limit>>20)
 	}
 	if uint64(len(d.win)) != w {
@@ -162,7 +162,7 @@ func (d *decoder5) Reset(src io.Reader, dict uint64, size int64, solid, alone, e
 	return d.startFile()
 }
 
-const maxInt = int(^uint(0) >> 1)
+const maxInt5 = int(^uint(0) >> 1)
 
 // growWindow enlarges the window to w bytes keeping its content at the same
 // absolute positions (a solid entry with a larger dictionary).
@@ -215,22 +215,22 @@ func (d *decoder5) fill(n int) error {
 	return nil
 }
 
-// peek returns the next 57 or more bits, left-aligned.
-func peek(in []byte, bp int) uint64 {
+// peek5 returns the next 57 or more bits, left-aligned.
+func peek5(in []byte, bp int) uint64 {
 	i := uint(bp >> 3)
 	return binary.BigEndian.Uint64(in[i:i+8:i+8]) << (bp & 7)
 }
 
 // bits reads n (at most 32) bits.
 func (d *decoder5) bits(n int) uint32 {
-	v := uint32(peek(d.in, d.bp) >> (64 - n))
+	v := uint32(peek5(d.in, d.bp) >> (64 - n))
 	d.bp += n
 	return v
 }
 
 // sym decodes one symbol of h.
 func (d *decoder5) sym(h *huff5) uint32 {
-	field := uint32(peek(d.in, d.bp)>>48) & 0xfffe
+	field := uint32(peek5(d.in, d.bp)>>48) & 0xfffe
 	if field < h.decodeLen[h.quickBits] {
 		e := h.quick[field>>(16-h.quickBits)]
 		d.bp += int(e >> 16)
@@ -428,7 +428,7 @@ func (d *decoder5) decode(stopAt uint64) error {
 			in, bp, border = d.in, d.bp, d.border
 			continue
 		}
-		field := uint32(peek(in, bp)>>48) & 0xfffe
+		field := uint32(peek5(in, bp)>>48) & 0xfffe
 		var slot uint32
 		if field < d.ld.decodeLen[quickBits5] {
 			e := d.ld.quick[field>>(16-quickBits5)]
@@ -447,7 +447,7 @@ func (d *decoder5) decode(stopAt uint64) error {
 			if bp >= border || unp >= stopAt {
 				continue
 			}
-			field = uint32(peek(in, bp)>>48) & 0xfffe
+			field = uint32(peek5(in, bp)>>48) & 0xfffe
 			if field >= d.ld.decodeLen[quickBits5] {
 				continue
 			}
@@ -463,10 +463,10 @@ func (d *decoder5) decode(stopAt uint64) error {
 		var dist uint64
 		switch {
 		case slot >= 262:
-			l, n := slotLength5(slot-262, peek(in, bp))
+			l, n := slotLength5(slot-262, peek5(in, bp))
 			bp += n
 			length = l
-			ds, n := d.dd.decode(peek(in, bp))
+			ds, n := d.dd.decode(peek5(in, bp))
 			bp += n
 			dist = 1
 			if ds < 4 {
@@ -476,14 +476,14 @@ func (d *decoder5) decode(stopAt uint64) error {
 				dist += uint64(2|ds&1) << dbits
 				if dbits >= 4 {
 					if dbits > 4 {
-						dist += (peek(in, bp) >> (64 - (dbits - 4))) << 4
+						dist += (peek5(in, bp) >> (64 - (dbits - 4))) << 4
 						bp += dbits - 4
 					}
-					low, n := d.ldd.decode(peek(in, bp))
+					low, n := d.ldd.decode(peek5(in, bp))
 					bp += n
 					dist += uint64(low)
 				} else {
-					dist += peek(in, bp) >> (64 - dbits)
+					dist += peek5(in, bp) >> (64 - dbits)
 					bp += dbits
 				}
 			}
@@ -518,9 +518,9 @@ func (d *decoder5) decode(stopAt uint64) error {
 				d.oldDist[i] = d.oldDist[i-1]
 			}
 			d.oldDist[0] = dist
-			ls, n := d.rd.decode(peek(in, bp))
+			ls, n := d.rd.decode(peek5(in, bp))
 			bp += n
-			l, n := slotLength5(ls, peek(in, bp))
+			l, n := slotLength5(ls, peek5(in, bp))
 			bp += n
 			length = l
 			d.lastLength = length

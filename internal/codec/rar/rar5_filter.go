@@ -127,17 +127,17 @@ func (d *decoder5) applyFilter(f *filter5) error {
 	offset := uint32(f.start - d.fileStart)
 	switch f.typ {
 	case filter5E8:
-		filterE8(buf, offset, false)
+		e8Filter5(buf, offset, false)
 	case filter5E8E9:
-		filterE8(buf, offset, true)
+		e8Filter5(buf, offset, true)
 	case filter5ARM:
-		filterARM(buf, offset)
+		armFilter5(buf, offset)
 	case filter5Delta:
 		if cap(d.fdst) < n {
 			d.fdst = make([]byte, grow5(n))
 		}
 		dst := d.fdst[:n]
-		filterDelta(dst, buf, int(f.channels))
+		deltaFilter5(dst, buf, int(f.channels))
 		buf = dst
 	default:
 		return errFilter5
@@ -150,9 +150,9 @@ func (d *decoder5) applyFilter(f *filter5) error {
 	return nil
 }
 
-// filterE8 undoes the x86 CALL (and with e9, JMP) address transform over
+// e8Filter5 undoes the x86 CALL (and with e9, JMP) address transform over
 // buf, whose first byte is at offset in the entry.
-func filterE8(buf []byte, offset uint32, e9 bool) {
+func e8Filter5(buf []byte, offset uint32, e9 bool) {
 	const fileSize = 0x1000000
 	end := len(buf) - 4 // an opcode needs 4 bytes after it
 	if end <= 0 {
@@ -162,10 +162,10 @@ func filterE8(buf []byte, offset uint32, e9 bool) {
 	n8, n9 := -1, -1
 	for i := 0; ; {
 		if n8 < i {
-			n8 = indexFrom(buf[:end], 0xe8, i)
+			n8 = indexFrom5(buf[:end], 0xe8, i)
 		}
 		if e9 && n9 < i {
-			n9 = indexFrom(buf[:end], 0xe9, i)
+			n9 = indexFrom5(buf[:end], 0xe9, i)
 		}
 		i = n8
 		if e9 && n9 < i {
@@ -189,9 +189,9 @@ func filterE8(buf []byte, offset uint32, e9 bool) {
 	}
 }
 
-// indexFrom returns the index of the first c in b at or after from, or
+// indexFrom5 returns the index of the first c in b at or after from, or
 // len(b).
-func indexFrom(b []byte, c byte, from int) int {
+func indexFrom5(b []byte, c byte, from int) int {
 	if from >= len(b) {
 		return len(b)
 	}
@@ -201,8 +201,8 @@ func indexFrom(b []byte, c byte, from int) int {
 	return len(b)
 }
 
-// filterARM undoes the ARM BL address transform.
-func filterARM(buf []byte, offset uint32) {
+// armFilter5 undoes the ARM BL address transform.
+func armFilter5(buf []byte, offset uint32) {
 	for i := 0; i+3 < len(buf); i += 4 {
 		b := buf[i : i+4 : i+4]
 		if b[3] != 0xeb {
@@ -214,9 +214,9 @@ func filterARM(buf []byte, offset uint32) {
 	}
 }
 
-// filterDelta undoes the delta transform: src holds each channel's byte
+// deltaFilter5 undoes the delta transform: src holds each channel's byte
 // differences one channel after the other; dst gets them interleaved.
-func filterDelta(dst, src []byte, channels int) {
+func deltaFilter5(dst, src []byte, channels int) {
 	s := 0
 	for ch := 0; ch < channels; ch++ {
 		var prev byte

@@ -30,12 +30,12 @@ func TestFilters5(t *testing.T) {
 		buf := bytes.Clone(tc.in)
 		switch tc.typ {
 		case filter5E8, filter5E8E9:
-			filterE8(buf, tc.offset, tc.typ == filter5E8E9)
+			e8Filter5(buf, tc.offset, tc.typ == filter5E8E9)
 		case filter5ARM:
-			filterARM(buf, tc.offset)
+			armFilter5(buf, tc.offset)
 		case filter5Delta:
 			dst := make([]byte, len(buf))
-			filterDelta(dst, buf, tc.channels)
+			deltaFilter5(dst, buf, tc.channels)
 			buf = dst
 		}
 		if !bytes.Equal(buf, tc.want) {
@@ -45,7 +45,7 @@ func TestFilters5(t *testing.T) {
 }
 
 func BenchmarkFilters5(b *testing.B) {
-	data := patternData(1<<20, 1)
+	data := patternData5(1<<20, 1)
 	for i := 0; i < len(data); i += 97 {
 		data[i] = 0xe8
 	}
@@ -54,20 +54,20 @@ func BenchmarkFilters5(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		for b.Loop() {
-			filterE8(data, 0, true)
+			e8Filter5(data, 0, true)
 		}
 	})
 	b.Run("delta4", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		for b.Loop() {
-			filterDelta(dst, data, 4)
+			deltaFilter5(dst, data, 4)
 		}
 	})
 }
 
-// refE8 is a byte-at-a-time reference of filterE8 (as unrar writes it).
-func refE8(buf []byte, offset uint32, e9 bool) {
+// refE85 is a byte-at-a-time reference of e8Filter5 (as unrar writes it).
+func refE85(buf []byte, offset uint32, e9 bool) {
 	const fileSize = 0x1000000
 	cmp2 := byte(0xe8)
 	if e9 {
@@ -92,12 +92,12 @@ func refE8(buf []byte, offset uint32, e9 bool) {
 	}
 }
 
-// TestFilterE8Reference cross-checks the IndexByte scan of filterE8 with
+// TestFilterE8Reference cross-checks the IndexByte scan of e8Filter5 with
 // the byte loop.
 func TestFilterE8Reference(t *testing.T) {
 	for _, e9 := range []bool{false, true} {
 		for _, n := range []int{0, 4, 5, 6, 9, 100, 5000} {
-			src := patternData(n, uint32(n))
+			src := patternData5(n, uint32(n))
 			for i := 0; i < n; i += 7 {
 				src[i] = 0xe8 + byte(i%2)
 			}
@@ -105,8 +105,8 @@ func TestFilterE8Reference(t *testing.T) {
 				src[n-3] = 0xe8
 			}
 			a, b := bytes.Clone(src), bytes.Clone(src)
-			refE8(a, 12345, e9)
-			filterE8(b, 12345, e9)
+			refE85(a, 12345, e9)
+			e8Filter5(b, 12345, e9)
 			if !bytes.Equal(a, b) {
 				t.Fatalf("e9=%v n=%d: differs from the reference", e9, n)
 			}

@@ -15,10 +15,10 @@ import (
 // when the corpus is present, its small rar5 files.
 func fuzzSeeds5(f *testing.F) [][]byte {
 	seeds := [][]byte{
-		vols1(f, w5opts{comment: "c"}, w5entry{name: "d", dir: true}, w5entry{name: "a", data: patternData(300, 1)}),
-		vols1(f, w5opts{headerPassword: "p"}, w5entry{name: "a", data: patternData(100, 2), password: "p", mac: true}),
+		vols5(f, w5opts{comment: "c"}, w5entry{name: "d", dir: true}, w5entry{name: "a", data: patternData5(300, 1)}),
+		vols5(f, w5opts{headerPassword: "p"}, w5entry{name: "a", data: patternData5(100, 2), password: "p", mac: true}),
 	}
-	for _, row := range corpusRows(f) {
+	for _, row := range corpusRows5(f) {
 		if data, err := os.ReadFile(row.Path); err == nil && len(data) <= 4<<10 {
 			seeds = append(seeds, data)
 		}
@@ -26,8 +26,8 @@ func fuzzSeeds5(f *testing.F) [][]byte {
 	return seeds
 }
 
-// corpusRows returns the rar5 rows of the corpus, or none when it is absent.
-func corpusRows(tb testing.TB) []testutil.Row {
+// corpusRows5 returns the rar5 rows of the corpus, or none when it is absent.
+func corpusRows5(tb testing.TB) []testutil.Row {
 	if _, err := os.Stat(filepath.Join(testutil.CorpusPath(), "manifest.tsv")); err != nil {
 		return nil
 	}
@@ -48,7 +48,7 @@ func FuzzRAR5(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opt := &archive.Options{Passwords: []string{"p"}, MemLimit: 64 << 20}
-		r, err := openBytes(data, opt, nil)
+		r, err := openBytes5(data, opt, nil)
 		if err != nil {
 			return
 		}
@@ -72,7 +72,7 @@ func FuzzRAR5(f *testing.F) {
 // FuzzRAR5Decode feeds arbitrary bytes to the decompressor as one entry's
 // packed data, non-solid and then solid.
 func FuzzRAR5Decode(f *testing.F) {
-	for _, row := range corpusRows(f) {
+	for _, row := range corpusRows5(f) {
 		if !row.IsFirstOfUnit() || row.HasFeature("stored") || row.Password != "" {
 			continue
 		}
@@ -81,7 +81,7 @@ func FuzzRAR5Decode(f *testing.F) {
 			continue
 		}
 		// The packed data of the archive's first compressed entry.
-		if p := firstPacked(data); p != nil {
+		if p := firstPacked5(data); p != nil {
 			f.Add(p, false)
 		}
 	}
@@ -105,10 +105,10 @@ func FuzzRAR5Decode(f *testing.F) {
 	})
 }
 
-// firstPacked returns the packed bytes of the first compressed file entry
+// firstPacked5 returns the packed bytes of the first compressed file entry
 // of a plain RAR 5 archive, or nil.
-func firstPacked(arc []byte) []byte {
-	r, err := openBytes(arc, &archive.Options{}, nil)
+func firstPacked5(arc []byte) []byte {
+	r, err := openBytes5(arc, &archive.Options{}, nil)
 	if err != nil {
 		return nil
 	}

@@ -81,7 +81,7 @@ func TestRAR5CraftedHeaders(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := readArchive(tc.arc, []string{"p"})
+			err := readArchive5(tc.arc, []string{"p"})
 			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want %v", err, tc.want)
 			}
@@ -90,7 +90,7 @@ func TestRAR5CraftedHeaders(t *testing.T) {
 }
 
 func TestOpenDispatch(t *testing.T) {
-	good := vols1(t, w5opts{}, w5entry{name: "a", data: []byte("hello")})
+	good := vols5(t, w5opts{}, w5entry{name: "a", data: []byte("hello")})
 	stub := append([]byte("MZ stub with a false Rar!\x1a\x07\x05 signature"), make([]byte, 100000)...)
 	tests := []struct {
 		name string
@@ -106,7 +106,7 @@ func TestOpenDispatch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := openBytes(tc.data, &archive.Options{}, nil)
+			r, err := openBytes5(tc.data, &archive.Options{}, nil)
 			if err == nil {
 				var e *archive.Entry
 				if e, err = r.Next(); err == nil {

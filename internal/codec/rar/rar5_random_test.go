@@ -12,9 +12,9 @@ import (
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
-// readRandom lists r's entries and reads every regular file through
+// readRandom5 lists r's entries and reads every regular file through
 // concurrent Opens.
-func readRandom(t *testing.T, r archive.Reader) map[string]string {
+func readRandom5(t *testing.T, r archive.Reader) map[string]string {
 	ra, ok := r.(archive.RandomAccess)
 	if !ok {
 		t.Fatal("no random access")
@@ -57,21 +57,21 @@ func readRandom(t *testing.T, r archive.Reader) map[string]string {
 }
 
 func TestRAR5RandomAccessWriter(t *testing.T) {
-	entries := []w5entry{{name: "d", dir: true}, {name: "a", data: patternData(50<<10, 5), password: "p", mac: true},
-		{name: "b", data: patternData(200<<10, 6)}, {name: "c", data: patternData(10, 7)}}
+	entries := []w5entry{{name: "d", dir: true}, {name: "a", data: patternData5(50<<10, 5), password: "p", mac: true},
+		{name: "b", data: patternData5(200<<10, 6)}, {name: "c", data: patternData5(10, 7)}}
 	for _, o := range []w5opts{{}, {volumeSize: 64 << 10}, {volumeSize: 64 << 10, headerPassword: "p"}} {
-		paths := writeVolumes(t, buildRAR5(t, o, entries))
-		r, f, err := openFile(t, paths[0], &archive.Options{Passwords: []string{"p"}})
+		paths := writeVolumes5(t, buildRAR5(t, o, entries))
+		r, f, err := openFile5(t, paths[0], &archive.Options{Passwords: []string{"p"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameFiles(t, readRandom(t, r), wantFiles(entries))
+		sameFiles5(t, readRandom5(t, r), wantFiles5(entries))
 		// Sequential reading still works on the same reader.
-		files, _, err := readAll(r)
+		files, _, err := readAll5(r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameFiles(t, files, wantFiles(entries))
+		sameFiles5(t, files, wantFiles5(entries))
 		r.Close()
 		f.Close()
 	}
@@ -90,13 +90,13 @@ func TestRAR5RandomAccessCorpus(t *testing.T) {
 			if row.Password != "" {
 				opt.Passwords = []string{row.Password}
 			}
-			r, f, err := openFile(t, row.Path, opt)
+			r, f, err := openFile5(t, row.Path, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
 			want, _ := testutil.ExpectedFiles(row.Expected)
-			got := readRandom(t, r)
+			got := readRandom5(t, r)
 			for name, sum := range want {
 				if got[name] != sum {
 					t.Errorf("%s differs", name)

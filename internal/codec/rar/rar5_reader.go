@@ -166,7 +166,7 @@ func (r *reader5) service(b *block5) error {
 	}
 	// Read the comment through the entry machinery.
 	r.begin(fh)
-	data, err := io.ReadAll(io.LimitReader(readerFunc(r.Read), maxComment5+1))
+	data, err := io.ReadAll(io.LimitReader(readerFunc5(r.Read), maxComment5+1))
 	r.cur = nil
 	if err != nil {
 		r.opt.Warnf("rar: archive comment unreadable: " + err.Error())
@@ -176,9 +176,9 @@ func (r *reader5) service(b *block5) error {
 	return r.skipRest()
 }
 
-type readerFunc func([]byte) (int, error)
+type readerFunc5 func([]byte) (int, error)
 
-func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+func (f readerFunc5) Read(p []byte) (int, error) { return f(p) }
 
 // Next returns the next entry.
 func (r *reader5) Next() (*archive.Entry, error) {

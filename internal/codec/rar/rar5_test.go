@@ -19,9 +19,9 @@ import (
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
-// writeVolumes stores volumes as NAME.partN.rar (or NAME.rar for one) in
+// writeVolumes5 stores volumes as NAME.partN.rar (or NAME.rar for one) in
 // a temporary directory and returns their paths.
-func writeVolumes(t testing.TB, vols [][]byte) []string {
+func writeVolumes5(t testing.TB, vols [][]byte) []string {
 	dir := t.TempDir()
 	var paths []string
 	for i, v := range vols {
@@ -38,9 +38,9 @@ func writeVolumes(t testing.TB, vols [][]byte) []string {
 	return paths
 }
 
-// openBytes opens an archive held in memory (standard-input style: no
+// openBytes5 opens an archive held in memory (standard-input style: no
 // path, no random access), reading the input through wrap.
-func openBytes(data []byte, opt *archive.Options, wrap func(io.Reader) io.Reader) (archive.Reader, error) {
+func openBytes5(data []byte, opt *archive.Options, wrap func(io.Reader) io.Reader) (archive.Reader, error) {
 	var r io.Reader = bytes.NewReader(data)
 	if wrap != nil {
 		r = wrap(r)
@@ -48,23 +48,23 @@ func openBytes(data []byte, opt *archive.Options, wrap func(io.Reader) io.Reader
 	return Open(&archive.Input{R: r, Size: -1, Name: "-"}, opt)
 }
 
-func sha(b []byte) string {
+func sha5(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
 
-// wantFiles returns name → SHA-256 of the regular files among entries.
-func wantFiles(entries []w5entry) map[string]string {
+// wantFiles5 returns name → SHA-256 of the regular files among entries.
+func wantFiles5(entries []w5entry) map[string]string {
 	m := map[string]string{}
 	for _, e := range entries {
 		if !e.dir && e.symlink == "" {
-			m[e.name] = sha(e.data)
+			m[e.name] = sha5(e.data)
 		}
 	}
 	return m
 }
 
-func sameFiles(t *testing.T, got, want map[string]string) {
+func sameFiles5(t *testing.T, got, want map[string]string) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("got %d files, want %d", len(got), len(want))
@@ -77,8 +77,8 @@ func sameFiles(t *testing.T, got, want map[string]string) {
 }
 
 func TestRAR5Stored(t *testing.T) {
-	small := patternData(1000, 1)
-	big := patternData(300<<10, 2)
+	small := patternData5(1000, 1)
+	big := patternData5(300<<10, 2)
 	tests := []struct {
 		name    string
 		opts    w5opts
@@ -102,18 +102,18 @@ func TestRAR5Stored(t *testing.T) {
 	}
 	for _, tc := range tests {
 		vols := buildRAR5(t, tc.opts, tc.entries)
-		paths := writeVolumes(t, vols)
-		want := wantFiles(tc.entries)
+		paths := writeVolumes5(t, vols)
+		want := wantFiles5(tc.entries)
 		for wname, wrap := range wraps {
 			t.Run(tc.name+"/"+wname, func(t *testing.T) {
 				opt := &archive.Options{Passwords: tc.pws}
 				var r archive.Reader
 				var err error
 				if len(vols) == 1 {
-					r, err = openBytes(vols[0], opt, wrap)
+					r, err = openBytes5(vols[0], opt, wrap)
 				} else {
 					var f *os.File
-					r, f, err = openFile(t, paths[0], opt)
+					r, f, err = openFile5(t, paths[0], opt)
 					if err == nil {
 						defer f.Close()
 					}
@@ -128,13 +128,13 @@ func TestRAR5Stored(t *testing.T) {
 					}
 				}
 				if wrap != nil {
-					r = wrapRead(r, wrap)
+					r = wrapRead5(r, wrap)
 				}
-				files, links, err := readAll(r)
+				files, links, err := readAll5(r)
 				if err != nil {
 					t.Fatal(err)
 				}
-				sameFiles(t, files, want)
+				sameFiles5(t, files, want)
 				for _, e := range tc.entries {
 					if e.symlink != "" && links[e.name] != e.symlink {
 						t.Errorf("%s: link %q, want %q", e.name, links[e.name], e.symlink)
@@ -145,27 +145,27 @@ func TestRAR5Stored(t *testing.T) {
 	}
 }
 
-// readWrapped reads entry data through a wrapping reader (OneByteReader…).
-type readWrapped struct {
+// readWrapped5 reads entry data through a wrapping reader (OneByteReader…).
+type readWrapped5 struct {
 	archive.Reader
 	rd io.Reader
 }
 
-func wrapRead(r archive.Reader, wrap func(io.Reader) io.Reader) readWrapped {
-	return readWrapped{r, wrap(plainReader{r})}
+func wrapRead5(r archive.Reader, wrap func(io.Reader) io.Reader) readWrapped5 {
+	return readWrapped5{r, wrap(plainReader5{r})}
 }
 
-// plainReader hides everything but Read, so wrappers cannot recurse.
-type plainReader struct{ r io.Reader }
+// plainReader5 hides everything but Read, so wrappers cannot recurse.
+type plainReader5 struct{ r io.Reader }
 
-func (p plainReader) Read(b []byte) (int, error) { return p.r.Read(b) }
+func (p plainReader5) Read(b []byte) (int, error) { return p.r.Read(b) }
 
-func (w readWrapped) Read(p []byte) (int, error) { return w.rd.Read(p) }
+func (w readWrapped5) Read(p []byte) (int, error) { return w.rd.Read(p) }
 
 func TestRAR5EntryFields(t *testing.T) {
-	data := patternData(5000, 3)
+	data := patternData5(5000, 3)
 	vols := buildRAR5(t, w5opts{}, []w5entry{{name: "dir", dir: true}, {name: "dir/f", data: data, password: "p"}})
-	r, err := openBytes(vols[0], &archive.Options{}, nil)
+	r, err := openBytes5(vols[0], &archive.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,10 +188,10 @@ func TestRAR5EntryFields(t *testing.T) {
 }
 
 func TestRAR5Passwords(t *testing.T) {
-	data := patternData(2000, 4)
-	entry := vols1(t, w5opts{}, w5entry{name: "a", data: data, password: "right"})
-	nocheck := vols1(t, w5opts{}, w5entry{name: "a", data: data, password: "right", noCheck: true})
-	hp := vols1(t, w5opts{headerPassword: "right"}, w5entry{name: "a", data: data})
+	data := patternData5(2000, 4)
+	entry := vols5(t, w5opts{}, w5entry{name: "a", data: data, password: "right"})
+	nocheck := vols5(t, w5opts{}, w5entry{name: "a", data: data, password: "right", noCheck: true})
+	hp := vols5(t, w5opts{headerPassword: "right"}, w5entry{name: "a", data: data})
 	tests := []struct {
 		name string
 		arc  []byte
@@ -208,9 +208,9 @@ func TestRAR5Passwords(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := openBytes(tc.arc, &archive.Options{Passwords: tc.pws}, nil)
+			r, err := openBytes5(tc.arc, &archive.Options{Passwords: tc.pws}, nil)
 			if err == nil {
-				_, _, err = readAll(r)
+				_, _, err = readAll5(r)
 			}
 			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want %v", err, tc.want)
@@ -222,7 +222,7 @@ func TestRAR5Passwords(t *testing.T) {
 	}
 }
 
-func vols1(t testing.TB, o w5opts, e ...w5entry) []byte {
+func vols5(t testing.TB, o w5opts, e ...w5entry) []byte {
 	v := buildRAR5(t, o, e)
 	if len(v) != 1 {
 		t.Fatal("expected one volume")
@@ -231,25 +231,25 @@ func vols1(t testing.TB, o w5opts, e ...w5entry) []byte {
 }
 
 func TestRAR5Volumes(t *testing.T) {
-	entries := []w5entry{{name: "a", data: patternData(50<<10, 5)}, {name: "b", data: patternData(200<<10, 6)}}
+	entries := []w5entry{{name: "a", data: patternData5(50<<10, 5)}, {name: "b", data: patternData5(200<<10, 6)}}
 	vols := buildRAR5(t, w5opts{volumeSize: 64 << 10}, entries)
 	if len(vols) < 3 {
 		t.Fatalf("only %d volumes", len(vols))
 	}
-	paths := writeVolumes(t, vols)
-	want := wantFiles(entries)
+	paths := writeVolumes5(t, vols)
+	want := wantFiles5(entries)
 	// From any volume.
 	for i, p := range paths {
-		r, f, err := openFile(t, p, &archive.Options{})
+		r, f, err := openFile5(t, p, &archive.Options{})
 		if err != nil {
 			t.Fatalf("open volume %d: %v", i+1, err)
 		}
-		files, _, err := readAll(r)
+		files, _, err := readAll5(r)
 		f.Close()
 		if err != nil {
 			t.Fatalf("from volume %d: %v", i+1, err)
 		}
-		sameFiles(t, files, want)
+		sameFiles5(t, files, want)
 	}
 	// Damage in the first part is found at the volume switch.
 	bad := bytes.Clone(vols[0])
@@ -257,9 +257,9 @@ func TestRAR5Volumes(t *testing.T) {
 	if err := os.WriteFile(paths[0], bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, f, err := openFile(t, paths[0], &archive.Options{})
+	r, f, err := openFile5(t, paths[0], &archive.Options{})
 	if err == nil {
-		_, _, err = readAll(r)
+		_, _, err = readAll5(r)
 		f.Close()
 	}
 	if !errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), "packed data") {
@@ -269,44 +269,44 @@ func TestRAR5Volumes(t *testing.T) {
 	// A missing volume is reported by name.
 	last := paths[len(paths)-1]
 	os.Remove(last)
-	r, f, err = openFile(t, paths[0], &archive.Options{})
+	r, f, err = openFile5(t, paths[0], &archive.Options{})
 	if err == nil {
-		_, _, err = readAll(r)
+		_, _, err = readAll5(r)
 		f.Close()
 	}
 	if !errors.Is(err, archive.ErrMissingVolume) || !strings.Contains(err.Error(), filepath.Base(last)) {
 		t.Fatalf("missing volume: %v", err)
 	}
 	// Standard input cannot continue into another volume.
-	r, err = openBytes(vols[0], &archive.Options{}, nil)
+	r, err = openBytes5(vols[0], &archive.Options{}, nil)
 	if err == nil {
-		_, _, err = readAll(r)
+		_, _, err = readAll5(r)
 	}
 	if !errors.Is(err, archive.ErrMissingVolume) {
 		t.Fatalf("stdin volume: %v", err)
 	}
 }
 
-// expectCorrupt checks that reading arc fails with ErrCorrupt (or, for a
+// expectCorrupt5 checks that reading arc fails with ErrCorrupt (or, for a
 // damaged signature, ErrNotArchive) and does not panic.
-func readArchive(arc []byte, pws []string) (err error) {
+func readArchive5(arc []byte, pws []string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	r, err := openBytes(arc, &archive.Options{Passwords: pws}, nil)
+	r, err := openBytes5(arc, &archive.Options{Passwords: pws}, nil)
 	if err != nil {
 		return err
 	}
-	_, _, err = readAll(r)
+	_, _, err = readAll5(r)
 	return err
 }
 
 func TestRAR5Truncated(t *testing.T) {
 	arcs := map[string][]byte{
-		"stored":    vols1(t, w5opts{comment: "c"}, w5entry{name: "d", dir: true}, w5entry{name: "a", data: patternData(3000, 7)}, w5entry{name: "b", data: patternData(100, 8)}),
-		"encrypted": vols1(t, w5opts{headerPassword: "p"}, w5entry{name: "a", data: patternData(3000, 7), password: "p"}),
+		"stored":    vols5(t, w5opts{comment: "c"}, w5entry{name: "d", dir: true}, w5entry{name: "a", data: patternData5(3000, 7)}, w5entry{name: "b", data: patternData5(100, 8)}),
+		"encrypted": vols5(t, w5opts{headerPassword: "p"}, w5entry{name: "a", data: patternData5(3000, 7), password: "p"}),
 	}
 	for _, rel := range []string{"files/rarfile/test/files/rar5-solid.rar", "files/rarfile/test/files/rar5-times.rar", "files/rarfile/test/files/rar5-hlink.rar"} {
 		if data, err := os.ReadFile(filepath.Join(testutil.CorpusPath(), rel)); err == nil {
@@ -315,11 +315,11 @@ func TestRAR5Truncated(t *testing.T) {
 	}
 	for name, arc := range arcs {
 		t.Run(name, func(t *testing.T) {
-			if err := readArchive(arc, []string{"p"}); err != nil {
+			if err := readArchive5(arc, []string{"p"}); err != nil {
 				t.Fatalf("whole archive: %v", err)
 			}
 			for n := 0; n < len(arc); n++ {
-				err := readArchive(arc[:n], []string{"p"})
+				err := readArchive5(arc[:n], []string{"p"})
 				if err == nil || strings.HasPrefix(err.Error(), "panic") {
 					t.Fatalf("cut at %d: %v", n, err)
 				}
@@ -335,13 +335,13 @@ func TestRAR5BitFlip(t *testing.T) {
 	// Every byte of a plain archive is covered by a CRC. (Encrypted headers
 	// have padding no CRC covers; the flips below check those do not panic.)
 	arcs := map[string][]byte{
-		"stored": vols1(t, w5opts{}, w5entry{name: "a", data: patternData(500, 9)}, w5entry{name: "b", data: patternData(100, 10)}),
+		"stored": vols5(t, w5opts{}, w5entry{name: "a", data: patternData5(500, 9)}, w5entry{name: "b", data: patternData5(100, 10)}),
 	}
-	enc := vols1(t, w5opts{headerPassword: "p"}, w5entry{name: "a", data: patternData(300, 9), password: "p"})
+	enc := vols5(t, w5opts{headerPassword: "p"}, w5entry{name: "a", data: patternData5(300, 9), password: "p"})
 	for i := range enc {
 		bad := bytes.Clone(enc)
 		bad[i] ^= 0x04
-		if err := readArchive(bad, []string{"p"}); err != nil && strings.HasPrefix(err.Error(), "panic") {
+		if err := readArchive5(bad, []string{"p"}); err != nil && strings.HasPrefix(err.Error(), "panic") {
 			t.Fatalf("encrypted flip at %d: %v", i, err)
 		}
 	}
@@ -350,7 +350,7 @@ func TestRAR5BitFlip(t *testing.T) {
 			for i := range arc {
 				bad := bytes.Clone(arc)
 				bad[i] ^= 0x10
-				err := readArchive(bad, []string{"p"})
+				err := readArchive5(bad, []string{"p"})
 				if err == nil || strings.HasPrefix(err.Error(), "panic") {
 					t.Fatalf("flip at %d: %v", i, err)
 				}
@@ -367,7 +367,7 @@ func TestRAR5BitFlip(t *testing.T) {
 			for _, bit := range []byte{0x01, 0x80} {
 				bad := bytes.Clone(data)
 				bad[i] ^= bit
-				if err := readArchive(bad, nil); err != nil && strings.HasPrefix(err.Error(), "panic") {
+				if err := readArchive5(bad, nil); err != nil && strings.HasPrefix(err.Error(), "panic") {
 					t.Fatalf("%s flip at %d: %v", rel, i, err)
 				}
 			}
@@ -376,9 +376,9 @@ func TestRAR5BitFlip(t *testing.T) {
 }
 
 func TestRAR5AllocEncrypted(t *testing.T) {
-	data := patternData(1<<20, 11)
-	arc := vols1(t, w5opts{}, w5entry{name: "big", data: data, password: "pw"})
-	r, err := openBytes(arc, &archive.Options{Passwords: []string{"pw"}}, nil)
+	data := patternData5(1<<20, 11)
+	arc := vols5(t, w5opts{}, w5entry{name: "big", data: data, password: "pw"})
+	r, err := openBytes5(arc, &archive.Options{Passwords: []string{"pw"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func TestRAR5SolidSkip(t *testing.T) {
 		}
 		t.Run(row.Local, func(t *testing.T) {
 			want, _ := testutil.ExpectedFiles(row.Expected)
-			r, f, err := openFile(t, row.Path, &archive.Options{})
+			r, f, err := openFile5(t, row.Path, &archive.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -445,7 +445,7 @@ func TestRAR5SolidSkip(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", e.Name, err)
 				}
-				if sha(data) != want[e.Name] {
+				if sha5(data) != want[e.Name] {
 					t.Fatalf("%s: content differs", e.Name)
 				}
 			}
@@ -469,11 +469,11 @@ func TestRAR5CorpusOneByte(t *testing.T) {
 		if len(data) > 8<<10 {
 			wrap = iotest.HalfReader
 		}
-		r, err := openBytes(data, &archive.Options{}, wrap)
+		r, err := openBytes5(data, &archive.Options{}, wrap)
 		if err != nil {
 			t.Fatalf("%s: %v", row.Local, err)
 		}
-		files, _, err := readAll(wrapRead(r, wrap))
+		files, _, err := readAll5(wrapRead5(r, wrap))
 		if err != nil {
 			t.Fatalf("%s: %v", row.Local, err)
 		}
@@ -495,14 +495,14 @@ func TestRAR5Limit(t *testing.T) {
 		e    w5entry
 		want error
 	}{
-		{"unknown-size", w5entry{name: "a", data: patternData(100, 1), ci: 3<<7 | dict4G, unknownSize: true}, archive.ErrLimit},
-		{"large", w5entry{name: "a", data: patternData(100, 1), ci: 3<<7 | dict4G, claimSize: 2 << 30}, archive.ErrLimit},
-		{"small", w5entry{name: "a", data: patternData(100, 1), ci: 3<<7 | dict4G}, archive.ErrCorrupt},
+		{"unknown-size", w5entry{name: "a", data: patternData5(100, 1), ci: 3<<7 | dict4G, unknownSize: true}, archive.ErrLimit},
+		{"large", w5entry{name: "a", data: patternData5(100, 1), ci: 3<<7 | dict4G, claimSize: 2 << 30}, archive.ErrLimit},
+		{"small", w5entry{name: "a", data: patternData5(100, 1), ci: 3<<7 | dict4G}, archive.ErrCorrupt},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			arc := vols1(t, w5opts{}, tc.e)
-			r, err := openBytes(arc, &archive.Options{MemLimit: 64 << 20}, nil)
+			arc := vols5(t, w5opts{}, tc.e)
+			r, err := openBytes5(arc, &archive.Options{MemLimit: 64 << 20}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -520,11 +520,11 @@ func TestRAR5Limit(t *testing.T) {
 // TestRAR5ContinueAfterDataError: a damaged entry reports a checksum
 // mismatch and the next entry still reads.
 func TestRAR5ContinueAfterDataError(t *testing.T) {
-	a, b := patternData(1000, 12), patternData(1000, 13)
-	arc := vols1(t, w5opts{}, w5entry{name: "a", data: a}, w5entry{name: "b", data: b})
+	a, b := patternData5(1000, 12), patternData5(1000, 13)
+	arc := vols5(t, w5opts{}, w5entry{name: "a", data: a}, w5entry{name: "b", data: b})
 	i := bytes.Index(arc, a[:32])
 	arc[i+500] ^= 1
-	r, err := openBytes(arc, &archive.Options{}, nil)
+	r, err := openBytes5(arc, &archive.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func (w *w5) iv() []byte {
 	return iv
 }
 
-func cbcEncrypt(t testing.TB, key, iv, data []byte) []byte {
+func cbcEncrypt5(t testing.TB, key, iv, data []byte) []byte {
 	b, err := aes.NewCipher(key)
 	if err != nil {
 		t.Fatal(err)
@@ -102,12 +102,12 @@ func (w *w5) header(typ, flags uint64, body, extra []byte, dataSize int64) []byt
 	out = append(out, sized...)
 	if w.hdrKeys != nil && typ != head5Crypt {
 		iv := w.iv()
-		return append(iv, cbcEncrypt(w.t, w.hdrKeys.Key[:], iv, out)...)
+		return append(iv, cbcEncrypt5(w.t, w.hdrKeys.Key[:], iv, out)...)
 	}
 	return out
 }
 
-func checkRecord(k *rarcrypt.RAR5Keys) []byte {
+func checkRecord5(k *rarcrypt.RAR5Keys) []byte {
 	sum := sha256.Sum256(k.PswCheck[:])
 	return append(k.PswCheck[:], sum[:4]...)
 }
@@ -135,7 +135,7 @@ func (w *w5) volumeStart(i int, multi bool) []byte {
 		body = vint5(body, crypt5PswCheck)
 		body = append(body, w5lg2)
 		body = append(body, salt...)
-		body = append(body, checkRecord(k)...)
+		body = append(body, checkRecord5(k)...)
 		out = append(out, w.header(head5Crypt, 0, body, nil, -1)...)
 		w.hdrKeys = k
 	}
@@ -202,7 +202,7 @@ func (w *w5) fileHeader(typ uint64, e *w5entry, part []byte, splitBefore, splitA
 		rec = append(rec, salt...)
 		rec = append(rec, iv...)
 		if !e.noCheck {
-			rec = append(rec, checkRecord(k)...)
+			rec = append(rec, checkRecord5(k)...)
 		}
 		extra = vint5(extra, uint64(len(rec)))
 		extra = append(extra, rec...)
@@ -274,7 +274,7 @@ func buildRAR5(t testing.TB, opts w5opts, entries []w5entry) [][]byte {
 			var iv []byte
 			if k != nil {
 				iv = w.iv()
-				part = cbcEncrypt(t, k.Key[:], iv, part)
+				part = cbcEncrypt5(t, k.Key[:], iv, part)
 			}
 			partCRC := crc
 			if after {
@@ -293,8 +293,8 @@ func buildRAR5(t testing.TB, opts w5opts, entries []w5entry) [][]byte {
 	return append(vols, cur)
 }
 
-// patternData returns n bytes of deterministic, mildly compressible data.
-func patternData(n int, seed uint32) []byte {
+// patternData5 returns n bytes of deterministic, mildly compressible data.
+func patternData5(n int, seed uint32) []byte {
 	b := make([]byte, n)
 	x := seed | 1
 	for i := range b {
