@@ -21,30 +21,39 @@ import (
 // its data is decoded (later entries depend on it), otherwise skipped.
 func (r *reader5) finishEntry() error {
 	fh := r.cur
-	if !r.finished && fh.method != 0 && r.main.flags&mhfl5Solid != 0 && r.entry.Type == archive.TypeFile {
+	if fh.method != 0 && r.main.flags&mhfl5Solid != 0 && r.entry.Type == archive.TypeFile {
+		err := r.rerr
 		if !r.started {
-			if err := r.setup(); err != nil {
-				r.solidErr = err
-			}
+			err = r.setup()
 		}
-		if r.started && r.rerr == nil {
-			if r.skipBuf == nil {
-				r.skipBuf = make([]byte, 32<<10)
+		if err == nil && !r.finished {
+			err = r.drain()
+		}
+		if err == io.EOF {
+			err = nil
+		}
+		// A later solid entry needs this one decoded to its end.
+		if dec, ok := r.src.(*decoder5); !ok || dec != &r.dec || !dec.fileDone || dec.err != nil {
+			if err == nil {
+				err = errSolid5
 			}
-			for {
-				_, err := r.dec.Read(r.skipBuf)
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					r.solidErr = err
-					break
-				}
-			}
+			r.solidErr, r.dec.err = err, err
 		}
 	}
 	r.cur = nil
 	return r.skipRest()
+}
+
+// drain decodes the rest of the current entry without returning it.
+func (r *reader5) drain() error {
+	if r.skipBuf == nil {
+		r.skipBuf = make([]byte, 32<<10)
+	}
+	for {
+		if _, err := r.dec.Read(r.skipBuf); err != nil {
+			return err
+		}
+	}
 }
 
 // skipRest skips what is left of the current entry's packed data, in this
@@ -252,7 +261,9 @@ func (r *reader5) setup() error {
 		r.src = &r.store
 		return nil
 	}
-	if r.solidErr != nil && fh.solid {
+	if !fh.solid {
+		r.solidErr = nil // a new solid chain starts here
+	} else if r.solidErr != nil {
 		return r.solidErr
 	}
 	alone := r.main.flags&mhfl5Solid == 0

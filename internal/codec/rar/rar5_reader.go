@@ -249,7 +249,7 @@ func (r *reader5) Next() (*archive.Entry, error) {
 // begin makes fh the current entry.
 func (r *reader5) begin(fh *file5) {
 	r.cur, r.last = fh, fh
-	r.started, r.finished, r.rerr, r.entryKey = false, false, nil, nil
+	r.started, r.finished, r.rerr, r.entryKey, r.src = false, false, nil, nil, nil
 	r.startPart(fh)
 	e := &r.entry
 	*e = archive.Entry{
