@@ -4,6 +4,17 @@
 //
 // Open detects which of the two a file is, looking past a self-extractor
 // stub, and returns an archive.Reader yielding the entries in order.
+//
+// # Security concerns
+//
+// Everything an archive declares is bounded before it is trusted: a RAR 5
+// header is at most 2 MiB and is CRC-checked before its fields are used;
+// names are at most 64 KiB; the decompression window is the entry's
+// dictionary (or its size, when smaller and not solid) and must fit
+// Options.Limit, checked before allocating (archive.ErrLimit); filter
+// blocks are at most 4 MiB and at most 8192 wait at once; an archive
+// comment is read only up to 1 MiB; key derivation is refused above 2^24
+// rounds. Output never exceeds an entry's declared size.
 package rar
 
 import (
