@@ -83,6 +83,14 @@ func (r *random5) scan() {
 	for {
 		e, err := s.Next()
 		if err == io.EOF {
+			// Ask for a password now, once, rather than from concurrent Opens
+			// (PasswordList may prompt and then remembers the answer).
+			for i := range r.index {
+				if r.index[i].fh.crypt != nil {
+					r.opt.PasswordList()
+					break
+				}
+			}
 			return
 		}
 		if err != nil {
