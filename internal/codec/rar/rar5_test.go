@@ -309,6 +309,9 @@ func TestRAR5Truncated(t *testing.T) {
 		"encrypted": vols5(t, w5opts{headerPassword: "p"}, w5entry{name: "a", data: patternData5(3000, 7), password: "p"}),
 	}
 	for _, rel := range []string{"files/rarfile/test/files/rar5-solid.rar", "files/rarfile/test/files/rar5-times.rar", "files/rarfile/test/files/rar5-hlink.rar"} {
+		if testing.Short() {
+			break
+		}
 		if data, err := os.ReadFile(filepath.Join(testutil.CorpusPath(), rel)); err == nil {
 			arcs[filepath.Base(rel)] = data
 		}
@@ -358,6 +361,9 @@ func TestRAR5BitFlip(t *testing.T) {
 		})
 	}
 	// Compressed corpus archives: any outcome but a panic.
+	if testing.Short() {
+		return
+	}
 	for _, rel := range []string{"files/rarfile/test/files/rar5-solid.rar", "files/rarfile/test/files/rar5-quick-open.rar"} {
 		data, err := os.ReadFile(filepath.Join(testutil.CorpusPath(), rel))
 		if err != nil {
@@ -456,6 +462,9 @@ func TestRAR5SolidSkip(t *testing.T) {
 // TestRAR5CorpusOneByte reads the corpus archives through short reads, of
 // the input and of the entries.
 func TestRAR5CorpusOneByte(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: reads the corpus through short reads")
+	}
 	for _, row := range testutil.Manifest(t) {
 		if row.Format != "rar5" || row.Expect != "ok" || row.UnitFirst != row.Path && row.UnitFirst != "" || row.Password != "" || row.HasFeature("blake2") {
 			continue
