@@ -416,6 +416,7 @@ func (d *decoder5) decode(stopAt uint64) error {
 	in := d.in
 	bp := d.bp
 	border := d.border
+	ld := &d.ld
 	for unp < stopAt {
 		if bp >= border {
 			d.bp, d.unpPtr = bp, unp
@@ -428,30 +429,32 @@ func (d *decoder5) decode(stopAt uint64) error {
 			in, bp, border = d.in, d.bp, d.border
 			continue
 		}
-		field := uint32(peek5(in, bp)>>48) & 0xfffe
+		v := peek5(in, bp)
+		field := uint32(v>>48) & 0xfffe
 		var slot uint32
-		if field < d.ld.decodeLen[quickBits5] {
-			e := d.ld.quick[field>>(16-quickBits5)]
-			bp += int(e >> 16)
-			slot = e & 0xffff
+		var n int
+		if field < ld.decodeLen[quickBits5] {
+			e := ld.quick[field>>(16-quickBits5)]
+			n, slot = int(e>>16), e&0xffff
 		} else {
-			s, n := d.ld.slow(field)
-			bp += int(n)
-			slot = s
+			s, nb := ld.slow(field)
+			n, slot = int(nb), s
 		}
+		bp += n
 		if slot < 256 {
 			win[unp&mask] = byte(slot)
 			unp++
 			// Literals come in runs: decode a second one from the bits
-			// already loaded when its code resolves in one lookup.
+			// already loaded (57 or more, of which the first code took at
+			// most 16) when its code resolves in one lookup.
 			if bp >= border || unp >= stopAt {
 				continue
 			}
-			field = uint32(peek5(in, bp)>>48) & 0xfffe
-			if field >= d.ld.decodeLen[quickBits5] {
+			field = uint32((v<<n)>>48) & 0xfffe
+			if field >= ld.decodeLen[quickBits5] {
 				continue
 			}
-			e := d.ld.quick[field>>(16-quickBits5)]
+			e := ld.quick[field>>(16-quickBits5)]
 			if s := e & 0xffff; s < 256 {
 				win[unp&mask] = byte(s)
 				unp++
