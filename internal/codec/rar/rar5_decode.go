@@ -411,7 +411,7 @@ func slotLength5(slot uint32, v uint64) (length uint32, used int) {
 // read past the buffered bytes and their padding.
 func (d *decoder5) decode(stopAt uint64) error {
 	win := d.win
-	mask := d.mask
+	mask := uint64(len(win) - 1) // d.mask; from len(win) so indexes prove in bounds
 	unp := d.unpPtr
 	in := d.in
 	bp := d.bp
