@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -423,5 +424,48 @@ func TestLimits(t *testing.T) {
 	}
 	if code, _, _ := run(t, nil, "t", "--max-entries", "5", "--max-size", "1M", arch); code != ExitOK {
 		t.Errorf("within limits: exit %d", code)
+	}
+}
+
+func TestSelection(t *testing.T) {
+	dir := t.TempDir()
+	arch := write(t, dir, "s.tar.gz", gz(t, makeTar(t, sample)))
+	cases := []struct {
+		args []string
+		want []string // files present below out
+	}{
+		{[]string{"--include", "top/sub"}, []string{"top/sub/b.bin"}},
+		{[]string{"--include", "*.txt"}, nil},
+		{[]string{"--include", "top/*.txt"}, []string{"top/a.txt"}},
+		{[]string{"--exclude", "top/sub", "--exclude", "top/link", "--exclude", "top/hard"}, []string{"top/a.txt"}},
+		{[]string{"--strip-components", "1", "--exclude", "top/link", "--exclude", "top/hard"}, []string{"a.txt", "sub/b.bin"}},
+		{[]string{"--flat", "--include", "top/sub/b.bin", "--include", "top/a.txt"}, []string{"a.txt", "b.bin"}},
+		{[]string{"--", "top/a.txt"}, []string{"top/a.txt"}},
+		{[]string{"--strip-components", "1", "--", "top/hard", "top/a.txt"}, []string{"a.txt", "hard"}},
+	}
+	for i, c := range cases {
+		out := filepath.Join(dir, fmt.Sprint("out", i))
+		args := append([]string{"x", arch, "-o", out}, c.args...)
+		if c.args[0] == "--" || len(c.args) > 2 && c.args[2] == "--" {
+			args = append([]string{"x", "-o", out, arch}, c.args...)
+		}
+		code, _, stderr := run(t, nil, args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d %s", c.args, code, stderr)
+		}
+		var got []string
+		filepath.Walk(out, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() {
+				rel, _ := filepath.Rel(out, p)
+				got = append(got, rel)
+			}
+			return nil
+		})
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("%v: got %v, want %v", c.args, got, c.want)
+		}
+	}
+	if code, _, _ := run(t, nil, "x", arch, "--include", "[", "-o", dir); code != ExitUsage {
+		t.Errorf("bad pattern: exit %d", code)
 	}
 }

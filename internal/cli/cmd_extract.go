@@ -34,7 +34,7 @@ type ExtractOptions struct {
 func NewCmdExtract(f *Factory, runF func(*ExtractOptions) error) *cobra.Command {
 	o := &ExtractOptions{}
 	cmd := &cobra.Command{
-		Use:     "x ARCHIVE...",
+		Use:     "x ARCHIVE... [-- NAME...]",
 		Aliases: []string{"extract"},
 		Short:   "Extract archives (format found by magic bytes), verifying every checksum",
 		Long: `Extract each ARCHIVE ("-" reads standard input, which need not be seekable).
@@ -55,11 +55,14 @@ replaced silently: choose --overwrite or --skip-existing.
   curl -sL URL | unpack x - -o out/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Archives = args
+			o.Archives, o.Names = splitNames(cmd, args)
+			if err := o.SelectOptions.validate(); err != nil {
+				return err
+			}
 			if o.Overwrite && o.SkipExisting {
 				return &FlagError{Err: fmt.Errorf("--overwrite and --skip-existing exclude each other")}
 			}
-			if err := oneStdin(args); err != nil {
+			if err := oneStdin(o.Archives); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -69,6 +72,7 @@ replaced silently: choose --overwrite or --skip-existing.
 		},
 	}
 	addCommonFlags(cmd, &o.CommonOptions)
+	addSelectFlags(cmd, &o.SelectOptions, true)
 	fl := cmd.Flags()
 	fl.StringVarP(&o.Output, "output", "o", "", "extract into `DIR` (created when missing)")
 	fl.BoolVarP(&o.Stdout, "stdout", "c", false, "write to stdout: a compressed stream's bytes, or the files' contents in order")
@@ -79,6 +83,14 @@ replaced silently: choose --overwrite or --skip-existing.
 	fl.BoolVar(&o.NoTimes, "no-times", false, "do not restore modification times")
 	fl.BoolVarP(&o.StoredName, "name", "N", false, "name a gzip file's output by the name stored in it (gunzip -N)")
 	return cmd
+}
+
+// splitNames separates archives from the member names given after "--".
+func splitNames(cmd *cobra.Command, args []string) (archives, names []string) {
+	if i := cmd.ArgsLenAtDash(); i >= 0 {
+		return args[:i], args[i:]
+	}
+	return args, nil
 }
 
 func oneStdin(args []string) error {
@@ -130,6 +142,9 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 		mu.Unlock()
 		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
+				if e = o.layout(e); e == nil {
+					return nil
+				}
 				if o.Verbose {
 					fmt.Fprintln(f.ErrOut, e.Name)
 				}

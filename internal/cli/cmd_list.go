@@ -23,7 +23,7 @@ type ListOptions struct {
 func NewCmdList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
 	o := &ListOptions{}
 	cmd := &cobra.Command{
-		Use:     "l ARCHIVE...",
+		Use:     "l ARCHIVE... [-- NAME...]",
 		Aliases: []string{"list"},
 		Short:   "List the entries of archives",
 		Long: `List each ARCHIVE's entries: modification time, mode, size, packed size,
@@ -36,8 +36,11 @@ entry (or, when it holds a tar, as the tar's entries).
   unpack l --json archive.zip`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Archives = args
-			if err := oneStdin(args); err != nil {
+			o.Archives, o.Names = splitNames(cmd, args)
+			if err := o.SelectOptions.validate(); err != nil {
+				return err
+			}
+			if err := oneStdin(o.Archives); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -47,6 +50,7 @@ entry (or, when it holds a tar, as the tar's entries).
 		},
 	}
 	addCommonFlags(cmd, &o.CommonOptions)
+	addSelectFlags(cmd, &o.SelectOptions, false)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print one JSON object per entry and a summary (JSON Lines)")
 	return cmd
 }

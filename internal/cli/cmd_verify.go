@@ -21,7 +21,7 @@ type VerifyOptions struct {
 func NewCmdVerify(f *Factory, runF func(*VerifyOptions) error) *cobra.Command {
 	o := &VerifyOptions{}
 	cmd := &cobra.Command{
-		Use:     "t ARCHIVE...",
+		Use:     "t ARCHIVE... [-- NAME...]",
 		Aliases: []string{"verify", "test"},
 		Short:   "Verify archives: decode every entry and check every checksum, writing nothing",
 		Long: `Verify each ARCHIVE ("-" reads standard input): every byte is decoded and every
@@ -34,8 +34,11 @@ allows. With --json, one JSON object per entry and a summary per archive.
   unpack t --json backup.7z | jq .status`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Archives = args
-			if err := oneStdin(args); err != nil {
+			o.Archives, o.Names = splitNames(cmd, args)
+			if err := o.SelectOptions.validate(); err != nil {
+				return err
+			}
+			if err := oneStdin(o.Archives); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -45,6 +48,7 @@ allows. With --json, one JSON object per entry and a summary per archive.
 		},
 	}
 	addCommonFlags(cmd, &o.CommonOptions)
+	addSelectFlags(cmd, &o.SelectOptions, false)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print one JSON object per entry and a summary (JSON Lines)")
 	return cmd
 }

@@ -223,7 +223,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 		return r.code
 	}
 	r.lim = lim
-	if parallel && r.parallel(path, a, func(e *archive.Entry, data io.Reader) error { return fn(a, e, data) }) {
+	if parallel && len(r.o.Include)+len(r.o.Exclude)+len(r.o.Names) == 0 && r.parallel(path, a, func(e *archive.Entry, data io.Reader) error { return fn(a, e, data) }) {
 		r.emitSummary(path, a.Format, r.code, nil)
 		return r.code
 	}
@@ -242,6 +242,9 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 			archErr = err
 			r.problem(path, "", err)
 			break
+		}
+		if !r.o.selected(e.Name) {
+			continue
 		}
 		r.entries++
 		if err := lim.entry(r.entries); err != nil {
