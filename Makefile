@@ -59,3 +59,7 @@ testdata:
 # Damaged-input run: panics, hangs, memory, exit codes, leftovers (docs/RELIABILITY.md).
 robustness:
 	bash scripts/robustness.sh
+
+# Man pages and Markdown command reference from the cobra commands.
+docs:
+	$(GO) run ./scripts/gendocs docs
