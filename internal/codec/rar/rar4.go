@@ -1,0 +1,707 @@
+package rar
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"strconv"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/rarcrypt"
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+// sigRAR4 is the marker block that starts every RAR 1.5–4.x volume.
+var sigRAR4 = []byte("Rar!\x1a\x07\x00")
+
+// Errors of the RAR 1.5–4.x container.
+var (
+	errNoMain4       = archive.Corruptf("rar: main archive header missing")
+	errLinkTooLong4  = archive.Corruptf("rar: symbolic link target too long")
+	errSolidBroken4  = archive.Corruptf("rar: solid stream unusable after an earlier error")
+	errBadPassword4  = archive.Errorf(archive.ErrPassword, "rar: wrong password (encrypted header does not decrypt)")
+	errHeaderSize4   = archive.Corruptf("rar: header size out of range")
+	errNotNextPart4  = archive.Corruptf("rar: next volume does not continue the split file")
+	errUnexpectedEnd = archive.Corruptf("rar: archive is truncated")
+)
+
+// maxLink4 bounds a symbolic link target.
+const maxLink4 = 64 << 10
+
+// reader4 reads a RAR 1.5–4.x archive (one or more volumes) sequentially.
+type reader4 struct {
+	opt  *archive.Options
+	vol  volume4
+	hbuf []byte
+
+	solid      bool // main header: solid archive
+	multi      bool // main header: volume of a set
+	newNaming  bool
+	encHeaders bool
+	password   string
+	havePass   bool
+	passErr    error // why no password is available
+
+	hdr   fileHeader4
+	entry *archive.Entry
+	done  bool
+	fatal error
+
+	// current entry's data
+	hasData   bool
+	partLeft  int64 // packed bytes left in the current volume's part
+	partAfter bool  // the part continues in the next volume
+	partCRC   hash.Hash32
+	partWant  uint32
+	finalCRC  uint32
+	crcKnown  bool
+	left      int64 // unpacked bytes not yet delivered (-1: unknown)
+	stored    bool
+	encrypted bool
+	started   bool // data reading began (decoder set up)
+	derr      error
+	dataSrc   io.Reader
+	dec       rarcrypt.Reader3
+	unp       unpacker4
+	crc       hash.Hash32
+	solidErr  error
+	scratch   []byte
+}
+
+// openRAR4 opens a RAR 1.5–4.x archive whose marker block starts at
+// sfxOffset of in (0 for a plain archive).
+func openRAR4(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive.Reader, error) {
+	if opt == nil {
+		opt = &archive.Options{}
+	}
+	r := &reader4{opt: opt, hbuf: make([]byte, 256), crc: crc32.NewIEEE(), partCRC: crc32.NewIEEE()}
+	r.unp.limit = opt.Limit()
+	src := in.R
+	if _, ok := src.(io.ByteReader); !ok {
+		src = bufio.NewReaderSize(src, 64<<10)
+	}
+	r.vol = volume4{r: src, path: in.Path}
+	if err := r.vol.skip(sfxOffset); err != nil {
+		return nil, archive.Corruptf("rar: archive is truncated before its signature")
+	}
+	if err := r.startVolume(true); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// startVolume reads the marker and main header of the current volume.
+func (r *reader4) startVolume(first bool) error {
+	var sig [7]byte
+	if err := r.vol.readFull(sig[:]); err != nil || !bytes.Equal(sig[:], sigRAR4) {
+		return archive.Corruptf("rar: no RAR 4 signature at the start of %s", volName4(r.vol.path))
+	}
+	// The main header is never encrypted.
+	r.encHeaders = false
+	typ, flags, body, err := r.readBlock()
+	if err != nil {
+		if err == io.EOF {
+			err = errNoMain4
+		}
+		return err
+	}
+	if typ != blockMain4 {
+		return errNoMain4
+	}
+	if first {
+		r.solid = flags&mainSolid4 != 0
+		r.multi = flags&mainVolume4 != 0
+		r.newNaming = flags&mainNewNaming4 != 0
+	}
+	_ = body
+	if flags&mainPassword4 != 0 {
+		r.encHeaders = true
+		if err := r.needPassword(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func volName4(p string) string {
+	if p == "" {
+		return "the input"
+	}
+	return p
+}
+
+// needPassword picks the password (the first candidate).
+func (r *reader4) needPassword() error {
+	if r.havePass {
+		return nil
+	}
+	if r.passErr != nil {
+		return r.passErr
+	}
+	list, err := r.opt.PasswordList()
+	if err != nil {
+		r.passErr = err
+		return err
+	}
+	r.password, r.havePass = list[0], true
+	return nil
+}
+
+// readBlock reads the next block header and returns its type, flags and
+// body (the bytes after the 7-byte base header, valid until the next call).
+// It returns io.EOF at a clean end of the volume.
+func (r *reader4) readBlock() (byte, uint16, []byte, error) {
+	pos := r.vol.pos
+	if r.encHeaders {
+		return r.readEncBlock(pos)
+	}
+	base := r.hbuf[:sizeBase4]
+	if err := r.vol.readFull(base); err != nil {
+		if err == io.EOF {
+			return 0, 0, nil, io.EOF
+		}
+		return 0, 0, nil, errUnexpectedEnd
+	}
+	size := int(binary.LittleEndian.Uint16(base[5:]))
+	if size < sizeBase4 {
+		return 0, 0, nil, archive.Corruptf("rar: bad header size at offset %d", pos)
+	}
+	if cap(r.hbuf) < size {
+		nb := make([]byte, size)
+		copy(nb, base)
+		r.hbuf = nb
+	}
+	h := r.hbuf[:size]
+	if err := r.vol.readFull(h[sizeBase4:]); err != nil {
+		return 0, 0, nil, errUnexpectedEnd
+	}
+	typ, flags := h[2], binary.LittleEndian.Uint16(h[3:])
+	want := binary.LittleEndian.Uint16(h)
+	if uint16(crc32.ChecksumIEEE(h[2:])) != want {
+		ok := false
+		switch typ {
+		case blockMain4:
+			// RAR 2.x embeds the old comment in the main header; the CRC
+			// covers the 13-byte header alone.
+			ok = size > 13 && uint16(crc32.ChecksumIEEE(h[2:13])) == want
+		case blockAV4, blockSign4:
+			ok = true // never had a valid CRC
+		}
+		if !ok {
+			return 0, 0, nil, archive.Corruptf("rar: bad header CRC at offset %d", pos)
+		}
+	}
+	return typ, flags, h[sizeBase4:], nil
+}
+
+// readEncBlock reads a header encrypted with -hp: an 8-byte salt, then the
+// header padded to 16 bytes, AES-128-CBC.
+func (r *reader4) readEncBlock(pos int64) (byte, uint16, []byte, error) {
+	var salt [8]byte
+	if err := r.vol.readFull(salt[:]); err != nil {
+		if err == io.EOF {
+			return 0, 0, nil, io.EOF
+		}
+		return 0, 0, nil, errUnexpectedEnd
+	}
+	k := rarcrypt.DeriveKey3(r.password, salt[:])
+	mode := rarcrypt.NewHeaderDecrypter3(k)
+	first := r.hbuf[:16]
+	if err := r.vol.readFull(first); err != nil {
+		// Some writers end an -hp archive with a plain end block shorter
+		// than an AES block.
+		if err == io.ErrUnexpectedEOF || err == io.EOF {
+			return 0, 0, nil, io.EOF
+		}
+		return 0, 0, nil, err
+	}
+	rarcrypt.Decrypt3(mode, first)
+	size := int(binary.LittleEndian.Uint16(first[5:]))
+	if size < sizeBase4 {
+		return 0, 0, nil, errBadPassword4
+	}
+	total := (size + 15) &^ 15
+	if cap(r.hbuf) < total {
+		nb := make([]byte, total)
+		copy(nb, first)
+		r.hbuf = nb
+	}
+	h := r.hbuf[:total]
+	if err := r.vol.readFull(h[16:]); err != nil {
+		return 0, 0, nil, errBadPassword4
+	}
+	rarcrypt.Decrypt3(mode, h[16:])
+	h = h[:size]
+	if uint16(crc32.ChecksumIEEE(h[2:])) != binary.LittleEndian.Uint16(h) {
+		return 0, 0, nil, errBadPassword4
+	}
+	return h[2], binary.LittleEndian.Uint16(h[3:]), h[sizeBase4:], nil
+}
+
+// Next returns the next entry.
+func (r *reader4) Next() (*archive.Entry, error) {
+	if r.fatal != nil {
+		return nil, r.fatal
+	}
+	if r.done {
+		return nil, io.EOF
+	}
+	if err := r.skipData(); err != nil {
+		r.fatal = err
+		return nil, err
+	}
+	for {
+		pos := r.vol.pos
+		typ, flags, body, err := r.readBlock()
+		if err == io.EOF {
+			r.done = true
+			return nil, io.EOF
+		}
+		if err != nil {
+			r.fatal = err
+			return nil, err
+		}
+		switch typ {
+		case blockFile4:
+			if err := parseFile4(&r.hdr, flags, body, pos); err != nil {
+				r.fatal = err
+				return nil, err
+			}
+			if r.hdr.splitBefore() {
+				// The rest of a file begun in an earlier volume we were
+				// not given: skip it.
+				if err := r.vol.skip(r.hdr.packSize); err != nil {
+					r.fatal = errUnexpectedEnd
+					return nil, r.fatal
+				}
+				continue
+			}
+			e, err := r.startEntry()
+			if err != nil {
+				return e, err
+			}
+			return e, nil
+		case blockNewSub4:
+			var sub fileHeader4
+			if err := parseFile4(&sub, flags, body, pos); err != nil {
+				r.fatal = err
+				return nil, err
+			}
+			if err := r.vol.skip(sub.packSize); err != nil {
+				r.fatal = errUnexpectedEnd
+				return nil, r.fatal
+			}
+		case blockEnd4:
+			if flags&endNextVolume4 == 0 {
+				r.done = true
+				return nil, io.EOF
+			}
+			if err := r.nextVolume(); err != nil {
+				r.fatal = err
+				return nil, err
+			}
+		case blockMain4, blockMark4:
+			r.fatal = archive.Corruptf("rar: unexpected header type %#x at offset %d", typ, pos)
+			return nil, r.fatal
+		default:
+			if flags&flagLong4 != 0 {
+				if len(body) < 4 {
+					r.fatal = archive.Corruptf("rar: header at offset %d is too short", pos)
+					return nil, r.fatal
+				}
+				if err := r.vol.skip(int64(binary.LittleEndian.Uint32(body))); err != nil {
+					r.fatal = errUnexpectedEnd
+					return nil, r.fatal
+				}
+			}
+		}
+	}
+}
+
+// nextVolume opens the volume after the current one.
+func (r *reader4) nextVolume() error {
+	name := nextVolumeName4(r.vol.path, r.newNaming)
+	f, err := openVolume4(r.opt, name)
+	if err != nil {
+		return err
+	}
+	r.vol.close()
+	r.vol = volume4{r: bufio.NewReaderSize(f, 64<<10), f: f, path: name}
+	return r.startVolume(false)
+}
+
+// startEntry builds the entry for r.hdr and prepares its data.
+func (r *reader4) startEntry() (*archive.Entry, error) {
+	h := &r.hdr
+	e := &archive.Entry{
+		Name:       h.name,
+		Size:       h.unpSize,
+		PackedSize: h.packSize,
+		ModTime:    h.mtime,
+		AccessTime: h.atime,
+		Encrypted:  h.encrypted() || r.encHeaders,
+		Method:     method4(h),
+	}
+	r.entry = e
+	r.hasData, r.started, r.derr = true, false, nil
+	r.partLeft, r.partAfter = h.packSize, h.splitAfter()
+	r.partCRC.Reset()
+	r.partWant = h.crc
+	r.crcKnown = !h.splitAfter()
+	r.finalCRC = h.crc
+	r.left = h.unpSize
+	r.stored = h.method == 0x30
+	r.encrypted = h.encrypted()
+	r.crc.Reset()
+	e.Mode = mode4(h)
+	switch {
+	case h.isDir:
+		e.Type = archive.TypeDir
+		e.Size = 0
+		r.left = 0
+		return e, nil
+	case (h.host == hostUnix4 || h.host == hostBeOS4) && h.attr&0xf000 == 0xa000:
+		e.Type = archive.TypeSymlink
+		target, err := r.readLink()
+		if err != nil {
+			return e, err
+		}
+		e.Linkname = target
+		e.Size = 0
+		return e, nil
+	}
+	e.Type = archive.TypeFile
+	e.Checksum = verify.CRC32
+	if r.crcKnown {
+		e.ChecksumValue = binary.BigEndian.AppendUint32(nil, h.crc)
+	}
+	return e, nil
+}
+
+// method4 names the compression method ("stored", "RAR 2.9 m3").
+func method4(h *fileHeader4) string {
+	if h.method == 0x30 {
+		return "stored"
+	}
+	v := int(h.unpVer)
+	return "RAR " + strconv.Itoa(v/10) + "." + strconv.Itoa(v%10) + " m" + strconv.Itoa(int(h.method)-0x30)
+}
+
+// mode4 maps the host's attributes to permission bits.
+func mode4(h *fileHeader4) fs.FileMode {
+	switch h.host {
+	case hostUnix4, hostBeOS4:
+		m := fs.FileMode(h.attr & 0o777)
+		if h.attr&0o4000 != 0 {
+			m |= fs.ModeSetuid
+		}
+		if h.attr&0o2000 != 0 {
+			m |= fs.ModeSetgid
+		}
+		if h.attr&0o1000 != 0 {
+			m |= fs.ModeSticky
+		}
+		return m
+	}
+	switch {
+	case h.isDir:
+		return 0o755
+	case h.attr&1 != 0:
+		return 0o444
+	}
+	return 0o644
+}
+
+// readLink reads a symbolic link's target, which is the entry's data.
+func (r *reader4) readLink() (string, error) {
+	if r.left > maxLink4 {
+		return "", errLinkTooLong4
+	}
+	var b bytes.Buffer
+	_, err := io.Copy(&b, io.LimitReader(r, maxLink4+1))
+	if err != nil {
+		return "", err
+	}
+	if b.Len() > maxLink4 {
+		return "", errLinkTooLong4
+	}
+	r.left = 0
+	return b.String(), nil
+}
+
+// readPacked reads the current entry's packed bytes across volumes.
+func (r *reader4) readPacked(p []byte) (int, error) {
+	for r.partLeft == 0 {
+		if !r.partAfter {
+			return 0, io.EOF
+		}
+		if err := r.nextPart(); err != nil {
+			return 0, err
+		}
+	}
+	if int64(len(p)) > r.partLeft {
+		p = p[:r.partLeft]
+	}
+	n, err := r.vol.r.Read(p)
+	r.vol.pos += int64(n)
+	r.partLeft -= int64(n)
+	if n > 0 && r.partAfter {
+		r.partCRC.Write(p[:n])
+	}
+	if err == io.EOF {
+		if r.partLeft > 0 {
+			return n, errUnexpectedEnd
+		}
+		err = nil
+	}
+	return n, err
+}
+
+// nextPart continues the current file in the next volume.
+func (r *reader4) nextPart() error {
+	// A part's header CRC is that of its packed data (RAR 2.0 and later).
+	if r.hdr.unpVer >= 20 && r.partWant != 0xffffffff && r.partCRC.Sum32() != r.partWant {
+		return archive.Corruptf("rar: packed data CRC mismatch in %s", volName4(r.vol.path))
+	}
+	if err := r.nextVolume(); err != nil {
+		return err
+	}
+	for {
+		pos := r.vol.pos
+		typ, flags, body, err := r.readBlock()
+		if err != nil {
+			if err == io.EOF {
+				return errNotNextPart4
+			}
+			return err
+		}
+		switch typ {
+		case blockFile4:
+			var h fileHeader4
+			if err := parseFile4(&h, flags, body, pos); err != nil {
+				return err
+			}
+			if !h.splitBefore() || h.name != r.hdr.name {
+				return errNotNextPart4
+			}
+			r.partLeft, r.partAfter = h.packSize, h.splitAfter()
+			r.partCRC.Reset()
+			r.partWant = h.crc
+			r.hdr.unpVer = h.unpVer
+			if !h.splitAfter() {
+				r.finalCRC = h.crc
+				r.crcKnown = true
+				if r.entry != nil && r.entry.Type == archive.TypeFile {
+					r.entry.ChecksumValue = binary.BigEndian.AppendUint32(nil, h.crc)
+				}
+			}
+			return nil
+		case blockEnd4:
+			return errNotNextPart4
+		default:
+			if typ == blockNewSub4 {
+				var sub fileHeader4
+				if err := parseFile4(&sub, flags, body, pos); err != nil {
+					return err
+				}
+				if err := r.vol.skip(sub.packSize); err != nil {
+					return errUnexpectedEnd
+				}
+			} else if flags&flagLong4 != 0 && len(body) >= 4 {
+				if err := r.vol.skip(int64(binary.LittleEndian.Uint32(body))); err != nil {
+					return errUnexpectedEnd
+				}
+			}
+		}
+	}
+}
+
+// packedSrc4 adapts readPacked to io.Reader.
+type packedSrc4 struct{ r *reader4 }
+
+func (p packedSrc4) Read(b []byte) (int, error) { return p.r.readPacked(b) }
+
+// setupData prepares decryption and decompression of the current entry.
+func (r *reader4) setupData() error {
+	h := &r.hdr
+	var src io.Reader = packedSrc4{r}
+	if r.encrypted {
+		if err := r.needPassword(); err != nil {
+			return err
+		}
+		if !h.hasSalt {
+			return archive.Unsupportedf("rar: encryption of RAR versions before 3.0")
+		}
+		r.dec.Reset(src, rarcrypt.DeriveKey3(r.password, h.salt[:]))
+		src = &r.dec
+	}
+	if r.stored {
+		r.dataSrc = src
+		return nil
+	}
+	if r.solidErr != nil && h.flags&fileSolid4 != 0 {
+		return r.solidErr
+	}
+	var ver int
+	switch v := h.unpVer; {
+	case v <= 15:
+		ver = 15
+	case v == 20 || v == 26:
+		ver = 20
+	case v == 29 || v == 36:
+		ver = 29
+	default:
+		return archive.Unsupportedf("rar: compression version %d.%d", v/10, v%10)
+	}
+	if winSize4 > r.opt.Limit() {
+		return archive.Limitf("rar: %d KiB window is above the memory limit", winSize4>>10)
+	}
+	if err := r.unp.init(src, ver, h.flags&fileSolid4 != 0); err != nil {
+		return err
+	}
+	r.dataSrc = unpSrc4{&r.unp}
+	return nil
+}
+
+// unpSrc4 adapts the unpacker to io.Reader.
+type unpSrc4 struct{ u *unpacker4 }
+
+func (s unpSrc4) Read(b []byte) (int, error) { return s.u.read(b) }
+
+// Read returns the current entry's data, verifying its CRC32 at the end.
+func (r *reader4) Read(p []byte) (int, error) {
+	if r.derr != nil {
+		return 0, r.derr
+	}
+	if !r.hasData {
+		return 0, io.EOF
+	}
+	if !r.started {
+		r.started = true
+		if r.entry != nil && r.entry.Type == archive.TypeDir {
+			r.derr = io.EOF
+			return 0, io.EOF
+		}
+		if err := r.setupData(); err != nil {
+			r.derr = err
+			return 0, err
+		}
+	}
+	if r.left == 0 {
+		r.derr = r.check()
+		return 0, r.derr
+	}
+	if r.left > 0 && int64(len(p)) > r.left {
+		p = p[:r.left]
+	}
+	n, err := r.dataSrc.Read(p)
+	if n > 0 {
+		r.crc.Write(p[:n])
+		if r.left > 0 {
+			r.left -= int64(n)
+		}
+	}
+	switch {
+	case err == io.EOF:
+		if r.left > 0 {
+			err = r.dataErr(errTruncated4)
+		} else {
+			err = r.check()
+		}
+		r.derr = err
+	case err != nil:
+		err = r.dataErr(err)
+		r.derr = err
+	case r.left == 0:
+		err = r.check()
+		r.derr = err
+	}
+	return n, err
+}
+
+// dataErr maps a decoding error: in an encrypted entry, corrupt data most
+// likely means a wrong password.
+func (r *reader4) dataErr(err error) error {
+	if r.encrypted && errors.Is(err, archive.ErrCorrupt) {
+		return archive.Errorf(archive.ErrPassword, "rar: wrong password or corrupt data (%v)", err)
+	}
+	return err
+}
+
+// check verifies the CRC32 of the entry's data.
+func (r *reader4) check() error {
+	if !r.crcKnown {
+		return archive.Corruptf("rar: file continues in a missing volume")
+	}
+	got := r.crc.Sum32()
+	if got == r.finalCRC {
+		return io.EOF
+	}
+	want := binary.BigEndian.AppendUint32(nil, r.finalCRC)
+	gotb := binary.BigEndian.AppendUint32(nil, got)
+	if r.encrypted {
+		return archive.Errorf(archive.ErrPassword, "rar: CRC32 mismatch (stored %x, computed %x): wrong password or corrupt data", want, gotb)
+	}
+	return &verify.MismatchError{Kind: verify.CRC32, Want: want, Got: gotb}
+}
+
+// skipData moves past what is left of the current entry's data, decoding
+// it when the archive is solid.
+func (r *reader4) skipData() error {
+	if !r.hasData {
+		return nil
+	}
+	r.hasData = false
+	compressed := !r.stored && r.entry != nil && r.entry.Type != archive.TypeDir
+	if r.solid && compressed {
+		if r.derr == nil {
+			if r.scratch == nil {
+				r.scratch = make([]byte, 32<<10)
+			}
+			for {
+				_, err := r.Read(r.scratch)
+				if err != nil {
+					break
+				}
+			}
+		}
+		if r.started && r.dataSrc != nil {
+			if _, ok := r.dataSrc.(unpSrc4); ok {
+				if r.derr != nil && !errors.Is(r.derr, verify.ErrChecksum) && r.derr != io.EOF {
+					r.solidErr = errSolidBroken4
+				} else if err := r.unp.finish(); err != nil {
+					r.solidErr = errSolidBroken4
+				}
+			}
+		} else if r.derr != nil && r.derr != io.EOF {
+			r.solidErr = errSolidBroken4
+		}
+	}
+	// Discard the packed bytes left, in this and later volumes.
+	for r.partLeft > 0 || r.partAfter {
+		if r.partLeft > 0 {
+			if err := r.vol.skip(r.partLeft); err != nil {
+				return errUnexpectedEnd
+			}
+			r.partLeft = 0
+			r.partCRC.Reset()
+			r.partWant = 0xffffffff
+		}
+		if r.partAfter {
+			if err := r.nextPart(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Close releases the volumes the reader opened.
+func (r *reader4) Close() error {
+	return r.vol.close()
+}

@@ -1,0 +1,208 @@
+package rar
+
+import (
+	"io"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// Errors of the RAR 1.5–4.x decoders.
+var (
+	errTruncated4   = archive.Corruptf("rar: compressed data is truncated")
+	errBadTable4    = archive.Corruptf("rar: invalid Huffman table")
+	errBadFilter4   = archive.Corruptf("rar: invalid filter")
+	errFilterOrder4 = archive.Corruptf("rar: filter block out of order or larger than the window")
+	errTooMany4     = archive.Corruptf("rar: too many pending filters")
+	errBadPPM4      = archive.Corruptf("rar: invalid PPMd data")
+)
+
+// winSize4 is the window every RAR 1.5–4.x decoder uses: the largest
+// dictionary those versions define (4 MiB), so solid streams of any
+// declared dictionary fit and filter blocks (≤ 256 KiB) always fit.
+const winSize4 = 4 << 20
+
+// winMargin4 is the room kept free in the window for one decoding step
+// (the longest match or PPMd copy is under 300 bytes).
+const winMargin4 = 0x1000
+
+// decoder4 is one of the RAR 1.5, 2.0 and 2.9 algorithms. decode adds
+// symbols to u's window until the window holds winSize4-winMargin4 bytes
+// not yet delivered, or the file's data ends (it then sets u.done).
+type decoder4 interface {
+	// reset prepares for a new file; solid keeps the previous state.
+	reset(solid bool)
+	decode(u *unpacker4) error
+}
+
+// unpacker4 owns the window shared by the RAR 1.5–4.x decoders and
+// delivers its bytes, running RAR 3 filters on the way out. Positions are
+// absolute byte counts since the start of the (solid) stream.
+type unpacker4 struct {
+	win       []byte
+	mask      int64
+	unp       int64 // next byte the decoder writes
+	wr        int64 // next byte delivered
+	fileStart int64 // where the current file's output starts
+	br        bitReader4
+	dec       decoder4
+	ver       int
+	done      bool  // the decoder reached the end of the file's data
+	limit     int64 // memory limit for models (PPMd)
+
+	filters []filter29 // pending filter blocks, in stream order
+	fmem    []byte     // filter memory, 2×vmMemSize4+slack
+	out     []byte     // filtered bytes not yet delivered
+}
+
+// init prepares u for a new file compressed with algorithm version ver,
+// reading packed bytes from r. It reuses the window and decoder state when
+// solid is set and the version is unchanged.
+func (u *unpacker4) init(r io.Reader, ver int, solid bool) error {
+	if u.win == nil {
+		u.win = make([]byte, winSize4)
+		u.mask = winSize4 - 1
+	}
+	if solid && u.dec != nil && ver != u.ver {
+		return archive.Unsupportedf("rar: solid stream mixes algorithm versions %d and %d", u.ver, ver)
+	}
+	if !solid || u.dec == nil {
+		used := u.unp
+		if used > winSize4 {
+			used = winSize4
+		}
+		clear(u.win[:used])
+		u.unp, u.wr = 0, 0
+		if u.dec == nil || ver != u.ver {
+			switch ver {
+			case 29:
+				u.dec = new(unpack29)
+			default:
+				return archive.Unsupportedf("rar: compression version %d", ver)
+			}
+			u.ver = ver
+		}
+		u.dec.reset(false)
+	} else {
+		u.dec.reset(true)
+	}
+	u.br.reset(r)
+	u.fileStart = u.unp
+	u.wr = u.unp
+	u.done = false
+	u.filters = u.filters[:0]
+	u.out = nil
+	return nil
+}
+
+func (u *unpacker4) memLimit() int64 { return u.limit }
+
+// room reports whether the decoder may add another step's worth of bytes.
+func (u *unpacker4) room() bool {
+	return u.unp-u.wr < winSize4-winMargin4
+}
+
+// putByte appends a literal.
+func (u *unpacker4) putByte(c byte) {
+	u.win[u.unp&u.mask] = c
+	u.unp++
+}
+
+// copyMatch appends length bytes copied from dist bytes back.
+func (u *unpacker4) copyMatch(length int, dist int64) {
+	dst := u.unp & u.mask
+	src := (u.unp - dist) & u.mask
+	u.unp += int64(length)
+	if dist >= int64(length) && dst+int64(length) <= int64(len(u.win)) && src+int64(length) <= int64(len(u.win)) {
+		copy(u.win[dst:dst+int64(length)], u.win[src:src+int64(length)])
+		return
+	}
+	w, m := u.win, u.mask
+	for i := 0; i < length; i++ {
+		w[dst] = w[src]
+		dst = (dst + 1) & m
+		src = (src + 1) & m
+	}
+}
+
+// read delivers decoded bytes; io.EOF when the file's data has ended and
+// everything was delivered.
+func (u *unpacker4) read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if len(u.out) > 0 {
+			c := copy(p[n:], u.out)
+			u.out = u.out[c:]
+			n += c
+			continue
+		}
+		limit := u.unp
+		if len(u.filters) > 0 {
+			f := &u.filters[0]
+			switch {
+			case f.start < u.wr:
+				return n, errFilterOrder4
+			case f.start == u.wr:
+				if f.start+int64(f.length) <= u.unp {
+					if err := u.runFilters(); err != nil {
+						return n, err
+					}
+					continue
+				}
+				limit = u.wr
+			case f.start < limit:
+				limit = f.start
+			}
+		}
+		if u.wr < limit {
+			s := u.wr & u.mask
+			e := s + (limit - u.wr)
+			if e > int64(len(u.win)) {
+				e = int64(len(u.win))
+			}
+			c := copy(p[n:], u.win[s:e])
+			u.wr += int64(c)
+			n += c
+			continue
+		}
+		if n > 0 {
+			return n, nil
+		}
+		if u.done {
+			if len(u.filters) > 0 {
+				return 0, errTruncated4
+			}
+			return 0, io.EOF
+		}
+		if !u.room() {
+			return 0, errFilterOrder4
+		}
+		if err := u.dec.decode(u); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// finish decodes the rest of the current file's data, discarding it, so
+// that a solid stream is positioned at the next file. It stops at the end
+// marker or when the input is used up.
+func (u *unpacker4) finish() error {
+	for !u.done {
+		u.wr = u.unp
+		u.filters = u.filters[:0]
+		u.out = nil
+		if u.br.exhausted() {
+			return nil
+		}
+		if err := u.dec.decode(u); err != nil {
+			if err == errTruncated4 {
+				return nil
+			}
+			return err
+		}
+	}
+	u.wr = u.unp
+	u.filters = u.filters[:0]
+	u.out = nil
+	return nil
+}
