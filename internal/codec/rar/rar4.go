@@ -185,10 +185,12 @@ func (r *reader4) readBlock() (byte, uint16, []byte, error) {
 	if uint16(crc32.ChecksumIEEE(h[2:])) != want {
 		ok := false
 		switch typ {
-		case blockMain4:
-			// RAR 2.x embeds the old comment in the main header; the CRC
-			// covers the 13-byte header alone.
-			ok = size > 13 && uint16(crc32.ChecksumIEEE(h[2:13])) == want
+		case blockMain4, blockFile4:
+			// RAR 2.x embeds old-style comments in main and file headers;
+			// the CRC covers the header without the comment.
+			if flags&(mainComment4|fileComment4) != 0 {
+				ok = crcPrefix4(h, want)
+			}
 		case blockAV4, blockSign4:
 			ok = true // never had a valid CRC
 		}
@@ -197,6 +199,19 @@ func (r *reader4) readBlock() (byte, uint16, []byte, error) {
 		}
 	}
 	return typ, flags, h[sizeBase4:], nil
+}
+
+// crcPrefix4 reports whether some prefix of header h (past its CRC field)
+// has the CRC want.
+func crcPrefix4(h []byte, want uint16) bool {
+	var c uint32
+	for i := 2; i < len(h); i++ {
+		c = crc32.Update(c, crc32.IEEETable, h[i:i+1])
+		if i+1 >= sizeBase4 && uint16(c) == want {
+			return true
+		}
+	}
+	return false
 }
 
 // readEncBlock reads a header encrypted with -hp: an 8-byte salt, then the

@@ -2,7 +2,6 @@ package rar
 
 import (
 	"encoding/binary"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -142,16 +141,8 @@ func parseFile4(h *fileHeader4, flags uint16, b []byte, pos int64) error {
 	} else {
 		h.name = oemName4(raw)
 	}
-	if flags&fileVersion4 != 0 {
-		if i := strings.LastIndexByte(h.name, ';'); i > 0 {
-			if _, err := strconv.Atoi(h.name[i+1:]); err == nil {
-				h.name = h.name[:i]
-			}
-		}
-	}
-	if h.host != hostUnix4 && h.host != hostBeOS4 {
-		h.name = strings.ReplaceAll(h.name, "\\", "/")
-	}
+	// RAR 1.5–4.x write '\\' as the path separator whatever the host.
+	h.name = strings.ReplaceAll(h.name, "\\", "/")
 	if flags&fileSalt4 != 0 {
 		if len(b) < 8 {
 			return archive.Corruptf("rar: salt in header at offset %d is truncated", pos)
