@@ -86,6 +86,10 @@ func (rc *RangeDecoder) decode(start, size uint32) {
 	}
 	rc.code -= start * rc.rng
 	rc.rng *= size
+	rc.normalize7z()
+}
+
+func (rc *RangeDecoder) normalize7z() {
 	for rc.rng < rcTop {
 		rc.code = rc.code<<8 | uint32(rc.next())
 		rc.rng <<= 8
@@ -94,6 +98,19 @@ func (rc *RangeDecoder) decode(start, size uint32) {
 
 // bit decodes a binary choice with probability size0/2^14 for 0.
 func (rc *RangeDecoder) bit(size0 uint32) uint32 {
+	if !rc.isRAR {
+		// 7-Zip splits the range exactly rather than by the scaled unit.
+		bound := (rc.rng >> 14) * size0
+		if rc.code < bound {
+			rc.rng = bound
+			rc.normalize7z()
+			return 0
+		}
+		rc.code -= bound
+		rc.rng -= bound
+		rc.normalize7z()
+		return 1
+	}
 	if rc.threshold(1<<14) < size0 {
 		rc.decode(0, size0)
 		return 0
