@@ -204,9 +204,9 @@ func (m *ModelH) swapStates(a, b uint32) {
 	copy(m.heap[b:b+6], t[:])
 }
 
-func u2b(nu uint32) uint32   { return nu * unitSize }
-func i2u(i uint32) uint32    { return uint32(indx2Units[i]) }
-func u2i(nu uint32) uint32   { return uint32(units2Indx[nu-1]) }
+func u2b(nu uint32) uint32    { return nu * unitSize }
+func i2u(i uint32) uint32     { return uint32(indx2Units[i]) }
+func u2i(nu uint32) uint32    { return uint32(units2Indx[nu-1]) }
 func (m *ModelH) end() uint32 { return 1 + m.size }
 
 // The sub-allocator.
