@@ -576,7 +576,7 @@ func (r *reader4) setupData() error {
 	if winSize4 > r.opt.Limit() {
 		return archive.Limitf("rar: %d KiB window is above the memory limit", winSize4>>10)
 	}
-	if err := r.unp.init(src, ver, h.flags&fileSolid4 != 0); err != nil {
+	if err := r.unp.init(src, ver, h.flags&fileSolid4 != 0, h.unpSize); err != nil {
 		return err
 	}
 	r.dataSrc = unpSrc4{&r.unp}

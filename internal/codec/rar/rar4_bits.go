@@ -141,3 +141,16 @@ func (b *bitReader4) exhausted() bool {
 	}
 	return b.pad*8 >= int(b.n)
 }
+
+// atLeast reports whether k more input bytes are available.
+func (b *bitReader4) atLeast(k int) bool {
+	if int(b.n)/8-b.pad+b.end-b.pos >= k {
+		return true
+	}
+	if !b.eof && b.pos >= b.end && int(b.n) < 8*k {
+		// Move the buffered bits' bytes aside is not needed: a refill
+		// only replaces consumed buffer bytes.
+		b.refill()
+	}
+	return int(b.n)/8-b.pad+b.end-b.pos >= k
+}

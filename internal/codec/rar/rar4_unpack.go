@@ -48,6 +48,7 @@ type unpacker4 struct {
 	ver       int
 	done      bool  // the decoder reached the end of the file's data
 	limit     int64 // memory limit for models (PPMd)
+	size      int64 // the file's unpacked size, -1 when unknown
 
 	filters []filter29 // pending filter blocks, in stream order
 	fmem    []byte     // filter memory, 2×vmMemSize4+slack
@@ -57,7 +58,7 @@ type unpacker4 struct {
 // init prepares u for a new file compressed with algorithm version ver,
 // reading packed bytes from r. It reuses the window and decoder state when
 // solid is set and the version is unchanged.
-func (u *unpacker4) init(r io.Reader, ver int, solid bool) error {
+func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64) error {
 	if u.win == nil {
 		u.win = make([]byte, winSize4)
 		u.mask = winSize4 - 1
@@ -74,6 +75,8 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool) error {
 		u.unp, u.wr = 0, 0
 		if u.dec == nil || ver != u.ver {
 			switch ver {
+			case 20:
+				u.dec = new(unpack20)
 			case 29:
 				u.dec = new(unpack29)
 			default:
@@ -87,6 +90,7 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool) error {
 	}
 	u.br.reset(r)
 	u.fileStart = u.unp
+	u.size = size
 	u.wr = u.unp
 	u.done = false
 	u.filters = u.filters[:0]
