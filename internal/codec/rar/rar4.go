@@ -191,8 +191,8 @@ func (r *reader4) readBlock() (byte, uint16, []byte, error) {
 			if flags&(mainComment4|fileComment4) != 0 {
 				ok = crcPrefix4(h, want)
 			}
-		case blockAV4, blockSign4:
-			ok = true // never had a valid CRC
+		case blockAV4, blockSign4, blockSub4:
+			ok = true // old AV, signature and Unix owner blocks lack a valid CRC
 		}
 		if !ok {
 			return 0, 0, nil, archive.Corruptf("rar: bad header CRC at offset %d", pos)
