@@ -299,5 +299,8 @@ func decodeName4(b []byte) string {
 		flags <<= 2
 		flagBits -= 2
 	}
+	if len(out) == 0 {
+		return oemName4(name)
+	}
 	return string(utf16.Decode(out))
 }
