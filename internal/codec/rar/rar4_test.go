@@ -222,13 +222,13 @@ func TestDecodeName4(t *testing.T) {
 	}{
 		{[]byte("plain"), "plain"},
 		{append([]byte("ab\x00"), 0x04, 0x00, 'a', 'b'), "ab"},
-		{append([]byte("xy\x00"), 0x04, 0x50, 0x30, 0x31), "аб"},               // two high-byte ops
-		{append([]byte("abcd\x00"), 0x00, 0xc0, 0x02), "abcd"},                 // copy 4 from the OEM name
-		{append([]byte("q\x00"), 0x00, 0x80, 0x3a, 0x26), "\u263a"},            // one full UTF-16 unit
-		{append([]byte("ab\x00"), 0x00, 0xc0), "ab"},                           // truncated: OEM name
-		{append([]byte("a\x00"), 0x00, 0xc0, 0x85, 0x01), "b"},                 // copy with correction
-		{append([]byte("a\x00"), 0x00, 0x40), "a"},                             // flags only
-		{append([]byte("ab\x00"), 0x00, 0x80, 0x41), "ab"},                     // short UTF-16 unit
+		{append([]byte("xy\x00"), 0x04, 0x50, 0x30, 0x31), "аб"},              // two high-byte ops
+		{append([]byte("abcd\x00"), 0x00, 0xc0, 0x02), "abcd"},                // copy 4 from the OEM name
+		{append([]byte("q\x00"), 0x00, 0x80, 0x3a, 0x26), "\u263a"},           // one full UTF-16 unit
+		{append([]byte("ab\x00"), 0x00, 0xc0), "ab"},                          // truncated: OEM name
+		{append([]byte("a\x00"), 0x00, 0xc0, 0x85, 0x01), "b"},                // copy with correction
+		{append([]byte("a\x00"), 0x00, 0x40), "a"},                            // flags only
+		{append([]byte("ab\x00"), 0x00, 0x80, 0x41), "ab"},                    // short UTF-16 unit
 		{append([]byte("\xe9t\xe9\x00"), 0x00, 0x00, 0xe9, 't', 0xe9), "été"}, // Latin-1 bytes
 	}
 	for _, tt := range tests {
