@@ -116,11 +116,20 @@ func (u *unpacker4) copyMatch(length int, dist int64) {
 	dst := u.unp & u.mask
 	src := (u.unp - dist) & u.mask
 	u.unp += int64(length)
-	if dist >= int64(length) && dst+int64(length) <= int64(len(u.win)) && src+int64(length) <= int64(len(u.win)) {
-		copy(u.win[dst:dst+int64(length)], u.win[src:src+int64(length)])
+	w := u.win
+	n := int64(length)
+	if dst+n <= int64(len(w)) && src+n <= int64(len(w)) {
+		d, s := w[dst:dst+n], w[src:src+n]
+		if dist >= n {
+			copy(d, s)
+			return
+		}
+		for i := range d {
+			d[i] = s[i] // overlapping: repeats the last dist bytes
+		}
 		return
 	}
-	w, m := u.win, u.mask
+	m := u.mask
 	for i := 0; i < length; i++ {
 		w[dst] = w[src]
 		dst = (dst + 1) & m
