@@ -75,6 +75,8 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64) error {
 		u.unp, u.wr = 0, 0
 		if u.dec == nil || ver != u.ver {
 			switch ver {
+			case 15:
+				u.dec = new(unpack15)
 			case 20:
 				u.dec = new(unpack20)
 			case 29:
