@@ -549,11 +549,19 @@ func (r *reader4) setupData() error {
 		if err := r.needPassword(); err != nil {
 			return err
 		}
-		if !h.hasSalt {
-			return archive.Unsupportedf("rar: encryption of RAR versions before 3.0")
+		switch v := h.unpVer; {
+		case v == 20 || v == 26:
+			src = rarcrypt.NewReader20(src, r.password)
+		case v < 20:
+			return archive.Unsupportedf("rar: RAR %d.%d encryption", v/10, v%10)
+		default:
+			var salt []byte
+			if h.hasSalt {
+				salt = h.salt[:]
+			}
+			r.dec.Reset(src, rarcrypt.DeriveKey3(r.password, salt))
+			src = &r.dec
 		}
-		r.dec.Reset(src, rarcrypt.DeriveKey3(r.password, h.salt[:]))
-		src = &r.dec
 	}
 	if r.stored {
 		r.dataSrc = src
