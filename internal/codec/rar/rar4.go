@@ -16,8 +16,8 @@ import (
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
-// sigRAR4 is the marker block that starts every RAR 1.5–4.x volume.
-var sigRAR4 = []byte("Rar!\x1a\x07\x00")
+// markRAR4 is the marker block that starts every RAR 1.5–4.x volume.
+var markRAR4 = []byte("Rar!\x1a\x07\x00")
 
 // Errors of the RAR 1.5–4.x container.
 var (
@@ -73,8 +73,9 @@ type reader4 struct {
 	scratch   []byte
 }
 
-// openRAR4 opens a RAR 1.5–4.x archive whose marker block starts at
-// sfxOffset of in (0 for a plain archive).
+// openRAR4 opens a RAR 1.5–4.x archive. in.R starts at the marker block,
+// which lies at sfxOffset in the file (after a self-extractor stub, or 0);
+// open.go's Open finds it. Later volumes are opened by name from in.Path.
 func openRAR4(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive.Reader, error) {
 	if opt == nil {
 		opt = &archive.Options{}
@@ -85,10 +86,7 @@ func openRAR4(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive
 	if _, ok := src.(io.ByteReader); !ok {
 		src = bufio.NewReaderSize(src, 64<<10)
 	}
-	r.vol = volume4{r: src, path: in.Path}
-	if err := r.vol.skip(sfxOffset); err != nil {
-		return nil, archive.Corruptf("rar: archive is truncated before its signature")
-	}
+	r.vol = volume4{r: src, path: in.Path, pos: sfxOffset}
 	if err := r.startVolume(true); err != nil {
 		return nil, err
 	}
@@ -98,7 +96,7 @@ func openRAR4(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive
 // startVolume reads the marker and main header of the current volume.
 func (r *reader4) startVolume(first bool) error {
 	var sig [7]byte
-	if err := r.vol.readFull(sig[:]); err != nil || !bytes.Equal(sig[:], sigRAR4) {
+	if err := r.vol.readFull(sig[:]); err != nil || !bytes.Equal(sig[:], markRAR4) {
 		return archive.Corruptf("rar: no RAR 4 signature at the start of %s", volName4(r.vol.path))
 	}
 	// The main header is never encrypted.

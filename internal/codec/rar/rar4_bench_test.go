@@ -28,13 +28,13 @@ func BenchmarkRAR4(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		off := int64(bytes.Index(data, sigRAR4))
+		off := int64(bytes.Index(data, markRAR4))
 		opt := &archive.Options{}
 		if c.pass != "" {
 			opt.Passwords = []string{c.pass}
 		}
 		run := func() int64 {
-			r, err := openRAR4(&archive.Input{R: bytes.NewReader(data), Size: int64(len(data))}, opt, off)
+			r, err := openRAR4(&archive.Input{R: bytes.NewReader(data[off:]), Size: int64(len(data))}, opt, off)
 			if err != nil {
 				b.Fatal(err)
 			}

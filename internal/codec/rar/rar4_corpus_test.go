@@ -23,11 +23,11 @@ import (
 // the dispatcher does.
 func openTest4(t testing.TB, path string, data []byte, opt *archive.Options) (archive.Reader, error) {
 	t.Helper()
-	off := bytes.Index(data, sigRAR4)
+	off := bytes.Index(data, markRAR4)
 	if off < 0 {
 		return nil, archive.ErrNotArchive
 	}
-	in := &archive.Input{R: bytes.NewReader(data), RA: bytes.NewReader(data), Size: int64(len(data)), Path: path, Name: filepath.Base(path)}
+	in := &archive.Input{R: bytes.NewReader(data[off:]), RA: bytes.NewReader(data), Size: int64(len(data)), Path: path, Name: filepath.Base(path)}
 	return openRAR4(in, opt, int64(off))
 }
 

@@ -40,7 +40,7 @@ func block4(typ byte, flags uint16, body []byte) []byte {
 // buildRAR4 writes a RAR 2.9 archive of stored entries, as WinRAR would
 // lay it out, for tests that need exact control of the bytes.
 func buildRAR4(files []testFile4) []byte {
-	out := append([]byte(nil), sigRAR4...)
+	out := append([]byte(nil), markRAR4...)
 	out = append(out, block4(blockMain4, 0, make([]byte, 6))...)
 	for _, f := range files {
 		body := make([]byte, 25)
@@ -266,8 +266,11 @@ func corpusData4(t testing.TB, rel string) (string, []byte) {
 // corpusSums4 reads all regular files of an archive: name → sha256.
 func corpusSums4(t testing.TB, path string, data []byte, wrap func(io.Reader) io.Reader, opt *archive.Options) (map[string]string, error) {
 	t.Helper()
-	off := bytes.Index(data, sigRAR4)
-	in := &archive.Input{R: wrap(bytes.NewReader(data)), Size: -1, Path: path}
+	off := bytes.Index(data, markRAR4)
+	if off < 0 {
+		return nil, archive.ErrNotArchive
+	}
+	in := &archive.Input{R: wrap(bytes.NewReader(data[off:])), Size: -1, Path: path}
 	r, err := openRAR4(in, opt, int64(off))
 	if err != nil {
 		return nil, err
@@ -350,7 +353,7 @@ func TestCorpusDamage4(t *testing.T) {
 				if err.Error() == "panic" {
 					t.Fatalf("%s %s: panic", rel, what)
 				}
-				if !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, verify.ErrChecksum) &&
+				if !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, verify.ErrChecksum) && !errors.Is(err, archive.ErrNotArchive) &&
 					!errors.Is(err, archive.ErrPassword) && !errors.Is(err, archive.ErrUnsupported) {
 					t.Errorf("%s %s: uncategorised error %v", rel, what, err)
 				}

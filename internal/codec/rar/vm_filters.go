@@ -39,12 +39,12 @@ func runVMFilter(f *filter29, mem []byte, fileOffset uint32) []byte {
 	switch f.kind {
 	case vmE8, vmE8E9:
 		if n >= 4 {
-			filterE8(data, f.kind == vmE8E9, fileOffset)
+			vmFilterE8(data, f.kind == vmE8E9, fileOffset)
 		}
 		return data
 	case vmItanium:
 		if n >= 21 {
-			filterItanium(data, fileOffset)
+			vmFilterItanium(data, fileOffset)
 		}
 		return data
 	case vmDelta:
@@ -53,7 +53,7 @@ func runVMFilter(f *filter29, mem []byte, fileOffset uint32) []byte {
 			return data
 		}
 		dst := mem[n : 2*n]
-		filterDelta(dst, data, ch)
+		vmFilterDelta(dst, data, ch)
 		return dst
 	case vmRGB:
 		width, posR := int(f.r[0])-3, int(f.r[1])
@@ -61,7 +61,7 @@ func runVMFilter(f *filter29, mem []byte, fileOffset uint32) []byte {
 			return data
 		}
 		dst := mem[n : 2*n]
-		filterRGB(dst, data, width, posR)
+		vmFilterRGB(dst, data, width, posR)
 		return dst
 	case vmAudio:
 		ch := int(f.r[0])
@@ -69,14 +69,14 @@ func runVMFilter(f *filter29, mem []byte, fileOffset uint32) []byte {
 			return data
 		}
 		dst := mem[n : 2*n]
-		filterAudio(dst, data, ch)
+		vmFilterAudio(dst, data, ch)
 		return dst
 	}
 	return data
 }
 
-// filterE8 undoes the x86 CALL (and JMP) address conversion.
-func filterE8(data []byte, e9 bool, fileOffset uint32) {
+// vmFilterE8 undoes the x86 CALL (and JMP) address conversion.
+func vmFilterE8(data []byte, e9 bool, fileOffset uint32) {
 	const fileSize = 0x1000000
 	cmp2 := byte(0xe8)
 	if e9 {
@@ -107,13 +107,13 @@ func filterE8(data []byte, e9 bool, fileOffset uint32) {
 	}
 }
 
-func itaniumGet(d []byte, bitPos, count uint) uint32 {
+func vmItaniumGet(d []byte, bitPos, count uint) uint32 {
 	i := bitPos / 8
 	x := uint32(d[i]) | uint32(d[i+1])<<8 | uint32(d[i+2])<<16 | uint32(d[i+3])<<24
 	return (x >> (bitPos & 7)) & (0xffffffff >> (32 - count))
 }
 
-func itaniumSet(d []byte, v uint32, bitPos, count uint) {
+func vmItaniumSet(d []byte, v uint32, bitPos, count uint) {
 	i := bitPos / 8
 	sh := bitPos & 7
 	and := ^((0xffffffff >> (32 - count)) << sh)
@@ -126,8 +126,8 @@ func itaniumSet(d []byte, v uint32, bitPos, count uint) {
 	}
 }
 
-// filterItanium undoes the IA-64 branch conversion.
-func filterItanium(data []byte, fileOffset uint32) {
+// vmFilterItanium undoes the IA-64 branch conversion.
+func vmFilterItanium(data []byte, fileOffset uint32) {
 	masks := [16]byte{4, 4, 6, 6, 0, 0, 7, 7, 4, 4, 0, 0, 4, 4, 0, 0}
 	fileOffset >>= 4
 	for pos := 0; pos < len(data)-21; pos += 16 {
@@ -140,9 +140,9 @@ func filterItanium(data []byte, fileOffset uint32) {
 						continue
 					}
 					start := i*41 + 5
-					if itaniumGet(d, start+37, 4) == 5 {
-						off := itaniumGet(d, start+13, 20)
-						itaniumSet(d, (off-fileOffset)&0xfffff, start+13, 20)
+					if vmItaniumGet(d, start+37, 4) == 5 {
+						off := vmItaniumGet(d, start+13, 20)
+						vmItaniumSet(d, (off-fileOffset)&0xfffff, start+13, 20)
 					}
 				}
 			}
@@ -151,8 +151,8 @@ func filterItanium(data []byte, fileOffset uint32) {
 	}
 }
 
-// filterDelta undoes byte-wise delta coding of ch interleaved channels.
-func filterDelta(dst, src []byte, ch int) {
+// vmFilterDelta undoes byte-wise delta coding of ch interleaved channels.
+func vmFilterDelta(dst, src []byte, ch int) {
 	n := len(src)
 	s := 0
 	for c := 0; c < ch; c++ {
@@ -165,8 +165,8 @@ func filterDelta(dst, src []byte, ch int) {
 	}
 }
 
-// filterRGB undoes the RAR 3 image predictor.
-func filterRGB(dst, src []byte, width, posR int) {
+// vmFilterRGB undoes the RAR 3 image predictor.
+func vmFilterRGB(dst, src []byte, width, posR int) {
 	n := len(src)
 	s := 0
 	for c := 0; c < 3; c++ {
@@ -177,9 +177,9 @@ func filterRGB(dst, src []byte, width, posR int) {
 				up := uint32(dst[i-width])
 				upLeft := uint32(dst[i-width-3])
 				pred = prev + up - upLeft
-				pa := absInt(int32(pred - prev))
-				pb := absInt(int32(pred - up))
-				pc := absInt(int32(pred - upLeft))
+				pa := absVM(int32(pred - prev))
+				pb := absVM(int32(pred - up))
+				pc := absVM(int32(pred - upLeft))
 				switch {
 				case pa <= pb && pa <= pc:
 					pred = prev
@@ -202,15 +202,15 @@ func filterRGB(dst, src []byte, width, posR int) {
 	}
 }
 
-func absInt(x int32) int32 {
+func absVM(x int32) int32 {
 	if x < 0 {
 		return -x
 	}
 	return x
 }
 
-// filterAudio undoes the RAR 3 audio predictor.
-func filterAudio(dst, src []byte, ch int) {
+// vmFilterAudio undoes the RAR 3 audio predictor.
+func vmFilterAudio(dst, src []byte, ch int) {
 	n := len(src)
 	s := 0
 	for c := 0; c < ch; c++ {
@@ -232,13 +232,13 @@ func filterAudio(dst, src []byte, ch int) {
 			prevDelta = uint32(int32(int8(byte(pred) - byte(prevByte))))
 			prevByte = pred & 0xff
 			d := int32(int8(cur)) << 3
-			dif[0] += uint32(absInt(d))
-			dif[1] += uint32(absInt(d - d1))
-			dif[2] += uint32(absInt(d + d1))
-			dif[3] += uint32(absInt(d - d2))
-			dif[4] += uint32(absInt(d + d2))
-			dif[5] += uint32(absInt(d - d3))
-			dif[6] += uint32(absInt(d + d3))
+			dif[0] += uint32(absVM(d))
+			dif[1] += uint32(absVM(d - d1))
+			dif[2] += uint32(absVM(d + d1))
+			dif[3] += uint32(absVM(d - d2))
+			dif[4] += uint32(absVM(d + d2))
+			dif[5] += uint32(absVM(d - d3))
+			dif[6] += uint32(absVM(d + d3))
 			if count&0x1f == 0 {
 				minDif, num := dif[0], 0
 				dif[0] = 0
