@@ -44,8 +44,14 @@ type reader4 struct {
 	newNaming  bool
 	encHeaders bool
 	password   string
+	passwords  []string // candidates; the first is used for file data
 	havePass   bool
+	passOK     bool  // an encrypted header confirmed password
 	passErr    error // why no password is available
+	encRaw     []byte
+	comment    string
+	cmtUnp     *unpacker4
+	pend       pending4
 
 	hdr   fileHeader4
 	entry *archive.Entry
@@ -90,8 +96,140 @@ func openRAR4(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive
 	if err := r.startVolume(true); err != nil {
 		return nil, err
 	}
+	r.prefetch()
 	return r, nil
 }
+
+// pending4 is a block read ahead by prefetch.
+type pending4 struct {
+	ok    bool
+	pos   int64
+	typ   byte
+	flags uint16
+	body  []byte
+	err   error
+}
+
+// nextBlock returns the block read ahead, else reads one.
+func (r *reader4) nextBlock() (int64, byte, uint16, []byte, error) {
+	if p := r.pend; p.ok {
+		r.pend = pending4{}
+		return p.pos, p.typ, p.flags, p.body, p.err
+	}
+	pos := r.vol.pos
+	typ, flags, body, err := r.readBlock()
+	return pos, typ, flags, body, err
+}
+
+// prefetch reads the blocks before the first entry, taking the archive
+// comment from a CMT sub-block, and keeps the first other block for Next.
+func (r *reader4) prefetch() {
+	for {
+		pos := r.vol.pos
+		typ, flags, body, err := r.readBlock()
+		if err == nil && typ == blockNewSub4 {
+			if err = r.subBlock(flags, body, pos, true); err == nil {
+				continue
+			}
+		}
+		r.pend = pending4{ok: true, pos: pos, typ: typ, flags: flags, body: append([]byte(nil), body...), err: err}
+		return
+	}
+}
+
+// maxComment4 bounds the packed size of a comment that is decoded.
+const maxComment4 = 1 << 20
+
+// subBlock handles a NEWSUB block: the archive comment (CMT) when archive
+// is set, else its data is skipped.
+func (r *reader4) subBlock(flags uint16, body []byte, pos int64, archiveLevel bool) error {
+	var sub fileHeader4
+	if err := parseFile4(&sub, flags, body, pos); err != nil {
+		return err
+	}
+	if !archiveLevel || sub.name != "CMT" || sub.packSize > maxComment4 || sub.unpSize < 0 || sub.unpSize > maxComment4 {
+		if err := r.vol.skip(sub.packSize); err != nil {
+			return errUnexpectedEnd
+		}
+		return nil
+	}
+	packed := make([]byte, sub.packSize)
+	if err := r.vol.readFull(packed); err != nil {
+		return errUnexpectedEnd
+	}
+	if sub.encrypted() {
+		if !r.havePass || !sub.hasSalt {
+			return nil // not decrypted: the comment stays empty
+		}
+		plain, err := io.ReadAll(rarcrypt.NewReader3(bytes.NewReader(packed), rarcrypt.DeriveKey3(r.password, sub.salt[:])))
+		if err != nil {
+			return nil
+		}
+		packed = plain
+	}
+	text, err := r.decodeComment(sub.unpVer, sub.method, int(sub.unpSize), packed)
+	if err != nil || crc32.ChecksumIEEE(text) != sub.crc {
+		r.opt.Warnf("rar: archive comment is damaged; ignored")
+		return nil
+	}
+	r.comment = string(text)
+	return nil
+}
+
+// decodeComment decompresses a comment's packed bytes.
+func (r *reader4) decodeComment(ver, method byte, size int, packed []byte) ([]byte, error) {
+	if method == 0x30 {
+		if len(packed) < size {
+			return nil, errTruncated4
+		}
+		return packed[:size], nil
+	}
+	v := 29
+	switch {
+	case ver <= 15:
+		v = 15
+	case ver == 20 || ver == 26:
+		v = 20
+	}
+	if winSize4 > r.opt.Limit() {
+		return nil, archive.Limitf("rar: %d KiB window is above the memory limit", winSize4>>10)
+	}
+	if r.cmtUnp == nil {
+		r.cmtUnp = &unpacker4{limit: r.opt.Limit()}
+	}
+	u := r.cmtUnp
+	if err := u.init(bytes.NewReader(packed), v, false, int64(size)); err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	n, err := io.ReadFull(unpSrc4{u}, out)
+	if err != nil && n < size {
+		return nil, errTruncated4
+	}
+	return out, nil
+}
+
+// oldComment decodes a comment block embedded in a RAR 1.5–2.x main or
+// file header: base header, unpacked size, version, method, CRC16, data.
+func (r *reader4) oldComment(b []byte) string {
+	if len(b) < 13 || b[2] != blockComment4 {
+		return ""
+	}
+	size := int(binary.LittleEndian.Uint16(b[5:]))
+	if size < 13 || size > len(b) {
+		return ""
+	}
+	unp := int(binary.LittleEndian.Uint16(b[7:]))
+	text, err := r.decodeComment(b[9], b[10], unp, b[13:size])
+	if err != nil || uint16(crc32.ChecksumIEEE(text)) != binary.LittleEndian.Uint16(b[11:]) {
+		r.opt.Warnf("rar: comment is damaged or encrypted; ignored")
+		return ""
+	}
+	return string(text)
+}
+
+// Comment returns the archive comment ("" when there is none).
+func (r *reader4) Comment() string { return r.comment }
 
 // startVolume reads the marker and main header of the current volume.
 func (r *reader4) startVolume(first bool) error {
@@ -116,7 +254,15 @@ func (r *reader4) startVolume(first bool) error {
 		r.multi = flags&mainVolume4 != 0
 		r.newNaming = flags&mainNewNaming4 != 0
 	}
-	_ = body
+	if first && flags&mainComment4 != 0 {
+		off := 6
+		if flags&mainEncryptVer4 != 0 {
+			off++
+		}
+		if len(body) > off {
+			r.comment = r.oldComment(body[off:])
+		}
+	}
 	if flags&mainPassword4 != 0 {
 		r.encHeaders = true
 		if err := r.needPassword(); err != nil {
@@ -146,6 +292,7 @@ func (r *reader4) needPassword() error {
 		r.passErr = err
 		return err
 	}
+	r.passwords = list
 	r.password, r.havePass = list[0], true
 	return nil
 }
@@ -213,7 +360,9 @@ func crcPrefix4(h []byte, want uint16) bool {
 }
 
 // readEncBlock reads a header encrypted with -hp: an 8-byte salt, then the
-// header padded to 16 bytes, AES-128-CBC.
+// header padded to 16 bytes, AES-128-CBC. Until a header has decrypted,
+// every password candidate is tried on it (bytes read beyond the header
+// for a wrong candidate are pushed back).
 func (r *reader4) readEncBlock(pos int64) (byte, uint16, []byte, error) {
 	var salt [8]byte
 	if err := r.vol.readFull(salt[:]); err != nil {
@@ -222,10 +371,8 @@ func (r *reader4) readEncBlock(pos int64) (byte, uint16, []byte, error) {
 		}
 		return 0, 0, nil, errUnexpectedEnd
 	}
-	k := rarcrypt.DeriveKey3(r.password, salt[:])
-	mode := rarcrypt.NewHeaderDecrypter3(k)
-	first := r.hbuf[:16]
-	if err := r.vol.readFull(first); err != nil {
+	raw := append(r.encRaw[:0], make([]byte, 16)...)
+	if err := r.vol.readFull(raw); err != nil {
 		// Some writers end an -hp archive with a plain end block shorter
 		// than an AES block.
 		if err == io.ErrUnexpectedEOF || err == io.EOF {
@@ -233,27 +380,45 @@ func (r *reader4) readEncBlock(pos int64) (byte, uint16, []byte, error) {
 		}
 		return 0, 0, nil, err
 	}
-	rarcrypt.Decrypt3(mode, first)
-	size := int(binary.LittleEndian.Uint16(first[5:]))
-	if size < sizeBase4 {
-		return 0, 0, nil, errBadPassword4
+	cands := r.passwords
+	if r.passOK || len(cands) == 0 {
+		cands = []string{r.password}
 	}
-	total := (size + 15) &^ 15
-	if cap(r.hbuf) < total {
-		nb := make([]byte, total)
-		copy(nb, first)
-		r.hbuf = nb
+	for _, pw := range cands {
+		mode := rarcrypt.NewHeaderDecrypter3(rarcrypt.DeriveKey3(pw, salt[:]))
+		var first [16]byte
+		copy(first[:], raw)
+		mode.CryptBlocks(first[:], first[:])
+		size := int(binary.LittleEndian.Uint16(first[5:]))
+		if size < sizeBase4 {
+			continue
+		}
+		total := (size + 15) &^ 15
+		if len(raw) < total {
+			n := len(raw)
+			raw = append(raw, make([]byte, total-n)...)
+			m, _ := io.ReadFull(&r.vol, raw[n:])
+			raw = raw[:n+m]
+			if len(raw) < total {
+				continue
+			}
+		}
+		if cap(r.hbuf) < total {
+			r.hbuf = make([]byte, total)
+		}
+		h := r.hbuf[:total]
+		rarcrypt.NewHeaderDecrypter3(rarcrypt.DeriveKey3(pw, salt[:])).CryptBlocks(h, raw[:total])
+		h = h[:size]
+		if uint16(crc32.ChecksumIEEE(h[2:])) != binary.LittleEndian.Uint16(h) {
+			continue
+		}
+		r.vol.unread(raw[total:])
+		r.encRaw = raw[:0]
+		r.password, r.passOK = pw, true
+		return h[2], binary.LittleEndian.Uint16(h[3:]), h[sizeBase4:], nil
 	}
-	h := r.hbuf[:total]
-	if err := r.vol.readFull(h[16:]); err != nil {
-		return 0, 0, nil, errBadPassword4
-	}
-	rarcrypt.Decrypt3(mode, h[16:])
-	h = h[:size]
-	if uint16(crc32.ChecksumIEEE(h[2:])) != binary.LittleEndian.Uint16(h) {
-		return 0, 0, nil, errBadPassword4
-	}
-	return h[2], binary.LittleEndian.Uint16(h[3:]), h[sizeBase4:], nil
+	r.encRaw = raw[:0]
+	return 0, 0, nil, errBadPassword4
 }
 
 // Next returns the next entry.
@@ -269,8 +434,7 @@ func (r *reader4) Next() (*archive.Entry, error) {
 		return nil, err
 	}
 	for {
-		pos := r.vol.pos
-		typ, flags, body, err := r.readBlock()
+		pos, typ, flags, body, err := r.nextBlock()
 		if err == io.EOF {
 			r.done = true
 			return nil, io.EOF
@@ -300,14 +464,9 @@ func (r *reader4) Next() (*archive.Entry, error) {
 			}
 			return e, nil
 		case blockNewSub4:
-			var sub fileHeader4
-			if err := parseFile4(&sub, flags, body, pos); err != nil {
+			if err := r.subBlock(flags, body, pos, false); err != nil {
 				r.fatal = err
 				return nil, err
-			}
-			if err := r.vol.skip(sub.packSize); err != nil {
-				r.fatal = errUnexpectedEnd
-				return nil, r.fatal
 			}
 		case blockEnd4:
 			if flags&endNextVolume4 == 0 {
@@ -359,6 +518,9 @@ func (r *reader4) startEntry() (*archive.Entry, error) {
 		AccessTime: h.atime,
 		Encrypted:  h.encrypted() || r.encHeaders,
 		Method:     method4(h),
+	}
+	if h.cmtRaw != nil {
+		e.Comment = r.oldComment(h.cmtRaw)
 	}
 	r.entry = e
 	r.hasData, r.started, r.derr = true, false, nil
@@ -460,8 +622,7 @@ func (r *reader4) readPacked(p []byte) (int, error) {
 	if int64(len(p)) > r.partLeft {
 		p = p[:r.partLeft]
 	}
-	n, err := r.vol.r.Read(p)
-	r.vol.pos += int64(n)
+	n, err := r.vol.Read(p)
 	r.partLeft -= int64(n)
 	if n > 0 && r.partAfter {
 		r.partCRC.Write(p[:n])

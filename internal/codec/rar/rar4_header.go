@@ -82,6 +82,7 @@ type fileHeader4 struct {
 	dictBits  uint // window is 64 KiB << dictBits
 	isDir     bool
 	headerPos int64
+	cmtRaw    []byte // old-style comment block embedded after the name
 }
 
 func (h *fileHeader4) encrypted() bool   { return h.flags&filePassword4 != 0 }
@@ -136,6 +137,12 @@ func parseFile4(h *fileHeader4, flags uint16, b []byte, pos int64) error {
 	}
 	raw := b[:nameSize]
 	b = b[nameSize:]
+	if flags&fileComment4 != 0 && len(b) >= 13 && b[2] == blockComment4 {
+		if n := int(binary.LittleEndian.Uint16(b[5:])); n >= 13 && n <= len(b) {
+			h.cmtRaw = append([]byte(nil), b[:n]...)
+			b = b[n:]
+		}
+	}
 	if flags&fileUnicode4 != 0 {
 		h.name = decodeName4(raw)
 	} else {

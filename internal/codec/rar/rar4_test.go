@@ -416,3 +416,40 @@ func TestMissingVolume4(t *testing.T) {
 		t.Fatalf("got %v, want ErrMissingVolume", err)
 	}
 }
+
+// TestComments4 checks archive and old-style file comments against the
+// rarfile project's expected listings.
+func TestComments4(t *testing.T) {
+	tests := []struct {
+		rel, pass, archive, file1 string
+	}{
+		{"files/rarfile/test/files/rar3-comment-plain.rar", "", "RARcomment\n", ""},
+		{"files/rarfile/test/files/rar3-comment-psw.rar", "password", "RARcomment\n", ""},
+		{"files/rarfile/test/files/rar3-comment-hpsw.rar", "password", "RARcomment\n", ""},
+		{"files/rarfile/test/files/rar202-comment-nopsw.rar", "", "RARcomment", "file1comment"},
+		{"files/rarfile/test/files/rar202-comment-psw.rar", "password", "RARcomment", "file1comment"},
+		{"files/rarfile/test/files/rar15-comment.rar", "", "RARcomment -----", "file1comment -----"},
+	}
+	for _, tt := range tests {
+		_, data := corpusData4(t, tt.rel)
+		opt := &archive.Options{}
+		if tt.pass != "" {
+			opt.Passwords = []string{"wrong", tt.pass}
+		}
+		r, err := openBytes4(data, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.rel, err)
+		}
+		if got := r.(archive.Commenter).Comment(); got != tt.archive {
+			t.Errorf("%s: archive comment %q, want %q", tt.rel, got, tt.archive)
+		}
+		e, err := r.Next()
+		if err != nil {
+			t.Fatalf("%s: %v", tt.rel, err)
+		}
+		if e.Comment != tt.file1 {
+			t.Errorf("%s: file comment %q, want %q", tt.rel, e.Comment, tt.file1)
+		}
+		r.Close()
+	}
+}

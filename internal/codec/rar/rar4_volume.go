@@ -14,15 +14,37 @@ import (
 // volume4 is one open volume of a RAR 1.5–4.x archive.
 type volume4 struct {
 	r    io.Reader
+	back []byte   // bytes pushed back, read before r
 	f    *os.File // opened by the reader (nil for the first volume)
 	path string
 	pos  int64 // offset of the next byte in this volume
 }
 
+// Read reads from the pushed-back bytes, then the volume.
+func (v *volume4) Read(p []byte) (int, error) {
+	if len(v.back) > 0 {
+		n := copy(p, v.back)
+		v.back = v.back[n:]
+		v.pos += int64(n)
+		return n, nil
+	}
+	n, err := v.r.Read(p)
+	v.pos += int64(n)
+	return n, err
+}
+
+// unread pushes b back in front of the unread bytes.
+func (v *volume4) unread(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	v.back = append(append([]byte(nil), b...), v.back...)
+	v.pos -= int64(len(b))
+}
+
 // readFull reads len(b) bytes; it returns io.EOF only when nothing was read.
 func (v *volume4) readFull(b []byte) error {
-	n, err := io.ReadFull(v.r, b)
-	v.pos += int64(n)
+	_, err := io.ReadFull(v, b)
 	return err
 }
 
@@ -31,8 +53,7 @@ func (v *volume4) skip(n int64) error {
 	if n <= 0 {
 		return nil
 	}
-	m, err := io.CopyN(io.Discard, v.r, n)
-	v.pos += m
+	_, err := io.CopyN(io.Discard, v, n)
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
 	}
