@@ -89,12 +89,8 @@ func (b *bitReader4) skip(k uint) {
 
 // bits reads k (1..32) bits.
 func (b *bitReader4) bits(k uint) uint32 {
-	if b.n < k {
-		b.fill()
-	}
-	x := uint32(b.v >> (64 - k))
-	b.v <<= k
-	b.n -= k
+	x := b.peek(k)
+	b.skip(k)
 	return x
 }
 
@@ -147,10 +143,8 @@ func (b *bitReader4) atLeast(k int) bool {
 	if int(b.n)/8-b.pad+b.end-b.pos >= k {
 		return true
 	}
-	if !b.eof && b.pos >= b.end && int(b.n) < 8*k {
-		// Move the buffered bits' bytes aside is not needed: a refill
-		// only replaces consumed buffer bytes.
-		b.refill()
+	if !b.eof && b.pos >= b.end {
+		b.refill() // the buffer is used up, so nothing is lost
 	}
 	return int(b.n)/8-b.pad+b.end-b.pos >= k
 }
