@@ -79,6 +79,13 @@ func (rc *RangeDecoder) decode(start, size uint32) {
 				}
 				rc.rng = -rc.low & (rcBot - 1)
 			}
+			if rc.rng == 0 || rc.err != nil {
+				// Only invalid data gets here; stop rather than spin.
+				if rc.err == nil {
+					rc.err = ErrCorrupt
+				}
+				return
+			}
 			rc.code = rc.code<<8 | uint32(rc.next())
 			rc.rng <<= 8
 			rc.low <<= 8
@@ -90,6 +97,13 @@ func (rc *RangeDecoder) decode(start, size uint32) {
 }
 
 func (rc *RangeDecoder) normalize7z() {
+	if rc.rng == 0 {
+		if rc.err == nil {
+			rc.err = ErrCorrupt // only invalid data gets here
+		}
+		rc.rng = 1 << 31
+		return
+	}
 	for rc.rng < rcTop {
 		rc.code = rc.code<<8 | uint32(rc.next())
 		rc.rng <<= 8
