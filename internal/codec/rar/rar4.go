@@ -838,7 +838,7 @@ func (r *reader4) skipData() error {
 	if !r.hasData {
 		return nil
 	}
-	r.hasData = false
+	defer func() { r.hasData = false }()
 	compressed := !r.stored && r.entry != nil && r.entry.Type != archive.TypeDir
 	if r.solid && compressed {
 		if r.derr == nil {

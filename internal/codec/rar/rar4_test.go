@@ -453,3 +453,44 @@ func TestComments4(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestSolidSkip4 skips entries of solid archives without reading them:
+// the entries after must still decode (the skipped data is decoded).
+func TestSolidSkip4(t *testing.T) {
+	for _, rel := range []string{
+		"files/sharpcompress/tests/TestArchives/Archives/Rar.solid.rar",
+		"files/rarfile/test/files/rar3-solid.rar",
+		"files/rarfile/test/files/unicode.rar",
+	} {
+		p, data := corpusData4(t, rel)
+		want, err := corpusSums4(t, p, data, func(r io.Reader) io.Reader { return r }, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := openBytes4(data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		for {
+			e, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", rel, err)
+			}
+			if i++; i%2 == 1 || e.Type != archive.TypeFile {
+				continue // skipped unread
+			}
+			h := sha256.New()
+			if _, err := io.Copy(h, r); err != nil {
+				t.Fatalf("%s: %s: %v", rel, e.Name, err)
+			}
+			if got := hex.EncodeToString(h.Sum(nil)); got != want[e.Name] {
+				t.Errorf("%s: %s differs after skipping", rel, e.Name)
+			}
+		}
+		r.Close()
+	}
+}
