@@ -191,14 +191,14 @@ func (r *reader4) decodeComment(ver, method byte, size int, packed []byte) ([]by
 	case ver == 20 || ver == 26:
 		v = 20
 	}
-	if winSize4 > r.opt.Limit() {
-		return nil, archive.Limitf("rar: %d KiB window is above the memory limit", winSize4>>10)
+	if minWin4 > r.opt.Limit() {
+		return nil, archive.Limitf("rar: %d KiB window is above the memory limit", minWin4>>10)
 	}
 	if r.cmtUnp == nil {
 		r.cmtUnp = &unpacker4{limit: r.opt.Limit()}
 	}
 	u := r.cmtUnp
-	if err := u.init(bytes.NewReader(packed), v, false, int64(size)); err != nil {
+	if err := u.init(bytes.NewReader(packed), v, false, int64(size), minWin4); err != nil {
 		return nil, err
 	}
 	out := make([]byte, size)
@@ -740,10 +740,11 @@ func (r *reader4) setupData() error {
 	default:
 		return archive.Unsupportedf("rar: compression version %d.%d", v/10, v%10)
 	}
-	if winSize4 > r.opt.Limit() {
-		return archive.Limitf("rar: %d KiB window is above the memory limit", winSize4>>10)
+	win := winSizeFor(h.dictBits)
+	if int64(win) > r.opt.Limit() {
+		return archive.Limitf("rar: %d KiB dictionary is above the memory limit", win>>10)
 	}
-	if err := r.unp.init(src, ver, h.flags&fileSolid4 != 0, h.unpSize); err != nil {
+	if err := r.unp.init(src, ver, h.flags&fileSolid4 != 0, h.unpSize, win); err != nil {
 		return err
 	}
 	r.dataSrc = unpSrc4{&r.unp}

@@ -114,7 +114,7 @@ func FuzzRAR29(f *testing.F) {
 	u.limit = 64 << 20
 	buf := make([]byte, 32<<10)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := u.init(bytes.NewReader(data), 29, false, -1); err != nil {
+		if err := u.init(bytes.NewReader(data), 29, false, -1, maxWin4); err != nil {
 			t.Fatal(err)
 		}
 		total := 0
@@ -138,7 +138,7 @@ func FuzzRARVMFilters(f *testing.F) {
 	f.Add(byte(vmItanium), uint32(0), uint32(0), bytes.Repeat([]byte{0x10, 0x55}, 40), []byte{0x08})
 	mem := make([]byte, 2*vmMemSize4+4)
 	var u unpacker4
-	u.init(bytes.NewReader(nil), 29, false, -1)
+	u.init(bytes.NewReader(nil), 29, false, -1, maxWin4)
 	f.Fuzz(func(t *testing.T, kind byte, r0, r1 uint32, data, def []byte) {
 		if len(data) > vmMemSize4 {
 			data = data[:vmMemSize4]

@@ -396,7 +396,7 @@ func TestWrongPassword4(t *testing.T) {
 // TestMemLimit4: a limit below the window is ErrLimit before allocating.
 func TestMemLimit4(t *testing.T) {
 	p, data := corpusData4(t, "files/sharpcompress/tests/TestArchives/Archives/Rar.rar")
-	_, err := corpusSums4(t, p, data, func(r io.Reader) io.Reader { return r }, &archive.Options{MemLimit: 1 << 20})
+	_, err := corpusSums4(t, p, data, func(r io.Reader) io.Reader { return r }, &archive.Options{MemLimit: 512 << 10})
 	if !errors.Is(err, archive.ErrLimit) {
 		t.Fatalf("got %v, want ErrLimit", err)
 	}

@@ -16,17 +16,31 @@ var (
 	errBadPPM4      = archive.Corruptf("rar: invalid PPMd data")
 )
 
-// winSize4 is the window every RAR 1.5–4.x decoder uses: the largest
-// dictionary those versions define (4 MiB), so solid streams of any
-// declared dictionary fit and filter blocks (≤ 256 KiB) always fit.
-const winSize4 = 4 << 20
+// Window sizes: the declared dictionary (64 KiB to 4 MiB), but at least
+// minWin4 so that filter blocks (≤ 256 KiB) always fit beside the margin.
+const (
+	minWin4 = 1 << 20
+	maxWin4 = 4 << 20
+)
+
+// winSizeFor returns the window for a dictionary of 64 KiB << dictBits.
+func winSizeFor(dictBits uint) int {
+	n := 64 << 10 << dictBits
+	if n < minWin4 {
+		n = minWin4
+	}
+	if n > maxWin4 {
+		n = maxWin4
+	}
+	return n
+}
 
 // winMargin4 is the room kept free in the window for one decoding step
 // (the longest match or PPMd copy is under 300 bytes).
 const winMargin4 = 0x1000
 
 // decoder4 is one of the RAR 1.5, 2.0 and 2.9 algorithms. decode adds
-// symbols to u's window until the window holds winSize4-winMargin4 bytes
+// symbols to u's window until the window holds all but winMargin4 bytes
 // not yet delivered, or the file's data ends (it then sets u.done).
 type decoder4 interface {
 	// reset prepares for a new file; solid keeps the previous state.
@@ -58,20 +72,21 @@ type unpacker4 struct {
 // init prepares u for a new file compressed with algorithm version ver,
 // reading packed bytes from r. It reuses the window and decoder state when
 // solid is set and the version is unchanged.
-func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64) error {
-	if u.win == nil {
-		u.win = make([]byte, winSize4)
-		u.mask = winSize4 - 1
-	}
+func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64, win int) error {
 	if solid && u.dec != nil && ver != u.ver {
 		return archive.Unsupportedf("rar: solid stream mixes algorithm versions %d and %d", u.ver, ver)
 	}
 	if !solid || u.dec == nil {
-		used := u.unp
-		if used > winSize4 {
-			used = winSize4
+		if len(u.win) < win {
+			u.win = make([]byte, win)
+			u.mask = int64(win - 1)
+		} else {
+			used := u.unp
+			if used > int64(len(u.win)) {
+				used = int64(len(u.win))
+			}
+			clear(u.win[:used])
 		}
-		clear(u.win[:used])
 		u.unp, u.wr = 0, 0
 		if u.dec == nil || ver != u.ver {
 			switch ver {
@@ -88,6 +103,7 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64) error {
 		}
 		u.dec.reset(false)
 	} else {
+		u.grow(win)
 		u.dec.reset(true)
 	}
 	u.br.reset(r)
@@ -102,9 +118,27 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64) error {
 
 func (u *unpacker4) memLimit() int64 { return u.limit }
 
+// grow enlarges the window of a solid stream to win bytes, keeping the
+// bytes at their absolute positions.
+func (u *unpacker4) grow(win int) {
+	if len(u.win) >= win {
+		return
+	}
+	nw := make([]byte, win)
+	nmask := int64(win - 1)
+	from := u.unp - int64(len(u.win))
+	if from < 0 {
+		from = 0
+	}
+	for p := from; p < u.unp; p++ {
+		nw[p&nmask] = u.win[p&u.mask]
+	}
+	u.win, u.mask = nw, nmask
+}
+
 // room reports whether the decoder may add another step's worth of bytes.
 func (u *unpacker4) room() bool {
-	return u.unp-u.wr < winSize4-winMargin4
+	return u.unp-u.wr < int64(len(u.win))-winMargin4
 }
 
 // putByte appends a literal.

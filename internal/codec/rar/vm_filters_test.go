@@ -104,7 +104,7 @@ func (w *bitWriter) data(v uint32) {
 
 func TestFilterDefinitions(t *testing.T) {
 	var u unpacker4
-	if err := u.init(bytes.NewReader(nil), 29, false, -1); err != nil {
+	if err := u.init(bytes.NewReader(nil), 29, false, -1, maxWin4); err != nil {
 		t.Fatal(err)
 	}
 	d := u.dec.(*unpack29)
@@ -176,7 +176,7 @@ func (endless4) decode(u *unpacker4) error {
 // cleanly.
 func TestFilterBounds(t *testing.T) {
 	var u unpacker4
-	if err := u.init(bytes.NewReader(nil), 29, false, -1); err != nil {
+	if err := u.init(bytes.NewReader(nil), 29, false, -1, maxWin4); err != nil {
 		t.Fatal(err)
 	}
 	u.dec = endless4{}
@@ -188,7 +188,7 @@ func TestFilterBounds(t *testing.T) {
 	if _, err := io.ReadFull(unpSrc4{&u}, buf); !errors.Is(err, errFilterOrder4) {
 		t.Errorf("filter in the past: %v", err)
 	}
-	u.filters = append(u.filters[:0], filter29{start: u.wr, length: winSize4, kind: vmE8})
+	u.filters = append(u.filters[:0], filter29{start: u.wr, length: maxWin4, kind: vmE8})
 	if _, err := io.ReadFull(unpSrc4{&u}, buf); !errors.Is(err, errFilterOrder4) {
 		t.Errorf("filter larger than the window: %v", err)
 	}
@@ -217,5 +217,29 @@ func BenchmarkVMFilters(b *testing.B) {
 				runVMFilter(&f, mem, 0)
 			}
 		})
+	}
+}
+
+// TestWindowGrow checks that a solid stream's window keeps its bytes at
+// their absolute positions when a later file declares a larger dictionary.
+func TestWindowGrow(t *testing.T) {
+	var u unpacker4
+	if err := u.init(bytes.NewReader(nil), 29, false, -1, minWin4); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < minWin4+minWin4/2; i++ { // wraps around once
+		u.putByte(byte(i * 13))
+	}
+	u.wr = u.unp
+	if err := u.init(bytes.NewReader(nil), 29, true, -1, maxWin4); err != nil {
+		t.Fatal(err)
+	}
+	if len(u.win) != maxWin4 {
+		t.Fatalf("window %d", len(u.win))
+	}
+	for p := u.unp - minWin4; p < u.unp; p++ {
+		if u.win[p&u.mask] != byte(p*13) {
+			t.Fatalf("byte at %d lost", p)
+		}
 	}
 }
