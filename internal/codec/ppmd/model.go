@@ -390,6 +390,31 @@ func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (sym int, err error) {
 	return sym, nil
 }
 
+// Decode fills dst with decoded bytes (7z streams, whose size is known),
+// returning how many were decoded before an error or the end marker.
+func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (n int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = ErrCorrupt
+		}
+	}()
+	for n < len(dst) {
+		sym := m.decode(rc)
+		if rc.err != nil {
+			return n, rc.err
+		}
+		switch sym {
+		case -1:
+			return n, ErrEndMark
+		case -2:
+			return n, ErrCorrupt
+		}
+		dst[n] = byte(sym)
+		n++
+	}
+	return n, nil
+}
+
 func (m *ModelH) decode(rc *RangeDecoder) int {
 	mask := &m.charMask
 	c := m.minCtx
@@ -423,13 +448,11 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		}
 		m.hiBitsFlag = uint32(hb2Flag[m.sym(m.found)])
 		rc.decode(hi, summ-hi)
-		for i := range mask {
-			mask[i] = 0xff
-		}
-		mask[m.sym(s)] = 0
+		esc := m.newMask()
+		mask[m.sym(s)] = esc
 		for i := ns - 1; i > 0; i-- {
 			s -= 6
-			mask[m.sym(s)] = 0
+			mask[m.sym(s)] = esc
 		}
 	} else {
 		os := oneState(c)
@@ -447,10 +470,7 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		}
 		*prob -= getMean(*prob)
 		m.initEsc = uint32(expEscape[*prob>>10])
-		for i := range mask {
-			mask[i] = 0xff
-		}
-		mask[m.sym(os)] = 0
+		mask[m.sym(os)] = m.newMask()
 		m.prevSuccess = 0
 	}
 	for {
@@ -472,15 +492,17 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		var hi uint32
 		num := ns - numMasked
 		n := uint32(0)
+		esc := m.escCount
 		for n != num {
-			k := uint32(mask[m.sym(s)])
-			hi += m.freq(s) & k
-			m.ps[n] = s
+			if mask[m.sym(s)] != esc {
+				hi += m.freq(s)
+				m.ps[n] = s
+				n++
+			}
 			s += 6
-			n += k & 1
 		}
-		se, esc := m.makeEscFreq(numMasked)
-		total := esc + hi
+		se, escFreq := m.makeEscFreq(numMasked)
+		total := escFreq + hi
 		count := rc.threshold(total)
 		if count < hi {
 			k := 0
@@ -504,9 +526,20 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		rc.decode(hi, total-hi)
 		se.summ += uint16(total)
 		for i := uint32(0); i < num; i++ {
-			mask[m.sym(m.ps[i])] = 0
+			mask[m.sym(m.ps[i])] = esc
 		}
 	}
+}
+
+// newMask starts a new set of masked symbols: a symbol is masked while
+// its charMask entry equals escCount.
+func (m *ModelH) newMask() byte {
+	m.escCount++
+	if m.escCount == 0 {
+		m.charMask = [256]byte{}
+		m.escCount = 1
+	}
+	return m.escCount
 }
 
 func getMean(prob uint16) uint16 {

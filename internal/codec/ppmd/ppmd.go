@@ -142,6 +142,7 @@ type ModelH struct {
 	dummy   see
 
 	charMask [256]byte
+	escCount byte
 	ps       [256]uint32
 	stack    [MaxOrder]uint32
 }

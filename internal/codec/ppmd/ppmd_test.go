@@ -196,6 +196,28 @@ func FuzzPPMd(f *testing.F) {
 	})
 }
 
+// TestDecodeBatch checks Decode against DecodeSymbol.
+func TestDecodeBatch(t *testing.T) {
+	for _, f := range loadFixtures(t) {
+		m, _ := NewH(f.order, f.mem)
+		var rc RangeDecoder
+		if err := rc.Init7z(bytes.NewReader(f.packed)); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]byte, f.size)
+		n, err := m.Decode(&rc, out[:f.size/3])
+		if err != nil || n != f.size/3 {
+			t.Fatalf("%s: %d, %v", f.name, n, err)
+		}
+		if n, err := m.Decode(&rc, out[f.size/3:]); err != nil || n != f.size-f.size/3 {
+			t.Fatalf("%s: %d, %v", f.name, n, err)
+		}
+		if sum := sha256.Sum256(out); hex.EncodeToString(sum[:]) != f.sha {
+			t.Fatalf("%s: wrong output", f.name)
+		}
+	}
+}
+
 func BenchmarkDecode7z(b *testing.B) {
 	fs := loadFixtures(b)
 	for _, f := range fs {
@@ -206,9 +228,10 @@ func BenchmarkDecode7z(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				m.Reset(f.order, f.mem)
-				var err error
-				out, err = decodeAll(m, bytes.NewReader(f.packed), f.size, out[:0])
-				if err != nil || len(out) != f.size {
+				var rc RangeDecoder
+				rc.Init7z(bytes.NewReader(f.packed))
+				out = out[:f.size]
+				if n, err := m.Decode(&rc, out); err != nil || n != f.size {
 					b.Fatal(err)
 				}
 			}
