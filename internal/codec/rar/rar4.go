@@ -36,6 +36,9 @@ const maxLink4 = 64 << 10
 // reader4 reads a RAR 1.5–4.x archive (one or more volumes) sequentially.
 type reader4 struct {
 	opt  *archive.Options
+	ra   io.ReaderAt // whole file, for RandomAccess (nil for streams)
+	size int64
+	sfx  int64
 	vol  volume4
 	hbuf []byte
 
@@ -52,6 +55,7 @@ type reader4 struct {
 	comment    string
 	cmtUnp     *unpacker4
 	pend       pending4
+	idx        index4
 
 	hdr   fileHeader4
 	entry *archive.Entry
@@ -59,6 +63,7 @@ type reader4 struct {
 	fatal error
 
 	// current entry's data
+	dataPos   int64 // offset of the packed data in the volume
 	hasData   bool
 	partLeft  int64 // packed bytes left in the current volume's part
 	partAfter bool  // the part continues in the next volume
@@ -88,6 +93,7 @@ func openRAR4(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive
 	}
 	r := &reader4{opt: opt, hbuf: make([]byte, 256), crc: crc32.NewIEEE(), partCRC: crc32.NewIEEE()}
 	r.unp.limit = opt.Limit()
+	r.ra, r.size, r.sfx = in.RA, in.Size, sfxOffset
 	src := in.R
 	if _, ok := src.(io.ByteReader); !ok {
 		src = bufio.NewReaderSize(src, 64<<10)
@@ -449,6 +455,7 @@ func (r *reader4) Next() (*archive.Entry, error) {
 				r.fatal = err
 				return nil, err
 			}
+			r.dataPos = r.vol.pos
 			if r.hdr.splitBefore() {
 				// The rest of a file begun in an earlier volume we were
 				// not given: skip it.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -490,6 +491,82 @@ func TestSolidSkip4(t *testing.T) {
 			if got := hex.EncodeToString(h.Sum(nil)); got != want[e.Name] {
 				t.Errorf("%s: %s differs after skipping", rel, e.Name)
 			}
+		}
+		r.Close()
+	}
+}
+
+// TestRandomAccess4 opens the entries of non-solid archives independently
+// and concurrently and compares them with a sequential read; solid and
+// multi-volume archives decline.
+func TestRandomAccess4(t *testing.T) {
+	for _, c := range []struct {
+		rel, pass string
+		ok        bool
+	}{
+		{"files/sharpcompress/tests/TestArchives/Archives/Rar.rar", "", true},
+		{"files/sharpcompress/tests/TestArchives/Archives/Rar2.rar", "", true},
+		{"files/sharpcompress/tests/TestArchives/Archives/Rar15.rar", "", true},
+		{"files/sharpcompress/tests/TestArchives/Archives/Rar.encrypted_filesOnly.rar", "test", true},
+		{"files/sharpcompress/tests/TestArchives/Archives/Rar.jpeg.jpg", "", true},
+		{"files/sharpcompress/tests/TestArchives/Archives/Rar.solid.rar", "", false},
+		{"files/sharpcompress/tests/TestArchives/Archives/Rar.encrypted_filesAndHeader.rar", "test", false},
+		{"files/rarfile/test/files/rar3-vols.part1.rar", "", false},
+	} {
+		p, data := corpusData4(t, c.rel)
+		opt := &archive.Options{Passwords: []string{c.pass}}
+		want, err := corpusSums4(t, p, data, func(r io.Reader) io.Reader { return r }, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := bytes.Index(data, markRAR4)
+		in := &archive.Input{R: bytes.NewReader(data[off:]), RA: bytes.NewReader(data), Size: int64(len(data)), Path: p}
+		r, err := openRAR4(in, opt, int64(off))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ra := r.(archive.RandomAccess)
+		entries, err := ra.Entries()
+		if !c.ok {
+			if err == nil {
+				t.Errorf("%s: Entries succeeded", c.rel)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.rel, err)
+		}
+		got := make([]string, len(entries))
+		errs := make([]error, len(entries))
+		var wg sync.WaitGroup
+		for i := range entries {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rc, err := ra.Open(i)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				defer rc.Close()
+				h := sha256.New()
+				_, errs[i] = io.Copy(h, rc)
+				got[i] = hex.EncodeToString(h.Sum(nil))
+			}()
+		}
+		wg.Wait()
+		n := 0
+		for i, e := range entries {
+			if e.Type != archive.TypeFile {
+				continue
+			}
+			n++
+			if errs[i] != nil || got[i] != want[e.Name] {
+				t.Errorf("%s: %s: %v (sum matches: %v)", c.rel, e.Name, errs[i], got[i] == want[e.Name])
+			}
+		}
+		if n != len(want) {
+			t.Errorf("%s: %d files, want %d", c.rel, n, len(want))
 		}
 		r.Close()
 	}

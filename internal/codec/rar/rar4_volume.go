@@ -53,6 +53,13 @@ func (v *volume4) skip(n int64) error {
 	if n <= 0 {
 		return nil
 	}
+	if sk, ok := v.r.(io.Seeker); ok && len(v.back) == 0 {
+		if _, err := sk.Seek(n, io.SeekCurrent); err != nil {
+			return err
+		}
+		v.pos += n
+		return nil
+	}
 	_, err := io.CopyN(io.Discard, v, n)
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
