@@ -225,16 +225,28 @@ func extTime4(b []byte, mtime time.Time) (time.Time, time.Time) {
 	return times[0], times[2]
 }
 
-// oemName4 returns a name stored without the Unicode flag: UTF-8 when it
-// is valid UTF-8, else bytes of the DOS code page 437 upper half mapped to
-// Latin-1 code points (the common case of Western names).
+// cp437 is the upper half of the IBM PC code page 437, the OEM code page
+// DOS and Western Windows versions of RAR wrote names in.
+const cp437 = "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»" +
+	"░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀" +
+	"αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u00a0"
+
+var cp437Runes = []rune(cp437)
+
+// oemName4 returns a name stored without the Unicode flag: as is when it
+// is valid UTF-8 (RAR for Unix writes the locale's UTF-8), else decoded
+// from code page 437 (other OEM code pages cannot be told apart).
 func oemName4(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
 	r := make([]rune, len(b))
 	for i, c := range b {
-		r[i] = rune(c)
+		if c < 0x80 {
+			r[i] = rune(c)
+		} else {
+			r[i] = cp437Runes[c-0x80]
+		}
 	}
 	return string(r)
 }

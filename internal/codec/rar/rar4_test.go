@@ -230,7 +230,8 @@ func TestDecodeName4(t *testing.T) {
 		{append([]byte("a\x00"), 0x00, 0xc0, 0x85, 0x01), "b"},                // copy with correction
 		{append([]byte("a\x00"), 0x00, 0x40), "a"},                            // flags only
 		{append([]byte("ab\x00"), 0x00, 0x80, 0x41), "ab"},                    // short UTF-16 unit
-		{append([]byte("\xe9t\xe9\x00"), 0x00, 0x00, 0xe9, 't', 0xe9), "été"}, // Latin-1 bytes
+		{append([]byte("\x82t\x82\x00"), 0x00, 0x00, 0xe9, 't', 0xe9), "été"}, // Latin-1 code units
+		{[]byte("caf\x82 \x9c"), "café £"},                                    // code page 437
 	}
 	for _, tt := range tests {
 		if got := decodeName4(tt.raw); got != tt.want {
@@ -569,5 +570,11 @@ func TestRandomAccess4(t *testing.T) {
 			t.Errorf("%s: %d files, want %d", c.rel, n, len(want))
 		}
 		r.Close()
+	}
+}
+
+func TestCP437(t *testing.T) {
+	if len(cp437Runes) != 128 {
+		t.Fatalf("code page table has %d entries", len(cp437Runes))
 	}
 }
