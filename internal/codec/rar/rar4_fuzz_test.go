@@ -145,11 +145,11 @@ func FuzzRARVMFilters(f *testing.F) {
 		if len(data) > vmMemSize4 {
 			data = data[:vmMemSize4]
 		}
-		flt := filter29{length: len(data), kind: vmFilterKind(kind%7) + 0}
+		flt := filter29{length: len(data), kind: vmFilterKind(kind % 8)}
 		flt.r[0], flt.r[1] = r0, r1
 		copy(mem, data)
 		out := runVMFilter(&flt, mem, r1)
-		if len(out) != len(data) {
+		if len(out) > len(data) {
 			t.Fatalf("filter output %d bytes, want %d", len(out), len(data))
 		}
 		d := u.dec.(*unpack29)

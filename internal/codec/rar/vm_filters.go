@@ -12,6 +12,7 @@ const (
 	vmDelta
 	vmRGB
 	vmAudio
+	vmUpcase // an early text filter, still recognised by old unrar
 )
 
 // standardFilters identifies the standard filter programs by length and
@@ -27,6 +28,7 @@ var standardFilters = [...]struct {
 	{29, 0x0e06077d, vmDelta},
 	{149, 0x1c2c5dc8, vmRGB},
 	{216, 0xbc85e701, vmAudio},
+	{40, 0x46b9c560, vmUpcase},
 }
 
 // runVMFilter runs filter f over mem[:f.length] (mem has room for twice
@@ -71,8 +73,33 @@ func runVMFilter(f *filter29, mem []byte, fileOffset uint32) []byte {
 		dst := mem[n : 2*n]
 		vmFilterAudio(dst, data, ch)
 		return dst
+	case vmUpcase:
+		if n >= 0x3c000/2 {
+			return data
+		}
+		return mem[n : n+vmFilterUpcase(mem[n:2*n], data)]
 	}
 	return data
+}
+
+// vmFilterUpcase undoes the text filter: byte 2 escapes the next byte,
+// which is lowered by 32 unless it is 2 itself. It returns the output
+// length.
+func vmFilterUpcase(dst, src []byte) int {
+	d := 0
+	for s := 0; s < len(src); {
+		c := src[s]
+		s++
+		if c == 2 && s < len(src) {
+			if c = src[s]; c != 2 {
+				c -= 32
+			}
+			s++
+		}
+		dst[d] = c
+		d++
+	}
+	return d
 }
 
 // vmFilterE8 undoes the x86 CALL (and JMP) address conversion.

@@ -42,6 +42,9 @@ func TestVMFilters(t *testing.T) {
 			[]byte{1, 2, 3}, []byte{1, 2, 3}},
 		{"itanium-short", filter29{kind: vmItanium}, 0,
 			[]byte{1, 2, 3}, []byte{1, 2, 3}},
+		{"upcase", filter29{kind: vmUpcase}, 0,
+			[]byte{'a', 2, 'b', 2, 2, 'c'},
+			[]byte{'a', 'B', 2, 'c'}},
 		{"e8-short", filter29{kind: vmE8}, 0,
 			[]byte{0xe8, 1, 2}, []byte{0xe8, 1, 2}},
 	}
@@ -64,7 +67,7 @@ func TestVMFiltersLargest(t *testing.T) {
 	for i := range mem {
 		mem[i] = byte(i * 7)
 	}
-	for k := vmE8; k <= vmAudio; k++ {
+	for k := vmE8; k <= vmUpcase; k++ {
 		for _, n := range []int{vmMemSize4 / 2, vmMemSize4} {
 			for _, r0 := range []uint32{0, 1, 3, 4, 128, 1024, 0xffffffff} {
 				f := filter29{kind: k, length: n, r: [7]uint32{r0, 2}}
