@@ -162,14 +162,8 @@ func (f *filterState29) add(u *unpacker4, first byte, code []byte) error {
 		f.kinds[num] = kind
 	}
 	flt.kind = f.kinds[num]
-	if first&0x08 != 0 {
-		// Global data for a VM program: the standard filters ignore it,
-		// but it must fit VM memory to be valid.
-		n := in.readData()
-		if n > 0x2000-0x40 {
-			return errBadFilter4
-		}
-	}
+	// Flag 0x08 announces global data for a VM program; the standard
+	// filters do not use it, and unrar ignores it too.
 	if in.over() {
 		return errBadFilter4
 	}
