@@ -25,7 +25,6 @@ var (
 	errLinkTooLong4  = archive.Corruptf("rar: symbolic link target too long")
 	errSolidBroken4  = archive.Corruptf("rar: solid stream unusable after an earlier error")
 	errBadPassword4  = archive.Errorf(archive.ErrPassword, "rar: wrong password (encrypted header does not decrypt)")
-	errHeaderSize4   = archive.Corruptf("rar: header size out of range")
 	errNotNextPart4  = archive.Corruptf("rar: next volume does not continue the split file")
 	errUnexpectedEnd = archive.Corruptf("rar: archive is truncated")
 )
