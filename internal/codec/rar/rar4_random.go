@@ -82,7 +82,7 @@ func (r *reader4) Open(i int) (io.ReadCloser, error) {
 	h := r.idx.hdrs[i]
 	e := r.idx.entries[i]
 	if e.Type != archive.TypeFile {
-		return io.NopCloser(eofReader{}), nil
+		return io.NopCloser(emptyData4{}), nil
 	}
 	sec := io.NewSectionReader(r.ra, r.idx.pos[i], h.packSize)
 	x := &reader4{opt: r.opt, crc: crc32.NewIEEE(), partCRC: crc32.NewIEEE(), hdr: h, entry: e}
@@ -102,6 +102,6 @@ func (r *reader4) Open(i int) (io.ReadCloser, error) {
 	return x, nil
 }
 
-type eofReader struct{}
+type emptyData4 struct{}
 
-func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+func (emptyData4) Read([]byte) (int, error) { return 0, io.EOF }
