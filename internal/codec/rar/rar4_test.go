@@ -208,6 +208,8 @@ func TestNextVolumeName4(t *testing.T) {
 		{"a.r09", false, "a.r10"},
 		{"a.r99", false, "a.s00"},
 		{"a.rar", true, "a.r00"}, // no digits: old style
+		{"a.part1.exe", true, "a.part2.rar"},
+		{"a.exe", false, "a.r00"},
 	}
 	for _, tt := range tests {
 		if got := nextVolumeName4(tt.in, tt.new); got != tt.want {

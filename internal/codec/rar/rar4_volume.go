@@ -79,12 +79,16 @@ func (v *volume4) close() error {
 // nextVolumeName4 returns the name of the volume after path: with the new
 // naming the last group of digits before the extension is incremented
 // ("a.part09.rar" → "a.part10.rar"); with the old naming the extension is
-// ".rar" → ".r00" → ".r01" … ".r99" → ".s00".
+// ".rar" (or ".exe") → ".r00" → ".r01" … ".r99" → ".s00". A self-extracting
+// first volume "a.part1.exe" continues in "a.part2.rar".
 func nextVolumeName4(path string, newNaming bool) string {
 	dir, base := filepath.Split(path)
 	ext := filepath.Ext(base)
 	stem := base[:len(base)-len(ext)]
 	if newNaming {
+		if strings.EqualFold(ext, ".exe") {
+			ext = ".rar" // a self-extracting first volume; the rest are .rar
+		}
 		b := []byte(stem)
 		end := len(b)
 		for end > 0 && (b[end-1] < '0' || b[end-1] > '9') {
