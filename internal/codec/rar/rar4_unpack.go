@@ -217,9 +217,10 @@ func (u *unpacker4) read(p []byte) (int, error) {
 			return n, nil
 		}
 		if u.done {
-			if len(u.filters) > 0 {
-				return 0, errTruncated4
+			if len(u.filters) > 0 && u.filters[0].start < u.unp {
+				return 0, errTruncated4 // a filter block cut by the end
 			}
+			u.filters = u.filters[:0] // blocks past the end never apply
 			return 0, io.EOF
 		}
 		if !u.room() {
