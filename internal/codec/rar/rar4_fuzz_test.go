@@ -94,7 +94,7 @@ func FuzzRAR4(f *testing.F) {
 			if _, err := r.Next(); err != nil {
 				return
 			}
-			for total < 64<<20 {
+			for total < 4<<20 {
 				n, err := r.Read(buf)
 				total += n
 				if err != nil {
@@ -120,7 +120,7 @@ func FuzzRAR29(f *testing.F) {
 			t.Fatal(err)
 		}
 		total := 0
-		for total < 16<<20 {
+		for total < 2<<20 {
 			n, err := u.read(buf)
 			total += n
 			if err != nil {
