@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"hash"
 	"hash/crc32"
 	"io"
@@ -26,6 +27,7 @@ var (
 	errBadPassword4  = archive.Errorf(archive.ErrPassword, "rar: wrong password (encrypted header does not decrypt)")
 	errNotNextPart4  = archive.Corruptf("rar: next volume does not continue the split file")
 	errUnexpectedEnd = archive.Corruptf("rar: archive is truncated")
+	errClosed4       = errors.New("rar: reader closed")
 )
 
 // maxLink4 bounds a symbolic link target.
@@ -481,7 +483,12 @@ func mode4(h *fileHeader4) fs.FileMode {
 	return 0o644
 }
 
-// Close releases the volumes the reader opened.
+// Close releases the volumes the reader opened and its buffers.
 func (r *reader4) Close() error {
+	r.unp.release()
+	if r.cmtUnp != nil {
+		r.cmtUnp.release()
+	}
+	r.fatal, r.derr, r.hasData = errClosed4, errClosed4, false
 	return r.vol.close()
 }

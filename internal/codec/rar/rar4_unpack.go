@@ -2,6 +2,7 @@ package rar
 
 import (
 	"io"
+	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -77,15 +78,12 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64, win int) 
 		return archive.Unsupportedf("rar: solid stream mixes algorithm versions %d and %d", u.ver, ver)
 	}
 	if !solid || u.dec == nil {
+		// The window's old bytes are never read: copyMatch yields zeros
+		// for distances reaching before the start of the stream.
 		if len(u.win) < win {
-			u.win = make([]byte, win)
+			putBuf4(u.win)
+			u.win = getBuf4(win)
 			u.mask = int64(win - 1)
-		} else {
-			used := u.unp
-			if used > int64(len(u.win)) {
-				used = int64(len(u.win))
-			}
-			clear(u.win[:used])
 		}
 		u.unp, u.wr = 0, 0
 		if u.dec == nil || ver != u.ver {
@@ -124,7 +122,7 @@ func (u *unpacker4) grow(win int) {
 	if len(u.win) >= win {
 		return
 	}
-	nw := make([]byte, win)
+	nw := getBuf4(win)
 	nmask := int64(win - 1)
 	from := u.unp - int64(len(u.win))
 	if from < 0 {
@@ -133,7 +131,40 @@ func (u *unpacker4) grow(win int) {
 	for p := from; p < u.unp; p++ {
 		nw[p&nmask] = u.win[p&u.mask]
 	}
+	putBuf4(u.win)
 	u.win, u.mask = nw, nmask
+}
+
+// release returns the window and filter memory to their pools.
+func (u *unpacker4) release() {
+	putBuf4(u.win)
+	putBuf4(u.fmem)
+	u.win, u.fmem, u.dec = nil, nil, nil
+	u.unp, u.wr = 0, 0
+}
+
+// Pools of windows (1, 2 and 4 MiB) and filter memories, so that archives
+// and independently opened entries do not each allocate megabytes.
+var bufPools4 = map[int]*sync.Pool{
+	1 << 20:          {},
+	2 << 20:          {},
+	4 << 20:          {},
+	2*vmMemSize4 + 4: {},
+}
+
+func getBuf4(n int) []byte {
+	if p := bufPools4[n]; p != nil {
+		if b, ok := p.Get().(*[]byte); ok {
+			return *b
+		}
+	}
+	return make([]byte, n)
+}
+
+func putBuf4(b []byte) {
+	if p := bufPools4[len(b)]; p != nil {
+		p.Put(&b)
+	}
 }
 
 // room reports whether the decoder may add another step's worth of bytes.
@@ -147,8 +178,14 @@ func (u *unpacker4) putByte(c byte) {
 	u.unp++
 }
 
-// copyMatch appends length bytes copied from dist bytes back.
+// copyMatch appends length bytes copied from dist bytes back. Bytes
+// before the start of the stream read as zeros (only corrupt data refers
+// to them), so windows need no clearing.
 func (u *unpacker4) copyMatch(length int, dist int64) {
+	if dist > u.unp {
+		u.copyBeforeStart(length, dist)
+		return
+	}
 	dst := u.unp & u.mask
 	src := (u.unp - dist) & u.mask
 	u.unp += int64(length)
@@ -170,6 +207,18 @@ func (u *unpacker4) copyMatch(length int, dist int64) {
 		w[dst] = w[src]
 		dst = (dst + 1) & m
 		src = (src + 1) & m
+	}
+}
+
+// copyBeforeStart is copyMatch for a distance reaching before the stream.
+func (u *unpacker4) copyBeforeStart(length int, dist int64) {
+	for i := 0; i < length; i++ {
+		var c byte
+		if from := u.unp - dist; from >= 0 {
+			c = u.win[from&u.mask]
+		}
+		u.win[u.unp&u.mask] = c
+		u.unp++
 	}
 }
 

@@ -197,7 +197,7 @@ func identifyVMFilter(prog []byte) (vmFilterKind, error) {
 // filters on the same block, leaving the result in u.out.
 func (u *unpacker4) runFilters() error {
 	if u.fmem == nil {
-		u.fmem = make([]byte, 2*vmMemSize4+4)
+		u.fmem = getBuf4(2*vmMemSize4 + 4)
 	}
 	f := u.filters[0]
 	n := f.length

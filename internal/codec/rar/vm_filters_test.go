@@ -246,3 +246,23 @@ func TestWindowGrow(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyBeforeStart: a match reaching before the start of the stream
+// reads zeros, whatever a reused window held.
+func TestCopyBeforeStart(t *testing.T) {
+	var u unpacker4
+	if err := u.init(bytes.NewReader(nil), 29, false, -1, minWin4); err != nil {
+		t.Fatal(err)
+	}
+	for i := range u.win {
+		u.win[i] = 0xee // stale bytes of an earlier archive
+	}
+	u.putByte(1)
+	u.putByte(2)
+	u.putByte(3)
+	u.copyMatch(5, 4)
+	want := []byte{1, 2, 3, 0, 1, 2, 3, 0}
+	if got := u.win[:8]; !bytes.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
