@@ -38,6 +38,7 @@ func BenchmarkRAR4(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			defer r.Close()
 			var n int64
 			for {
 				_, err := r.Next()
