@@ -45,9 +45,9 @@ const maxCache3 = 64
 // are cached by password and salt (archives reuse one salt for all
 // headers, and the derivation takes about 0.1 s).
 //
-// Passwords whose UTF-16 form plus salt reach 64 bytes (27 or more
-// characters) are derived with standard SHA-1, which differs from unrar's
-// historical SHA-1 variant for such lengths.
+// Passwords whose UTF-16 form plus salt reach 65 bytes (29 or more
+// characters with a salt) go through unrar's SHA-1 variant (sha1rar), as
+// RAR 3.x derived them.
 func DeriveKey3(password string, salt []byte) Key3 {
 	var ck cacheKey3
 	ck.password = password
@@ -59,24 +59,42 @@ func DeriveKey3(password string, salt []byte) Key3 {
 		return k
 	}
 	u := utf16.Encode([]rune(password))
-	buf := make([]byte, 0, 2*len(u)+Salt3Size+3)
+	raw := make([]byte, 0, 2*len(u)+Salt3Size)
 	for _, c := range u {
-		buf = append(buf, byte(c), byte(c>>8))
+		raw = append(raw, byte(c), byte(c>>8))
 	}
-	buf = append(buf, salt...)
-	n := len(buf)
-	buf = buf[:n+3]
-	h := sha1.New()
+	raw = append(raw, salt...)
 	var sum [sha1.Size]byte
-	for i := 0; i < rounds3; i++ {
-		buf[n], buf[n+1], buf[n+2] = byte(i), byte(i>>8), byte(i>>16)
-		h.Write(buf)
-		if i%(rounds3/16) == 0 {
-			h.Sum(sum[:0])
-			k.IV[i/(rounds3/16)] = sum[19]
+	if len(raw) < 65 {
+		// Short inputs never reach unrar's SHA-1 quirk: use the
+		// standard (hardware-accelerated) SHA-1 on password+salt+counter.
+		n := len(raw)
+		buf := append(raw, 0, 0, 0)
+		h := sha1.New()
+		for i := 0; i < rounds3; i++ {
+			buf[n], buf[n+1], buf[n+2] = byte(i), byte(i>>8), byte(i>>16)
+			h.Write(buf)
+			if i%(rounds3/16) == 0 {
+				h.Sum(sum[:0])
+				k.IV[i/(rounds3/16)] = sum[19]
+			}
 		}
+		h.Sum(sum[:0])
+	} else {
+		var h sha1rar
+		h.reset()
+		var num [3]byte
+		for i := 0; i < rounds3; i++ {
+			h.write(raw, true)
+			num[0], num[1], num[2] = byte(i), byte(i>>8), byte(i>>16)
+			h.write(num[:], false)
+			if i%(rounds3/16) == 0 {
+				s := h.sum()
+				k.IV[i/(rounds3/16)] = s[19]
+			}
+		}
+		sum = h.sum()
 	}
-	h.Sum(sum[:0])
 	for i := 0; i < 4; i++ {
 		k.Key[4*i+0] = sum[4*i+3]
 		k.Key[4*i+1] = sum[4*i+2]

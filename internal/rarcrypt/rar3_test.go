@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/sha1"
 	"errors"
 	"io"
 	"testing"
@@ -101,5 +102,38 @@ func BenchmarkReader3(b *testing.B) {
 				break
 			}
 		}
+	}
+}
+
+// TestSHA1Rar checks the SHA-1 used for long passwords against crypto/sha1
+// when the quirk is off, and that the quirk only matters for whole blocks
+// hashed from the caller's buffer.
+func TestSHA1Rar(t *testing.T) {
+	for _, n := range []int{0, 1, 55, 56, 63, 64, 65, 119, 120, 128, 200, 1000} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i*7 + n)
+		}
+		var d sha1rar
+		d.reset()
+		d.write(data[:n/3], false)
+		d.write(data[n/3:], false)
+		if got, want := d.sum(), sha1.Sum(data); got != want {
+			t.Fatalf("n=%d: %x, want %x", n, got, want)
+		}
+		// With the quirk, buffers shorter than 65 bytes stay untouched.
+		cp := append([]byte(nil), data...)
+		d.reset()
+		d.write(cp, true)
+		if n < 65 && !bytes.Equal(cp, data) {
+			t.Fatalf("n=%d: quirk changed a short buffer", n)
+		}
+		if n >= 128 && bytes.Equal(cp, data) {
+			t.Fatalf("n=%d: quirk left a long buffer unchanged", n)
+		}
+	}
+	long := "a passphrase of thirty-two chars"
+	if DeriveKey3(long, []byte("saltsalt")) == DeriveKey3(long, []byte("saltsalT")) {
+		t.Fatal("long password: salt ignored")
 	}
 }
