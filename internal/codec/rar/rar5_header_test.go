@@ -99,7 +99,7 @@ func TestOpenDispatch(t *testing.T) {
 	}{
 		{"rar5", good, nil},
 		{"sfx", append(append([]byte(nil), stub...), good...), nil},
-		{"rar4", []byte("Rar!\x1a\x07\x00\x00\x00\x00\x00\x00\x00"), archive.ErrUnsupported},
+		{"rar4", []byte("Rar!\x1a\x07\x00\x00\x00\x00\x00\x00\x00"), archive.ErrCorrupt},
 		{"none", make([]byte, 1000), archive.ErrNotArchive},
 		{"empty", nil, archive.ErrNotArchive},
 		{"prefix-only", []byte("Rar!\x1a\x07"), archive.ErrNotArchive},
