@@ -184,7 +184,9 @@ func (p *pipeline) localHeader(ra io.ReaderAt, h *header) (int64, error) {
 		return 0, errorf(ErrHeaderMismatch, "zip: %q: local header sizes %d/%d differ from central directory %d/%d",
 			h.name, csize, usize, h.csize, h.usize)
 	}
-	if !(dd && crc == 0) && crc != h.crc {
+	// With a data descriptor the local CRC means nothing: Info-ZIP writing
+	// an encrypted entry to a pipe leaves other data there.
+	if !dd && crc != h.crc {
 		return 0, errorf(ErrHeaderMismatch, "zip: %q: local header CRC %08x differs from central directory %08x", h.name, crc, h.crc)
 	}
 	start := h.offset + localLen + int64(nameLen) + int64(extraLen)

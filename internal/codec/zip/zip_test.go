@@ -46,6 +46,8 @@ var fixtures = []struct {
 	{file: "infozip-zipcrypto.zip", password: "secret"},
 	{file: "infozip-zip64.zip"},
 	{file: "infozip-pipe.zip"},
+	{file: "infozip-zipcrypto-pipe.zip", password: "secret"},
+	{file: "7zip-aes256-pipe.zip", password: "secret"},
 	{file: "infozip-split.zip", only: "hello.txt", noStream: true},
 	{file: "infozip-split.z01", only: "hello.txt", noStream: true},
 	{file: "7zip-deflate.zip"},
