@@ -10,6 +10,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -105,11 +106,14 @@ type pipeline struct {
 	flate   io.ReadCloser          // for streamed entries of unknown size
 	d64     *deflate64.Reader      // likewise
 	inflate [2]*deflate64.Inflater // deflate, Deflate64
-	closer  io.Closer              // a decoder to close at the end of the entry (zstd)
+	lzma    *lzma.Reader1
+	lzmaHdr [4 + 5]byte // version, properties size, properties
+	closer  io.Closer   // a decoder to close at the end of the entry (zstd)
 	chk     checker
 	hdr     [localLen]byte
 	tail    []byte // name and extra field of the local header
 	cache   readCache
+	er      entryReader // what Open returns
 }
 
 func newPipeline() *pipeline {

@@ -252,10 +252,12 @@ func (r *Reader) Open(i int) (io.ReadCloser, error) {
 		pipelines.Put(p)
 		return nil, err
 	}
-	return &entryReader{r: d, p: p}, nil
+	p.er = entryReader{r: d, p: p}
+	return &p.er, nil
 }
 
-// entryReader is what Open returns; Close gives its pipeline back.
+// entryReader is what Open returns; it lives in its pipeline, and Close
+// gives the pipeline back.
 type entryReader struct {
 	r io.Reader
 	p *pipeline

@@ -477,3 +477,38 @@ func TestPrefixed(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAllocs checks that reading an entry again allocates nothing once
+// the pipeline is warm (encrypted entries derive keys per entry, so they
+// are left out).
+func TestNoAllocs(t *testing.T) {
+	for _, file := range []string{"infozip-deflate.zip", "infozip-store.zip", "7zip-deflate64.zip", "7zip-lzma.zip"} {
+		r, err := openBytes(readFixture(t, file), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ra := r.(archive.RandomAccess)
+		entries, _ := ra.Entries()
+		for i, e := range entries {
+			if e.Type != archive.TypeFile || e.Size < 1000 {
+				continue
+			}
+			read := func() {
+				rc, err := ra.Open(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, rc); err != nil {
+					t.Fatal(err)
+				}
+				rc.Close()
+			}
+			read()
+			if n := testing.AllocsPerRun(20, read); n > 0 {
+				t.Errorf("%s: %s: %.1f allocations per read", file, e.Name, n)
+			} else {
+				t.Logf("%s: %s (%s): %.1f allocations per read", file, e.Name, e.Method, n)
+			}
+		}
+	}
+}
