@@ -113,7 +113,6 @@ type pipeline struct {
 	hdr     [localLen]byte
 	tail    []byte // name and extra field of the local header
 	cache   readCache
-	er      entryReader // what Open returns
 }
 
 func newPipeline() *pipeline {

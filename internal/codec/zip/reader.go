@@ -252,12 +252,12 @@ func (r *Reader) Open(i int) (io.ReadCloser, error) {
 		pipelines.Put(p)
 		return nil, err
 	}
-	p.er = entryReader{r: d, p: p}
-	return &p.er, nil
+	return &entryReader{r: d, p: p}, nil
 }
 
-// entryReader is what Open returns; it lives in its pipeline, and Close
-// gives the pipeline back.
+// entryReader is what Open returns; Close gives its pipeline back. It is
+// allocated per Open (not kept in the pooled pipeline) so that a second
+// Close cannot release a pipeline someone else holds.
 type entryReader struct {
 	r io.Reader
 	p *pipeline
@@ -271,10 +271,10 @@ func (e *entryReader) Read(b []byte) (int, error) {
 }
 
 func (e *entryReader) Close() error {
-	if e.p != nil {
-		e.p.finish()
-		pipelines.Put(e.p)
+	if p := e.p; p != nil {
 		e.p = nil
+		p.finish()
+		pipelines.Put(p)
 	}
 	return nil
 }

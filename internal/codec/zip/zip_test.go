@@ -479,8 +479,8 @@ func TestPrefixed(t *testing.T) {
 }
 
 // TestNoAllocs checks that reading an entry again allocates nothing once
-// the pipeline is warm (encrypted entries derive keys per entry, so they
-// are left out).
+// the pipeline is warm but the small reader Open returns (encrypted
+// entries derive keys per entry, so they are left out).
 func TestNoAllocs(t *testing.T) {
 	for _, file := range []string{"infozip-deflate.zip", "infozip-store.zip", "7zip-deflate64.zip", "7zip-lzma.zip"} {
 		r, err := openBytes(readFixture(t, file), nil)
@@ -504,7 +504,7 @@ func TestNoAllocs(t *testing.T) {
 				rc.Close()
 			}
 			read()
-			if n := testing.AllocsPerRun(20, read); n > 0 {
+			if n := testing.AllocsPerRun(20, read); n > 1 {
 				t.Errorf("%s: %s: %.1f allocations per read", file, e.Name, n)
 			} else {
 				t.Logf("%s: %s (%s): %.1f allocations per read", file, e.Name, e.Method, n)
