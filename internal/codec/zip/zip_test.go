@@ -482,6 +482,9 @@ func TestPrefixed(t *testing.T) {
 // the pipeline is warm but the small reader Open returns (encrypted
 // entries derive keys per entry, so they are left out).
 func TestNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under the race detector")
+	}
 	for _, file := range []string{"infozip-deflate.zip", "infozip-store.zip", "7zip-deflate64.zip", "7zip-lzma.zip"} {
 		r, err := openBytes(readFixture(t, file), nil)
 		if err != nil {
