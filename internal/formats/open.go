@@ -162,6 +162,19 @@ func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 		a.Close()
 		return nil, archive.ErrNotArchive
 	}
+	// A raw split set (NAME.001, .002…) is one file cut in pieces; zip and
+	// 7z join their own volumes, everything else reads the joined parts.
+	if parts := splitParts(path); parts != nil && f != archive.Zip && f != archive.SevenZip {
+		j, err := openJoined(parts)
+		if err != nil {
+			a.Close()
+			return nil, err
+		}
+		a.closers = append(a.closers, j)
+		a.src = &source{r: j, ra: j}
+		in.RA, in.Size, a.Size = a.src, j.Size(), j.Size()
+		in.R = bufio.NewReaderSize(a.src, 1<<20)
+	}
 	if err := a.open(in, opt, oo, f); err != nil {
 		a.Close()
 		return nil, err
