@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
+	"hash/crc32"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -314,5 +316,44 @@ func TestAllocs(t *testing.T) {
 	}
 	if again > 4<<10 {
 		t.Errorf("decoding again allocated %d bytes", again)
+	}
+}
+
+// withCheckID rewrites the check ID in every stream header and footer of a
+// single-stream file, fixing their CRC32s.
+func withCheckID(data []byte, id byte) []byte {
+	b := append([]byte(nil), data...)
+	b[7] = id
+	binary.LittleEndian.PutUint32(b[8:], crc32.ChecksumIEEE(b[6:8]))
+	f := b[len(b)-12:]
+	f[9] = id
+	binary.LittleEndian.PutUint32(f, crc32.ChecksumIEEE(f[4:10]))
+	return b
+}
+
+// TestUnknownCheck: a check ID xz does not define (but whose size is
+// known) decodes with one warning per stream, as xz does.
+func TestUnknownCheck(t *testing.T) {
+	var want fixture
+	for _, fx := range fixtures(t) {
+		if fx.name == "tiny-arm64-crc32.xz" {
+			want = fx
+		}
+	}
+	data := withCheckID(readFixture(t, want.name), 0x02) // 4-byte check, like CRC32
+	for _, threads := range []int{1, 2} {
+		var warnings []string
+		sum, n, err := decode(t, bytes.NewReader(data), Config{Threads: threads, Warn: func(s string) { warnings = append(warnings, s) }}, plain)
+		if err != nil || sum != want.sum || n != want.size {
+			t.Fatalf("threads %d: %v", threads, err)
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0], "not verified") {
+			t.Fatalf("warnings %q", warnings)
+		}
+	}
+	// Reserved bits in the stream flags are unsupported.
+	_, _, err := decode(t, bytes.NewReader(withCheckID(readFixture(t, "empty.xz"), 0x11)), Config{}, plain)
+	if !errors.Is(err, archive.ErrUnsupported) {
+		t.Fatalf("reserved flag bits: %v", err)
 	}
 }
