@@ -7,7 +7,7 @@ import (
 )
 
 // inputBufSize is the size of the Reader's input buffer.
-const inputBufSize = 64 << 10
+const inputBufSize = 32 << 10
 
 // input buffers the compressed stream. It reads ahead only within its own
 // buffer, so nothing after the last stream is lost to other readers of r
