@@ -55,3 +55,11 @@ bench: build tools
 
 testdata:
 	bash scripts/gen-testdata.sh
+
+# Damaged-input run: panics, hangs, memory, exit codes, leftovers (docs/RELIABILITY.md).
+robustness:
+	bash scripts/robustness.sh
+
+# Man pages and Markdown command reference from the cobra commands.
+docs:
+	$(GO) run ./scripts/gendocs docs

@@ -15,6 +15,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/tar"
+	"github.com/unpack-dev/unpack/internal/codec/zip"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -35,6 +36,7 @@ type Opener func(in *archive.Input, opt *archive.Options) (archive.Reader, error
 // containers maps each container format to its reader.
 var containers = map[archive.Format]Opener{
 	archive.Tar: tar.Open,
+	archive.Zip: zip.Open,
 }
 
 // Implemented reports whether unpack can read format f.
