@@ -128,22 +128,6 @@ func (b *blockInput) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *blockInput) ReadByte() (byte, error) {
-	if b.limit >= 0 && b.n == b.limit {
-		return 0, io.EOF
-	}
-	c, err := b.in.ReadByte()
-	if err != nil {
-		if err == io.EOF {
-			err = errTruncated
-		}
-		b.err = err
-		return 0, err
-	}
-	b.n++
-	return c, nil
-}
-
 // converters holds one reusable converter of each kind for one position
 // of a filter chain, so building a chain allocates nothing.
 type converters struct {
