@@ -164,7 +164,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			sym := uint32(1)
 			if state < litStates {
 				for sym < 0x100 {
-					rng, code, ip, b = rcBit(rng, code, &probs[sym], in, ip)
+					rng, code, b = rcBitBL(rng, code, &probs[sym])
+					rng, code, ip = rcNorm(rng, code, in, ip)
 					sym = sym<<1 | b
 				}
 			} else {
@@ -179,7 +180,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 				for sym < 0x100 {
 					mb <<= 1
 					mbit := mb & offs
-					rng, code, ip, b = rcBit(rng, code, &probs[offs+mbit+sym], in, ip)
+					rng, code, b = rcBitBL(rng, code, &probs[offs+mbit+sym])
+					rng, code, ip = rcNorm(rng, code, in, ip)
 					sym = sym<<1 | b
 					offs = mbit ^ (offs &^ (0 - b))
 				}
