@@ -210,7 +210,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			slots := &p.posSlot[lenState]
 			sym := uint32(1)
 			for sym < 64 {
-				rng, code, ip, b = rcBit(rng, code, &slots[sym], in, ip)
+				rng, code, b = rcBitBL(rng, code, &slots[sym])
+				rng, code, ip = rcNorm(rng, code, in, ip)
 				sym = sym<<1 | b
 			}
 			slot := sym - 64
@@ -223,7 +224,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 					base := dist - slot
 					m := uint32(1)
 					for i := uint32(0); i < nd; i++ {
-						rng, code, ip, b = rcBit(rng, code, &p.posSpecial[base+m], in, ip)
+						rng, code, b = rcBitBL(rng, code, &p.posSpecial[base+m])
+						rng, code, ip = rcNorm(rng, code, in, ip)
 						m = m<<1 | b
 						dist |= b << i
 					}
@@ -236,7 +238,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 					dist += direct << alignBits
 					m := uint32(1)
 					for i := uint32(0); i < alignBits; i++ {
-						rng, code, ip, b = rcBit(rng, code, &p.align[m], in, ip)
+						rng, code, b = rcBitBL(rng, code, &p.align[m])
+						rng, code, ip = rcNorm(rng, code, in, ip)
 						m = m<<1 | b
 						dist |= b << i
 					}
@@ -327,7 +330,8 @@ func decodeLen(lp *lenProbs, posState int, rng, code uint32, in []byte, ip int) 
 		t := &lp.low[posState]
 		sym := uint32(1)
 		for sym < 8 {
-			rng, code, ip, b = rcBit(rng, code, &t[sym], in, ip)
+			rng, code, b = rcBitBL(rng, code, &t[sym])
+			rng, code, ip = rcNorm(rng, code, in, ip)
 			sym = sym<<1 | b
 		}
 		return sym - 8, rng, code, ip
@@ -337,14 +341,16 @@ func decodeLen(lp *lenProbs, posState int, rng, code uint32, in []byte, ip int) 
 		t := &lp.mid[posState]
 		sym := uint32(1)
 		for sym < 8 {
-			rng, code, ip, b = rcBit(rng, code, &t[sym], in, ip)
+			rng, code, b = rcBitBL(rng, code, &t[sym])
+			rng, code, ip = rcNorm(rng, code, in, ip)
 			sym = sym<<1 | b
 		}
 		return sym, rng, code, ip // 8 + (sym - 8)
 	}
 	sym := uint32(1)
 	for sym < 0x100 {
-		rng, code, ip, b = rcBit(rng, code, &lp.high[sym], in, ip)
+		rng, code, b = rcBitBL(rng, code, &lp.high[sym])
+		rng, code, ip = rcNorm(rng, code, in, ip)
 		sym = sym<<1 | b
 	}
 	return sym - 0x100 + 16, rng, code, ip
