@@ -362,6 +362,16 @@ func decodeLen(lp *lenProbs, posState int, rng, code uint32, in []byte, ip int) 
 func copyMatch(win []byte, pos, dist, n int) int {
 	end := pos + n
 	src := pos - dist
+	if src >= 0 && dist >= 8 && n <= 32 && end+8 <= len(win) {
+		// Short and not overlapping within 8 bytes: copy 8 at a time,
+		// writing up to 7 bytes past end (history beyond any distance).
+		for pos < end {
+			binary.LittleEndian.PutUint64(win[pos:], binary.LittleEndian.Uint64(win[src:]))
+			pos += 8
+			src += 8
+		}
+		return end
+	}
 	if src < 0 {
 		// The source starts before the wrap: copy up to the window end
 		// first. Reading ahead of pos is safe: those bytes are older
