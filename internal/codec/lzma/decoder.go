@@ -305,7 +305,16 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			d.pendLen = n - rest
 			n = rest
 		}
-		pos = copyMatch(win, pos, int(rep0)+1, n)
+		if src := pos - int(rep0) - 1; src >= 0 && rep0 >= 7 && n <= 16 && pos+24 <= len(win) {
+			// The common short match: two 8-byte moves, no call.
+			w := win[pos : pos+16]
+			s := win[src : src+16]
+			binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(s))
+			binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(s[8:]))
+			pos += n
+		} else {
+			pos = copyMatch(win, pos, int(rep0)+1, n)
+		}
 		if d.pendLen > 0 {
 			break
 		}
