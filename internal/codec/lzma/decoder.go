@@ -1,6 +1,9 @@
 package lzma
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // decoder is the LZMA symbol decoder shared by Reader1 and Reader2: the
 // probability model, the coder state, the range decoder and the circular
@@ -43,14 +46,20 @@ const (
 
 // initWindow prepares a window for a dictionary of size bytes, reusing the
 // previous allocation when it is large enough. The contents are not reset.
-func (d *decoder) initWindow(size int64) {
-	d.dictCap = dictCap(size)
+// A window that cannot be addressed (on 32-bit systems) is an ErrLimit error.
+func (d *decoder) initWindow(size int64) error {
+	c := dictCap(size)
+	if c > math.MaxInt-winSlack {
+		return DictLimit(c, math.MaxInt-winSlack)
+	}
+	d.dictCap = int(c)
 	n := d.dictCap + winSlack
 	if cap(d.win) >= n {
 		d.win = d.win[:n]
 	} else {
 		d.win = make([]byte, n)
 	}
+	return nil
 }
 
 // resetDict forgets the dictionary contents.

@@ -95,6 +95,7 @@ var readers = []struct {
 	{"bytes", func(b []byte) io.Reader { return bytes.NewReader(b) }},
 	{"onebyte", func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) }},
 	{"half", func(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) }},
+	{"dataerr", func(b []byte) io.Reader { return iotest.DataErrReader(bytes.NewReader(b)) }},
 	{"bufio", func(b []byte) io.Reader { return bufio.NewReaderSize(bytes.NewReader(b), 4096) }},
 	{"bufio-onebyte", func(b []byte) io.Reader {
 		return bufio.NewReaderSize(iotest.OneByteReader(bytes.NewReader(b)), 1024)
@@ -377,6 +378,21 @@ func TestAloneHeader(t *testing.T) {
 	} {
 		if _, err := NewAloneReader(bytes.NewReader(hdr), 0); !errors.Is(err, archive.ErrCorrupt) {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestReadError checks that an error of the underlying reader is passed
+// through as it is, not turned into a corrupt-data error.
+func TestReadError(t *testing.T) {
+	for _, f := range fixtures {
+		data := readFixture(t, f.file)
+		r, err := f.open(io.MultiReader(bytes.NewReader(data[:len(data)/2]), iotest.ErrReader(iotest.ErrTimeout)))
+		if err == nil {
+			_, err = io.Copy(io.Discard, r)
+		}
+		if !errors.Is(err, iotest.ErrTimeout) {
+			t.Errorf("%s: got %v, want the reader's error", f.file, err)
 		}
 	}
 }

@@ -58,14 +58,14 @@ const (
 
 // dictCap is the dictionary size the decoder enforces for a declared size:
 // at least minDict and rounded up to a multiple of 16 (as liblzma does).
-func dictCap(size int64) int {
+func dictCap(size int64) int64 {
 	if size < minDict {
 		size = minDict
 	}
 	if size > maxDict {
 		size = maxDict
 	}
-	return int((size + 15) &^ 15)
+	return (size + 15) &^ 15
 }
 
 // DictSize2 decodes the one-byte LZMA2 dictionary size of xz filter

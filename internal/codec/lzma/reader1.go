@@ -46,7 +46,9 @@ func (z *Reader1) Reset(r io.Reader, props Props, unpackSize int64) error {
 	if unpackSize >= 0 && unpackSize < size {
 		size = unpackSize
 	}
-	z.d.initWindow(size)
+	if err := z.d.initWindow(size); err != nil {
+		return err
+	}
 	z.d.resetDict()
 	z.d.setProps(props.LC, props.LP, props.PB)
 	z.d.resetState()
