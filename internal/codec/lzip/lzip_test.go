@@ -261,3 +261,33 @@ func checkStream(t *testing.T, r io.Reader, expected string) error {
 	}
 	return nil
 }
+
+// TestReuseAllocs checks that decoding another stream with a reused Reader
+// allocates nothing.
+func TestReuseAllocs(t *testing.T) {
+	data, err := os.ReadFile("testdata/two-members-lzip.lz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z Reader
+	br := bytes.NewReader(data)
+	buf := make([]byte, 32<<10)
+	run := func() {
+		br.Reset(data)
+		if err := z.Reset(br, 0); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := z.Read(buf); err != nil {
+				if err != io.EOF {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
+	}
+	run()
+	if allocs := testing.AllocsPerRun(3, run); allocs > 0 {
+		t.Errorf("%v allocations per stream", allocs)
+	}
+}
