@@ -2,14 +2,14 @@
 # Compares our LZMA / LZMA2 decoder with liblzma (xz -dc -T1) on ~32 MiB of
 # deterministic text-like and binary-like data, in the same run.
 #
-# Usage: scripts/bench-lzma.sh [runs]      (default 3 runs per measurement)
+# Usage: scripts/bench-lzma.sh [runs]      (default 5 runs per measurement)
 # Data is made once in $LZMA_BENCH_DIR (default /tmp/unpack-bench-lzma).
 # Reported: wall and user CPU seconds per decode, best of the runs, and the
 # ratio xz/ours (>= 1.0 means we are at least as fast). CPU time is the
 # fairer number on a loaded machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${1:-3}
+runs=${1:-5}
 dir=${LZMA_BENCH_DIR:-/tmp/unpack-bench-lzma}
 mkdir -p "$dir"
 
@@ -61,15 +61,10 @@ fi
 
 go test -c -o "$dir/lzma.test" ./internal/codec/lzma
 
-# best prints the best wall and user seconds of $runs runs of a command.
-best() {
-  local bw=999999 bu=999999 w u
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -f '%e %U' -o "$dir/time.out" "$@" >/dev/null 2>&1
-    read -r w u < "$dir/time.out"
-    bw=$(python3 -c "print(min($bw, $w))"); bu=$(python3 -c "print(min($bu, $u))")
-  done
-  echo "$bw $bu"
+# measure runs a command once and prints its wall and user seconds.
+measure() {
+  /usr/bin/time -f '%e %U' -o "$dir/time.out" "$@" >/dev/null 2>&1
+  cat "$dir/time.out"
 }
 
 printf '%-12s %10s %10s %10s %10s %8s %8s\n' stream xz-wall xz-user go-wall go-user ratio-w ratio-u
@@ -82,10 +77,17 @@ for n in text bin; do
       xzcmd=(xz --format=raw --lzma2=preset=6 -dc -T1 "$dir/$n.lzma2")
       bench="BenchmarkReader2/$n\$"
     fi
-    read -r xw xu < <(best "${xzcmd[@]}")
-    # One decode per process: -test.benchtime=1x includes the window
-    # allocation, as a command-line decode would.
-    read -r gw gu < <(LZMA_BENCH_DIR=$dir best "$dir/lzma.test" -test.run '^$' -test.bench "$bench" -test.benchtime 1x)
+    # Runs alternate between xz and ours so both see the same machine
+    # load; the best of each is kept. One decode per process
+    # (-test.benchtime=1x) includes the window allocation, as a
+    # command-line decode would.
+    xw=999 xu=999 gw=999 gu=999
+    for _ in $(seq "$runs"); do
+      read -r w u < <(measure "${xzcmd[@]}")
+      xw=$(python3 -c "print(min($xw, $w))"); xu=$(python3 -c "print(min($xu, $u))")
+      read -r w u < <(LZMA_BENCH_DIR=$dir measure "$dir/lzma.test" -test.run '^$' -test.bench "$bench" -test.benchtime 1x)
+      gw=$(python3 -c "print(min($gw, $w))"); gu=$(python3 -c "print(min($gu, $u))")
+    done
     printf '%-12s %10s %10s %10s %10s %8.2f %8.2f\n' "$n.$f" "$xw" "$xu" "$gw" "$gu" \
       "$(python3 -c "print($xw/$gw)")" "$(python3 -c "print($xu/max($gu,0.001))")"
   done

@@ -396,3 +396,17 @@ func TestReadError(t *testing.T) {
 		}
 	}
 }
+
+// TestEmpty decodes the empty stream as xz 5.4 writes it in .lzma form
+// (xz --format=lzma < /dev/null).
+func TestEmpty(t *testing.T) {
+	empty := []byte{0x5d, 0x00, 0x00, 0x80, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x00, 0x83, 0xff, 0xfb, 0xff, 0xff, 0xc0, 0x00, 0x00, 0x00}
+	r, err := NewAloneReader(bytes.NewReader(empty), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(r); err != nil || len(got) != 0 {
+		t.Fatalf("got %q, %v", got, err)
+	}
+}
