@@ -314,12 +314,19 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			d.pendLen = n - rest
 			n = rest
 		}
-		if src := pos - int(rep0) - 1; src >= 0 && rep0 >= 7 && n <= 16 && pos+24 <= len(win) {
-			// The common short match: two 8-byte moves, no call.
-			w := win[pos : pos+16]
-			s := win[src : src+16]
+		if src := pos - int(rep0) - 1; src >= 0 && rep0 >= 7 && n <= 32 && pos+32 <= len(win) {
+			// The common short match: 8-byte moves, no call. Each move
+			// reads bytes at least 8 back, already final; the bytes
+			// written past the match end lie beyond any valid distance
+			// (winSlack).
+			w := win[pos : pos+32]
+			s := win[src : src+32]
 			binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(s))
 			binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(s[8:]))
+			if n > 16 {
+				binary.LittleEndian.PutUint64(w[16:], binary.LittleEndian.Uint64(s[16:]))
+				binary.LittleEndian.PutUint64(w[24:], binary.LittleEndian.Uint64(s[24:]))
+			}
 			pos += n
 		} else {
 			pos = copyMatch(win, pos, int(rep0)+1, n)
