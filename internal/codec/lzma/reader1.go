@@ -11,9 +11,10 @@ import "io"
 //
 // If r is a *bufio.Reader of at least 1 KiB (anything with Peek, Discard
 // and Size), Reader1 decodes out of its buffer and consumes exactly the
-// bytes of the LZMA stream; otherwise it reads ahead up to 64 KiB past
-// them, so bound r (for example with io.LimitReader) when the bytes after
-// the stream matter.
+// bytes of the LZMA stream (do not read from r yourself until Read has
+// returned io.EOF); otherwise it reads ahead up to 64 KiB past them, so
+// bound r (for example with io.LimitReader) when the bytes after the
+// stream matter.
 type Reader1 struct {
 	d         decoder
 	in        input
