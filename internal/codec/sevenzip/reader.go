@@ -1,0 +1,292 @@
+package sevenzip
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"strings"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+// maxLinkSize bounds a symlink target read into memory.
+const maxLinkSize = 64 << 10
+
+// Reader reads the entries of a 7z archive. Sequential use (Next, Read)
+// decodes each folder once, front to back.
+type Reader struct {
+	opt     *archive.Options
+	closers []io.Closer
+	limit   int64
+	src     folderSource
+	db      *database
+	keys    keyCache
+
+	headerEncrypted bool
+	password        string // the password that opened an encrypted header
+	havePW          bool
+
+	entries []*archive.Entry
+	fileOf  []int // entry index → file index
+
+	// Sequential state.
+	next    int            // index of the entry Next returns next
+	cur     int            // current entry, -1 before the first
+	fs      *folderStream  // the folder being decoded
+	er      entryReader    // the current entry's data
+	discard [32 << 10]byte // skipped bytes go here
+
+}
+
+// folderStream is one decoding pass over a folder's unpacked stream.
+type folderStream struct {
+	f        *folder
+	idx      int
+	r        io.Reader
+	pos      uint64 // bytes delivered so far
+	err      error  // sticky: the stream cannot continue
+	enc      bool   // the folder is encrypted
+	verified bool   // an entry's CRC has matched: the password is right
+	hashAll  bool   // hash the whole stream for the folder CRC
+	crc      uint32
+}
+
+// openFolderStream starts decoding folder idx. A failure is kept in the
+// stream so that every entry of the folder reports it.
+func (r *Reader) openFolderStream(idx int) *folderStream {
+	f := &r.db.si.folders[idx]
+	fs := &folderStream{f: f, idx: idx, enc: f.encrypted(), hashAll: f.crcDefined && f.numSub > 1}
+	env := &decodeEnv{limit: r.limit, keys: &r.keys}
+	if fs.enc {
+		pw, err := r.dataPassword()
+		if err != nil {
+			fs.err = err
+			return fs
+		}
+		env.password, env.havePW = pw, true
+	}
+	fs.r, fs.err = openFolder(f, &r.src, env)
+	if fs.err != nil {
+		fs.err = fs.classify(fs.err)
+	}
+	return fs
+}
+
+// dataPassword is the password for encrypted data: the one that opened the
+// header, else the first candidate.
+func (r *Reader) dataPassword() (string, error) {
+	if r.havePW {
+		return r.password, nil
+	}
+	pws, err := r.opt.PasswordList()
+	if err != nil {
+		return "", archive.Errorf(archive.ErrNeedPassword, "7z: encrypted data needs a password")
+	}
+	r.password, r.havePW = pws[0], true
+	return r.password, nil
+}
+
+// classify makes a decoding failure in encrypted data, before any CRC
+// proved the password right, a password error.
+func (fs *folderStream) classify(err error) error {
+	err = corrupt(err)
+	if fs.enc && !fs.verified && isDataError(err) {
+		return &passwordError{err}
+	}
+	return err
+}
+
+func isDataError(err error) bool {
+	return errors.Is(err, archive.ErrCorrupt) || errors.Is(err, verify.ErrChecksum)
+}
+
+func (fs *folderStream) read(p []byte) (int, error) {
+	if fs.err != nil {
+		return 0, fs.err
+	}
+	n, err := fs.r.Read(p)
+	fs.pos += uint64(n)
+	if fs.hashAll {
+		fs.crc = crc32.Update(fs.crc, crc32.IEEETable, p[:n])
+	}
+	if err == io.EOF && fs.pos < fs.f.unpackSize() {
+		err = ErrTruncated
+	}
+	if err != nil && err != io.EOF {
+		fs.err = fs.classify(err)
+		return n, fs.err
+	}
+	return n, nil
+}
+
+// skip decodes and drops n bytes.
+func (fs *folderStream) skip(n uint64, buf []byte) error {
+	for n > 0 && fs.err == nil {
+		k, err := fs.read(buf[:min(uint64(len(buf)), n)])
+		n -= uint64(k)
+		if err != nil {
+			return err
+		}
+		if k == 0 && n > 0 {
+			fs.err = ErrTruncated
+		}
+	}
+	return fs.err
+}
+
+// entryReader delivers one entry's bytes from a folder stream and checks
+// its CRC at the end.
+type entryReader struct {
+	fs     *folderStream
+	fl     *file
+	names  func() string // the folder's entries, for a folder CRC error
+	remain uint64
+	crc    uint32
+	err    error
+}
+
+func (e *entryReader) reset(fs *folderStream, fl *file, names func() string) {
+	*e = entryReader{fs: fs, fl: fl, names: names, remain: fl.size}
+}
+
+func (e *entryReader) Read(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	if e.remain == 0 {
+		e.err = e.finish()
+		return 0, e.err
+	}
+	if uint64(len(p)) > e.remain {
+		p = p[:e.remain]
+	}
+	n, err := e.fs.read(p)
+	e.crc = crc32.Update(e.crc, crc32.IEEETable, p[:n])
+	e.remain -= uint64(n)
+	if err != nil {
+		e.err = err
+		return n, err
+	}
+	if e.remain == 0 {
+		e.err = e.finish()
+		return n, e.err
+	}
+	return n, nil
+}
+
+// finish checks the entry's CRC and, at the folder's end, the folder's.
+func (e *entryReader) finish() error {
+	fs := e.fs
+	if e.fl.crcDefined && e.crc != e.fl.crc {
+		return fs.classify(mismatch(e.fl.crc, e.crc))
+	}
+	if e.fl.crcDefined {
+		fs.verified = true
+	}
+	if fs.hashAll && fs.pos == fs.f.unpackSize() && fs.crc != fs.f.crc {
+		return fmt.Errorf("7z: folder %d CRC mismatch (affects %s): %w",
+			fs.idx, e.names(), fs.classify(mismatch(fs.f.crc, fs.crc)))
+	}
+	return io.EOF
+}
+
+func mismatch(want, got uint32) error {
+	be := func(v uint32) []byte { return []byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)} }
+	return &verify.MismatchError{Kind: verify.CRC32, Want: be(want), Got: be(got)}
+}
+
+// folderNames lists the names of folder idx's entries.
+func (r *Reader) folderNames(idx int) string {
+	var names []string
+	for i, fi := range r.fileOf {
+		if fl := &r.db.files[fi]; fl.hasStream && fl.folder == idx {
+			names = append(names, r.entries[i].Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// Next returns the next entry. Data left unread in the previous entry is
+// only decoded if a later entry of the same folder is read.
+func (r *Reader) Next() (*archive.Entry, error) {
+	if r.next >= len(r.entries) {
+		return nil, io.EOF
+	}
+	r.cur = r.next
+	r.next++
+	e := r.entries[r.cur]
+	fl := &r.db.files[r.fileOf[r.cur]]
+	r.er = entryReader{fl: fl, err: io.EOF}
+	if !fl.hasStream {
+		return e, nil
+	}
+	idx := fl.folder
+	if r.fs == nil || r.fs.idx != idx || r.fs.pos > fl.offset {
+		r.fs = r.openFolderStream(idx)
+	}
+	r.er.reset(r.fs, fl, func() string { return r.folderNames(idx) })
+	if e.Type == archive.TypeSymlink && e.Linkname == "" {
+		target, err := r.readLink(&r.er)
+		if err != nil {
+			r.er.err = err
+		} else {
+			e.Linkname = target
+			r.er.err = io.EOF
+		}
+	}
+	return e, nil
+}
+
+// readLink reads a symlink's target (its data) through er.
+func (r *Reader) readLink(er *entryReader) (string, error) {
+	if er.fl.size > maxLinkSize {
+		return "", archive.Corruptf("7z: symlink target of %d bytes", er.fl.size)
+	}
+	if err := r.position(er); err != nil {
+		return "", err
+	}
+	buf := make([]byte, er.fl.size)
+	if _, err := io.ReadFull(er, buf); err != nil {
+		return "", err
+	}
+	if _, err := er.Read(nil); err != io.EOF {
+		return "", err
+	}
+	return string(buf), nil
+}
+
+// position brings er's folder stream to the start of its entry.
+func (r *Reader) position(er *entryReader) error {
+	fs := er.fs
+	if fs.err != nil {
+		return fs.err
+	}
+	if fs.pos < er.fl.offset {
+		return fs.skip(er.fl.offset-fs.pos, r.discard[:])
+	}
+	return nil
+}
+
+// Read reads the current entry's data; at its end it returns the CRC
+// mismatch, if any, instead of io.EOF.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.cur < 0 {
+		return 0, io.EOF
+	}
+	er := &r.er
+	if er.err == nil && er.fs != nil && er.fs.pos != er.fl.offset+er.fl.size-er.remain {
+		if err := r.position(er); err != nil {
+			er.err = err
+		}
+	}
+	return er.Read(p)
+}
+
+// Close releases the volumes or the temporary copy of a piped archive.
+func (r *Reader) Close() error {
+	closeAll(r.closers)
+	r.closers = nil
+	return nil
+}
