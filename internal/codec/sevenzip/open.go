@@ -44,7 +44,11 @@ func (r *Reader) init(ra io.ReaderAt, size int64, in *archive.Input) error {
 		return err
 	}
 	r.src = folderSource{ra: ra, base: base + sigHeaderSize}
-	if sh.nextSize == 0 {
+	if sh.unfinished {
+		if err := r.recoverHeader(size); err != nil {
+			return err
+		}
+	} else if sh.nextSize == 0 {
 		r.db = &database{si: &streamsInfo{}}
 	} else {
 		end := uint64(r.src.base) + sh.nextOff + sh.nextSize
@@ -70,6 +74,35 @@ func (r *Reader) init(ra io.ReaderAt, size int64, in *archive.Input) error {
 	}
 	r.src.packSize = r.db.si.packSizes
 	return r.buildEntries(noName(in))
+}
+
+// maxHeaderScan bounds how far from the end recoverHeader looks.
+const maxHeaderScan = 1 << 20
+
+// recoverHeader finds the header of an archive whose signature header was
+// never filled in (the writer was interrupted after writing the header), by
+// trying each header start byte from the end backwards, as 7-Zip does.
+func (r *Reader) recoverHeader(size int64) error {
+	start := max(r.src.base, size-maxHeaderScan)
+	buf := make([]byte, size-start)
+	if _, err := r.src.ra.ReadAt(buf, start); err != nil && err != io.EOF {
+		return ErrTruncated
+	}
+	for i := len(buf) - 1; i >= 0; i-- {
+		if buf[i] != idHeader && buf[i] != idEncodedHeader {
+			continue
+		}
+		r.db, r.headerEncrypted = nil, false
+		err := r.readDatabase(buf[i:])
+		if err == nil && len(r.db.files) > 0 {
+			r.opt.Warnf("7z: the start header is empty; using the header found at offset " + strconv.FormatInt(start+int64(i), 10))
+			return nil
+		}
+		if errors.Is(err, archive.ErrNeedPassword) || errors.Is(err, archive.ErrPassword) {
+			return err
+		}
+	}
+	return ErrBadSignature
 }
 
 // noName is what 7-Zip calls an item stored without a name: the archive's
@@ -231,6 +264,9 @@ func (r *Reader) buildEntries(unnamed string) error {
 		}
 		if e.Name == "" {
 			e.Name = unnamed
+		} else if strings.IndexByte(e.Name, '\\') >= 0 && strings.IndexByte(e.Name, '/') < 0 {
+			// Written on Windows by a tool that kept its separator.
+			e.Name = strings.ReplaceAll(e.Name, "\\", "/")
 		}
 		if fl.hasStream {
 			f := &si.folders[fl.folder]

@@ -119,6 +119,16 @@ func (m *multiReaderAt) ReadAt(p []byte, off int64) (int, error) {
 type sigHeader struct {
 	nextOff, nextSize uint64
 	nextCRC           uint32
+	unfinished        bool // all zero: the writer never came back to fill it in
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func parseSigHeader(b []byte) (sigHeader, bool) {
@@ -145,6 +155,9 @@ func findSignature(ra io.ReaderAt, size int64) (int64, sigHeader, error) {
 		}
 		if bytes.HasPrefix(b[:], magic) && b[6] != 0 {
 			return 0, sigHeader{}, archive.Unsupportedf("7z: format version %d.%d", b[6], b[7])
+		}
+		if bytes.HasPrefix(b[:], magic) && allZero(b[8:]) {
+			return 0, sigHeader{unfinished: true}, nil
 		}
 	}
 	scan := make([]byte, min(size, archive.SFXScanLimit+sigHeaderSize))
