@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/formats"
+)
+
+// ListOptions are the flags of `unpack l`.
+type ListOptions struct {
+	CommonOptions
+	Archives []string
+}
+
+// NewCmdList builds `unpack l|list`.
+func NewCmdList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
+	o := &ListOptions{}
+	cmd := &cobra.Command{
+		Use:     "l ARCHIVE...",
+		Aliases: []string{"list"},
+		Short:   "List the entries of archives",
+		Long: `List each ARCHIVE's entries: modification time, mode, size, packed size,
+method, checksum kind and name, with totals. With --json, one JSON object per
+entry and a summary per archive. A compressed stream is listed as its one
+entry (or, when it holds a tar, as the tar's entries).
+
+` + exitStatusHelp,
+		Example: `  unpack l archive.7z
+  unpack l --json archive.zip`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Archives = args
+			if err := oneStdin(args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return runList(f, o)
+		},
+	}
+	addCommonFlags(cmd, &o.CommonOptions)
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print one JSON object per entry and a summary (JSON Lines)")
+	return cmd
+}
+
+func runList(f *Factory, o *ListOptions) error {
+	r, err := newRunner(f, &o.CommonOptions)
+	if err != nil {
+		return err
+	}
+	for _, path := range o.Archives {
+		var tw *tabwriter.Writer
+		var files, dirs int
+		var size, packed int64
+		var table bytes.Buffer
+		if !o.JSON {
+			tw = tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintf(tw, "Modified\tMode\tSize\tPacked\tMethod\tCheck\t Name\n")
+		}
+		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format)},
+			func(a *formats.Archive, e *archive.Entry, _ io.Reader) error {
+				if e.Type == archive.TypeDir {
+					dirs++
+				} else {
+					files++
+				}
+				if e.Size > 0 {
+					size += e.Size
+				}
+				if e.PackedSize > 0 {
+					packed += e.PackedSize
+				}
+				if tw != nil {
+					name := e.Name
+					if e.Linkname != "" {
+						name += " -> " + e.Linkname
+					}
+					if e.Encrypted {
+						name = "*" + name
+					}
+					mt := ""
+					if !e.ModTime.IsZero() {
+						mt = e.ModTime.Local().Format("2006-01-02 15:04:05")
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t %s\n", mt, modeString(e), num(e.Size), num(e.PackedSize),
+						e.Method, e.Checksum, name)
+				}
+				return nil
+			})
+		if tw != nil && r.opened {
+			fmt.Fprintf(tw, "\t\t%s\t%s\t\t\t %d files, %d folders\n", num(size), num(packed), files, dirs)
+			tw.Flush()
+			f.Out.Write(table.Bytes())
+		}
+	}
+	if r.code != ExitOK {
+		return &codeError{r.code}
+	}
+	return nil
+}
+
+func modeString(e *archive.Entry) string {
+	m := e.Mode
+	switch e.Type {
+	case archive.TypeDir:
+		m |= 1 << 31
+	case archive.TypeSymlink:
+		m |= 1 << 27
+	}
+	return m.String()
+}
+
+func num(n int64) string {
+	if n < 0 {
+		return "-"
+	}
+	return strconv.FormatInt(n, 10)
+}
