@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/verify"
@@ -25,6 +26,7 @@ type Reader struct {
 	keys    keyCache
 
 	headerEncrypted bool
+	pwMu            sync.Mutex
 	password        string // the password that opened an encrypted header
 	havePW          bool
 
@@ -37,6 +39,8 @@ type Reader struct {
 	fs      *folderStream  // the folder being decoded
 	er      entryReader    // the current entry's data
 	discard [32 << 10]byte // skipped bytes go here
+
+	ra randomState // for RandomAccess
 
 }
 
@@ -77,6 +81,8 @@ func (r *Reader) openFolderStream(idx int) *folderStream {
 // dataPassword is the password for encrypted data: the one that opened the
 // header, else the first candidate.
 func (r *Reader) dataPassword() (string, error) {
+	r.pwMu.Lock()
+	defer r.pwMu.Unlock()
 	if r.havePW {
 		return r.password, nil
 	}
@@ -228,7 +234,7 @@ func (r *Reader) Next() (*archive.Entry, error) {
 	}
 	r.er.reset(r.fs, fl, func() string { return r.folderNames(idx) })
 	if e.Type == archive.TypeSymlink && e.Linkname == "" {
-		target, err := r.readLink(&r.er)
+		target, err := readLink(&r.er, r.discard[:])
 		if err != nil {
 			r.er.err = err
 		} else {
@@ -240,31 +246,32 @@ func (r *Reader) Next() (*archive.Entry, error) {
 }
 
 // readLink reads a symlink's target (its data) through er.
-func (r *Reader) readLink(er *entryReader) (string, error) {
+func readLink(er *entryReader, buf []byte) (string, error) {
 	if er.fl.size > maxLinkSize {
 		return "", archive.Corruptf("7z: symlink target of %d bytes", er.fl.size)
 	}
-	if err := r.position(er); err != nil {
+	if err := er.position(buf); err != nil {
 		return "", err
 	}
-	buf := make([]byte, er.fl.size)
-	if _, err := io.ReadFull(er, buf); err != nil {
+	target := make([]byte, er.fl.size)
+	if _, err := io.ReadFull(er, target); err != nil {
 		return "", err
 	}
 	if _, err := er.Read(nil); err != io.EOF {
 		return "", err
 	}
-	return string(buf), nil
+	return string(target), nil
 }
 
-// position brings er's folder stream to the start of its entry.
-func (r *Reader) position(er *entryReader) error {
-	fs := er.fs
+// position brings e's folder stream to the start of its entry (or to
+// where its reading stopped), decoding into buf what lies before.
+func (e *entryReader) position(buf []byte) error {
+	fs := e.fs
 	if fs.err != nil {
 		return fs.err
 	}
-	if fs.pos < er.fl.offset {
-		return fs.skip(er.fl.offset-fs.pos, r.discard[:])
+	if at := e.fl.offset + e.fl.size - e.remain; fs.pos < at {
+		return fs.skip(at-fs.pos, buf)
 	}
 	return nil
 }
@@ -276,8 +283,8 @@ func (r *Reader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	er := &r.er
-	if er.err == nil && er.fs != nil && er.fs.pos != er.fl.offset+er.fl.size-er.remain {
-		if err := r.position(er); err != nil {
+	if er.err == nil && er.fs != nil {
+		if err := er.position(r.discard[:]); err != nil {
 			er.err = err
 		}
 	}

@@ -397,3 +397,11 @@ func TestBitFlips(t *testing.T) {
 		}
 	}
 }
+
+func readFixture(t testing.TB, name string) []byte {
+	data, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
