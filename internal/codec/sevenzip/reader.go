@@ -64,7 +64,7 @@ func (r *Reader) openFolderStream(idx int) *folderStream {
 	fs := &folderStream{f: f, idx: idx, enc: f.encrypted(), hashAll: f.crcDefined && f.numSub > 1}
 	env := &decodeEnv{limit: r.limit, keys: &r.keys}
 	if fs.enc {
-		pw, err := r.dataPassword()
+		pw, err := r.dataPassword(idx)
 		if err != nil {
 			fs.err = err
 			return fs
@@ -79,8 +79,9 @@ func (r *Reader) openFolderStream(idx int) *folderStream {
 }
 
 // dataPassword is the password for encrypted data: the one that opened the
-// header, else the first candidate.
-func (r *Reader) dataPassword() (string, error) {
+// header; else the only candidate; else the first candidate that decodes
+// the start of folder idx and, when it is short enough, matches its CRC.
+func (r *Reader) dataPassword(idx int) (string, error) {
 	r.pwMu.Lock()
 	defer r.pwMu.Unlock()
 	if r.havePW {
@@ -91,7 +92,41 @@ func (r *Reader) dataPassword() (string, error) {
 		return "", archive.Errorf(archive.ErrNeedPassword, "7z: encrypted data needs a password")
 	}
 	r.password, r.havePW = pws[0], true
+	if len(pws) > 1 {
+		for _, pw := range pws {
+			if r.tryPassword(idx, pw) {
+				r.password = pw
+				break
+			}
+		}
+	}
 	return r.password, nil
+}
+
+// trialSize is how much of a folder's first entry tryPassword decodes.
+const trialSize = 1 << 20
+
+// tryPassword decodes the start of folder idx with pw: a decoding error or
+// a CRC mismatch of a first entry shorter than trialSize rejects it.
+func (r *Reader) tryPassword(idx int, pw string) bool {
+	si := r.db.si
+	f := &si.folders[idx]
+	env := &decodeEnv{limit: r.limit, password: pw, havePW: true, keys: &r.keys}
+	fr, err := openFolder(f, &r.src, env)
+	if err != nil {
+		return false
+	}
+	if f.firstFile < 0 {
+		_, err := io.CopyN(io.Discard, fr, int64(min(f.unpackSize(), trialSize)))
+		return err == nil
+	}
+	fl := &r.db.files[f.firstFile]
+	n := min(fl.size, trialSize)
+	h := crc32.NewIEEE()
+	if _, err := io.CopyN(h, fr, int64(n)); err != nil {
+		return false
+	}
+	return !fl.crcDefined || n < fl.size || h.Sum32() == fl.crc
 }
 
 // classify makes a decoding failure in encrypted data, before any CRC

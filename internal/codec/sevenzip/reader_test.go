@@ -292,6 +292,21 @@ func TestSeveralPasswords(t *testing.T) {
 	checkTree(t, "aes-hdr.7z", files, links)
 }
 
+// TestSeveralDataPasswords picks the right password for encrypted data
+// under a plain header.
+func TestSeveralDataPasswords(t *testing.T) {
+	r, err := openFile(t, "testdata/aes.7z", "nope", "Secret", "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	files, links, err := extractAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTree(t, "aes.7z", files, links)
+}
+
 // TestPipe opens an archive from a non-seekable reader.
 func TestPipe(t *testing.T) {
 	data, err := os.ReadFile("testdata/lzma2.7z")
