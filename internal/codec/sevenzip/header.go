@@ -38,6 +38,7 @@ const (
 	maxPropsSize     = 1 << 16
 	maxNameUnits     = 1 << 15 // UTF-16 units in one name
 	maxEncodedHeader = 1 << 30
+	maxSize          = 1 << 62 // any size or offset beyond is malformed
 )
 
 // coder is one decoding step of a folder.
@@ -326,7 +327,9 @@ func (h *hreader) unpackInfo(si *streamsInfo) {
 	for i := range si.folders {
 		f := &si.folders[i]
 		for j := range f.unpackSizes {
-			f.unpackSizes[j] = h.number()
+			if f.unpackSizes[j] = h.number(); f.unpackSizes[j] > maxSize {
+				h.fail()
+			}
 		}
 	}
 	for h.err == nil {

@@ -171,9 +171,9 @@ func (r *Reader) decodeHeader(si *streamsInfo) ([]byte, error) {
 		}
 		total += f.unpackSize()
 		encrypted = encrypted || f.encrypted()
-	}
-	if total > maxEncodedHeader || int64(total) > r.limit {
-		return nil, archive.Limitf("7z: encoded header of %d bytes exceeds the memory limit", total)
+		if total > maxEncodedHeader || int64(total) > r.limit {
+			return nil, archive.Limitf("7z: encoded header of more than %d bytes exceeds the memory limit", total)
+		}
 	}
 	if err := (&database{si: si}).linkPacks(); err != nil {
 		return nil, err
