@@ -21,7 +21,8 @@ with open(sys.argv[1], 'w') as f:
         line = ' '.join(rnd.choice(words) for _ in range(rnd.randint(5, 15))) + '\n'
         f.write(line); size += len(line)
 PY
-[[ -s "$dir/bin" ]] || { find /usr/bin /usr/lib -type f -size +100k 2>/dev/null | sort | xargs cat 2>/dev/null | head -c "$((mib << 20))" > "$dir/bin"; }
+# Real executables (head closes the pipe early: that is not an error).
+[[ -s "$dir/bin" ]] || { find /usr/bin /usr/lib -type f -size +100k 2>/dev/null | sort | xargs cat 2>/dev/null | head -c "$((mib << 20))" > "$dir/bin" || true; }
 if [[ ! -d "$dir/multi" ]]; then
   mkdir -p "$dir/multi"
   split -n 8 -d "$dir/text" "$dir/multi/t"
