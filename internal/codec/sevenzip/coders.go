@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
@@ -116,20 +117,42 @@ func lzma2Dict(p byte) int64 {
 	return int64(2|p&1) << (p/2 + 11)
 }
 
-// byteReader upgrades r to an io.ByteReader with a buffer, once.
-func byteReader(r io.Reader) byteReadReader {
-	if br, ok := r.(byteReadReader); ok {
-		return br
-	}
-	return bufio.NewReaderSize(r, 64<<10)
-}
+var bufPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
-// decodeEnv is what constructing a coder needs beyond its inputs.
+// decodeEnv is what constructing a coder needs beyond its inputs, and what
+// a folder's reader chain holds: pooled buffers and decoders to close.
 type decodeEnv struct {
 	limit    int64 // memory bound for dictionaries and windows
 	password string
 	havePW   bool
 	keys     *keyCache
+
+	bufs    []*bufio.Reader
+	closers []io.Closer
+}
+
+// byteReader upgrades r to an io.ByteReader with a pooled buffer, once.
+func (env *decodeEnv) byteReader(r io.Reader) byteReadReader {
+	if br, ok := r.(byteReadReader); ok {
+		return br
+	}
+	b := bufPool.Get().(*bufio.Reader)
+	b.Reset(r)
+	env.bufs = append(env.bufs, b)
+	return b
+}
+
+// release closes the chain's decoders and returns its buffers to the pool;
+// the chain must not be read afterwards.
+func (env *decodeEnv) release() {
+	for _, c := range env.closers {
+		c.Close()
+	}
+	for _, b := range env.bufs {
+		b.Reset(nil)
+		bufPool.Put(b)
+	}
+	env.bufs, env.closers = nil, nil
 }
 
 // newCoder returns a reader of coder c's output given readers of its inputs
@@ -142,9 +165,9 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 	case mCopy:
 		return in[0], nil
 	case mLZMA:
-		return newLZMA(c.props, byteReader(in[0]), size, env.limit)
+		return newLZMA(c.props, env.byteReader(in[0]), size, env.limit)
 	case mLZMA2:
-		return newLZMA2(c.props, byteReader(in[0]), size, env.limit)
+		return newLZMA2(c.props, env.byteReader(in[0]), size, env.limit)
 	case mBCJ2:
 		return newBCJ2(in, size)
 	case mAES:
@@ -153,20 +176,22 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		}
 		return newAESReader(c.props, in[0], env.password, env.keys)
 	case mDeflate:
-		return flate.NewReader(byteReader(in[0])), nil
+		return flate.NewReader(env.byteReader(in[0])), nil
 	case mBZip2:
-		return bzip2.NewReader(byteReader(in[0])), nil
+		return bzip2.NewReader(env.byteReader(in[0])), nil
 	case mZstd:
 		d, err := zstd.NewReader(in[0], zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderMaxMemory(uint64(env.limit)), zstd.WithDecoderMaxWindow(uint64(min(env.limit, 1<<31))))
 		if err != nil {
 			return nil, corrupt(err)
 		}
-		return d.IOReadCloser(), nil
+		rc := d.IOReadCloser()
+		env.closers = append(env.closers, rc)
+		return rc, nil
 	case mLZ4:
 		return lz4.NewReader(in[0]), nil
 	case mBrotli:
-		return newBrotli(byteReader(in[0])), nil
+		return newBrotli(env.byteReader(in[0])), nil
 	case mDelta, mX86, mPPC, mIA64, mARM, mARMT, mSPARC, mARM64, mRISCV,
 		mPPMD, mDeflate64:
 		return nil, archive.Unsupportedf("7z: method %s (%X) is not available yet", methodName(c), c.id)

@@ -211,6 +211,7 @@ func (r *Reader) decodeHeader(si *streamsInfo) ([]byte, error) {
 
 // decodeFolders decodes every folder of si, checking folder CRCs.
 func decodeFolders(si *streamsInfo, src *folderSource, env *decodeEnv, total uint64) ([]byte, error) {
+	defer env.release()
 	buf := make([]byte, total)
 	off := uint64(0)
 	for i := range si.folders {

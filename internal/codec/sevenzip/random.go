@@ -33,6 +33,7 @@ func (r *Reader) Entries() ([]*archive.Entry, error) {
 			continue
 		}
 		if fs == nil || fs.idx != fl.folder || fs.pos > fl.offset {
+			fs.release()
 			fs = r.openFolderStream(fl.folder)
 		}
 		if buf == nil {
@@ -42,10 +43,12 @@ func (r *Reader) Entries() ([]*archive.Entry, error) {
 		er.reset(fs, fl, func() string { return r.folderNames(fl.folder) })
 		target, err := readLink(&er, buf)
 		if err != nil {
+			fs.release()
 			return nil, err
 		}
 		e.Linkname = target
 	}
+	fs.release()
 	r.ra.links = true
 	return r.entries, nil
 }
@@ -102,6 +105,7 @@ func (r *Reader) unpark(fl *file) *folderStream {
 // park keeps a healthy stream for the folder's next entry.
 func (r *Reader) park(fs *folderStream) {
 	if fs.err != nil || fs.pos >= fs.f.unpackSize() {
+		fs.release()
 		return
 	}
 	r.ra.mu.Lock()
@@ -109,8 +113,11 @@ func (r *Reader) park(fs *folderStream) {
 	if r.ra.parked == nil {
 		r.ra.parked = make(map[int]*folderStream)
 	}
-	if len(r.ra.parked) >= maxParked {
-		for k := range r.ra.parked {
+	if old := r.ra.parked[fs.idx]; old != nil {
+		old.release()
+	} else if len(r.ra.parked) >= maxParked {
+		for k, old := range r.ra.parked {
+			old.release()
 			delete(r.ra.parked, k)
 			break
 		}
@@ -154,6 +161,8 @@ func (e *raEntry) Close() error {
 	e.closed = true
 	if e.er.remain == 0 && e.er.err == io.EOF {
 		e.r.park(e.er.fs)
+	} else {
+		e.er.fs.release()
 	}
 	return nil
 }

@@ -46,6 +46,7 @@ type Reader struct {
 
 // folderStream is one decoding pass over a folder's unpacked stream.
 type folderStream struct {
+	env      *decodeEnv // owns the chain's buffers
 	f        *folder
 	idx      int
 	r        io.Reader
@@ -71,6 +72,7 @@ func (r *Reader) openFolderStream(idx int) *folderStream {
 		}
 		env.password, env.havePW = pw, true
 	}
+	fs.env = env
 	fs.r, fs.err = openFolder(f, &r.src, env)
 	if fs.err != nil {
 		fs.err = fs.classify(fs.err)
@@ -113,6 +115,7 @@ func (r *Reader) tryPassword(idx int, pw string) bool {
 	f := &si.folders[idx]
 	env := &decodeEnv{limit: r.limit, password: pw, havePW: true, keys: &r.keys}
 	fr, err := openFolder(f, &r.src, env)
+	defer env.release()
 	if err != nil {
 		return false
 	}
@@ -160,6 +163,14 @@ func (fs *folderStream) read(p []byte) (int, error) {
 		return n, fs.err
 	}
 	return n, nil
+}
+
+// release frees the stream's buffers; it must not be read afterwards.
+func (fs *folderStream) release() {
+	if fs != nil && fs.env != nil {
+		fs.env.release()
+		fs.err = archive.Errorf(archive.ErrCorrupt, "7z: folder stream used after release")
+	}
 }
 
 // skip decodes and drops n bytes.
@@ -265,6 +276,7 @@ func (r *Reader) Next() (*archive.Entry, error) {
 	}
 	idx := fl.folder
 	if r.fs == nil || r.fs.idx != idx || r.fs.pos > fl.offset {
+		r.fs.release()
 		r.fs = r.openFolderStream(idx)
 	}
 	r.er.reset(r.fs, fl, func() string { return r.folderNames(idx) })
@@ -328,6 +340,14 @@ func (r *Reader) Read(p []byte) (int, error) {
 
 // Close releases the volumes or the temporary copy of a piped archive.
 func (r *Reader) Close() error {
+	r.fs.release()
+	r.fs = nil
+	r.ra.mu.Lock()
+	for k, fs := range r.ra.parked {
+		fs.release()
+		delete(r.ra.parked, k)
+	}
+	r.ra.mu.Unlock()
 	closeAll(r.closers)
 	r.closers = nil
 	return nil
