@@ -75,8 +75,10 @@ func runList(f *Factory, o *ListOptions) error {
 				if e.Size > 0 {
 					size += e.Size
 				}
-				if e.PackedSize > 0 {
+				if e.PackedSize >= 0 {
 					packed += e.PackedSize
+				} else {
+					packed = -1 << 62 // unknown for some entry: no total
 				}
 				if tw != nil {
 					name := e.Name
@@ -96,6 +98,9 @@ func runList(f *Factory, o *ListOptions) error {
 				return nil
 			})
 		if tw != nil && r.opened {
+			if packed < 0 {
+				packed = -1
+			}
 			fmt.Fprintf(tw, "\t\t%s\t%s\t\t\t %d files, %d folders\n", num(size), num(packed), files, dirs)
 			tw.Flush()
 			f.Out.Write(table.Bytes())

@@ -69,12 +69,10 @@ func openLZ4(r io.Reader, _ *archive.Options) (io.Reader, error) {
 	return lz4.NewReader(r), nil
 }
 
-func openXZ(r io.Reader, opt *archive.Options) (io.Reader, error) {
-	cfg := uxz.ReaderConfig{DictCap: int(opt.Limit())}
-	return cfg.NewReader(r)
+func openXZ(r io.Reader, _ *archive.Options) (io.Reader, error) {
+	return uxz.NewReader(r)
 }
 
-func openLZMA(r io.Reader, opt *archive.Options) (io.Reader, error) {
-	cfg := ulzma.ReaderConfig{DictCap: int(opt.Limit())}
-	return cfg.NewReader(r)
+func openLZMA(r io.Reader, _ *archive.Options) (io.Reader, error) {
+	return ulzma.NewReader(r)
 }

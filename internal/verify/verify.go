@@ -79,6 +79,8 @@ func New(k Kind) hash.Hash {
 		return newXXH32()
 	case XXH64:
 		return newXXH64()
+	case CRC16:
+		return newCRC16()
 	}
 	return nil
 }
@@ -118,11 +120,12 @@ func Check(k Kind, h hash.Hash, want []byte) error {
 // returns io.EOF, compares the digest with the expected value: a mismatch is
 // returned in place of io.EOF.
 type Reader struct {
-	r    io.Reader
-	kind Kind
-	h    hash.Hash
-	want []byte
-	err  error
+	r       io.Reader
+	kind    Kind
+	h       hash.Hash
+	want    []byte
+	hashKey []byte
+	err     error
 }
 
 // NewReader returns a Reader checking r's bytes against want with kind k.
@@ -134,15 +137,16 @@ func NewReader(r io.Reader, k Kind, want []byte) *Reader {
 }
 
 // Reset makes v check a new stream, reusing its hash when the kind is the
-// same.
+// same. It clears any key set with SetRAR5Key.
 func (v *Reader) Reset(r io.Reader, k Kind, want []byte) {
-	if v.h != nil && v.kind == k {
-		v.h.Reset()
-	} else {
-		v.h = New(k)
-	}
-	v.r, v.kind, v.want, v.err = r, k, want, nil
+	v.h = reuse(v.h, v.kind, k)
+	v.r, v.kind, v.want, v.hashKey, v.err = r, k, want, nil, nil
 }
+
+// SetRAR5Key makes v compare want with RAR5Keyed(kind, hashKey, digest)
+// instead of the digest itself, as for RAR 5 entries with tweaked checksums.
+// A nil hashKey compares the plain digest again.
+func (v *Reader) SetRAR5Key(hashKey []byte) { v.hashKey = hashKey }
 
 func (v *Reader) Read(p []byte) (int, error) {
 	if v.err != nil {
@@ -153,7 +157,7 @@ func (v *Reader) Read(p []byte) (int, error) {
 		v.h.Write(p[:n])
 	}
 	if err == io.EOF {
-		if cerr := Check(v.kind, v.h, v.want); cerr != nil {
+		if cerr := check(v.kind, v.h, v.hashKey, v.want); cerr != nil {
 			err = cerr
 		}
 	}
@@ -163,10 +167,35 @@ func (v *Reader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Sum returns the digest of what has passed so far (nil for None).
+// Sum returns the digest of what has passed so far (nil for None), plain,
+// not keyed.
 func (v *Reader) Sum() []byte {
 	if v.h == nil {
 		return nil
 	}
 	return v.h.Sum(nil)
+}
+
+// reuse returns h reset when it is of the wanted kind, else a new hash.
+func reuse(h hash.Hash, have, want Kind) hash.Hash {
+	if h != nil && have == want {
+		h.Reset()
+		return h
+	}
+	return New(want)
+}
+
+// check is Check with the digest converted by RAR5Keyed when hashKey is set.
+func check(k Kind, h hash.Hash, hashKey, want []byte) error {
+	if hashKey == nil {
+		return Check(k, h, want)
+	}
+	if want == nil || h == nil {
+		return nil
+	}
+	got := RAR5Keyed(k, hashKey, h.Sum(nil))
+	if !bytes.Equal(got, want) {
+		return &MismatchError{Kind: k, Want: append([]byte(nil), want...), Got: got}
+	}
+	return nil
 }
