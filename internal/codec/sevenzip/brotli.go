@@ -94,3 +94,18 @@ func (b *brotliReader) Read(p []byte) (int, error) {
 	}
 	return 0, b.err
 }
+
+// prefixReader serves hdr, then r.
+type prefixReader struct {
+	hdr []byte
+	r   io.Reader
+}
+
+func (p *prefixReader) Read(b []byte) (int, error) {
+	if len(p.hdr) > 0 {
+		n := copy(b, p.hdr)
+		p.hdr = p.hdr[n:]
+		return n, nil
+	}
+	return p.r.Read(b)
+}

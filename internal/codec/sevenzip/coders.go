@@ -129,6 +129,7 @@ type decodeEnv struct {
 
 	bufs    []*bufio.Reader
 	closers []io.Closer
+	pooled  []func() // return decoders to their pools
 }
 
 // byteReader upgrades r to an io.ByteReader with a pooled buffer, once.
@@ -152,7 +153,10 @@ func (env *decodeEnv) release() {
 		b.Reset(nil)
 		bufPool.Put(b)
 	}
-	env.bufs, env.closers = nil, nil
+	for _, put := range env.pooled {
+		put()
+	}
+	env.bufs, env.closers, env.pooled = nil, nil, nil
 }
 
 // newCoder returns a reader of coder c's output given readers of its inputs
@@ -165,9 +169,9 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 	case mCopy:
 		return in[0], nil
 	case mLZMA:
-		return newLZMA(c.props, env.byteReader(in[0]), size, env.limit)
+		return newLZMA(c.props, env.byteReader(in[0]), size, env)
 	case mLZMA2:
-		return newLZMA2(c.props, env.byteReader(in[0]), size, env.limit)
+		return newLZMA2(c.props, env.byteReader(in[0]), size, env)
 	case mBCJ2:
 		return newBCJ2(in, size)
 	case mAES:
