@@ -163,11 +163,15 @@ func (b *bcj2Reader) Read(p []byte) (int, error) {
 		if c == 0xE8 {
 			src4 = b.call
 		}
-		var v [4]byte
-		if _, err := io.ReadFull(src4, v[:]); err != nil {
-			return n, ErrTruncated
+		var v uint32
+		for i := 0; i < 4; i++ {
+			c, err := src4.ReadByte()
+			if err != nil {
+				return n, ErrTruncated
+			}
+			v = v<<8 | uint32(c)
 		}
-		dest := binary.BigEndian.Uint32(v[:]) - (b.outPos + 4)
+		dest := v - (b.outPos + 4)
 		binary.LittleEndian.PutUint32(b.pend[:], dest)
 		b.npend = 4
 		b.outPos += 4
