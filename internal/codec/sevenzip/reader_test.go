@@ -398,7 +398,11 @@ func TestBitFlips(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		step := max(1, len(data)/211)
+		flips := 211
+		if name == "aes-copy.7z" {
+			flips = 29 // each flip pays a 2^19-round key derivation
+		}
+		step := max(1, len(data)/flips)
 		for i := 0; i < len(data); i += step {
 			bad := bytes.Clone(data)
 			bad[i] ^= 1 << (i % 8)
