@@ -127,12 +127,18 @@ func corpusRow(t *testing.T, row testutil.Row, pws []string) (err error) {
 		t.Logf("note %s: %v (the archive is damaged; the CRC check is right to fail)", row.Local, err)
 		return nil
 	}
-	if err != nil {
-		return err
-	}
 	want, werr := testutil.ExpectedFiles(row.Expected)
 	if werr != nil {
 		return werr
+	}
+	if err != nil && row.Expect == "ok?" && len(want) == 0 && errors.Is(err, archive.ErrCorrupt) {
+		// The one tool that "succeeded" extracted nothing; the others
+		// failed as this reader does.
+		t.Logf("note %s: %v (the only success produced no files)", row.Local, err)
+		return nil
+	}
+	if err != nil {
+		return err
 	}
 	if want == nil {
 		return errSkip

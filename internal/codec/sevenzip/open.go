@@ -102,7 +102,7 @@ func (r *Reader) recoverHeader(size int64) error {
 			return err
 		}
 	}
-	return ErrBadSignature
+	return archive.Corruptf("7z: the start header is empty and no header was found near the end")
 }
 
 // noName is what 7-Zip calls an item stored without a name: the archive's
