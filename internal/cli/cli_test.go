@@ -373,3 +373,55 @@ func TestParseSize(t *testing.T) {
 		t.Error("negative size accepted")
 	}
 }
+
+func TestGzipStoredName(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Name = "original.txt"
+	w.Write([]byte("body"))
+	w.Close()
+	arch := write(t, dir, "renamed.gz", buf.Bytes())
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := run(t, nil, "x", "-N", arch, "-o", out); code != ExitOK {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	if readFile(t, filepath.Join(out, "original.txt")) != "body" {
+		t.Error("stored name not used")
+	}
+	if code, _, _ := run(t, nil, "x", arch, "-o", out); code != ExitOK || readFile(t, filepath.Join(out, "renamed")) != "body" {
+		t.Error("default name not used")
+	}
+}
+
+func TestLimits(t *testing.T) {
+	dir := t.TempDir()
+	arch := write(t, dir, "s.tar.gz", gz(t, makeTar(t, sample)))
+	bomb := write(t, dir, "zeros.gz", gz(t, make([]byte, 64<<20)))
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"t", "--max-entries", "2", arch}, "more than 2 entries"},
+		{[]string{"t", "--max-size", "10K", arch}, "output exceeds 10.0 KiB"},
+		{[]string{"t", "--max-ratio", "100", bomb}, "decompression bomb"},
+		{[]string{"x", "-o", filepath.Join(dir, "o"), "--max-ratio", "100", bomb}, "decompression bomb"},
+	}
+	for _, c := range cases {
+		code, _, stderr := run(t, nil, c.args...)
+		if code != ExitUnsupported || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, %q", c.args, code, stderr)
+		}
+	}
+	if list, _ := os.ReadDir(filepath.Join(dir, "o")); len(list) != 0 {
+		t.Errorf("bomb left %v", list)
+	}
+	// Standard input has a default bound.
+	data := zst(t, make([]byte, 256<<20))
+	if code, _, stderr := run(t, bytes.NewReader(data), "t", "-"); code != ExitUnsupported {
+		t.Errorf("stdin bomb: exit %d %s", code, stderr)
+	}
+	if code, _, _ := run(t, nil, "t", "--max-entries", "5", "--max-size", "1M", arch); code != ExitOK {
+		t.Errorf("within limits: exit %d", code)
+	}
+}

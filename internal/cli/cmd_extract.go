@@ -26,6 +26,7 @@ type ExtractOptions struct {
 	KeepBroken   bool
 	KeepSetID    bool
 	NoTimes      bool
+	StoredName   bool
 	Archives     []string
 }
 
@@ -76,6 +77,7 @@ replaced silently: choose --overwrite or --skip-existing.
 	fl.BoolVar(&o.KeepBroken, "keep-broken", false, "keep files whose data failed verification")
 	fl.BoolVar(&o.KeepSetID, "keep-setid", false, "keep setuid/setgid bits")
 	fl.BoolVar(&o.NoTimes, "no-times", false, "do not restore modification times")
+	fl.BoolVarP(&o.StoredName, "name", "N", false, "name a gzip file's output by the name stored in it (gunzip -N)")
 	return cmd
 }
 
@@ -126,7 +128,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 		mu.Lock()
 		current = sink
 		mu.Unlock()
-		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout},
+		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
 				if o.Verbose {
 					fmt.Fprintln(f.ErrOut, e.Name)

@@ -65,7 +65,7 @@ func runList(f *Factory, o *ListOptions) error {
 			tw = tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(tw, "Modified\tMode\tSize\tPacked\tMethod\tCheck\t Name\n")
 		}
-		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format)},
+		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format)}, false,
 			func(a *formats.Archive, e *archive.Entry, _ io.Reader) error {
 				if e.Type == archive.TypeDir {
 					dirs++

@@ -55,7 +55,7 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 		return err
 	}
 	for _, path := range o.Archives {
-		code := r.each(path, formats.OpenOptions{Format: archive.Format(o.Format)},
+		code := r.each(path, formats.OpenOptions{Format: archive.Format(o.Format)}, true,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
 				err := extract.Discard{}.Put(e, data)
 				if o.Verbose && !o.JSON {

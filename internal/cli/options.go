@@ -27,6 +27,7 @@ type CommonOptions struct {
 	Quiet        bool
 	Verbose      bool
 	JSON         bool
+	LimitOptions
 }
 
 func addCommonFlags(cmd *cobra.Command, o *CommonOptions) {
@@ -39,6 +40,7 @@ func addCommonFlags(cmd *cobra.Command, o *CommonOptions) {
 	fl.IntVar(&o.Threads, "threads", 0, "decoder threads (0: all cores)")
 	fl.BoolVarP(&o.Quiet, "quiet", "q", false, "print nothing but errors")
 	fl.BoolVarP(&o.Verbose, "verbose", "v", false, "name each entry as it is processed")
+	addLimitFlags(cmd, &o.LimitOptions)
 }
 
 // archiveOptions turns the flags into what formats take.

@@ -24,7 +24,8 @@ type runner struct {
 	// stats of the current archive
 	entries, failed int
 	bytes           int64
-	opened          bool // the current archive was recognised and opened
+	opened          bool    // the current archive was recognised and opened
+	lim             *limits // limits of the current archive
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -188,7 +189,10 @@ func (c *counter) Read(p []byte) (int, error) {
 // each opens path and calls fn for every entry; fn reads the entry's data
 // from the reader it is given. It reports archive-level problems and
 // returns the archive's exit code.
-func (r *runner) each(path string, oo formats.OpenOptions, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error) ExitCode {
+//
+// With parallel set, a seekable indexed archive is processed on several
+// cores instead (see runner.parallel).
+func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error) ExitCode {
 	saved := r.code
 	r.code, r.entries, r.failed, r.bytes = ExitOK, 0, 0, 0
 	defer func() { r.code = worse(saved, r.code) }()
@@ -205,6 +209,16 @@ func (r *runner) each(path string, oo formats.OpenOptions, fn func(a *formats.Ar
 	defer a.Close()
 	stop := r.progress(a)
 	defer stop()
+	lim, err := r.o.LimitOptions.start(a.Consumed, path == "-")
+	if err != nil {
+		r.problem(path, "", err)
+		return r.code
+	}
+	r.lim = lim
+	if parallel && r.parallel(path, a, func(e *archive.Entry, data io.Reader) error { return fn(a, e, data) }) {
+		r.emitSummary(path, a.Format, r.code, nil)
+		return r.code
+	}
 	var archErr error
 	for {
 		if err := r.f.Context.Err(); err != nil {
@@ -222,27 +236,38 @@ func (r *runner) each(path string, oo formats.OpenOptions, fn func(a *formats.Ar
 			break
 		}
 		r.entries++
-		c := &counter{r: a}
+		if err := lim.entry(r.entries); err != nil {
+			archErr = err
+			r.problem(path, "", err)
+			break
+		}
+		c := &counter{r: lim.reader(a)}
 		err = fn(a, e, c)
 		r.bytes += c.n
 		size := e.Size
 		if e.Type == archive.TypeFile && c.n > 0 || size < 0 && err == nil {
 			size = c.n
 		}
-		r.emitEntry(path, e, size, err)
-		if err != nil {
-			if errors.Is(err, extract.ErrSkipped) {
-				r.warn(path, e.Name, err.Error())
-				continue
-			}
-			r.failed++
-			r.problem(path, e.Name, err)
-			if r.f.Context.Err() != nil {
-				r.code = ExitInterrupted
-				break
-			}
+		r.report(path, e, size, err)
+		if r.f.Context.Err() != nil {
+			r.code = ExitInterrupted
+			break
 		}
 	}
 	r.emitSummary(path, a.Format, r.code, archErr)
 	return r.code
+}
+
+// report records one entry's outcome: its JSON line, and a problem line
+// (or a warning for a skipped entry).
+func (r *runner) report(path string, e *archive.Entry, size int64, err error) {
+	r.emitEntry(path, e, size, err)
+	switch {
+	case err == nil:
+	case errors.Is(err, extract.ErrSkipped):
+		r.warn(path, e.Name, err.Error())
+	default:
+		r.failed++
+		r.problem(path, e.Name, err)
+	}
 }

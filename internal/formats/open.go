@@ -8,9 +8,14 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/tar"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // ErrNotImplemented is what Open returns (wrapped, and also
@@ -76,7 +81,10 @@ func (a *Archive) Close() error {
 type OpenOptions struct {
 	Format archive.Format // forced format ("" to detect)
 	Raw    bool           // a single stream stays one entry even when it holds a tar
-	Stdin  io.Reader      // standard input (nil: os.Stdin)
+	// StoredName names a gzip stream's entry by the file name stored in
+	// its header (gunzip -N), when there is one.
+	StoredName bool
+	Stdin      io.Reader // standard input (nil: os.Stdin)
 }
 
 const headSize = 64 << 10
@@ -196,15 +204,16 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 			a.Reader = &tarInStream{Reader: tar.NewReader(br), rest: br}
 			return nil
 		}
-		a.Reader = a.single(f, br)
+		a.Reader = a.single(f, br, d, oo)
 		return nil
 	}
-	a.Reader = a.single(f, cr)
+	a.Reader = a.single(f, cr, d, oo)
 	return nil
 }
 
-// single makes a one-entry archive of a decompressed stream.
-func (a *Archive) single(f archive.Format, r io.Reader) *singleReader {
+// single makes a one-entry archive of a decompressed stream; d is the
+// decoder, which may know a stored name and time (gzip).
+func (a *Archive) single(f archive.Format, r io.Reader, d io.Reader, oo OpenOptions) *singleReader {
 	e := &archive.Entry{
 		Name:       archive.StreamEntryName(a.Name, f),
 		Type:       archive.TypeFile,
@@ -216,6 +225,15 @@ func (a *Archive) single(f archive.Format, r io.Reader) *singleReader {
 	if a.file != nil && a.file != os.Stdin {
 		if fi, err := a.file.Stat(); err == nil {
 			e.ModTime = fi.ModTime()
+		}
+	}
+	if g, ok := d.(*gzip.Reader); ok {
+		e.Checksum = verify.CRC32
+		if !g.ModTime.IsZero() {
+			e.ModTime = g.ModTime
+		}
+		if name := path.Base(strings.ReplaceAll(g.Name, "\\", "/")); oo.StoredName && g.Name != "" && name != "." && name != "/" && name != ".." {
+			e.Name = name
 		}
 	}
 	return &singleReader{e: e, r: r}

@@ -9,9 +9,10 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 	uxz "github.com/ulikunitz/xz"
-	ulzma "github.com/ulikunitz/xz/lzma"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/lzip"
+	"github.com/unpack-dev/unpack/internal/codec/lzma"
 )
 
 // StreamOpener returns a reader of the decompressed bytes of a single-stream
@@ -28,6 +29,7 @@ var streams = map[archive.Format]StreamOpener{
 	archive.LZ4:    openLZ4,
 	archive.XZ:     openXZ,
 	archive.LZMA:   openLZMA,
+	archive.Lzip:   openLzip,
 }
 
 func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
@@ -73,6 +75,10 @@ func openXZ(r io.Reader, _ *archive.Options) (io.Reader, error) {
 	return uxz.NewReader(r)
 }
 
-func openLZMA(r io.Reader, _ *archive.Options) (io.Reader, error) {
-	return ulzma.NewReader(r)
+func openLZMA(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	return lzma.NewAloneReader(r, opt.Limit())
+}
+
+func openLzip(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	return lzip.NewReader(r, opt.Limit())
 }

@@ -65,9 +65,6 @@ func TestStreams(t *testing.T) {
 	}
 	for _, p := range streamFixtures(t) {
 		base := filepath.Base(p)
-		if strings.HasSuffix(p, ".lz") {
-			continue // lzip arrives with our own LZMA decoder
-		}
 		t.Run(base, func(t *testing.T) {
 			oo := OpenOptions{}
 			if strings.HasSuffix(p, ".br") {
@@ -110,9 +107,6 @@ func TestStreamsCorrupt(t *testing.T) {
 		oo := OpenOptions{}
 		if strings.HasSuffix(p, ".br") {
 			oo.Format = archive.Brotli
-		}
-		if strings.HasSuffix(p, ".lz") {
-			continue
 		}
 		for i := 0; i < 24; i++ {
 			pos := (i*7919 + 13) % len(data)
