@@ -2,6 +2,7 @@ package sevenzip
 
 import (
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -53,20 +54,28 @@ func (r *Reader) Entries() ([]*archive.Entry, error) {
 	return r.entries, nil
 }
 
-// Folders lists the entry indexes of each folder in decoding order. All
-// entries of a solid folder come from one decoding pass: a caller working
-// on several cores should give each folder to one goroutine, which opens
-// its entries in this order, reading each to the end and closing it before
-// opening the next; Open then continues the same pass instead of decoding
-// the folder again from its start. Entries without data are left out.
+// Folders lists, for each folder, the indexes of its regular-file entries
+// in decoding order. All entries of a solid folder come from one decoding
+// pass: a caller working on several cores should give each folder to one
+// goroutine, which opens its entries in this order, reading each to the
+// end and closing it before opening the next; Open then continues the same
+// pass instead of decoding the folder again from its start. Symlinks are
+// left out: once Entries has read their targets, opening them decodes
+// nothing. Folders without regular files are left out.
 func (r *Reader) Folders() [][]int {
 	out := make([][]int, len(r.db.si.folders))
 	for i, fi := range r.fileOf {
-		if fl := &r.db.files[fi]; fl.hasStream {
+		if fl := &r.db.files[fi]; fl.hasStream && r.entries[i].Type == archive.TypeFile {
 			out[fl.folder] = append(out[fl.folder], i)
 		}
 	}
-	return out
+	groups := out[:0]
+	for _, g := range out {
+		if len(g) > 0 {
+			groups = append(groups, g)
+		}
+	}
+	return groups
 }
 
 // Open returns a reader of entry i's data that verifies its CRC at the end
@@ -80,6 +89,15 @@ func (r *Reader) Open(i int) (io.ReadCloser, error) {
 	fl := &r.db.files[r.fileOf[i]]
 	if !fl.hasStream {
 		return io.NopCloser(eofReader{}), nil
+	}
+	if e := r.entries[i]; e.Type == archive.TypeSymlink {
+		r.ra.mu.Lock()
+		resolved := r.ra.links
+		r.ra.mu.Unlock()
+		if resolved {
+			// Read (and CRC-checked) by Entries.
+			return io.NopCloser(strings.NewReader(e.Linkname)), nil
+		}
 	}
 	fs := r.unpark(fl)
 	if fs == nil {

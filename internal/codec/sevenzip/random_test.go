@@ -73,7 +73,7 @@ func TestFoldersContinue(t *testing.T) {
 	defer r.Close()
 	entries, _ := r.Entries()
 	folders := r.Folders()
-	if len(folders) != 1 || len(folders[0]) < 3 {
+	if len(folders) != 1 || len(folders[0]) != 3 {
 		t.Fatalf("folders %v", folders)
 	}
 	var prev *folderStream
