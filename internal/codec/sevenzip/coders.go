@@ -196,8 +196,9 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		return lz4.NewReader(in[0]), nil
 	case mBrotli:
 		return newBrotli(env.byteReader(in[0])), nil
-	case mDelta, mX86, mPPC, mIA64, mARM, mARMT, mSPARC, mARM64, mRISCV,
-		mPPMD, mDeflate64:
+	case mDelta, mX86, mPPC, mIA64, mARM, mARMT, mSPARC, mARM64, mRISCV:
+		return newFilter(c, in[0], env)
+	case mPPMD, mDeflate64:
 		return nil, archive.Unsupportedf("7z: method %s (%X) is not available yet", methodName(c), c.id)
 	}
 	return nil, archive.Unsupportedf("7z: unknown method %X", c.id)

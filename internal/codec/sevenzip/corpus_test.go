@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -44,6 +46,9 @@ func extractAll(r archive.Reader) (map[string]string, map[string]string, error) 
 		if err != nil {
 			return files, links, err
 		}
+		// Compare names as a sink would place them (the reader keeps
+		// them as stored: "/a/b" stays absolute).
+		name := strings.TrimPrefix(path.Clean(strings.TrimPrefix(e.Name, "./")), "/")
 		switch e.Type {
 		case archive.TypeFile:
 			h := sha256.New()
@@ -53,12 +58,12 @@ func extractAll(r archive.Reader) (map[string]string, map[string]string, error) 
 				}
 				continue
 			}
-			files[e.Name] = hex.EncodeToString(h.Sum(nil))
+			files[name] = hex.EncodeToString(h.Sum(nil))
 		case archive.TypeSymlink:
 			if _, err := io.Copy(io.Discard, r); err != nil && first == nil {
 				first = err
 			}
-			links[e.Name] = e.Linkname
+			links[name] = e.Linkname
 		}
 	}
 	return files, links, first
