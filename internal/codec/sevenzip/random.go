@@ -1,6 +1,8 @@
 package sevenzip
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -84,7 +86,7 @@ func (r *Reader) Folders() [][]int {
 // one solid folder see Folders.
 func (r *Reader) Open(i int) (io.ReadCloser, error) {
 	if i < 0 || i >= len(r.entries) {
-		return nil, archive.Errorf(archive.ErrNotArchive, "7z: no entry %d", i)
+		return nil, fmt.Errorf("7z: no entry %d", i)
 	}
 	fl := &r.db.files[r.fileOf[i]]
 	if !fl.hasStream {
@@ -155,7 +157,7 @@ var discardPool = sync.Pool{New: func() any { return new([32 << 10]byte) }}
 
 func (e *raEntry) Read(p []byte) (int, error) {
 	if e.closed {
-		return 0, archive.Errorf(archive.ErrCorrupt, "7z: read after close")
+		return 0, errReadAfterClose
 	}
 	if e.er.err == nil {
 		if at := e.er.fl.offset + e.er.fl.size - e.er.remain; e.er.fs.pos < at {
@@ -184,6 +186,8 @@ func (e *raEntry) Close() error {
 	}
 	return nil
 }
+
+var errReadAfterClose = errors.New("7z: read after close")
 
 type eofReader struct{}
 
