@@ -2,6 +2,9 @@ package sevenzip
 
 import (
 	"unicode/utf16"
+	"unsafe"
+
+	"github.com/unpack-dev/unpack/internal/archive"
 )
 
 // database is the parsed header: streams and files, linked together.
@@ -56,7 +59,8 @@ func (h *hreader) filesInfo(db *database) {
 	// Without an empty-stream vector every file has a substream; with one,
 	// the vector needs a bit per file.
 	n := h.count(max(numSub, 8*h.remaining()))
-	if h.err != nil {
+	// Each file also becomes an archive.Entry.
+	if !h.charge(n, int(unsafe.Sizeof(file{})+unsafe.Sizeof(archive.Entry{}))+32) {
 		return
 	}
 	files := make([]file, n)
@@ -75,7 +79,7 @@ func (h *hreader) filesInfo(db *database) {
 		if h.err != nil {
 			return
 		}
-		p := &hreader{b: data}
+		p := &hreader{b: data, budget: h.budget}
 		switch t {
 		case idEmptyStream:
 			emptyStream = p.bits(n)

@@ -2,6 +2,9 @@ package sevenzip
 
 import (
 	"encoding/binary"
+	"unsafe"
+
+	"github.com/unpack-dev/unpack/internal/archive"
 )
 
 // Property IDs of the header database (7zFormat.txt).
@@ -105,9 +108,28 @@ type file struct {
 // hreader reads header fields from a byte slice with a sticky error, so that
 // parsing code can read several fields and check once.
 type hreader struct {
-	b   []byte
-	off int
-	err error
+	b      []byte
+	off    int
+	err    error
+	budget *int64 // memory the parsed structures may still take
+}
+
+// charge takes n items of size bytes from the memory budget: a header
+// describing more files or folders than the limit allows is ErrLimit.
+func (h *hreader) charge(n, size int) bool {
+	if h.budget == nil {
+		return h.err == nil
+	}
+	need := int64(n) * int64(size)
+	if h.err == nil && need > *h.budget {
+		h.err = archive.Limitf("7z: the header describes %d items, more than the memory limit allows", n)
+		h.off = len(h.b)
+	}
+	if h.err != nil {
+		return false
+	}
+	*h.budget -= need
+	return true
 }
 
 func (h *hreader) fail() {
@@ -290,7 +312,7 @@ func (h *hreader) packInfo(si *streamsInfo) {
 	si.packPos = h.number()
 	n := h.count(h.remaining())
 	h.waitID(idSize)
-	if h.err != nil {
+	if !h.charge(n, 8) {
 		return
 	}
 	si.packSizes = make([]uint64, n)
@@ -316,7 +338,7 @@ func (h *hreader) unpackInfo(si *streamsInfo) {
 	if h.byte() != 0 {
 		h.fail() // folders stored in an additional stream: never written
 	}
-	if h.err != nil {
+	if !h.charge(n, int(unsafe.Sizeof(folder{}))+64) {
 		return
 	}
 	si.folders = make([]folder, n)

@@ -129,12 +129,13 @@ func noName(in *archive.Input) string {
 // (compressed, possibly encrypted).
 func (r *Reader) readDatabase(buf []byte) error {
 	for depth := 0; ; depth++ {
-		h := &hreader{b: buf}
+		budget := r.limit
+		h := &hreader{b: buf, budget: &budget}
 		switch h.number() {
 		case idHeader:
 			db := h.header()
 			if h.err != nil {
-				if r.headerEncrypted {
+				if r.headerEncrypted && !errors.Is(h.err, archive.ErrLimit) {
 					return ErrWrongPassword
 				}
 				return h.err

@@ -360,6 +360,15 @@ func TestMemLimit(t *testing.T) {
 	}
 }
 
+// TestHeaderLimit: the files a header describes count against the limit.
+func TestHeaderLimit(t *testing.T) {
+	data := readFixture(t, "lzma2.7z")
+	_, err := openBytes(data, &archive.Options{MemLimit: 2000})
+	if !errors.Is(err, archive.ErrLimit) {
+		t.Fatalf("got %v, want ErrLimit", err)
+	}
+}
+
 // openBytes opens an in-memory archive.
 func openBytes(data []byte, opt *archive.Options) (*Reader, error) {
 	br := bytes.NewReader(data)
