@@ -2,6 +2,7 @@ package sevenzip
 
 import (
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -56,7 +57,8 @@ func (r *Reader) init(ra io.ReaderAt, size int64, in *archive.Input) error {
 			if strings.HasSuffix(in.Path, ".001") {
 				return archive.Errorf(archive.ErrMissingVolume, "7z: header beyond the last volume (%d bytes)", size)
 			}
-			return ErrTruncated
+			return fmt.Errorf("%w: header at offset %d, size %d, beyond the end of the file (%d bytes)",
+				ErrTruncated, uint64(r.src.base)+sh.nextOff, sh.nextSize, size)
 		}
 		if int64(sh.nextSize) > r.limit {
 			return archive.Limitf("7z: header of %d bytes exceeds the memory limit", sh.nextSize)
@@ -66,7 +68,7 @@ func (r *Reader) init(ra io.ReaderAt, size int64, in *archive.Input) error {
 			return ErrTruncated
 		}
 		if crc32.ChecksumIEEE(buf) != sh.nextCRC {
-			return ErrHeaderCRC
+			return fmt.Errorf("%w at offset %d", ErrHeaderCRC, r.src.base+int64(sh.nextOff))
 		}
 		if err := r.readDatabase(buf); err != nil {
 			return err
