@@ -5,6 +5,7 @@ import (
 	"compress/bzip2"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/bits"
 	"strconv"
@@ -237,6 +238,9 @@ type folderSource struct {
 	ra       io.ReaderAt
 	base     int64    // file offset where pack positions start (after the signature header)
 	packSize []uint64 // sizes of all pack streams of the archive
+
+	packCRC        []uint32 // their CRCs, where the header gives them
+	packCRCDefined []bool
 }
 
 // openFolder builds the reader chain of folder f and returns its final
@@ -265,8 +269,13 @@ func openFolder(f *folder, src *folderSource, env *decodeEnv) (io.Reader, error)
 				continue
 			}
 			p := f.packOfIn(in)
-			size := src.packSize[f.firstPack+p]
-			ins[k] = &sizedReader{r: io.NewSectionReader(src.ra, packOff[p], int64(size)), n: size}
+			k2 := f.firstPack + p
+			size := src.packSize[k2]
+			var pr io.Reader = &sizedReader{r: io.NewSectionReader(src.ra, packOff[p], int64(size)), n: size}
+			if k2 < len(src.packCRCDefined) && src.packCRCDefined[k2] {
+				pr = &crcReader{r: pr, want: src.packCRC[k2]}
+			}
+			ins[k] = pr
 		}
 		r, err := newCoder(c, ins, f.unpackSizes[out], env)
 		if err != nil {
@@ -275,4 +284,20 @@ func openFolder(f *folder, src *folderSource, env *decodeEnv) (io.Reader, error)
 		return &sizedReader{r: r, n: f.unpackSizes[out]}, nil
 	}
 	return build(f.mainOut)
+}
+
+// crcReader checks a pack stream's CRC when it has been read to its end.
+type crcReader struct {
+	r    io.Reader
+	crc  uint32
+	want uint32
+}
+
+func (c *crcReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
+	if err == io.EOF && c.crc != c.want {
+		return n, fmt.Errorf("7z: pack stream: %w", mismatch(c.want, c.crc))
+	}
+	return n, err
 }

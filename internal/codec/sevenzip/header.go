@@ -76,9 +76,11 @@ func (f *folder) unpackSize() uint64 { return f.unpackSizes[f.mainOut] }
 
 // streamsInfo is a parsed StreamsInfo block.
 type streamsInfo struct {
-	packPos   uint64
-	packSizes []uint64
-	folders   []folder
+	packPos        uint64
+	packSizes      []uint64
+	packCRCs       []uint32
+	packCRCDefined []bool
+	folders        []folder
 
 	// Substreams, in folder order.
 	subSizes      []uint64
@@ -325,7 +327,7 @@ func (h *hreader) packInfo(si *streamsInfo) {
 			break
 		}
 		if t == idCRC {
-			h.digests(n) // pack stream CRCs: 7-Zip never writes them
+			si.packCRCs, si.packCRCDefined = h.digests(n) // 7-Zip never writes them
 			continue
 		}
 		h.skipData()

@@ -75,6 +75,7 @@ func (r *Reader) init(ra io.ReaderAt, size int64, in *archive.Input) error {
 		}
 	}
 	r.src.packSize = r.db.si.packSizes
+	r.src.packCRC, r.src.packCRCDefined = r.db.si.packCRCs, r.db.si.packCRCDefined
 	return r.buildEntries(noName(in))
 }
 
@@ -183,6 +184,7 @@ func (r *Reader) decodeHeader(si *streamsInfo) ([]byte, error) {
 	}
 	src := r.src
 	src.packSize = si.packSizes
+	src.packCRC, src.packCRCDefined = si.packCRCs, si.packCRCDefined
 	if !encrypted {
 		env := &decodeEnv{limit: r.limit, keys: &r.keys}
 		return decodeFolders(si, &src, env, total)
