@@ -180,8 +180,8 @@ func (h *hreader) number() uint64 {
 	return v
 }
 
-// count reads a NUMBER that counts items each taking at least one header
-// byte per perByte items, so it cannot exceed what the header can hold.
+// count reads a NUMBER that counts items; above limit (at most what the
+// rest of the header can describe) it is malformed.
 func (h *hreader) count(limit int) int {
 	n := h.number()
 	if h.err != nil || n > uint64(limit) {
