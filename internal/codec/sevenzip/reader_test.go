@@ -433,3 +433,28 @@ func readFixture(t testing.TB, name string) []byte {
 	}
 	return data
 }
+
+// TestReadAllocs: reading an entry allocates nothing per Read.
+func TestReadAllocs(t *testing.T) {
+	for _, name := range []string{"lzma2.7z", "bcj.7z", "bcj2.7z", "copy.7z"} {
+		r, err := openFile(t, "testdata/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			e, err := r.Next()
+			if err != nil {
+				t.Fatalf("%s: no text.txt: %v", name, err)
+			}
+			if e.Name == "text.txt" {
+				break
+			}
+		}
+		buf := make([]byte, 64)
+		r.Read(buf) // warm up: the folder opens on the first Read
+		if n := testing.AllocsPerRun(100, func() { r.Read(buf) }); n != 0 {
+			t.Errorf("%s: %v allocations per Read", name, n)
+		}
+		r.Close()
+	}
+}
