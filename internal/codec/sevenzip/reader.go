@@ -275,11 +275,18 @@ func (r *Reader) Next() (*archive.Entry, error) {
 		return e, nil
 	}
 	idx := fl.folder
+	broken := false
 	if r.fs == nil || r.fs.idx != idx || r.fs.pos > fl.offset {
 		r.fs.release()
 		r.fs = r.openFolderStream(idx)
+	} else {
+		broken = r.fs.err != nil && r.fs.pos > 0
 	}
 	r.er.reset(r.fs, fl, func() string { return r.folderNames(idx) })
+	if broken {
+		r.er.err = fmt.Errorf("7z: not decoded, the solid block failed before this entry: %w", r.fs.err)
+		return e, nil
+	}
 	if e.Type == archive.TypeSymlink && e.Linkname == "" {
 		target, err := readLink(&r.er, r.discard[:])
 		if err != nil {

@@ -458,3 +458,40 @@ func TestReadAllocs(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestSolidDamage damages a solid folder: the entry where decoding fails
+// and every later entry of the folder report a corrupt-data error, and
+// Next keeps going.
+func TestSolidDamage(t *testing.T) {
+	data := readFixture(t, "lzma2.7z")
+	r0, err := openBytes(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &r0.db.si.folders[0]
+	data[r0.src.base+f.packStart+int64(r0.db.si.packSizes[0]/3)] ^= 0xFF
+	r, err := openBytes(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, seen := 0, 0
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			failed++
+			if !errors.Is(err, archive.ErrCorrupt) {
+				t.Errorf("%s: %v is not ErrCorrupt", e.Name, err)
+			}
+		}
+	}
+	if failed == 0 || seen != 8 {
+		t.Errorf("%d of %d entries failed", failed, seen)
+	}
+}
