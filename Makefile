@@ -55,3 +55,7 @@ bench: build tools
 
 testdata:
 	bash scripts/gen-testdata.sh
+
+# Damaged-input run: panics, hangs, memory, exit codes, leftovers (docs/RELIABILITY.md).
+robustness:
+	bash scripts/robustness.sh

@@ -24,8 +24,10 @@ type runner struct {
 	// stats of the current archive
 	entries, failed int
 	bytes           int64
-	opened          bool    // the current archive was recognised and opened
-	lim             *limits // limits of the current archive
+	opened          bool     // the current archive was recognised and opened
+	lim             *limits  // limits of the current archive
+	current         string   // the archive being read
+	unverified      []string // data of the current archive decoded without its check
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -34,7 +36,8 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 		return nil, err
 	}
 	r := &runner{f: f, o: o, opt: opt}
-	opt.Warn = func(msg string) { r.warn("", "", msg) }
+	opt.Warn = func(msg string) { r.warn(r.current, "", msg) }
+	opt.Unverified = func(msg string) { r.unverified = append(r.unverified, msg) }
 	if o.JSON {
 		r.enc = json.NewEncoder(f.Out)
 	}
@@ -194,8 +197,13 @@ func (c *counter) Read(p []byte) (int, error) {
 // cores instead (see runner.parallel).
 func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error) ExitCode {
 	saved := r.code
-	r.code, r.entries, r.failed, r.bytes = ExitOK, 0, 0, 0
-	defer func() { r.code = worse(saved, r.code) }()
+	r.code, r.entries, r.failed, r.bytes, r.current, r.unverified = ExitOK, 0, 0, 0, path, nil
+	defer func() {
+		for _, msg := range r.unverified {
+			r.problem(path, "", archive.Unsupportedf("%s", msg))
+		}
+		r.code = worse(saved, r.code)
+	}()
 	if oo.Stdin == nil {
 		oo.Stdin = r.f.In
 	}

@@ -42,7 +42,13 @@ func knownFailures(t *testing.T) map[string]string {
 // readAll opens path and hashes every regular file; links are collected.
 func readAll(row testutil.Row) (files, links map[string]string, err error) {
 	p := row.Path
-	opt := &archive.Options{}
+	var unverified error
+	opt := &archive.Options{Unverified: func(msg string) { unverified = archive.Unsupportedf("%s", msg) }}
+	defer func() {
+		if err == nil {
+			err = unverified
+		}
+	}()
 	if row.Password != "" {
 		opt.Passwords = []string{row.Password}
 	}

@@ -8,11 +8,11 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
-	uxz "github.com/ulikunitz/xz"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/lzip"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
+	"github.com/unpack-dev/unpack/internal/codec/xz"
 )
 
 // StreamOpener returns a reader of the decompressed bytes of a single-stream
@@ -71,8 +71,9 @@ func openLZ4(r io.Reader, _ *archive.Options) (io.Reader, error) {
 	return lz4.NewReader(r), nil
 }
 
-func openXZ(r io.Reader, _ *archive.Options) (io.Reader, error) {
-	return uxz.NewReader(r)
+func openXZ(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	// The xz reader's one warning is a check type it cannot verify.
+	return xz.NewReader(r, xz.Config{MemLimit: opt.Limit(), Threads: opt.Threads, Warn: opt.Unverifiedf})
 }
 
 func openLZMA(r io.Reader, opt *archive.Options) (io.Reader, error) {

@@ -23,6 +23,8 @@ type job struct {
 	done   chan struct{} // receives once when the job is finished
 	pos    int           // bytes of out delivered
 	chk    checker
+	sem    chan struct{}      // the parallel's, fixed at start
+	decs   chan *lzma2Decoder // the parallel's, fixed at start
 	br     bytes.Reader
 	convs  [maxFilters - 1]converters
 	one    [1]byte
@@ -138,23 +140,26 @@ func (p *parallel) release(j *job) { p.free = append(p.free, j) }
 func (p *parallel) start(j *job) {
 	p.used += j.cost
 	p.inflight = append(p.inflight, j)
-	go p.run(j)
+	j.sem, j.decs = p.sem, p.decs
+	go j.run()
 }
 
-func (p *parallel) run(j *job) {
-	p.sem <- struct{}{}
+// run decodes j on its own goroutine, at most threads at a time, with a
+// decoder (and its dictionary) from the pool.
+func (j *job) run() {
+	j.sem <- struct{}{}
 	var d *lzma2Decoder
 	select {
-	case d = <-p.decs:
+	case d = <-j.decs:
 	default:
 		d = new(lzma2Decoder)
 	}
 	j.err = j.decode(d)
 	select {
-	case p.decs <- d:
+	case j.decs <- d:
 	default:
 	}
-	<-p.sem
+	<-j.sem
 	j.done <- struct{}{}
 }
 
