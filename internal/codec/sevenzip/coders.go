@@ -17,6 +17,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/deflate64"
 )
 
 // Method IDs as 7-Zip stores them (big-endian bytes read as a number).
@@ -118,7 +119,11 @@ func lzma2Dict(p byte) int64 {
 	return int64(2|p&1) << (p/2 + 11)
 }
 
-var bufPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+var (
+	bufPool      = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+	inflaterPool = sync.Pool{New: func() any { return deflate64.NewInflater(nil, true) }}
+	flatePool    = sync.Pool{New: func() any { return flate.NewReader(nil) }}
+)
 
 // decodeEnv is what constructing a coder needs beyond its inputs, and what
 // a folder's reader chain holds: pooled buffers and decoders to close.
@@ -181,7 +186,12 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		}
 		return newAESReader(c.props, in[0], env.password, env.keys)
 	case mDeflate:
-		return flate.NewReader(env.byteReader(in[0])), nil
+		d := flatePool.Get().(io.ReadCloser)
+		if err := d.(flate.Resetter).Reset(env.byteReader(in[0]), nil); err != nil {
+			return nil, corrupt(err)
+		}
+		env.pooled = append(env.pooled, func() { flatePool.Put(d) })
+		return d, nil
 	case mBZip2:
 		return bzip2.NewReader(env.byteReader(in[0])), nil
 	case mZstd:
@@ -199,7 +209,12 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		return newBrotli(env.byteReader(in[0])), nil
 	case mDelta, mX86, mPPC, mIA64, mARM, mARMT, mSPARC, mARM64, mRISCV:
 		return newFilter(c, in[0], env)
-	case mPPMD, mDeflate64:
+	case mDeflate64:
+		d := inflaterPool.Get().(*deflate64.Inflater)
+		d.Reset(in[0])
+		env.pooled = append(env.pooled, func() { inflaterPool.Put(d) })
+		return d, nil
+	case mPPMD:
 		return nil, archive.Unsupportedf("7z: method %s (%X) is not available yet", methodName(c), c.id)
 	}
 	return nil, archive.Unsupportedf("7z: unknown method %X", c.id)

@@ -42,7 +42,7 @@ var fixtures = []struct {
 	{name: "vol.7z.001"},
 	{name: "empty.7z"},
 	{name: "ppmd.7z", pending: true},
-	{name: "deflate64.7z", pending: true},
+	{name: "deflate64.7z"},
 	{name: "bcj.7z"},
 	{name: "arm.7z"},
 	{name: "armt.7z"},
