@@ -287,6 +287,12 @@ func (r *Reader) buildEntries(unnamed string) error {
 			}
 		}
 		setType(e, fl)
+		if e.Type == archive.TypeSymlink {
+			if r.ra.links == nil {
+				r.ra.links = make(map[int][]int)
+			}
+			r.ra.links[fl.folder] = append(r.ra.links[fl.folder], len(r.entries))
+		}
 		r.entries = append(r.entries, e)
 		r.fileOf = append(r.fileOf, i)
 	}

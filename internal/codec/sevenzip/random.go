@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"sync"
 
@@ -15,45 +16,77 @@ const maxParked = 16
 
 // randomState is what RandomAccess shares between goroutines.
 type randomState struct {
-	mu     sync.Mutex
-	links  bool                  // symlink targets resolved
+	mu     sync.Mutex            // guards parked and the entries' Linkname
 	parked map[int]*folderStream // folder → a stream stopped between entries
+	links  map[int][]int         // folder → its symlink entries, by offset
 }
 
-// Entries returns every entry (anti-items left out), with symlink targets
-// read. It decodes the folders that hold symlinks up to their last one.
+// Entries returns every entry (anti-items left out) without decoding
+// anything. A symlink's target is its data: Linkname is set once that has
+// been decoded — while Open reads the folder for other entries (targets are
+// captured on the way), or by Open of the symlink itself, which does it
+// before returning. Read Linkname after Open(i) returned.
 func (r *Reader) Entries() ([]*archive.Entry, error) {
-	r.ra.mu.Lock()
-	defer r.ra.mu.Unlock()
-	if r.ra.links {
-		return r.entries, nil
+	return r.entries, nil
+}
+
+// linkAt returns the first symlink entry of folder idx at or after offset
+// pos whose target is not known yet, or -1.
+func (r *Reader) linkAt(idx int, pos uint64) int {
+	links := r.ra.links[idx]
+	j := sort.Search(len(links), func(k int) bool { return r.db.files[r.fileOf[links[k]]].offset >= pos })
+	for ; j < len(links); j++ {
+		r.ra.mu.Lock()
+		known := r.entries[links[j]].Linkname != ""
+		r.ra.mu.Unlock()
+		if !known {
+			return links[j]
+		}
 	}
-	var buf []byte
-	var fs *folderStream
-	for i, e := range r.entries {
-		fl := &r.db.files[r.fileOf[i]]
-		if e.Type != archive.TypeSymlink || e.Linkname != "" {
+	return -1
+}
+
+// advance decodes fs up to offset to, capturing the targets of the
+// symlinks it passes so that they need no decoding pass of their own.
+func (r *Reader) advance(fs *folderStream, to uint64, buf []byte) error {
+	for fs.err == nil && fs.pos < to {
+		next := to
+		li := r.linkAt(fs.idx, fs.pos)
+		if li >= 0 {
+			next = min(next, r.db.files[r.fileOf[li]].offset)
+		}
+		if fs.pos < next {
+			if err := fs.skip(next-fs.pos, buf); err != nil {
+				return err
+			}
 			continue
 		}
-		if fs == nil || fs.idx != fl.folder || fs.pos > fl.offset {
-			fs.release()
-			fs = r.openFolderStream(fl.folder)
+		if _, err := r.captureLink(fs, li, buf); err != nil && fs.err == nil {
+			// Left unknown; step over its bytes.
+			fl := &r.db.files[r.fileOf[li]]
+			if end := fl.offset + fl.size; fs.pos < end {
+				if err := fs.skip(end-fs.pos, buf); err != nil {
+					return err
+				}
+			}
 		}
-		if buf == nil {
-			buf = make([]byte, 32<<10)
-		}
-		var er entryReader
-		er.reset(fs, fl, func() string { return r.folderNames(fl.folder) })
-		target, err := readLink(&er, buf)
-		if err != nil {
-			fs.release()
-			return nil, err
-		}
-		e.Linkname = target
 	}
-	fs.release()
-	r.ra.links = true
-	return r.entries, nil
+	return fs.err
+}
+
+// captureLink reads symlink entry i's target from fs, which is at its
+// start; a target that fails its CRC is left unknown (Open reports it).
+func (r *Reader) captureLink(fs *folderStream, i int, buf []byte) (string, error) {
+	fl := &r.db.files[r.fileOf[i]]
+	var er entryReader
+	er.reset(fs, fl, func() string { return r.folderNames(fl.folder) })
+	target, err := readLink(&er, buf)
+	if err == nil {
+		r.ra.mu.Lock()
+		r.entries[i].Linkname = target
+		r.ra.mu.Unlock()
+	}
+	return target, err
 }
 
 // Folders lists, for each folder, the indexes of its regular-file entries
@@ -62,8 +95,9 @@ func (r *Reader) Entries() ([]*archive.Entry, error) {
 // goroutine, which opens its entries in this order, reading each to the
 // end and closing it before opening the next; Open then continues the same
 // pass instead of decoding the folder again from its start. Symlinks are
-// left out: once Entries has read their targets, opening them decodes
-// nothing. Folders without regular files are left out.
+// left out: their targets are captured as the folder is decoded, so that
+// opening them afterwards decodes nothing. Folders without regular files
+// are left out.
 func (r *Reader) Folders() [][]int {
 	out := make([][]int, len(r.db.si.folders))
 	for i, fi := range r.fileOf {
@@ -92,17 +126,31 @@ func (r *Reader) Open(i int) (io.ReadCloser, error) {
 	if !fl.hasStream {
 		return io.NopCloser(eofReader{}), nil
 	}
+	fs := (*folderStream)(nil)
 	if e := r.entries[i]; e.Type == archive.TypeSymlink {
 		r.ra.mu.Lock()
-		resolved := r.ra.links
+		target := e.Linkname
 		r.ra.mu.Unlock()
-		if resolved {
-			// Read (and CRC-checked) by Entries.
-			return io.NopCloser(strings.NewReader(e.Linkname)), nil
+		if target == "" {
+			if fs = r.unpark(fl); fs == nil {
+				fs = r.openFolderStream(fl.folder)
+			}
+			buf := discardPool.Get().(*[32 << 10]byte)
+			err := r.advance(fs, fl.offset, buf[:])
+			if err == nil {
+				target, err = r.captureLink(fs, i, buf[:])
+			}
+			discardPool.Put(buf)
+			if err != nil {
+				fs.release()
+				return nil, err
+			}
+			r.park(fs)
 		}
+		// Decoded and CRC-checked.
+		return io.NopCloser(strings.NewReader(target)), nil
 	}
-	fs := r.unpark(fl)
-	if fs == nil {
+	if fs = r.unpark(fl); fs == nil {
 		fs = r.openFolderStream(fl.folder)
 	}
 	e := &raEntry{r: r}
@@ -162,7 +210,7 @@ func (e *raEntry) Read(p []byte) (int, error) {
 	if e.er.err == nil {
 		if at := e.er.fl.offset + e.er.fl.size - e.er.remain; e.er.fs.pos < at {
 			buf := discardPool.Get().(*[32 << 10]byte)
-			err := e.er.position(buf[:])
+			err := e.r.advance(e.er.fs, at, buf[:])
 			discardPool.Put(buf)
 			if err != nil {
 				e.er.err = err

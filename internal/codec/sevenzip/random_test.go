@@ -42,8 +42,11 @@ func TestRandomAccess(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := len(entries) - 1; i >= 0; i-- {
 			e := entries[i]
-			if e.Type == archive.TypeSymlink && e.Linkname != "../text.txt" {
-				t.Errorf("%s: %s -> %q", name, e.Name, e.Linkname)
+			if e.Type == archive.TypeSymlink {
+				got, err := readEntry(r, i)
+				if err != nil || e.Linkname != "../text.txt" || got != sha256hex("../text.txt") {
+					t.Errorf("%s: %s -> %q: %v", name, e.Name, e.Linkname, err)
+				}
 			}
 			if e.Type != archive.TypeFile {
 				continue
@@ -94,6 +97,34 @@ func TestFoldersContinue(t *testing.T) {
 		prev = fs
 		if e := entries[i]; e.Type == archive.TypeFile && hex.EncodeToString(h.Sum(nil)) != want[e.Name] {
 			t.Errorf("%s differs", e.Name)
+		}
+	}
+}
+
+func sha256hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// TestLinksCaptured: decoding a folder's files through Open captures the
+// targets of the symlinks it passes.
+func TestLinksCaptured(t *testing.T) {
+	r, err := openFile(t, "testdata/lzma2.7z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	entries, _ := r.Entries()
+	for _, g := range r.Folders() {
+		for _, i := range g {
+			if _, err := readEntry(r, i); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, e := range entries {
+		if e.Type == archive.TypeSymlink && e.Linkname != "../text.txt" {
+			t.Errorf("%s -> %q before Open", e.Name, e.Linkname)
 		}
 	}
 }

@@ -287,14 +287,15 @@ func (r *Reader) Next() (*archive.Entry, error) {
 		r.er.err = fmt.Errorf("7z: not decoded, the solid block failed before this entry: %w", r.fs.err)
 		return e, nil
 	}
-	if e.Type == archive.TypeSymlink && e.Linkname == "" {
-		target, err := readLink(&r.er, r.discard[:])
-		if err != nil {
-			r.er.err = err
-		} else {
-			e.Linkname = target
-			r.er.err = io.EOF
+	if e.Type == archive.TypeSymlink {
+		err := io.EOF // the target is the data: nothing more to read
+		if e.Linkname == "" {
+			var target string
+			if target, err = readLink(&r.er, r.discard[:]); err == nil {
+				e.Linkname, err = target, io.EOF
+			}
 		}
+		r.er.err = err
 	}
 	return e, nil
 }
