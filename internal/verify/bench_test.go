@@ -1,12 +1,15 @@
 package verify
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"hash"
 	"hash/crc32"
 	"hash/crc64"
+	"io"
 	"strconv"
 	"testing"
+	"time"
 )
 
 var benchSizes = []int{64, 1 << 10, 64 << 10, 1 << 20}
@@ -24,11 +27,13 @@ func benchHash(b *testing.B, h hash.Hash, sizes []int) {
 				p := buf[align : align+n]
 				b.SetBytes(int64(n))
 				b.ReportAllocs()
+				c0 := cpuTime()
 				for b.Loop() {
 					h.Reset()
 					h.Write(p)
 					sum = h.Sum(sum[:0])
 				}
+				reportCPU(b, c0, n)
 				if len(sum) != h.Size() {
 					b.Fatalf("digest length %d", len(sum))
 				}
@@ -37,24 +42,46 @@ func benchHash(b *testing.B, h hash.Hash, sizes []int) {
 	}
 }
 
-// benchImpls runs f for the assembly path (when present) and the generic one.
-func benchImpls(b *testing.B, f func(b *testing.B)) {
-	saveAVX2, saveCLMUL := useAVX2, useCLMUL
-	defer func() { useAVX2, useCLMUL = saveAVX2, saveCLMUL }()
-	if hasAVX2 || hasCLMUL {
-		useAVX2, useCLMUL = hasAVX2, hasCLMUL
-		b.Run("impl=asm", f)
+// reportCPU reports the throughput per CPU-second since c0 (single-threaded
+// benchmarks only), as metric cpu-GB/s.
+func reportCPU(b *testing.B, c0 time.Duration, n int) {
+	if c0 == 0 {
+		return
 	}
-	useAVX2, useCLMUL = false, false
-	b.Run("impl=generic", f)
+	if d := cpuTime() - c0; d > 0 {
+		b.ReportMetric(float64(n)*float64(b.N)/d.Seconds()/1e9, "cpu-GB/s")
+	}
 }
 
+// benchImpls runs f for every implementation this machine has.
+func benchImpls(b *testing.B, f func(b *testing.B)) {
+	for _, i := range impls() {
+		restore := i.set()
+		b.Run("impl="+i.name, f)
+		restore()
+	}
+}
+
+// BenchmarkBLAKE2sp runs every BLAKE2sp implementation.
 func BenchmarkBLAKE2sp(b *testing.B) {
 	benchImpls(b, func(b *testing.B) { benchHash(b, New(BLAKE2sp), benchSizes) })
 }
 
+// BenchmarkCRC64 runs the CLMUL path (when present) and the generic one;
+// the BLAKE2sp switches do not touch CRC64.
 func BenchmarkCRC64(b *testing.B) {
-	benchImpls(b, func(b *testing.B) { benchHash(b, New(CRC64), benchSizes) })
+	defer func(s bool) { useCLMUL = s }(useCLMUL)
+	for _, clmul := range []bool{true, false} {
+		name := "impl=generic"
+		if clmul {
+			if !hasCLMUL {
+				continue
+			}
+			name = "impl=clmul"
+		}
+		useCLMUL = clmul
+		b.Run(name, func(b *testing.B) { benchHash(b, New(CRC64), benchSizes) })
+	}
 }
 
 func BenchmarkXXH64(b *testing.B) { benchHash(b, New(XXH64), benchSizes) }
@@ -67,3 +94,39 @@ func BenchmarkStdCRC64(b *testing.B) {
 }
 func BenchmarkStdCRC32(b *testing.B)  { benchHash(b, crc32.NewIEEE(), benchSizes) }
 func BenchmarkStdSHA256(b *testing.B) { benchHash(b, sha256.New(), benchSizes) }
+
+// BenchmarkReader measures the Reader stage reused across streams with
+// Reset: it must not allocate per Read or per stream when the data match.
+func BenchmarkReader(b *testing.B) {
+	data := pattern(1 << 20)
+	for _, k := range []Kind{CRC32, CRC64, BLAKE2sp} {
+		b.Run("kind="+k.String(), func(b *testing.B) {
+			h := New(k)
+			h.Write(data)
+			want := h.Sum(nil)
+			src := bytes.NewReader(data)
+			v := NewReader(src, k, want)
+			buf := make([]byte, 32<<10)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				src.Reset(data)
+				v.Reset(src, k, want)
+				n := 0
+				for {
+					m, err := v.Read(buf)
+					n += m
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				if n != len(data) {
+					b.Fatalf("read %d bytes", n)
+				}
+			}
+		})
+	}
+}

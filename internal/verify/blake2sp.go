@@ -162,8 +162,7 @@ func (d *blake2sp) Sum(b []byte) []byte {
 			nt++
 		}
 		if nt == 0 { // an empty leaf still compresses one empty final block
-			tail[0] = nil
-			nt = 1
+			nt = 1 // tail[0] is nil
 		}
 		for i, blk := range tail[:nt] {
 			t += uint64(len(blk))

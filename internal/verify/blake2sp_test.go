@@ -26,35 +26,39 @@ var blake2spLengths = func() []int {
 // random chaining values, with counters that carry into the high word, over
 // misalignments 0..63.
 func TestBLAKE2spBlocksCrossCheck(t *testing.T) {
-	if !hasAVX2 {
-		t.Skip("no AVX2 path on this machine or build")
-	}
-	defer func(s bool) { useAVX2 = s }(useAVX2)
-	useAVX2 = true
 	rng := rand.New(rand.NewPCG(7, 8))
 	buf := make([]byte, 4*blake2spStripe+64)
 	for i := range buf {
 		buf[i] = byte(rng.Uint32())
 	}
 	counters := []uint64{0, 64, 1 << 32, 1<<32 - 64, 1<<32 - 128, 1<<64 - 128, rng.Uint64()}
-	for align := range 64 {
-		for stripes := 1; stripes <= 4; stripes++ {
-			for _, ctr := range counters {
-				var h1 [8][blake2spDegree]uint32
-				for w := range h1 {
-					for l := range h1[w] {
-						h1[w][l] = rng.Uint32()
+	for _, fast := range impls() {
+		if fast == generic {
+			continue
+		}
+		t.Run(fast.name, func(t *testing.T) {
+			for align := range 64 {
+				for stripes := 1; stripes <= 4; stripes++ {
+					for _, ctr := range counters {
+						var h1 [8][blake2spDegree]uint32
+						for w := range h1 {
+							for l := range h1[w] {
+								h1[w][l] = rng.Uint32()
+							}
+						}
+						h2 := h1
+						p := buf[align : align+stripes*blake2spStripe]
+						blake2spBlocksGeneric(&h1, p, ctr)
+						restore := fast.set()
+						blake2spBlocks(&h2, p, ctr)
+						restore()
+						if h1 != h2 {
+							t.Fatalf("align %d stripes %d counter %#x: state differs from generic", align, stripes, ctr)
+						}
 					}
 				}
-				h2 := h1
-				p := buf[align : align+stripes*blake2spStripe]
-				blake2spBlocksGeneric(&h1, p, ctr)
-				blake2spBlocks(&h2, p, ctr)
-				if h1 != h2 {
-					t.Fatalf("align %d stripes %d counter %#x: AVX2 state differs from generic", align, stripes, ctr)
-				}
 			}
-		}
+		})
 	}
 }
 
@@ -62,41 +66,43 @@ func TestBLAKE2spBlocksCrossCheck(t *testing.T) {
 // paths at every cut-off length, misalignment 0..63, keyed and unkeyed, with
 // one-shot and randomly split writes.
 func TestBLAKE2spCrossCheck(t *testing.T) {
-	if !hasAVX2 {
-		t.Skip("no AVX2 path on this machine or build")
-	}
-	defer func(s bool) { useAVX2 = s }(useAVX2)
 	rng := rand.New(rand.NewPCG(9, 10))
 	buf := make([]byte, 8192+3+64)
 	for i := range buf {
 		buf[i] = byte(rng.Uint32())
 	}
-	for _, key := range [][]byte{nil, seqBytes(32), seqBytes(1)} {
-		asm, _ := NewBLAKE2sp(key)
-		gen, _ := NewBLAKE2sp(key)
-		for _, n := range blake2spLengths {
-			for align := range 64 {
-				if n > 1024 && align%7 != 0 {
-					continue
-				}
-				p := buf[align : align+n]
-				useAVX2 = false
-				gen.Reset()
-				gen.Write(p)
-				want := gen.Sum(nil)
-				useAVX2 = true
-				asm.Reset()
-				writeSplit(asm, p, nil)
-				if got := asm.Sum(nil); !bytes.Equal(got, want) {
-					t.Fatalf("key %d len %d align %d: AVX2 %x, generic %x", len(key), n, align, got, want)
-				}
-				asm.Reset()
-				writeSplit(asm, p, rng)
-				if got := asm.Sum(nil); !bytes.Equal(got, want) {
-					t.Fatalf("key %d len %d align %d split: AVX2 %x, generic %x", len(key), n, align, got, want)
+	for _, fast := range impls() {
+		if fast == generic {
+			continue
+		}
+		t.Run(fast.name, func(t *testing.T) {
+			for _, key := range [][]byte{nil, seqBytes(32), seqBytes(1)} {
+				asm, _ := NewBLAKE2sp(key)
+				gen, _ := NewBLAKE2sp(key)
+				for _, n := range blake2spLengths {
+					for align := range 64 {
+						if n > 1024 && align%7 != 0 {
+							continue
+						}
+						p := buf[align : align+n]
+						gen.Reset()
+						gen.Write(p)
+						want := gen.Sum(nil)
+						restore := fast.set()
+						asm.Reset()
+						writeSplit(asm, p, nil)
+						got1 := asm.Sum(nil)
+						asm.Reset()
+						writeSplit(asm, p, rng)
+						got2 := asm.Sum(nil)
+						restore()
+						if !bytes.Equal(got1, want) || !bytes.Equal(got2, want) {
+							t.Fatalf("key %d len %d align %d: %x / split %x, generic %x", len(key), n, align, got1, got2, want)
+						}
+					}
 				}
 			}
-		}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"math/rand/v2"
@@ -224,5 +225,38 @@ func TestBLAKE2spKATFile(t *testing.T) {
 func TestBLAKE2spKeySize(t *testing.T) {
 	if _, err := NewBLAKE2sp(make([]byte, 33)); err != ErrKeySize {
 		t.Errorf("33-byte key: err %v, want ErrKeySize", err)
+	}
+}
+
+// TestXXHFrames compares XXH64 and XXH32 with the content checksums the zstd
+// and lz4 tools wrote into frames of the 100003-byte pattern: zstd stores the
+// low 32 bits of XXH64, lz4 the XXH32, both little-endian as the frame's last
+// four bytes.
+func TestXXHFrames(t *testing.T) {
+	data := pattern(100003)
+	for _, tc := range []struct {
+		file  string
+		kind  Kind
+		magic string
+		flag  func(frame []byte) bool
+	}{
+		{"pattern-100003-zstd.zst", XXH64, "\x28\xb5\x2f\xfd", func(f []byte) bool { return f[4]&0x04 != 0 }},
+		{"pattern-100003-lz4.lz4", XXH32, "\x04\x22\x4d\x18", func(f []byte) bool { return f[4]&0x04 != 0 }},
+	} {
+		frame, err := os.ReadFile(filepath.Join("testdata", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(frame) < 9 || string(frame[:4]) != tc.magic || !tc.flag(frame) {
+			t.Fatalf("%s: not a frame with a content checksum", tc.file)
+		}
+		stored := binary.LittleEndian.Uint32(frame[len(frame)-4:])
+		h := New(tc.kind)
+		writeSplit(h, data, rand.New(rand.NewPCG(11, 12)))
+		sum := h.Sum(nil)
+		got := binary.BigEndian.Uint32(sum[len(sum)-4:]) // the low 32 bits
+		if got != stored {
+			t.Errorf("%s: %v low 32 bits %08x, frame stores %08x", tc.file, tc.kind, got, stored)
+		}
 	}
 }

@@ -171,3 +171,31 @@ func TestReaderPassesErrors(t *testing.T) {
 		t.Errorf("got %v, want boom", err)
 	}
 }
+
+// TestReaderZeroAllocs checks that a Reader reused with Reset allocates
+// nothing per stream when the checksum matches.
+func TestReaderZeroAllocs(t *testing.T) {
+	data := pattern(3000)
+	for _, k := range []Kind{CRC32, CRC64, BLAKE2sp, XXH64} {
+		h := New(k)
+		h.Write(data)
+		want := h.Sum(nil)
+		src := bytes.NewReader(data)
+		v := NewReader(src, k, want)
+		buf := make([]byte, 1000)
+		if allocs := testing.AllocsPerRun(10, func() {
+			src.Reset(data)
+			v.Reset(src, k, want)
+			for {
+				if _, err := v.Read(buf); err != nil {
+					if err != io.EOF {
+						t.Fatal(err)
+					}
+					break
+				}
+			}
+		}); allocs != 0 {
+			t.Errorf("%v: %v allocations per stream", k, allocs)
+		}
+	}
+}

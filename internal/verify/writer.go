@@ -14,6 +14,7 @@ type Writer struct {
 	h       hash.Hash
 	want    []byte
 	hashKey []byte
+	sum     [64]byte // scratch for the digest
 }
 
 // NewWriter returns a Writer that hashes with kind k what it passes to w (nil
@@ -52,7 +53,7 @@ func (v *Writer) Write(p []byte) (int, error) {
 // Close compares the digest of everything written with the expected value
 // and returns a *MismatchError when they differ. It does not close the
 // underlying writer.
-func (v *Writer) Close() error { return check(v.kind, v.h, v.hashKey, v.want) }
+func (v *Writer) Close() error { return check(v.kind, v.h, v.hashKey, v.want, v.sum[:0]) }
 
 // Sum returns the digest of what has been written so far (nil for None),
 // plain, not keyed.

@@ -6,8 +6,8 @@ import (
 	"math/bits"
 )
 
-// XXH32 and XXH64 as specified in the xxHash specification (v0.1.1,
-// github.com/Cyan4973/xxHash doc/xxhash_spec.md), with seed 0: XXH32 is the
+// XXH32 and XXH64 as specified in the xxHash specification
+// (github.com/Cyan4973/xxHash doc/xxhash_spec.md), with seed 0: XXH32 is the
 // LZ4 frame content and block checksum, XXH64 the zstd frame content checksum
 // (of which zstd stores the low 32 bits). Sum appends the canonical
 // big-endian form, as xxhsum prints it.

@@ -4,7 +4,9 @@
 # and buffer boundary of the hashes in internal/verify, produced by reference
 # implementations: BLAKE2sp with Python's hashlib.blake2s tree parameters
 # (unkeyed; the keyed vectors come from the BLAKE2 KAT), XXH32 and XXH64 with
-# xxhsum (Debian package xxhash). Idempotent.
+# xxhsum (Debian package xxhash). Also a zstd and an lz4 frame of the
+# 100003-byte pattern, whose trailing content checksums (low 32 bits of XXH64,
+# XXH32) the tests compare with their own. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v xxhsum >/dev/null || { echo "xxhsum missing: run scripts/install-tools.sh" >&2; exit 1; }
@@ -41,3 +43,7 @@ PY
   done
 } >"$out"
 echo "wrote $out ($(wc -l <"$out") lines)"
+# $tmp/d now holds the longest pattern.
+zstd -q -f -19 --check "$tmp/d" -o internal/verify/testdata/pattern-100003-zstd.zst
+lz4 -q -f -9 --content-size "$tmp/d" internal/verify/testdata/pattern-100003-lz4.lz4
+ls -l internal/verify/testdata

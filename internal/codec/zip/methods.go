@@ -112,9 +112,9 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 	case methodBzip2:
 		return bzip2.NewReader(src), nil
 	case methodLZMA:
-		return newLZMA(src, h, limit)
+		return p.newLZMA(src, h, limit)
 	case methodXZ:
-		r, err := xz.NewReader(src, xz.Config{MemLimit: limit, Threads: 1})
+		r, err := xz.NewReader(src, xz.Config{MemLimit: limit, Threads: 1, Warn: p.warn})
 		if err != nil {
 			return nil, err
 		}
@@ -143,8 +143,8 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 // and returns a decoder of the raw LZMA stream behind it, which ends with
 // an end marker when flag bit 1 says so and otherwise at the entry's size
 // (Reader1 accepts a marker at the size too).
-func newLZMA(src byteReader, h *header, limit int64) (io.Reader, error) {
-	var hdr [4 + 5]byte
+func (p *pipeline) newLZMA(src byteReader, h *header, limit int64) (io.Reader, error) {
+	hdr := p.lzmaHdr[:]
 	if _, err := io.ReadFull(src, hdr[:4]); err != nil {
 		return nil, ErrTruncated
 	}
@@ -165,7 +165,11 @@ func newLZMA(src byteReader, h *header, limit int64) (io.Reader, error) {
 	if h.usizeUnknown {
 		size = -1
 	}
-	return lzma.NewReader1(src, props, size)
+	if p.lzma == nil {
+		p.lzma, err = lzma.NewReader1(src, props, size)
+		return p.lzma, err
+	}
+	return p.lzma, p.lzma.Reset(src, props, size)
 }
 
 func b2i(b bool) int {

@@ -6,8 +6,10 @@ import (
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/testutil"
@@ -15,8 +17,8 @@ import (
 
 // This file checks BLAKE2sp and RAR5Keyed against the RAR 5 archives of the
 // shared corpus: every stored (method 0) file entry that carries a BLAKE2sp
-// hash record is hashed from the archive's own bytes, decrypted first when
-// the entry is encrypted and the manifest gives the password. The parser is
+// hash record or a CRC32 is hashed from the archive's own bytes, decrypted
+// first when the entry is encrypted and the manifest gives the password. The parser is
 // the minimum for that (RAR 5 technote: general block layout, file header,
 // extra records 0x01 encryption and 0x02 hash) and belongs to the tests only.
 
@@ -55,16 +57,18 @@ func (r *rarBuf) bytes(n uint64) []byte {
 	return p
 }
 
-// rar5Stored is a stored file entry with a BLAKE2sp hash record.
+// rar5Stored is a stored file entry with a BLAKE2sp hash record or a CRC32.
 type rar5Stored struct {
 	name      string
 	size      uint64
 	data      []byte // as in the archive (encrypted when enc != nil)
-	digest    []byte // the stored BLAKE2sp (keyed when enc has flag 0x02)
+	kind      Kind   // BLAKE2sp or CRC32
+	digest    []byte // the stored value, big-endian (keyed when encFlags has 0x02)
 	encFlags  uint64
 	kdfCount  uint8
 	salt, iv  []byte
 	encrypted bool
+	redirect  bool
 }
 
 func parseRAR5Stored(b []byte) ([]rar5Stored, error) {
@@ -103,8 +107,9 @@ func parseRAR5Stored(b []byte) ([]rar5Stored, error) {
 		if fileFlags&2 != 0 {
 			hdr.bytes(4) // mtime
 		}
+		var crc []byte
 		if fileFlags&4 != 0 {
-			hdr.bytes(4) // CRC32
+			crc = hdr.bytes(4) // little-endian
 		}
 		comp := hdr.vint()
 		hdr.vint() // host OS
@@ -113,6 +118,9 @@ func parseRAR5Stored(b []byte) ([]rar5Stored, error) {
 			return out, hdr.err
 		}
 		e := rar5Stored{name: name, size: size, data: data}
+		if crc != nil {
+			e.kind, e.digest = CRC32, []byte{crc[3], crc[2], crc[1], crc[0]}
+		}
 		for len(ext.b) > 0 && ext.err == nil {
 			rec := &rarBuf{b: ext.bytes(ext.vint())}
 			switch rec.vint() {
@@ -124,13 +132,15 @@ func parseRAR5Stored(b []byte) ([]rar5Stored, error) {
 					e.kdfCount = c[0]
 				}
 				e.salt, e.iv = rec.bytes(16), rec.bytes(16)
+			case 5: // redirection (link or file copy): no data of its own
+				e.redirect = true
 			case 2: // hash
 				if rec.vint() == 0 {
-					e.digest = rec.bytes(32)
+					e.kind, e.digest = BLAKE2sp, rec.bytes(32)
 				}
 			}
 		}
-		if comp>>7&7 == 0 && fileFlags&1 == 0 && flags&0x18 == 0 && e.digest != nil {
+		if comp>>7&7 == 0 && fileFlags&1 == 0 && flags&0x18 == 0 && e.digest != nil && !e.redirect {
 			out = append(out, e)
 		}
 	}
@@ -161,10 +171,11 @@ func rar5Keys(password string, salt []byte, kdfCount uint8) (key, hashKey []byte
 	return key, t
 }
 
-func TestRAR5CorpusBLAKE2sp(t *testing.T) {
-	checked := 0
+func TestRAR5Corpus(t *testing.T) {
+	checked := map[Kind]int{}
 	for _, row := range testutil.Manifest(t) {
-		if row.Format != "rar5" || !row.HasFeature("blake2") || !row.IsFirstOfUnit() {
+		if row.Format != "rar5" || !row.HasFeature("stored") || !row.IsFirstOfUnit() ||
+			row.HasFeature("encrypted-headers") || !strings.HasPrefix(row.Expect, "ok") {
 			continue
 		}
 		raw, err := os.ReadFile(row.Path)
@@ -199,21 +210,66 @@ func TestRAR5CorpusBLAKE2sp(t *testing.T) {
 			}
 			data = data[:e.size]
 			forEachImpl(t, func(t *testing.T) {
-				h := New(BLAKE2sp)
+				h := New(e.kind)
 				h.Write(data)
 				digest = h.Sum(nil)
 				if hashKey != nil {
-					digest = RAR5Keyed(BLAKE2sp, hashKey, digest)
+					digest = RAR5Keyed(e.kind, hashKey, digest)
 				}
 				if !bytes.Equal(digest, e.digest) {
-					t.Errorf("%s %s: BLAKE2sp %x, stored %x (keyed %v)", row.Local, e.name, digest, e.digest, hashKey != nil)
+					t.Errorf("%s %s: %v %x, stored %x (keyed %v)", row.Local, e.name, e.kind, digest, e.digest, hashKey != nil)
 				}
 			})
-			t.Logf("%s %s: %d bytes, encrypted %v, keyed %v", row.Local, e.name, e.size, e.encrypted, hashKey != nil)
-			checked++
+			t.Logf("%s %s: %v, %d bytes, encrypted %v, keyed %v", row.Local, e.name, e.kind, e.size, e.encrypted, hashKey != nil)
+			checked[e.kind]++
+			if hashKey != nil {
+				checked[None]++ // counts keyed entries
+			}
 		}
 	}
+	t.Logf("checked %d BLAKE2sp and %d CRC32 entries, %d of them keyed", checked[BLAKE2sp], checked[CRC32], checked[None])
+	if checked[BLAKE2sp] == 0 && checked[CRC32] == 0 {
+		t.Skip("no stored RAR 5 entries with a checksum in the corpus")
+	}
+}
+
+// TestRAR4CorpusCRC16 checks the CRC16 kind on the main archive header of
+// every RAR 4 archive of the corpus: its HEAD_CRC is the low 16 bits of the
+// CRC32 of the header from HEAD_TYPE on (RAR 4 technote).
+func TestRAR4CorpusCRC16(t *testing.T) {
+	checked := 0
+	for _, row := range testutil.Manifest(t) {
+		if row.Format != "rar4" || !row.IsFirstOfUnit() || row.HasFeature("sfx") || !strings.HasPrefix(row.Expect, "ok") {
+			continue
+		}
+		raw, err := os.ReadFile(row.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const marker = "Rar!\x1a\x07\x00"
+		if !bytes.HasPrefix(raw, []byte(marker)) {
+			continue
+		}
+		hdr := raw[len(marker):]
+		// Only a main archive header without an old-style (RAR 2.x) embedded
+		// comment, flag 0x0002, whose CRC does not cover the whole header.
+		if len(hdr) < 7 || hdr[2] != 0x73 || hdr[3]&0x02 != 0 {
+			continue
+		}
+		size := int(binary.LittleEndian.Uint16(hdr[5:]))
+		if size < 7 || size > len(hdr) {
+			t.Fatalf("%s: main header size %d", row.Local, size)
+		}
+		h := New(CRC16)
+		h.Write(hdr[2:size])
+		stored := []byte{hdr[1], hdr[0]} // little-endian in the file
+		if got := h.Sum(nil); !bytes.Equal(got, stored) {
+			t.Errorf("%s: CRC16 %x, stored %x", row.Local, got, stored)
+		}
+		checked++
+	}
+	t.Logf("checked %d RAR 4 main headers", checked)
 	if checked == 0 {
-		t.Skip("no stored BLAKE2sp entries in the corpus")
+		t.Skip("no RAR 4 archives in the corpus")
 	}
 }
