@@ -215,7 +215,7 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		env.pooled = append(env.pooled, func() { inflaterPool.Put(d) })
 		return d, nil
 	case mPPMD:
-		return nil, archive.Unsupportedf("7z: method %s (%X) is not available yet", methodName(c), c.id)
+		return newPPMd(c.props, env.byteReader(in[0]), size, env)
 	}
 	return nil, archive.Unsupportedf("7z: unknown method %X", c.id)
 }

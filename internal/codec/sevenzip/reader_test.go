@@ -18,13 +18,10 @@ import (
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
-// fixtures made by scripts/testdata/sevenzip.sh. pending marks methods
-// whose decoder lives in a package that has not landed yet: until it does,
-// the archive must fail with ErrUnsupported.
+// fixtures made by scripts/testdata/sevenzip.sh.
 var fixtures = []struct {
 	name     string
 	password string
-	pending  bool
 }{
 	{name: "copy.7z"},
 	{name: "lzma.7z"},
@@ -41,7 +38,7 @@ var fixtures = []struct {
 	{name: "aes-copy.7z", password: "Secret"},
 	{name: "vol.7z.001"},
 	{name: "empty.7z"},
-	{name: "ppmd.7z", pending: true},
+	{name: "ppmd.7z"},
 	{name: "deflate64.7z"},
 	{name: "bcj.7z"},
 	{name: "arm.7z"},
@@ -99,12 +96,6 @@ func TestFixtures(t *testing.T) {
 			}
 			defer r.Close()
 			files, links, err := extractAll(r)
-			if fx.pending {
-				if !errors.Is(err, archive.ErrUnsupported) {
-					t.Fatalf("got %v, want ErrUnsupported until the decoder lands", err)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}
