@@ -288,7 +288,7 @@ func openFolder(f *folder, src *folderSource, env *decodeEnv) (io.Reader, error)
 			size := src.packSize[k2]
 			var pr io.Reader = &sizedReader{r: io.NewSectionReader(src.ra, packOff[p], int64(size)), n: size}
 			if k2 < len(src.packCRCDefined) && src.packCRCDefined[k2] {
-				pr = &crcReader{r: pr, want: src.packCRC[k2]}
+				pr = &crcReader{r: pr, left: size, want: src.packCRC[k2]}
 			}
 			ins[k] = pr
 		}
@@ -301,9 +301,10 @@ func openFolder(f *folder, src *folderSource, env *decodeEnv) (io.Reader, error)
 	return build(f.mainOut)
 }
 
-// crcReader checks a pack stream's CRC when it has been read to its end.
+// crcReader checks a pack stream's CRC when its last byte has been read.
 type crcReader struct {
 	r    io.Reader
+	left uint64
 	crc  uint32
 	want uint32
 }
@@ -311,7 +312,8 @@ type crcReader struct {
 func (c *crcReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
-	if err == io.EOF && c.crc != c.want {
+	c.left -= uint64(n)
+	if c.left == 0 && n > 0 && c.crc != c.want {
 		return n, fmt.Errorf("7z: pack stream: %w", mismatch(c.want, c.crc))
 	}
 	return n, err

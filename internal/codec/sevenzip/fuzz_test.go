@@ -3,6 +3,7 @@ package sevenzip
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,6 +21,8 @@ func FuzzSevenZip(f *testing.F) {
 			f.Add(data)
 		}
 	}
+	// A plain header lets the fuzzer mutate header fields directly.
+	f.Add(build7z([]byte("hello"), twoFileHeader([]byte{0, 0, 0}, crc32.ChecksumIEEE([]byte("hello")))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := openBytes(data, &archive.Options{Passwords: []string{"Secret"}, MemLimit: 1 << 24})
 		if err != nil {
