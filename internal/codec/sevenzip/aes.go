@@ -13,8 +13,9 @@ import (
 )
 
 // maxCyclesPower caps the key derivation's 2^n SHA-256 rounds, as 7-Zip
-// does; 0x3F is the special "no hashing" value.
-const maxCyclesPower = 24
+// does; 0x3F is the special "no hashing" value. A variable so that the
+// fuzz target can lower it: 2^24 rounds take a second.
+var maxCyclesPower = 24
 
 // keyCache remembers derived keys by (cycles, salt, password): every folder
 // of an archive usually shares one, and deriving costs 2^19 hash rounds.
