@@ -3,12 +3,18 @@
 // and bind pairs, and the entries' data, verifying every CRC the format
 // carries.
 //
-// Entries are delivered in archive order through archive.Reader. A solid
-// folder is decoded once, front to back, as its entries are read; skipping
-// an entry whose data is never read costs nothing unless a later entry of
-// the same folder is read. The reader also implements archive.RandomAccess:
-// Open(i) decodes entry i's folder from its start, so callers extracting on
-// several cores should hand whole folders to one goroutine (see Folders).
+// Open returns an archive.Reader delivering entries in archive order. A
+// solid folder is decoded once, front to back, as its entries are read;
+// skipping an entry whose data is never read costs nothing unless a later
+// entry of the same folder is read.
+//
+// The reader also implements archive.RandomAccess, plus Folders, which
+// groups the regular files by folder. Entries of different folders decode
+// independently, on as many goroutines as wanted; the entries of one folder
+// should be opened by one goroutine in the order Folders gives, each read
+// to its end and closed before the next, so that they share one decoding
+// pass. Symlink targets (the data of symlink entries) are captured on that
+// pass, or read when the symlink itself is opened.
 package sevenzip
 
 import (
