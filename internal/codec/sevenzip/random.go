@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -11,8 +12,10 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 )
 
-// maxParked bounds the decoders kept between Open calls.
-const maxParked = 16
+// maxParked bounds the decoders (each with its window) kept between Open
+// calls: one per goroutine working through a folder, plus a few folders
+// whose symlinks are still to be opened.
+func maxParked() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // randomState is what RandomAccess shares between goroutines.
 type randomState struct {
@@ -183,7 +186,7 @@ func (r *Reader) park(fs *folderStream) {
 	}
 	if old := r.ra.parked[fs.idx]; old != nil {
 		old.release()
-	} else if len(r.ra.parked) >= maxParked {
+	} else if len(r.ra.parked) >= maxParked() {
 		for k, old := range r.ra.parked {
 			old.release()
 			delete(r.ra.parked, k)
