@@ -143,6 +143,9 @@ func (r *Reader) readDatabase(buf []byte) error {
 				}
 				return h.err
 			}
+			if n := h.remaining(); n > 0 {
+				r.opt.Warnf("7z: " + strconv.Itoa(n) + " unused bytes after the header")
+			}
 			r.db = db
 			return nil
 		case idEncodedHeader:
