@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
-FORMATS=${BENCH_FORMATS:-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz"}
-ARCHIVES=${BENCH_ARCHIVES:-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar4 rar4-audio"}
+FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar4 rar4-audio"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -190,6 +190,12 @@ echo
 for k in $ARCHIVES; do
   while IFS=$'\t' read -r label ucmd rname rcmd; do
     json=$W/h.json
+    if ! $ucmd >/dev/null 2>&1; then
+      printf '| %s | %s | %s | | | unpack fails | | |\n' "$k" "$label" "$rname" | tee -a "$out"; continue
+    fi
+    if ! $rcmd >/dev/null 2>&1; then
+      printf '| %s | %s | %s | | | reference fails | | |\n' "$k" "$label" "$rname" | tee -a "$out"; continue
+    fi
     hyperfine -N -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null 2>&1 || \
       hyperfine -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null 2>&1 || { echo "skip $k $rname" >&2; continue; }
     read -r tu tr < <(python3 -c "import json; d=json.load(open('$json'))['results']; print(d[0]['median'], d[1]['median'])")

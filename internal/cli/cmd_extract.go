@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -120,32 +119,21 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 	if err != nil {
 		return err
 	}
-	var (
-		mu      sync.Mutex
-		current extract.Sink
-	)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-f.Context.Done():
-			mu.Lock()
-			if a, ok := current.(abortable); ok {
-				a.Abort()
-			}
-			mu.Unlock()
-		case <-done:
-		}
-	}()
 	for _, path := range o.Archives {
 		sink, finish, err := extractSink(f, o, path)
 		if err != nil {
 			r.problem(path, "", err)
 			continue
 		}
-		mu.Lock()
-		current = sink
-		mu.Unlock()
+		remove := f.onInterrupt(func() {
+			if a, ok := sink.(abortable); ok {
+				a.Abort()
+			}
+			if finish != nil {
+				sink.Close()
+				finish() // completed files go into place
+			}
+		})
 		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout && !o.ToTar,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
 				if e = o.layout(e); e == nil {
@@ -164,6 +152,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				r.problem(path, "", err)
 			}
 		}
+		remove()
 	}
 	if f.Context.Err() != nil {
 		fmt.Fprintln(f.ErrOut, "unpack: interrupted")
