@@ -16,6 +16,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
+	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
 	"github.com/unpack-dev/unpack/internal/codec/tar"
 	"github.com/unpack-dev/unpack/internal/codec/zip"
 	"github.com/unpack-dev/unpack/internal/verify"
@@ -37,10 +38,11 @@ type Opener func(in *archive.Input, opt *archive.Options) (archive.Reader, error
 
 // containers maps each container format to its reader.
 var containers = map[archive.Format]Opener{
-	archive.Tar:  tar.Open,
-	archive.Zip:  zip.Open,
-	archive.RAR4: rar.Open,
-	archive.RAR5: rar.Open,
+	archive.Tar:      tar.Open,
+	archive.Zip:      zip.Open,
+	archive.RAR4:     rar.Open,
+	archive.RAR5:     rar.Open,
+	archive.SevenZip: sevenzip.Open,
 }
 
 // Implemented reports whether unpack can read format f.
