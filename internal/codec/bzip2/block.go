@@ -43,7 +43,7 @@ type blockHeader struct {
 // then the inverse BWT into j.pre, undoing randomisation. It sets j.err,
 // j.needMore, j.end, j.storedCRC and j.pre; the RLE1 stage is separate.
 func (d *blockDecoder) decode(j *job) {
-	j.err, j.needMore = nil, false
+	j.err, j.needMore, j.tooBig = nil, false, false
 	var h blockHeader
 	err := d.readHeader(j, &h)
 	nblock := 0
@@ -59,14 +59,14 @@ func (d *blockDecoder) decode(j *job) {
 		j.err = err
 		return
 	}
-	if h.origPtr >= nblock || nblock > j.maxBlock {
+	if h.origPtr >= nblock {
 		j.err = ErrBlock
 		return
 	}
 	j.end = j.start + d.br.pos() - int64(j.shift)
 	j.storedCRC = h.crc
 	if cap(j.pre) < nblock {
-		j.pre = make([]byte, maxBlockSize)
+		j.pre = make([]byte, j.maxBlock)
 	}
 	j.pre = j.pre[:nblock]
 	d.inverseBWT(j.pre, h.origPtr)
@@ -182,9 +182,9 @@ func (d *blockDecoder) readHeader(j *job, h *blockHeader) error {
 // bytes of d.tt and the byte counts into d.counts, returning the block
 // length.
 func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
-	if d.tt == nil {
-		d.tt = make([]uint32, maxBlockSize)
-		d.back = make([]uint32, maxBlockSize)
+	if len(d.tt) < j.maxBlock {
+		d.tt = make([]uint32, j.maxBlock)
+		d.back = make([]uint32, j.maxBlock)
 	}
 	tt := d.tt[:j.maxBlock]
 	counts := &d.counts
@@ -244,6 +244,7 @@ func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 		}
 		if run > 0 {
 			if run > len(tt)-nblock {
+				j.tooBig = true
 				return 0, ErrBlock
 			}
 			b := mtf[0]
@@ -260,6 +261,7 @@ func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 			break
 		}
 		if nblock >= len(tt) {
+			j.tooBig = true
 			return 0, ErrBlock
 		}
 		k := int(sym - 1)

@@ -19,11 +19,12 @@ type job struct {
 	start     int64 // absolute bit position of the block magic
 	final     bool  // the window cannot grow: running past it is an error
 	atEOF     bool  // the window ends at the end of the input
-	maxBlock  int
+	maxBlock  int   // the stream's block size limit when dispatched
 
 	// Results.
 	err       error
 	needMore  bool   // ran past a window that was not final
+	tooBig    bool   // exceeded maxBlock (wrong guess if the stream changed)
 	end       int64  // absolute bit position after the block
 	storedCRC uint32 // the block's CRC as stored
 	crc       uint32 // as computed
@@ -45,10 +46,12 @@ func (j *job) run(d *blockDecoder) {
 	if j.err != nil || j.needMore {
 		return
 	}
-	if cap(j.out) < outCap {
-		j.out = make([]byte, outCap)
+	// Room for the usual expansion; past it (or outCap) the block is
+	// expanded again as it is read.
+	if want := min(outCap, len(j.pre)+len(j.pre)/2+4096); cap(j.out) < want {
+		j.out = make([]byte, want)
 	}
-	out := j.out[:outCap]
+	out := j.out[:cap(j.out)]
 	j.rle.reset(j.pre)
 	n := j.rle.expand(out)
 	crc := crcUpdate(0xFFFFFFFF, out[:n])

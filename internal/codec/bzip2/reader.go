@@ -229,6 +229,7 @@ func (z *Reader) block(pos int64) (*job, error) {
 		j := z.free[len(z.free)-1]
 		z.free = z.free[:len(z.free)-1]
 		if err := z.window(j, pos, -1, false); err != nil {
+			z.free = append(z.free, j)
 			return nil, err
 		}
 		if len(z.decs) == 0 {
@@ -254,8 +255,9 @@ func (z *Reader) block(pos int64) (*job, error) {
 		case j.start > pos:
 			z.free = append(z.free, j)
 			return nil, ErrMagic
-		case j.needMore:
-			// The window ended at a false match: decode again with the
+		case j.needMore, j.tooBig && j.maxBlock < z.level*100000:
+			// The window ended at a false match, or the block was guessed
+			// to be in a stream of smaller blocks: decode again with the
 			// largest window the block can need.
 			if err := z.window(j, pos, -1, true); err != nil {
 				z.free = append(z.free, j)
@@ -304,7 +306,7 @@ func (z *Reader) window(j *job, pos, end int64, copyIn bool) error {
 	j.shift = uint(pos % 8)
 	j.limitBits = end - pos
 	j.start = pos
-	j.maxBlock = maxBlockSize
+	j.maxBlock = z.level * 100000
 	j.err, j.needMore, j.expanded = nil, false, false
 	return nil
 }
