@@ -25,8 +25,9 @@ type blockDecoder struct {
 	selectors [maxSelectors]uint8
 	lens      [maxAlpha]uint8
 	counts    [256]int32
-	tt        []uint32 // low byte: BWT last column; high 24 bits: forward links
-	back      []uint32 // low byte: BWT last column; high 24 bits: backward links
+	last      []byte   // the BWT's last column, as MTF/RLE2 decoding produces it
+	tt        []uint32 // row j: FL(j)<<8 | first column byte of row j
+	back      []uint32 // row i: LF(i)<<8 | last column byte of row i
 }
 
 // blockHeader is what readHeader learns.
@@ -178,15 +179,15 @@ func (d *blockDecoder) readHeader(j *job, h *blockHeader) error {
 	return nil
 }
 
-// readSymbols decodes the Huffman-coded MTF/RLE2 symbols into the low
-// bytes of d.tt and the byte counts into d.counts, returning the block
-// length.
+// readSymbols decodes the Huffman-coded MTF/RLE2 symbols into d.last and
+// the byte counts into d.counts, returning the block length.
 func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 	if len(d.tt) < j.maxBlock {
+		d.last = make([]byte, j.maxBlock)
 		d.tt = make([]uint32, j.maxBlock)
 		d.back = make([]uint32, j.maxBlock)
 	}
-	tt := d.tt[:j.maxBlock]
+	tt := d.last[:j.maxBlock]
 	counts := &d.counts
 	*counts = [256]int32{}
 	mtf := h.mtf
@@ -250,9 +251,8 @@ func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 			b := mtf[0]
 			counts[b] += int32(run)
 			fill := tt[nblock : nblock+run]
-			v := uint32(b)
 			for i := range fill {
-				fill[i] = v
+				fill[i] = b
 			}
 			nblock += run
 			run, runN = 0, 1
@@ -275,7 +275,7 @@ func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 		}
 		mtf[0] = b
 		counts[b]++
-		tt[nblock] = uint32(b)
+		tt[nblock] = b
 		nblock++
 	}
 	br.bits, br.n, br.next = bits, n, next

@@ -41,36 +41,35 @@ var rNums = [512]uint16{
 }
 
 // inverseBWT undoes the Burrows-Wheeler transform of the block whose last
-// column is in the low bytes of d.tt[:len(pre)], with the original string
-// at row origPtr, writing the string to pre.
+// column is d.last[:len(pre)], with the original string at row origPtr,
+// writing the string to pre.
 //
-// It walks the cycle from both ends at once: forward links (as bzip2's
-// decoder does) produce the first half and backward links (the LF
-// mapping) the second half, so two independent chains of cache misses
-// overlap. The walks agree with a forward-only walk exactly when the
-// permutation returns to origPtr after len(pre) steps, which every
-// encoder's output satisfies; otherwise (a crafted block) pre is redone
-// forward-only so the output matches the reference decoder's.
+// With F the first column, LF the mapping from a row to the row starting
+// with its last byte, and FL its inverse, the string is F[origPtr],
+// F[FL(origPtr)], F[FL(FL(origPtr))], ... and, read from its end,
+// L[origPtr], L[LF(origPtr)], ... The walk follows both chains at once,
+// so two independent chains of cache misses overlap. The halves join up
+// exactly when FL^n(origPtr) == origPtr, which every encoder's output
+// satisfies; otherwise (a crafted block) pre is redone forward-only, which
+// is what the reference decoder outputs.
 func (d *blockDecoder) inverseBWT(pre []byte, origPtr int) {
 	n := len(pre)
-	tt, back := d.tt[:n], d.back[:n]
-	var next [256]int32
-	sum := int32(0)
+	last, tt, back := d.last[:n], d.tt[:n], d.back[:n]
+	var next [256]uint32
+	sum := uint32(0)
 	for b, c := range d.counts {
 		next[b] = sum
-		sum += c
+		sum += uint32(c)
 	}
-	for i := range tt {
-		b := byte(tt[i])
+	for i, b := range last {
 		j := next[b]
 		next[b]++
-		tt[j] |= uint32(i) << 8
-		back[i] = uint32(j)<<8 | uint32(b)
+		tt[j] = uint32(i)<<8 | uint32(b) // row j's first byte is b
+		back[i] = j<<8 | uint32(b)
 	}
 
 	h := n / 2
-	fwd := tt[origPtr] >> 8
-	bk := uint32(origPtr)
+	fwd, bk := uint32(origPtr), uint32(origPtr)
 	lo, hi := pre[:h], pre[h:]
 	for k := range lo {
 		v := tt[fwd]
@@ -85,12 +84,12 @@ func (d *blockDecoder) inverseBWT(pre []byte, origPtr int) {
 		hi[0] = byte(v)
 		fwd = v >> 8
 	}
-	// fwd is FL^(f+1)(origPtr) after f forward steps, bk is LF^b(origPtr)
-	// after b backward steps: FL(bk) == fwd iff FL^n(origPtr) == origPtr.
-	if tt[bk]>>8 == fwd {
+	// fwd is FL^f(origPtr) after f forward steps and bk is LF^b(origPtr)
+	// after b backward steps: they meet iff FL^n(origPtr) == origPtr.
+	if fwd == bk {
 		return
 	}
-	fwd = tt[origPtr] >> 8
+	fwd = uint32(origPtr)
 	for k := range pre {
 		v := tt[fwd]
 		pre[k] = byte(v)
