@@ -63,9 +63,17 @@ func (j *job) run(d *blockDecoder) {
 			n = j.rle.expand(out)
 			crc = crcUpdate(crc, out[:n])
 		}
+		if j.rle.bad {
+			j.err = ErrBlock
+			return
+		}
 		j.rle.reset(j.pre)
 	}
 	j.off = 0
+	if j.rle.bad {
+		j.err = ErrBlock
+		return
+	}
 	j.crc = ^crc
 	if j.crc != j.storedCRC {
 		j.err = crcMismatch(false, j.start/8, j.storedCRC, j.crc)

@@ -10,6 +10,7 @@ type rle1 struct {
 	last byte // the byte of the current run
 	cnt  int  // length of the current run in src (0: no run yet)
 	rep  int  // copies of last still to emit
+	bad  bool // src ends after four equal bytes, without their count
 }
 
 func (r *rle1) reset(src []byte) { *r = rle1{src: src} }
@@ -60,15 +61,19 @@ func (r *rle1) expand(dst []byte) int {
 			continue
 		}
 		cnt = 0
-		if i < len(src) {
-			rep := int(src[i])
-			i++
-			k := fillByte(dst[o:], last, rep)
-			o += k
-			if k < rep {
-				r.rep = rep - k
-				break
-			}
+		if i == len(src) {
+			// The reference decoder reads a count past the block's end
+			// here and reports corruption; encoders always write one.
+			r.bad = true
+			break
+		}
+		rep := int(src[i])
+		i++
+		k := fillByte(dst[o:], last, rep)
+		o += k
+		if k < rep {
+			r.rep = rep - k
+			break
 		}
 	}
 	r.i, r.last, r.cnt = i, last, cnt
