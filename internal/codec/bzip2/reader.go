@@ -14,11 +14,15 @@
 //
 // # Security concerns
 //
-// Memory is bounded: each worker holds two 3.6 MB BWT arrays, and each of
-// the Threads+2 blocks in flight at most about 2.4 MB of input, 900 kB of
-// BWT output and 2 MiB of expanded output (larger outputs are expanded
-// again while read). Work per block is bounded by the format's limits
-// (18002 selectors of 50 symbols), so no input makes the decoder loop.
+// Memory is bounded and sized by the streams' declared block size: each
+// worker holds its BWT arrays (9 bytes per block symbol, 8.1 MB at level
+// 9), and each of the Threads+2 blocks in flight (1 with one thread) its
+// compressed window (at most about 2.3 MB, usually under 1 MB), its BWT
+// output (up to 900 kB) and up to 2 MiB of expanded output; a block that
+// expands further (long runs: up to 46 MB) is expanded again as it is
+// read instead of being held. Config.MemLimit lowers the thread count to
+// fit. Work per block is bounded by the format's limits (18002 selectors
+// of 50 symbols), so no input makes the decoder loop.
 package bzip2
 
 import (
@@ -26,6 +30,8 @@ import (
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/unpack-dev/unpack/internal/archive"
 )
 
 // Config tunes a Reader. The zero value is valid.
@@ -33,6 +39,25 @@ type Config struct {
 	// Threads is how many blocks are decoded at once (0: GOMAXPROCS).
 	// With 1, all work happens in the goroutine calling Read.
 	Threads int
+	// MemLimit, when positive, bounds the decoder's memory in bytes:
+	// Threads is lowered until MemoryUse fits, and NewReader fails with
+	// an error that errors.Is archive.ErrLimit when one thread does not.
+	MemLimit int64
+}
+
+// MemoryUse estimates the most memory a Reader with the given thread
+// count holds, for streams of the largest block size (level 9).
+func MemoryUse(threads int) int64 {
+	const (
+		worker = 9 * maxBlockSize                       // last column, tt, back
+		block  = maxBlockBits/8 + maxBlockSize + outCap // window, BWT output, expanded output
+		input  = maxBlockBits/8 + readChunk             // buffered input per block in flight
+	)
+	jobs := int64(1)
+	if threads > 1 {
+		jobs = int64(threads) + 2
+	}
+	return int64(threads)*worker + jobs*(block+input)
 }
 
 // errClosed is returned by Read after Close.
@@ -79,6 +104,15 @@ func NewReader(r io.Reader, cfg Config) (*Reader, error) {
 	threads := cfg.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
+	}
+	if cfg.MemLimit > 0 {
+		for threads > 1 && MemoryUse(threads) > cfg.MemLimit {
+			threads--
+		}
+		if need := MemoryUse(1); need > cfg.MemLimit {
+			return nil, archive.Limitf("bzip2: decoding needs %d MiB of memory, the limit is %d MiB",
+				need>>20, cfg.MemLimit>>20)
+		}
 	}
 	z := &Reader{threads: threads}
 	if err := z.Reset(r); err != nil {

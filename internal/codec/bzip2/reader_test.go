@@ -496,3 +496,22 @@ func TestAllocs(t *testing.T) {
 		z.Close()
 	}
 }
+
+func TestMemLimit(t *testing.T) {
+	data := readFixture(t, "text-bzip2-9.bz2")
+	if _, err := NewReader(bytes.NewReader(data), Config{MemLimit: 1 << 20}); !errors.Is(err, archive.ErrLimit) {
+		t.Fatalf("1 MiB limit: %v", err)
+	}
+	z, err := NewReader(bytes.NewReader(data), Config{Threads: 8, MemLimit: MemoryUse(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	if z.threads != 2 {
+		t.Fatalf("threads %d under a limit of MemoryUse(2)", z.threads)
+	}
+	got, err := io.ReadAll(z)
+	if err != nil || sum(got) != fixtures(t)["text-bzip2-9.bz2"] {
+		t.Fatalf("decode under the limit: %v", err)
+	}
+}
