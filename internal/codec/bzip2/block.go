@@ -40,10 +40,11 @@ type blockHeader struct {
 	mtf        [256]byte // initial MTF list: the used byte values in order
 }
 
-// decode decodes j's block: Huffman, MTF and RUNA/RUNB decoding into tt,
-// then the inverse BWT into j.pre, undoing randomisation. It sets j.err,
-// j.needMore, j.end, j.storedCRC and j.pre; the RLE1 stage is separate.
-func (d *blockDecoder) decode(j *job) {
+// decodeSymbols decodes j's block up to the BWT: Huffman, MTF and
+// RUNA/RUNB decoding into d.last. It sets j.err, j.needMore, j.end,
+// j.storedCRC, j.origPtr, j.randomised and j.pre's length, and reports
+// whether the block is ready for unBWT.
+func (d *blockDecoder) decodeSymbols(j *job) bool {
 	j.err, j.needMore, j.tooBig = nil, false, false
 	var h blockHeader
 	err := d.readHeader(j, &h)
@@ -54,26 +55,25 @@ func (d *blockDecoder) decode(j *job) {
 	// Running past the window comes first: the bits past it are padding,
 	// so errors found there say nothing about the block.
 	if d.overrun(j) {
-		return
+		return false
 	}
 	if err != nil {
 		j.err = err
-		return
+		return false
 	}
 	if h.origPtr >= nblock {
 		j.err = ErrBlock
-		return
+		return false
 	}
 	j.end = j.start + d.br.pos() - int64(j.shift)
 	j.storedCRC = h.crc
+	j.origPtr = h.origPtr
+	j.randomised = h.randomised
 	if cap(j.pre) < nblock {
 		j.pre = make([]byte, j.maxBlock)
 	}
 	j.pre = j.pre[:nblock]
-	d.inverseBWT(j.pre, h.origPtr)
-	if h.randomised {
-		derandomise(j.pre)
-	}
+	return true
 }
 
 // overrun reports (and records in j) a decode that ran past j's window:

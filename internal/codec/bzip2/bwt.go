@@ -40,19 +40,32 @@ var rNums = [512]uint16{
 	203, 50, 668, 108, 645, 990, 626, 197, 510, 357, 358, 850, 858, 364, 936, 638,
 }
 
-// inverseBWT undoes the Burrows-Wheeler transform of the block whose last
-// column is d.last[:len(pre)], with the original string at row origPtr,
-// writing the string to pre.
+// unBWT undoes the Burrows-Wheeler transform of a block: the string is
+// written to pre from the last column d.last[:len(pre)] and the row
+// origPtr of the original string.
 //
 // With F the first column, LF the mapping from a row to the row starting
 // with its last byte, and FL its inverse, the string is F[origPtr],
 // F[FL(origPtr)], F[FL(FL(origPtr))], ... and, read from its end,
-// L[origPtr], L[LF(origPtr)], ... The walk follows both chains at once,
-// so two independent chains of cache misses overlap. The halves join up
-// exactly when FL^n(origPtr) == origPtr, which every encoder's output
-// satisfies; otherwise (a crafted block) pre is redone forward-only, which
-// is what the reference decoder outputs.
-func (d *blockDecoder) inverseBWT(pre []byte, origPtr int) {
+// L[origPtr], L[LF(origPtr)], ... The walk is a chain of cache misses;
+// following both directions at once (and two blocks at once, in
+// unBWT2) overlaps them. The halves join up exactly when
+// FL^n(origPtr) == origPtr, which every encoder's output satisfies;
+// otherwise (a crafted block) pre is redone forward-only, which is what
+// the reference decoder outputs.
+type unBWT struct {
+	tt     []uint32 // row j: FL(j)<<8 | F[j]
+	back   []uint32 // row i: LF(i)<<8 | L[i]
+	pre    []byte
+	lo, hi []byte // pre's halves: filled forward from the start, backward from the end
+	orig   uint32
+	fwd    uint32 // row of the next forward step
+	bk     uint32 // row of the next backward step
+	k      int    // steps done in each direction
+}
+
+// init builds the link tables of d's block.
+func (w *unBWT) init(d *blockDecoder, pre []byte, origPtr int) {
 	n := len(pre)
 	last, tt, back := d.last[:n], d.tt[:n], d.back[:n]
 	var next [256]uint32
@@ -64,20 +77,25 @@ func (d *blockDecoder) inverseBWT(pre []byte, origPtr int) {
 	for i, b := range last {
 		j := next[b]
 		next[b]++
-		tt[j] = uint32(i)<<8 | uint32(b) // row j's first byte is b
+		tt[j] = uint32(i)<<8 | uint32(b) // row j starts with b
 		back[i] = j<<8 | uint32(b)
 	}
-
 	h := n / 2
-	fwd, bk := uint32(origPtr), uint32(origPtr)
-	lo, hi := pre[:h], pre[h:]
-	for k := range lo {
+	*w = unBWT{tt: tt, back: back, pre: pre, lo: pre[:h], hi: pre[h:],
+		orig: uint32(origPtr), fwd: uint32(origPtr), bk: uint32(origPtr)}
+}
+
+// finish completes the walk and checks that the halves met.
+func (w *unBWT) finish() {
+	tt, back, lo, hi := w.tt, w.back, w.lo, w.hi
+	fwd, bk := w.fwd, w.bk
+	for k := w.k; k < len(lo); k++ {
 		v := tt[fwd]
-		w := back[bk]
+		u := back[bk]
 		lo[k] = byte(v)
-		hi[len(hi)-1-k] = byte(w)
+		hi[len(hi)-1-k] = byte(u)
 		fwd = v >> 8
-		bk = w >> 8
+		bk = u >> 8
 	}
 	if len(hi) > len(lo) {
 		v := tt[fwd]
@@ -89,12 +107,46 @@ func (d *blockDecoder) inverseBWT(pre []byte, origPtr int) {
 	if fwd == bk {
 		return
 	}
-	fwd = uint32(origPtr)
-	for k := range pre {
+	fwd = w.orig
+	for k := range w.pre {
 		v := tt[fwd]
-		pre[k] = byte(v)
+		w.pre[k] = byte(v)
 		fwd = v >> 8
 	}
+}
+
+// inverseBWT undoes the BWT of one block (see unBWT).
+func (d *blockDecoder) inverseBWT(pre []byte, origPtr int) {
+	var w unBWT
+	w.init(d, pre, origPtr)
+	w.finish()
+}
+
+// inverseBWT2 undoes the BWT of two blocks, d's and e's, walking both at
+// once: four independent chains of cache misses.
+func inverseBWT2(d *blockDecoder, pre []byte, origPtr int, e *blockDecoder, pre2 []byte, origPtr2 int) {
+	var a, b unBWT
+	a.init(d, pre, origPtr)
+	b.init(e, pre2, origPtr2)
+	m := min(len(a.lo), len(b.lo))
+	att, aback, alo, ahi := a.tt, a.back, a.lo[:m], a.hi
+	btt, bback, blo, bhi := b.tt, b.back, b.lo[:m], b.hi
+	af, ab, bf, bb := a.fwd, a.bk, b.fwd, b.bk
+	for k := range alo {
+		v1 := att[af]
+		u1 := aback[ab]
+		v2 := btt[bf]
+		u2 := bback[bb]
+		alo[k] = byte(v1)
+		ahi[len(ahi)-1-k] = byte(u1)
+		blo[k] = byte(v2)
+		bhi[len(bhi)-1-k] = byte(u2)
+		af, ab, bf, bb = v1>>8, u1>>8, v2>>8, u2>>8
+	}
+	a.fwd, a.bk, a.k = af, ab, m
+	b.fwd, b.bk, b.k = bf, bb, m
+	a.finish()
+	b.finish()
 }
 
 // derandomise undoes the randomisation of a block's BWT output.

@@ -22,29 +22,58 @@ type job struct {
 	maxBlock  int   // the stream's block size limit when dispatched
 
 	// Results.
-	err       error
-	needMore  bool   // ran past a window that was not final
-	tooBig    bool   // exceeded maxBlock (wrong guess if the stream changed)
-	end       int64  // absolute bit position after the block
-	storedCRC uint32 // the block's CRC as stored
-	crc       uint32 // as computed
-	pre       []byte // BWT output, before RLE1
-	out       []byte // RLE1 output when expanded
-	expanded  bool   // out holds the whole output; otherwise rle expands pre
-	off       int    // read position in out
-	rle       rle1
+	err        error
+	needMore   bool   // ran past a window that was not final
+	tooBig     bool   // exceeded maxBlock (wrong guess if the stream changed)
+	end        int64  // absolute bit position after the block
+	storedCRC  uint32 // the block's CRC as stored
+	origPtr    int    // the BWT row of the original string
+	randomised bool
+	crc        uint32 // as computed
+	pre        []byte // BWT output, before RLE1
+	out        []byte // RLE1 output when expanded
+	expanded   bool   // out holds the whole output; otherwise rle expands pre
+	off        int    // read position in out
+	rle        rle1
 
 	done chan struct{} // a worker signals a finished decode
 }
 
 func newJob() *job { return &job{done: make(chan struct{}, 1)} }
 
-// run decodes the job's block with d and, when that succeeds, undoes
-// RLE1 and checks the block CRC.
+// run decodes the job's block with d.
 func (j *job) run(d *blockDecoder) {
-	d.decode(j)
-	if j.err != nil || j.needMore {
-		return
+	if d.decodeSymbols(j) {
+		d.inverseBWT(j.pre, j.origPtr)
+		j.finish()
+	}
+}
+
+// runPair decodes two jobs' blocks with d and e, undoing both BWTs at
+// once when both decode.
+func runPair(j *job, d *blockDecoder, k *job, e *blockDecoder) {
+	okj, okk := d.decodeSymbols(j), e.decodeSymbols(k)
+	switch {
+	case okj && okk:
+		inverseBWT2(d, j.pre, j.origPtr, e, k.pre, k.origPtr)
+	case okj:
+		d.inverseBWT(j.pre, j.origPtr)
+	case okk:
+		e.inverseBWT(k.pre, k.origPtr)
+	}
+	if okj {
+		j.finish()
+	}
+	if okk {
+		k.finish()
+	}
+}
+
+// finish derandomises the block if needed, undoes RLE1 and checks the
+// block CRC.
+func (j *job) finish() {
+	if j.randomised {
+		derandomise(j.pre)
 	}
 	// Room for the usual expansion; past it (or outCap) the block is
 	// expanded again as it is read.
@@ -63,16 +92,14 @@ func (j *job) run(d *blockDecoder) {
 			n = j.rle.expand(out)
 			crc = crcUpdate(crc, out[:n])
 		}
-		if j.rle.bad {
-			j.err = ErrBlock
-			return
-		}
-		j.rle.reset(j.pre)
 	}
 	j.off = 0
 	if j.rle.bad {
 		j.err = ErrBlock
 		return
+	}
+	if !j.expanded {
+		j.rle.reset(j.pre)
 	}
 	j.crc = ^crc
 	if j.crc != j.storedCRC {
