@@ -62,9 +62,7 @@ func BenchmarkDecode(b *testing.B) {
 				defer z.Close()
 				buf := make([]byte, 1<<16)
 				in := bytes.NewReader(data)
-				b.SetBytes(size)
-				b.ReportAllocs()
-				for b.Loop() {
+				decode := func() {
 					in.Reset(data)
 					if err := z.Reset(in); err != nil {
 						b.Fatal(err)
@@ -83,6 +81,12 @@ func BenchmarkDecode(b *testing.B) {
 					if n != size {
 						b.Fatalf("decoded %d bytes, want %d", n, size)
 					}
+				}
+				decode() // warm up: the buffers are allocated once
+				b.SetBytes(size)
+				b.ReportAllocs()
+				for b.Loop() {
+					decode()
 				}
 			})
 		}
