@@ -274,7 +274,8 @@ func (z *Reader) block(pos int64) (*job, error) {
 			return nil, ErrMagic // unreachable: pos holds a block magic, so it is a candidate
 		}
 		j := z.queue[0]
-		z.queue = z.queue[1:]
+		n := copy(z.queue, z.queue[1:]) // a few entries; keeps the backing array
+		z.queue = z.queue[:n]
 		<-j.done
 		switch {
 		case j.start < pos:
