@@ -1,27 +1,31 @@
 GO ?= go
 FUZZTIME ?= 3s
+export UNPACK_CORPUS ?= $(abspath ../shared/corpus)
 
-.PHONY: all build test unit purego race fuzz fuzz-short bench demo tools testdata vet
+.PHONY: all build test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus
 
 all: build
 
 build:
 	$(GO) build -o bin/unpack ./cmd/unpack
 
+# Installs the reference tools (xz, 7zz, zstd, bsdtar, …) that fixtures,
+# tests and benchmarks use.
 tools:
 	bash scripts/install-tools.sh
 
 vet:
 	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 unit:
-	$(GO) test ./...
+	$(GO) test -count=1 -skip '^TestCorpus$$' ./...
 
 purego:
-	$(GO) test -tags purego ./...
+	$(GO) test -count=1 -tags purego -skip '^TestCorpus$$' ./...
 
 race:
-	$(GO) test -race -short ./...
+	$(GO) test -count=1 -race -short -skip '^TestCorpus$$' ./...
 
 fuzz-short:
 	bash scripts/fuzz.sh $(FUZZTIME)
@@ -29,7 +33,33 @@ fuzz-short:
 fuzz:
 	bash scripts/fuzz.sh $(or $(T),60s)
 
-test: tools vet unit purego race fuzz-short
+# The shared-corpus run, with its summary line ("corpus: N passed, …").
+corpus:
+	$(GO) test -count=1 -run '^TestCorpus$$' -v ./internal/formats > .corpus.log 2>&1; rc=$$?; \
+	  grep -E '^(corpus:|--- FAIL|    corpus_test|ok|FAIL)' .corpus.log; rm -f .corpus.log; exit $$rc
+
+# Everything CI checks.
+test: tools vet unit corpus purego race fuzz-short
+
+# Builds unpack and extracts the bundled example archive.
+demo: build
+	rm -rf /tmp/unpack-demo
+	bin/unpack l testdata/demo/example.tar.xz
+	bin/unpack x -v testdata/demo/example.tar.xz -o /tmp/unpack-demo
+	bin/unpack t testdata/demo/example.tar.xz
+	@echo "extracted into /tmp/unpack-demo:"; find /tmp/unpack-demo | sort
+
+# Speed against the reference tools, same run, as ratios (docs/BENCHMARKS.md).
+bench: build tools
+	bash scripts/bench.sh
 
 testdata:
 	bash scripts/gen-testdata.sh
+
+# Damaged-input run: panics, hangs, memory, exit codes, leftovers (docs/RELIABILITY.md).
+robustness:
+	bash scripts/robustness.sh
+
+# Man pages and Markdown command reference from the cobra commands.
+docs:
+	$(GO) run ./scripts/gendocs docs

@@ -137,6 +137,9 @@ func Detect(head, tail []byte, name string) Format {
 	if i := bytes.Index(head, magic7z); i > 0 {
 		return SevenZip
 	}
+	if IsEmptyTar(head) {
+		return Tar
+	}
 	return Unknown
 }
 
@@ -192,6 +195,20 @@ func IsTarHeader(h []byte) bool {
 		signed += int64(int8(c))
 	}
 	return want == unsigned || want == signed
+}
+
+// IsEmptyTar recognises a tar archive of no entries: its end marker, two
+// or more 512-byte blocks of zeros, and nothing else in head.
+func IsEmptyTar(h []byte) bool {
+	if len(h) < 1024 || len(h)%512 != 0 {
+		return false
+	}
+	for _, c := range h {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // isLZMAAlone recognises the 13-byte LZMA-alone header as xz-utils does:

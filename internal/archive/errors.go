@@ -73,3 +73,15 @@ func (e *EntryError) Error() string {
 }
 
 func (e *EntryError) Unwrap() error { return e.Err }
+
+// Categorized reports whether err already belongs to one of the categories
+// above (so a layer above should pass it on unchanged).
+func Categorized(err error) bool {
+	for _, k := range []error{ErrCorrupt, ErrChecksum, ErrPassword, ErrNeedPassword,
+		ErrUnsupported, ErrLimit, ErrMissingVolume, ErrNotArchive} {
+		if errors.Is(err, k) {
+			return true
+		}
+	}
+	return false
+}

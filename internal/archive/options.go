@@ -28,8 +28,12 @@ type Options struct {
 	MemLimit int64
 	// Threads is how many goroutines a decoder may use (0: GOMAXPROCS).
 	Threads int
-	// Warn receives non-fatal warnings ("check type 5 not verified").
+	// Warn receives non-fatal warnings.
 	Warn func(msg string)
+	// Unverified receives a note that some data was decoded but its check
+	// could not be verified (an unknown xz check type): the data is given
+	// out, and the CLI ends with exit 5 naming it. Nil: Warn gets it.
+	Unverified func(msg string)
 	// OpenVolume opens another volume of a multi-volume set by path
 	// (nil: os.Open). Tests can substitute it.
 	OpenVolume func(path string) (*os.File, error)
@@ -51,6 +55,15 @@ func (o *Options) Warnf(msg string) {
 	if o != nil && o.Warn != nil {
 		o.Warn(msg)
 	}
+}
+
+// Unverifiedf reports data decoded without its check.
+func (o *Options) Unverifiedf(msg string) {
+	if o != nil && o.Unverified != nil {
+		o.Unverified(msg)
+		return
+	}
+	o.Warnf(msg)
 }
 
 // PasswordList returns the candidate passwords, asking PasswordFunc when none

@@ -1,7 +1,17 @@
-// Package verify holds every checksum the formats carry (CRC32, CRC64-ECMA,
-// SHA-256, BLAKE2sp, XXH32/XXH64 and keyed forms) behind one small API: a
-// Kind, a constructor per kind, and a Reader stage that hashes what passes
-// and compares against the expected value at EOF.
+// Package verify holds every checksum the formats carry (CRC32, CRC32C,
+// CRC16, CRC64-ECMA, SHA-256, BLAKE2sp, XXH32/XXH64 and RAR 5's keyed forms)
+// behind one small API: a Kind, a constructor per kind (New, NewBLAKE2sp),
+// and Reader and Writer stages that hash what passes and compare against the
+// expected value at EOF or Close, failing with a *MismatchError.
+//
+// CRC32 and CRC32C come from hash/crc32 and SHA-256 from crypto/sha256. The
+// rest are implemented here: BLAKE2sp after the BLAKE2 paper (§2.10) and
+// RFC 7693, CRC-64/XZ as the .xz file format specification defines it
+// (ECMA-182 polynomial), XXH32/XXH64 after the xxHash specification
+// (doc/xxhash_spec.md), and RAR5Keyed after unrar's ConvertHashToMAC. On amd64, BLAKE2sp runs its eight leaves
+// in one pass with AVX2 and CRC64 folds with PCLMULQDQ, both chosen at run
+// time from the CPU's features; the pure-Go twins are always compiled,
+// tested against the fast paths, and the only code under -tags purego.
 package verify
 
 import (
@@ -11,7 +21,6 @@ import (
 	"errors"
 	"hash"
 	"hash/crc32"
-	"hash/crc64"
 	"io"
 )
 
@@ -33,6 +42,7 @@ const (
 
 var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16"}
 
+// String returns the kind's usual name ("CRC32", "SHA-256", …).
 func (k Kind) String() string {
 	if int(k) < len(names) {
 		return names[k]
@@ -55,10 +65,7 @@ func (k Kind) Size() int {
 	return 0
 }
 
-var (
-	crc64Table  = crc64.MakeTable(crc64.ECMA)
-	crc32cTable = crc32.MakeTable(crc32.Castagnoli)
-)
+var crc32cTable = crc32.MakeTable(crc32.Castagnoli)
 
 // New returns a fresh hash of kind k, or nil for None and unknown kinds.
 // Sum appends the digest big-endian, as the format-neutral form that
@@ -79,6 +86,8 @@ func New(k Kind) hash.Hash {
 		return newXXH32()
 	case XXH64:
 		return newXXH64()
+	case CRC16:
+		return newCRC16()
 	}
 	return nil
 }
@@ -93,6 +102,7 @@ type MismatchError struct {
 	Got  []byte // computed from the data
 }
 
+// Error names the kind and both values in hex.
 func (e *MismatchError) Error() string {
 	return e.Kind.String() + " mismatch: stored " + hex.EncodeToString(e.Want) +
 		", computed " + hex.EncodeToString(e.Got)
@@ -107,22 +117,30 @@ func Check(k Kind, h hash.Hash, want []byte) error {
 	if want == nil || h == nil {
 		return nil
 	}
-	got := h.Sum(nil)
-	if !bytes.Equal(got, want) {
-		return &MismatchError{Kind: k, Want: append([]byte(nil), want...), Got: got}
+	var scratch [64]byte
+	return compare(k, h.Sum(scratch[:0]), want)
+}
+
+// compare returns a *MismatchError, with copies of got and want, when they
+// differ.
+func compare(k Kind, got, want []byte) error {
+	if bytes.Equal(got, want) {
+		return nil
 	}
-	return nil
+	return &MismatchError{Kind: k, Want: append([]byte(nil), want...), Got: append([]byte(nil), got...)}
 }
 
 // Reader hashes everything read through it and, when the underlying reader
 // returns io.EOF, compares the digest with the expected value: a mismatch is
 // returned in place of io.EOF.
 type Reader struct {
-	r    io.Reader
-	kind Kind
-	h    hash.Hash
-	want []byte
-	err  error
+	r       io.Reader
+	kind    Kind
+	h       hash.Hash
+	want    []byte
+	hashKey []byte
+	err     error
+	sum     [64]byte // scratch for the digest
 }
 
 // NewReader returns a Reader checking r's bytes against want with kind k.
@@ -134,15 +152,16 @@ func NewReader(r io.Reader, k Kind, want []byte) *Reader {
 }
 
 // Reset makes v check a new stream, reusing its hash when the kind is the
-// same.
+// same. It clears any key set with SetRAR5Key.
 func (v *Reader) Reset(r io.Reader, k Kind, want []byte) {
-	if v.h != nil && v.kind == k {
-		v.h.Reset()
-	} else {
-		v.h = New(k)
-	}
-	v.r, v.kind, v.want, v.err = r, k, want, nil
+	v.h = reuse(v.h, v.kind, k)
+	v.r, v.kind, v.want, v.hashKey, v.err = r, k, want, nil, nil
 }
+
+// SetRAR5Key makes v compare want with RAR5Keyed(kind, hashKey, digest)
+// instead of the digest itself, as for RAR 5 entries with tweaked checksums.
+// A nil hashKey compares the plain digest again.
+func (v *Reader) SetRAR5Key(hashKey []byte) { v.hashKey = hashKey }
 
 func (v *Reader) Read(p []byte) (int, error) {
 	if v.err != nil {
@@ -153,7 +172,7 @@ func (v *Reader) Read(p []byte) (int, error) {
 		v.h.Write(p[:n])
 	}
 	if err == io.EOF {
-		if cerr := Check(v.kind, v.h, v.want); cerr != nil {
+		if cerr := check(v.kind, v.h, v.hashKey, v.want, v.sum[:0]); cerr != nil {
 			err = cerr
 		}
 	}
@@ -163,10 +182,33 @@ func (v *Reader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Sum returns the digest of what has passed so far (nil for None).
+// Sum returns the digest of what has passed so far (nil for None), plain,
+// not keyed.
 func (v *Reader) Sum() []byte {
 	if v.h == nil {
 		return nil
 	}
 	return v.h.Sum(nil)
+}
+
+// reuse returns h reset when it is of the wanted kind, else a new hash.
+func reuse(h hash.Hash, have, want Kind) hash.Hash {
+	if h != nil && have == want {
+		h.Reset()
+		return h
+	}
+	return New(want)
+}
+
+// check is Check with the digest converted by RAR5Keyed when hashKey is set;
+// the digest is appended to scratch.
+func check(k Kind, h hash.Hash, hashKey, want, scratch []byte) error {
+	if want == nil || h == nil {
+		return nil
+	}
+	got := h.Sum(scratch)
+	if hashKey != nil {
+		got = RAR5Keyed(k, hashKey, got)
+	}
+	return compare(k, got, want)
 }

@@ -1,0 +1,96 @@
+package archive
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestDetect(t *testing.T) {
+	tarHdr := make([]byte, 512)
+	copy(tarHdr, "file.txt")
+	copy(tarHdr[100:], "0000644\x00")
+	copy(tarHdr[124:], "00000000000\x00")
+	copy(tarHdr[257:], "ustar\x0000")
+	sum := 0
+	for i, c := range tarHdr {
+		if i >= 148 && i < 156 {
+			c = ' '
+		}
+		sum += int(c)
+	}
+	copy(tarHdr[148:], []byte(octal(sum)))
+	cases := []struct {
+		name string
+		head []byte
+		file string
+		want Format
+	}{
+		{"xz", []byte{0xFD, '7', 'z', 'X', 'Z', 0, 0, 4}, "", XZ},
+		{"7z", []byte{'7', 'z', 0xBC, 0xAF, 0x27, 0x1C, 0, 4}, "", SevenZip},
+		{"rar5", []byte("Rar!\x1a\x07\x01\x00xx"), "", RAR5},
+		{"rar4", []byte("Rar!\x1a\x07\x00xx"), "", RAR4},
+		{"rar sfx", append(bytes.Repeat([]byte{0x90}, 5000), "Rar!\x1a\x07\x01\x00"...), "", RAR5},
+		{"lzip", []byte("LZIP\x01\x0c"), "", Lzip},
+		{"zip", []byte("PK\x03\x04\x14\x00"), "", Zip},
+		{"empty zip", []byte("PK\x05\x06" + string(make([]byte, 18))), "", Zip},
+		{"gzip", []byte{0x1f, 0x8b, 8, 0}, "", Gzip},
+		{"bzip2", []byte("BZh91AY&SY"), "", Bzip2},
+		{"bzip2 empty", []byte("BZh9\x17\x72\x45\x38\x50\x90\x00\x00\x00\x00"), "", Bzip2},
+		{"not bzip2", []byte("BZh0xxxxxxxx"), "", Unknown},
+		{"zstd", []byte{0x28, 0xB5, 0x2F, 0xFD, 0}, "", Zstd},
+		{"zstd skippable", []byte{0x50, 0x2A, 0x4D, 0x18, 1, 0, 0, 0, 9, 0x28, 0xB5, 0x2F, 0xFD, 0}, "", Zstd},
+		{"lz4", []byte{0x04, 0x22, 0x4D, 0x18, 0x64}, "", LZ4},
+		{"lz4 legacy", []byte{0x02, 0x21, 0x4C, 0x18}, "", LZ4},
+		{"lz4 skippable", []byte{0x50, 0x2A, 0x4D, 0x18, 1, 0, 0, 0, 9, 0x04, 0x22, 0x4D, 0x18, 0x64}, "", LZ4},
+		{"lzma", []byte{0x5D, 0, 0, 0x80, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0}, "", LZMA},
+		{"lzma odd dict by name", []byte{0x5D, 1, 2, 3, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0}, "a.lzma", LZMA},
+		{"tar", tarHdr, "", Tar},
+		{"empty tar", make([]byte, 1024), "", Tar},
+		{"brotli by name", []byte{0x1b, 0x03}, "x.br", Brotli},
+		{"text", []byte("hello world, this is text"), "x.gz", Unknown},
+	}
+	for _, c := range cases {
+		if got := Detect(c.head, nil, c.file); got != c.want {
+			t.Errorf("%s: Detect = %q, want %q", c.name, got, c.want)
+		}
+	}
+	// A zip with a prefix is found by its end record in the tail.
+	tail := append([]byte("junk"), "PK\x05\x06"+string(make([]byte, 18))...)
+	if got := Detect([]byte("MZ stub"), tail, "x.exe"); got != Zip {
+		t.Errorf("sfx zip: %q", got)
+	}
+}
+
+func octal(n int) string {
+	s := ""
+	for i := 0; i < 6; i++ {
+		s = string(rune('0'+n%8)) + s
+		n /= 8
+	}
+	return s + "\x00 "
+}
+
+func TestStreamEntryName(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		f    Format
+		want string
+	}{
+		{"a/b.txt.gz", Gzip, "b.txt"}, {"x.tgz", Gzip, "x.tar"}, {"x.TXZ", XZ, "x.tar"}, {"y.zst", Zstd, "y"},
+		{"noext", Gzip, "noext.out"}, {"-", XZ, "stdin.out"}, {".gz", Gzip, ".gz.out"}, {"a.tar.lz", Lzip, "a.tar"},
+	} {
+		if got := StreamEntryName(c.path, c.f); got != c.want {
+			t.Errorf("StreamEntryName(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+}
+
+func FuzzDetect(f *testing.F) {
+	f.Add([]byte("Rar!\x1a\x07\x01\x00"), "a.rar")
+	f.Add([]byte{0x50, 0x2A, 0x4D, 0x18, 0xff, 0xff, 0xff, 0xff}, "")
+	f.Add(make([]byte, 600), "x.tar")
+	f.Fuzz(func(t *testing.T, head []byte, name string) {
+		Detect(head, head, name)
+		StreamEntryName(name, Gzip)
+	})
+}

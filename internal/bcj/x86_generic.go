@@ -1,0 +1,6 @@
+//go:build !amd64 || !gc || purego
+
+package bcj
+
+// findE8 is findE8Generic where no assembly is available (or purego).
+func findE8(b []byte) int { return findE8Generic(b) }

@@ -1,0 +1,286 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/extract"
+	"github.com/unpack-dev/unpack/internal/formats"
+)
+
+// ExtractOptions are the flags of `unpack x`.
+type ExtractOptions struct {
+	CommonOptions
+	Output       string
+	Stdout       bool
+	Overwrite    bool
+	SkipExisting bool
+	KeepBroken   bool
+	KeepSetID    bool
+	NoTimes      bool
+	StoredName   bool
+	ToTar        bool
+	Archives     []string
+}
+
+// NewCmdExtract builds `unpack x|extract`. runF replaces the action in tests.
+func NewCmdExtract(f *Factory, runF func(*ExtractOptions) error) *cobra.Command {
+	o := &ExtractOptions{}
+	cmd := &cobra.Command{
+		Use:     "x ARCHIVE... [-- NAME...]",
+		Aliases: []string{"extract"},
+		Short:   "Extract archives (format found by magic bytes), verifying every checksum",
+		Long: `Extract each ARCHIVE ("-" reads standard input, which need not be seekable).
+
+Without -o, an archive whose entries share one top-level item extracts into the
+current directory; otherwise into a new folder named after the archive (like
+unar). A compressed stream holding a tar is extracted as the tar.
+
+Every file is written under a temporary name and renamed into place only after
+its checksum passed: a failed entry leaves nothing behind (unless --keep-broken).
+Entries whose path would leave the destination (absolute, "..", through a
+symlink) are refused; the others still extract. Existing files are never
+replaced silently: choose --overwrite or --skip-existing.
+
+` + exitStatusHelp,
+		Example: `  unpack x archive.tar.xz -o out/
+  unpack x -c big.tar.zst | tar x
+  unpack x --to-tar backup.rar | tar t
+  curl -sL URL | unpack x - -o out/`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Archives, o.Names = splitNames(cmd, args)
+			if err := o.SelectOptions.validate(); err != nil {
+				return err
+			}
+			if o.ToTar && (o.Stdout || o.Output != "") {
+				return &FlagError{Err: fmt.Errorf("--to-tar writes to stdout: it excludes -c and -o")}
+			}
+			if o.Overwrite && o.SkipExisting {
+				return &FlagError{Err: fmt.Errorf("--overwrite and --skip-existing exclude each other")}
+			}
+			if err := oneStdin(o.Archives); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return runExtract(f, o)
+		},
+	}
+	addCommonFlags(cmd, &o.CommonOptions)
+	addSelectFlags(cmd, &o.SelectOptions, true)
+	fl := cmd.Flags()
+	fl.StringVarP(&o.Output, "output", "o", "", "extract into `DIR` (created when missing)")
+	fl.BoolVarP(&o.Stdout, "stdout", "c", false, "write to stdout: a compressed stream's bytes, or the files' contents in order")
+	fl.BoolVar(&o.Overwrite, "overwrite", false, "replace existing files")
+	fl.BoolVar(&o.SkipExisting, "skip-existing", false, "keep existing files, skip those entries")
+	fl.BoolVar(&o.KeepBroken, "keep-broken", false, "keep files whose data failed verification")
+	fl.BoolVar(&o.KeepSetID, "keep-setid", false, "keep setuid/setgid bits")
+	fl.BoolVar(&o.NoTimes, "no-times", false, "do not restore modification times")
+	fl.BoolVar(&o.ToTar, "to-tar", false, "write the entries as a POSIX pax tar stream to stdout (any format to tar)")
+	fl.BoolVarP(&o.StoredName, "name", "N", false, "name a gzip file's output by the name stored in it (gunzip -N)")
+	return cmd
+}
+
+// splitNames separates archives from the member names given after "--".
+func splitNames(cmd *cobra.Command, args []string) (archives, names []string) {
+	if i := cmd.ArgsLenAtDash(); i >= 0 {
+		return args[:i], args[i:]
+	}
+	return args, nil
+}
+
+func oneStdin(args []string) error {
+	n := 0
+	for _, a := range args {
+		if a == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return &FlagError{Err: fmt.Errorf("standard input (-) can be read only once")}
+	}
+	return nil
+}
+
+// abortable is a sink whose files in flight can be removed on interrupt.
+type abortable interface{ Abort() }
+
+func runExtract(f *Factory, o *ExtractOptions) error {
+	r, err := newRunner(f, &o.CommonOptions)
+	if err != nil {
+		return err
+	}
+	var (
+		mu      sync.Mutex
+		current extract.Sink
+	)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-f.Context.Done():
+			mu.Lock()
+			if a, ok := current.(abortable); ok {
+				a.Abort()
+			}
+			mu.Unlock()
+		case <-done:
+		}
+	}()
+	for _, path := range o.Archives {
+		sink, finish, err := extractSink(f, o, path)
+		if err != nil {
+			r.problem(path, "", err)
+			continue
+		}
+		mu.Lock()
+		current = sink
+		mu.Unlock()
+		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout && !o.ToTar,
+			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
+				if e = o.layout(e); e == nil {
+					return nil
+				}
+				if o.Verbose {
+					fmt.Fprintln(f.ErrOut, e.Name)
+				}
+				return sink.Put(e, data)
+			})
+		if err := sink.Close(); err != nil {
+			r.problem(path, "", err)
+		}
+		if finish != nil {
+			if err := finish(); err != nil {
+				r.problem(path, "", err)
+			}
+		}
+	}
+	if f.Context.Err() != nil {
+		fmt.Fprintln(f.ErrOut, "unpack: interrupted")
+		return &codeError{ExitInterrupted}
+	}
+	if r.code != ExitOK {
+		return &codeError{r.code}
+	}
+	return nil
+}
+
+// extractSink chooses where path's entries go. The finish function, when
+// not nil, moves a staged extraction into place.
+func extractSink(f *Factory, o *ExtractOptions, path string) (extract.Sink, func() error, error) {
+	if o.Stdout {
+		return extract.Stdout{W: f.Out}, nil, nil
+	}
+	if o.ToTar {
+		return extract.NewTar(f.Out), nil, nil
+	}
+	dopt := extract.DirOptions{KeepSetID: o.KeepSetID, KeepBroken: o.KeepBroken, NoTimes: o.NoTimes}
+	switch {
+	case o.Overwrite:
+		dopt.Policy = extract.Overwrite
+	case o.SkipExisting:
+		dopt.Policy = extract.Skip
+	}
+	if o.Output != "" {
+		d, err := extract.NewDir(o.Output, dopt)
+		return d, nil, err
+	}
+	// Stage in a hidden folder, then move its one top-level item into the
+	// current directory, or the folder itself under the archive's name.
+	stage, err := os.MkdirTemp(".", ".unpack-stage-")
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := extract.NewDir(stage, dopt)
+	if err != nil {
+		os.Remove(stage)
+		return nil, nil, err
+	}
+	return d, func() error { return unstage(f, o, stage, path) }, nil
+}
+
+func unstage(f *Factory, o *ExtractOptions, stage, path string) error {
+	items, err := os.ReadDir(stage)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(items) == 0:
+		return os.Remove(stage)
+	case len(items) == 1:
+		name := items[0].Name()
+		if _, err := os.Lstat(name); os.IsNotExist(err) {
+			if err := os.Rename(filepath.Join(stage, name), name); err != nil {
+				return err
+			}
+			return os.Remove(stage)
+		}
+		if o.Overwrite && !items[0].IsDir() {
+			if fi, err := os.Lstat(name); err == nil && !fi.IsDir() {
+				if err := os.Rename(filepath.Join(stage, name), name); err != nil {
+					return err
+				}
+				return os.Remove(stage)
+			}
+		}
+	}
+	dest := freeName(archiveStem(path))
+	if err := os.Rename(stage, dest); err != nil {
+		return err
+	}
+	if len(items) == 1 && !o.Quiet {
+		fmt.Fprintf(f.ErrOut, "unpack: %s: %s exists; extracted into %s/\n", path, items[0].Name(), dest)
+	}
+	return nil
+}
+
+// freeName returns base, or base-1, base-2… whichever does not exist.
+func freeName(base string) string {
+	name := base
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(name); os.IsNotExist(err) {
+			return name
+		}
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+}
+
+var partSuffix = regexp.MustCompile(`(?i)\.part[0-9]+$`)
+
+// archiveStem is the archive's file name without its archive suffixes
+// ("a.tar.gz" → "a", "b.part1.rar" → "b", "-" → "stdin").
+func archiveStem(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	base := filepath.Base(path)
+	lower := strings.ToLower(base)
+	for _, s := range []string{".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".tar.lz4", ".tar.lz",
+		".tar.lzma", ".tar.br", ".tgz", ".tbz2", ".tbz", ".txz", ".tzst", ".tlz", ".tar", ".zip",
+		".7z", ".rar", ".gz", ".bz2", ".xz", ".zst", ".lz4", ".lz", ".lzma", ".br", ".exe"} {
+		if strings.HasSuffix(lower, s) && len(base) > len(s) {
+			base = base[:len(base)-len(s)]
+			break
+		}
+	}
+	for _, s := range []string{".7z.001", ".zip.001"} {
+		if strings.HasSuffix(strings.ToLower(base), s) {
+			base = base[:len(base)-len(s)]
+		}
+	}
+	base = partSuffix.ReplaceAllString(base, "")
+	if base == "" || base == "." || base == ".." {
+		return "archive"
+	}
+	return base
+}

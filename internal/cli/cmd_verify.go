@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/extract"
+	"github.com/unpack-dev/unpack/internal/formats"
+)
+
+// VerifyOptions are the flags of `unpack t`.
+type VerifyOptions struct {
+	CommonOptions
+	Manifest bool   // print sha256sum lines
+	Expect   string // compare against a sha256sum manifest
+	Archives []string
+}
+
+// NewCmdVerify builds `unpack t|verify`.
+func NewCmdVerify(f *Factory, runF func(*VerifyOptions) error) *cobra.Command {
+	o := &VerifyOptions{}
+	cmd := &cobra.Command{
+		Use:     "t ARCHIVE... [-- NAME...]",
+		Aliases: []string{"verify", "test"},
+		Short:   "Verify archives: decode every entry and check every checksum, writing nothing",
+		Long: `Verify each ARCHIVE ("-" reads standard input): every byte is decoded and every
+checksum the format carries is checked; nothing is written. Problems are
+reported one line each; the other entries are still checked where the format
+allows. With --json, one JSON object per entry and a summary per archive.
+
+` + exitStatusHelp,
+		Example: `  unpack verify archive.rar --password
+  unpack t --json backup.7z | jq .status`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Archives, o.Names = splitNames(cmd, args)
+			if err := o.SelectOptions.validate(); err != nil {
+				return err
+			}
+			if err := oneStdin(o.Archives); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return runVerify(f, o)
+		},
+	}
+	addCommonFlags(cmd, &o.CommonOptions)
+	addSelectFlags(cmd, &o.SelectOptions, false)
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print one JSON object per entry and a summary (JSON Lines)")
+	cmd.Flags().BoolVar(&o.Manifest, "manifest", false, "print sha256sum-compatible lines for every file, computed in the same pass")
+	cmd.Flags().StringVar(&o.Expect, "expect", "", "compare every file with a sha256sum manifest `FILE` (e.g. SHA256SUMS): report missing, extra and differing")
+	return cmd
+}
+
+func runVerify(f *Factory, o *VerifyOptions) error {
+	r, err := newRunner(f, &o.CommonOptions)
+	if err != nil {
+		return err
+	}
+	var expect map[string]string
+	if o.Expect != "" {
+		if expect, err = readManifest(o.Expect); err != nil {
+			return err
+		}
+	}
+	for _, path := range o.Archives {
+		if o.Manifest || expect != nil {
+			r.sums = map[string]string{}
+		}
+		code := r.each(path, formats.OpenOptions{Format: archive.Format(o.Format)}, true,
+			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
+				err := extract.Discard{}.Put(e, r.hashing(e.Name, data))
+				if e.Type == archive.TypeHardlink {
+					r.linkSum(e.Name, e.Linkname) // the same bytes as its target
+				}
+				if o.Verbose && !o.JSON {
+					st := "OK"
+					if err != nil {
+						st = "FAILED"
+					}
+					fmt.Fprintf(f.Out, "%-6s %s\n", st, e.Name)
+				}
+				return err
+			})
+		if o.Manifest {
+			printManifest(f.Out, r.sums)
+		}
+		if expect != nil {
+			r.compareManifest(path, expect)
+			code = worse(code, r.code)
+		}
+		if !o.Quiet && !o.JSON && !o.Manifest {
+			if code == ExitOK {
+				fmt.Fprintf(f.Out, "%s: %d entries, %s, all OK\n", path, r.entries, humanBytes(r.bytes))
+			} else if r.entries > 0 {
+				fmt.Fprintf(f.Out, "%s: %d entries, %d failed\n", path, r.entries, r.failed)
+			}
+		}
+	}
+	if f.Context.Err() != nil {
+		return &codeError{ExitInterrupted}
+	}
+	if r.code != ExitOK {
+		return &codeError{r.code}
+	}
+	return nil
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

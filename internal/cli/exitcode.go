@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"errors"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/extract"
+)
+
+// ExitCode is the process exit status.
+type ExitCode int
+
+// The exit codes, documented under EXIT STATUS in --help.
+const (
+	ExitOK          ExitCode = 0   // everything verified
+	ExitError       ExitCode = 1   // other errors: I/O, destination problems
+	ExitUsage       ExitCode = 2   // bad command line
+	ExitCorrupt     ExitCode = 3   // corrupt data or a checksum mismatch
+	ExitPassword    ExitCode = 4   // wrong or missing password
+	ExitUnsupported ExitCode = 5   // unsupported feature or format, or a limit hit
+	ExitInterrupted ExitCode = 130 // interrupted by a signal
+)
+
+const exitStatusHelp = `EXIT STATUS
+  0    everything read and verified
+  1    other errors (I/O, destination problems, refused paths)
+  2    usage error
+  3    corrupt data or a checksum mismatch in some entry, or an entry refused
+       because its path would leave the destination
+  4    wrong or missing password
+  5    unsupported format, method or feature, or a limit hit (named)
+  130  interrupted`
+
+// exitCodeOf maps an error to its exit code: the one place that does.
+func exitCodeOf(err error) ExitCode {
+	var fe *FlagError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &fe):
+		return ExitUsage
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.Is(err, archive.ErrPassword), errors.Is(err, archive.ErrNeedPassword):
+		return ExitPassword
+	case errors.Is(err, archive.ErrUnsupported), errors.Is(err, archive.ErrLimit),
+		errors.Is(err, archive.ErrNotArchive):
+		return ExitUnsupported
+	case errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrChecksum),
+		errors.Is(err, archive.ErrMissingVolume), errors.Is(err, extract.ErrInsecurePath):
+		return ExitCorrupt
+	}
+	return ExitError
+}
+
+// worse returns the code to report when both a and b happened.
+func worse(a, b ExitCode) ExitCode {
+	if a == ExitInterrupted || b == ExitInterrupted {
+		return ExitInterrupted
+	}
+	if b > a {
+		return b
+	}
+	return a
+}
+
+// FlagError is a usage error (exit 2).
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/formats"
+)
+
+// promptMarker is the value of a bare --password: ask on the terminal.
+const promptMarker = "\x00prompt"
+
+// CommonOptions are the flags every reading command takes.
+type CommonOptions struct {
+	Format       string
+	Passwords    []string
+	PasswordFile string
+	MemLimit     string
+	Threads      int
+	Quiet        bool
+	Verbose      bool
+	JSON         bool
+	LimitOptions
+	SelectOptions
+}
+
+func addCommonFlags(cmd *cobra.Command, o *CommonOptions) {
+	fl := cmd.Flags()
+	fl.StringVar(&o.Format, "format", "", "read as this format instead of detecting it (xz, lzma, lzip, gzip, bzip2, zstd, lz4, brotli, tar, zip, rar4, rar5, 7z)")
+	fl.StringArrayVarP(&o.Passwords, "password", "p", nil, "password (`PW`; bare -p or --password asks on the terminal; repeat to try several)")
+	fl.Lookup("password").NoOptDefVal = promptMarker
+	fl.StringVar(&o.PasswordFile, "password-file", "", "read candidate passwords from `FILE`, one per line")
+	fl.StringVar(&o.MemLimit, "memlimit", "1GiB", "refuse dictionaries and windows larger than `SIZE` (e.g. 512MiB, 4GiB)")
+	fl.IntVar(&o.Threads, "threads", 0, "decoder threads (0: all cores)")
+	fl.BoolVarP(&o.Quiet, "quiet", "q", false, "print nothing but errors")
+	fl.BoolVarP(&o.Verbose, "verbose", "v", false, "name each entry as it is processed")
+	addLimitFlags(cmd, &o.LimitOptions)
+}
+
+// archiveOptions turns the flags into what formats take.
+func (o *CommonOptions) archiveOptions(f *Factory) (*archive.Options, error) {
+	limit, err := parseSize(o.MemLimit)
+	if err != nil {
+		return nil, &FlagError{Err: fmt.Errorf("--memlimit: %v", err)}
+	}
+	if o.Format != "" && !knownFormat(archive.Format(o.Format)) {
+		return nil, &FlagError{Err: fmt.Errorf("--format: unknown format %q", o.Format)}
+	}
+	opt := &archive.Options{MemLimit: limit, Threads: o.Threads}
+	prompt := false
+	for _, p := range o.Passwords {
+		if p == promptMarker {
+			prompt = true
+			continue
+		}
+		opt.Passwords = append(opt.Passwords, p)
+	}
+	if o.PasswordFile != "" {
+		pw, err := readPasswordFile(o.PasswordFile)
+		if err != nil {
+			return nil, err
+		}
+		opt.Passwords = append(opt.Passwords, pw...)
+	}
+	if env := f.Getenv("UNPACK_PASSWORD"); env != "" && len(opt.Passwords) == 0 {
+		opt.Passwords = []string{env}
+	}
+	if prompt || len(opt.Passwords) == 0 {
+		// Ask only when a format finds it needs a password.
+		if f.Prompt != nil {
+			opt.PasswordFunc = func() (string, error) {
+				pw, err := f.Prompt("Password: ")
+				if err != nil {
+					return "", fmt.Errorf("%w (%v)", archive.ErrNeedPassword, err)
+				}
+				return pw, nil
+			}
+		}
+	}
+	return opt, nil
+}
+
+func knownFormat(f archive.Format) bool {
+	for _, k := range formats.All() {
+		if k == f {
+			return true
+		}
+	}
+	return false
+}
+
+func readPasswordFile(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return out, sc.Err()
+}
+
+// terminalPrompt asks for a password on the controlling terminal, without
+// echo. It fails when there is no terminal.
+func terminalPrompt(prompt string) (string, error) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return "", fmt.Errorf("no terminal to ask for a password")
+	}
+	defer tty.Close()
+	fmt.Fprint(tty, prompt)
+	pw, err := term.ReadPassword(int(tty.Fd()))
+	fmt.Fprintln(tty)
+	if err != nil {
+		return "", err
+	}
+	return string(pw), nil
+}
+
+// parseSize reads "123", "64K", "512MiB", "1.5G" (powers of 1024).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, fmt.Errorf("empty size")
+	}
+	mult := int64(1)
+	low := strings.ToLower(s)
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+		{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"tb", 1 << 40},
+		{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40}, {"b", 1}} {
+		if strings.HasSuffix(low, u.suffix) {
+			mult = u.m
+			low = strings.TrimSpace(strings.TrimSuffix(low, u.suffix))
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(low, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return int64(v * float64(mult)), nil
+}

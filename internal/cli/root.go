@@ -1,0 +1,119 @@
+// Package cli holds unpack's commands: extract (x), verify (t), list (l)
+// and version. It knows no format: formats.Open detects and decodes, the
+// extract package writes; this package wires them, reports problems one
+// line each and maps errors to exit codes in one place.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Factory carries the process's streams and environment, so commands can be
+// tested with buffers.
+type Factory struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// ErrIsTerminal reports whether ErrOut is a terminal (progress bars).
+	ErrIsTerminal bool
+	// Getenv reads the environment.
+	Getenv func(string) string
+	// Prompt reads a password from the terminal; nil when there is none.
+	Prompt func(prompt string) (string, error)
+	// Context is cancelled on SIGINT/SIGTERM.
+	Context context.Context
+}
+
+// Main runs unpack with os.Args and returns the exit code.
+func Main() ExitCode {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := &Factory{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		ErrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+		Getenv:        os.Getenv,
+		Prompt:        terminalPrompt,
+		Context:       ctx,
+	}
+	return Run(f, os.Args[1:])
+}
+
+// Run executes the command line args with f and returns the exit code.
+func Run(f *Factory, args []string) ExitCode {
+	if f.Context == nil {
+		f.Context = context.Background()
+	}
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	root.SetIn(f.In)
+	root.SetOut(f.Out)
+	root.SetErr(f.ErrOut)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return ExitOK
+	}
+	var ce *codeError
+	if errors.As(err, &ce) {
+		return ce.code // problems were already reported, one line each
+	}
+	code := exitCodeOf(err)
+	if code == ExitOK || cmd == nil {
+		code = ExitUsage
+	}
+	var fe *FlagError
+	if errors.As(err, &fe) || isCobraUsage(err) {
+		fmt.Fprintf(f.ErrOut, "unpack: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
+		return ExitUsage
+	}
+	fmt.Fprintf(f.ErrOut, "unpack: %v\n", err)
+	return code
+}
+
+// codeError ends a command whose problems were already printed.
+type codeError struct{ code ExitCode }
+
+func (e *codeError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// isCobraUsage recognises cobra's own argument and flag errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs an argument",
+		"invalid argument", "accepts ", "requires at least", "bad flag syntax", "if any flags in the group"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "unpack",
+		Short: "Extract and verify archives and compressed files, byte-exact, fast and safely",
+		Long: `unpack extracts or verifies any archive or compressed file. The format is found
+by its magic bytes; every checksum the format carries is verified before a file
+is committed to disk, and no entry can write outside the destination.
+
+` + exitStatusHelp,
+		Example: `  unpack x archive.tar.xz -o out/        # extract
+  unpack verify archive.rar --password    # check every entry, write nothing
+  unpack x -c big.tar.zst | tar x         # decompressed stream to stdout
+  curl -sL URL | unpack x - -o out/       # read a non-seekable stdin`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{Err: err} })
+	root.AddCommand(NewCmdExtract(f, nil), NewCmdVerify(f, nil), NewCmdList(f, nil), NewCmdVersion(f))
+	return root
+}

@@ -1,0 +1,373 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/extract"
+	"github.com/unpack-dev/unpack/internal/formats"
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+// runner processes archives for one command and collects the exit code.
+type runner struct {
+	f    *Factory
+	o    *CommonOptions
+	opt  *archive.Options
+	code ExitCode
+	enc  *json.Encoder // --json output
+	// stats of the current archive
+	entries, failed int
+	bytes           int64
+	opened          bool             // the current archive was recognised and opened
+	lim             *limits          // limits of the current archive
+	current         string           // the archive being read
+	arch            *formats.Archive // the archive being read, once open
+	sumsMu          sync.Mutex
+	sums            map[string]string // SHA-256 of each entry's data, with --manifest/--expect
+	unverified      []string          // data of the current archive decoded without its check
+}
+
+func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
+	opt, err := o.archiveOptions(f)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{f: f, o: o, opt: opt}
+	opt.Warn = func(msg string) { r.warn(r.current, "", msg) }
+	opt.Unverified = func(msg string) { r.unverified = append(r.unverified, msg) }
+	if o.JSON {
+		r.enc = json.NewEncoder(f.Out)
+	}
+	return r, nil
+}
+
+// problem reports one failure on stderr, "unpack: ARCHIVE: ENTRY: what",
+// and folds its exit code in.
+func (r *runner) problem(arch, entry string, err error) {
+	r.code = worse(r.code, exitCodeOf(err))
+	fmt.Fprintf(r.f.ErrOut, "unpack: %v\n", &archive.EntryError{Archive: printable(arch), Entry: printable(entry), Err: describe(err)})
+}
+
+// printable quotes a name holding control characters, so that every
+// problem stays on one line.
+func printable(s string) string {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// warn reports something that does not change the exit code.
+func (r *runner) warn(arch, entry, msg string) {
+	if r.o.Quiet {
+		return
+	}
+	switch {
+	case arch == "":
+		fmt.Fprintf(r.f.ErrOut, "unpack: warning: %s\n", msg)
+	case entry == "":
+		fmt.Fprintf(r.f.ErrOut, "unpack: %s: warning: %s\n", arch, msg)
+	default:
+		fmt.Fprintf(r.f.ErrOut, "unpack: %s: %s: warning: %s\n", arch, entry, msg)
+	}
+}
+
+// describe adds what a user needs to an error's text where the category
+// alone would be unclear.
+func describe(err error) error {
+	switch {
+	case errors.Is(err, archive.ErrNotArchive):
+		return archive.ErrNotArchive
+	case errors.Is(err, archive.ErrNeedPassword) && err == archive.ErrNeedPassword:
+		return fmt.Errorf("encrypted: a password is required (-p, --password-file or UNPACK_PASSWORD)")
+	}
+	return err
+}
+
+// status names the outcome of an entry for JSON output.
+func status(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, extract.ErrSkipped):
+		return "skipped"
+	case errors.Is(err, extract.ErrInsecurePath):
+		return "refused"
+	case errors.Is(err, archive.ErrPassword), errors.Is(err, archive.ErrNeedPassword):
+		return "wrong-password"
+	case errors.Is(err, archive.ErrMissingVolume):
+		return "missing-volume"
+	case errors.Is(err, archive.ErrLimit):
+		return "limit"
+	case errors.Is(err, archive.ErrUnsupported):
+		return "unsupported"
+	case errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrChecksum):
+		return "corrupt"
+	}
+	return "error"
+}
+
+// entryJSON is one line of --json output.
+type entryJSON struct {
+	Archive    string `json:"archive"`
+	Name       string `json:"name"`
+	Type       string `json:"type"`
+	Size       int64  `json:"size"`
+	PackedSize int64  `json:"packed_size"`
+	MTime      string `json:"mtime,omitempty"`
+	Mode       string `json:"mode"`
+	Method     string `json:"method,omitempty"`
+	Encrypted  bool   `json:"encrypted"`
+	Link       string `json:"link,omitempty"`
+	Checksum   string `json:"checksum"`
+	SHA256     string `json:"sha256,omitempty"`
+	Expected   string `json:"expected,omitempty"`
+	Actual     string `json:"actual,omitempty"`
+	Status     string `json:"status"`
+	Error      string `json:"error,omitempty"`
+}
+
+type summaryJSON struct {
+	Summary struct {
+		Archive string `json:"archive"`
+		Format  string `json:"format"`
+		Entries int    `json:"entries"`
+		Failed  int    `json:"failed"`
+		Bytes   int64  `json:"bytes"`
+		Status  string `json:"status"`
+		Error   string `json:"error,omitempty"`
+	} `json:"summary"`
+}
+
+func (r *runner) emitEntry(arch string, e *archive.Entry, size int64, err error) {
+	if r.enc == nil {
+		return
+	}
+	j := entryJSON{
+		Archive: arch, Name: e.Name, Type: e.Type.String(), Size: size, PackedSize: e.PackedSize,
+		Mode: e.Mode.String(), Method: e.Method, Encrypted: e.Encrypted, Link: e.Linkname,
+		Checksum: e.Checksum.String(), Status: status(err), SHA256: r.sum(e.Name),
+	}
+	if err == nil && e.Type == archive.TypeFile && e.Checksum == verify.None && !r.streamChecked() {
+		j.Status = "unverifiable"
+	}
+	if !e.ModTime.IsZero() {
+		j.MTime = e.ModTime.UTC().Format(time.RFC3339Nano)
+	}
+	if e.ChecksumValue != nil {
+		j.Expected = hex.EncodeToString(e.ChecksumValue)
+		if err == nil && size >= 0 {
+			j.Actual = j.Expected
+		}
+	}
+	var me *verify.MismatchError
+	if errors.As(err, &me) {
+		j.Checksum, j.Expected, j.Actual = me.Kind.String(), hex.EncodeToString(me.Want), hex.EncodeToString(me.Got)
+	}
+	if err != nil {
+		j.Error = err.Error()
+	}
+	r.enc.Encode(j)
+}
+
+func (r *runner) emitSummary(arch string, format archive.Format, code ExitCode, err error) {
+	if r.enc == nil {
+		return
+	}
+	var s summaryJSON
+	s.Summary.Archive, s.Summary.Format = arch, string(format)
+	s.Summary.Entries, s.Summary.Failed, s.Summary.Bytes = r.entries, r.failed, r.bytes
+	s.Summary.Status = "ok"
+	if code != ExitOK {
+		s.Summary.Status = "failed"
+	}
+	if err != nil {
+		s.Summary.Status, s.Summary.Error = status(err), err.Error()
+	}
+	r.enc.Encode(s)
+}
+
+// streamChecked reports whether the current archive is a compressed stream
+// whose own checksum covers every entry's bytes (a tar inside gzip, xz…).
+func (r *runner) streamChecked() bool {
+	if r.arch == nil {
+		return false
+	}
+	switch r.arch.Format {
+	case archive.Gzip, archive.XZ, archive.Lzip, archive.Bzip2, archive.Zstd, archive.LZ4:
+		return true
+	}
+	return false
+}
+
+// hashing returns data wrapped so that its SHA-256 is recorded for name
+// when it has been read to the end, if sums are being collected.
+func (r *runner) hashing(name string, data io.Reader) io.Reader {
+	if r.sums == nil {
+		return data
+	}
+	return &sumReader{r: data, h: sha256.New(), done: func(sum []byte) {
+		r.sumsMu.Lock()
+		r.sums[name] = hex.EncodeToString(sum)
+		r.sumsMu.Unlock()
+	}}
+}
+
+// linkSum records for a hard link the sum of its target.
+func (r *runner) linkSum(name, target string) {
+	if r.sums == nil {
+		return
+	}
+	r.sumsMu.Lock()
+	defer r.sumsMu.Unlock()
+	if s, ok := r.sums[cleanManifestName(target)]; ok {
+		r.sums[name] = s
+	} else if s, ok := r.sums[target]; ok {
+		r.sums[name] = s
+	}
+}
+
+// sum is the recorded SHA-256 of an entry ("" when none).
+func (r *runner) sum(name string) string {
+	if r.sums == nil {
+		return ""
+	}
+	r.sumsMu.Lock()
+	defer r.sumsMu.Unlock()
+	return r.sums[name]
+}
+
+type sumReader struct {
+	r    io.Reader
+	h    hash.Hash
+	done func([]byte)
+}
+
+func (s *sumReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.h.Write(p[:n])
+	if err == io.EOF {
+		s.done(s.h.Sum(nil))
+	}
+	return n, err
+}
+
+// counter counts the bytes read through it.
+type counter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// each opens path and calls fn for every entry; fn reads the entry's data
+// from the reader it is given. It reports archive-level problems and
+// returns the archive's exit code.
+//
+// With parallel set, a seekable indexed archive is processed on several
+// cores instead (see runner.parallel).
+func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error) ExitCode {
+	saved := r.code
+	r.code, r.entries, r.failed, r.bytes, r.current, r.unverified = ExitOK, 0, 0, 0, path, nil
+	defer func() {
+		for _, msg := range r.unverified {
+			r.problem(path, "", archive.Unsupportedf("%s", msg))
+		}
+		r.code = worse(saved, r.code)
+	}()
+	if oo.Stdin == nil {
+		oo.Stdin = r.f.In
+	}
+	a, err := formats.Open(path, r.opt, oo)
+	r.opened = err == nil
+	if err != nil {
+		r.problem(path, "", err)
+		r.emitSummary(path, "", r.code, err)
+		return r.code
+	}
+	defer a.Close()
+	r.arch = a
+	defer func() { r.arch = nil }()
+	stop := r.progress(a)
+	defer stop()
+	lim, err := r.o.LimitOptions.start(a.Consumed, path == "-")
+	if err != nil {
+		r.problem(path, "", err)
+		return r.code
+	}
+	r.lim = lim
+	if parallel && len(r.o.Include)+len(r.o.Exclude)+len(r.o.Names) == 0 && r.parallel(path, a, func(e *archive.Entry, data io.Reader) error { return fn(a, e, data) }) {
+		r.emitSummary(path, a.Format, r.code, nil)
+		return r.code
+	}
+	var archErr error
+	for {
+		if err := r.f.Context.Err(); err != nil {
+			r.code = ExitInterrupted
+			archErr = err
+			break
+		}
+		e, err := a.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			archErr = err
+			r.problem(path, "", err)
+			break
+		}
+		if !r.o.selected(e.Name) {
+			continue
+		}
+		r.entries++
+		if err := lim.entry(r.entries); err != nil {
+			archErr = err
+			r.problem(path, "", err)
+			break
+		}
+		c := &counter{r: lim.reader(a)}
+		err = fn(a, e, c)
+		r.bytes += c.n
+		size := e.Size
+		if e.Type == archive.TypeFile && c.n > 0 || size < 0 && err == nil {
+			size = c.n
+		}
+		r.report(path, e, size, err)
+		if r.f.Context.Err() != nil {
+			r.code = ExitInterrupted
+			break
+		}
+	}
+	r.emitSummary(path, a.Format, r.code, archErr)
+	return r.code
+}
+
+// report records one entry's outcome: its JSON line, and a problem line
+// (or a warning for a skipped entry).
+func (r *runner) report(path string, e *archive.Entry, size int64, err error) {
+	r.emitEntry(path, e, size, err)
+	switch {
+	case err == nil:
+	case errors.Is(err, extract.ErrSkipped):
+		r.warn(path, e.Name, err.Error())
+	default:
+		r.failed++
+		r.problem(path, e.Name, err)
+	}
+}

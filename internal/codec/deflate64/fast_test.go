@@ -1,0 +1,138 @@
+package deflate64
+
+import (
+	"bytes"
+	"compress/flate"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"math/rand/v2"
+	"testing"
+	"testing/iotest"
+)
+
+func TestInflaterFar7zip(t *testing.T) {
+	raw, want := farStream(t)
+	for name, wrap := range map[string]func(io.Reader) io.Reader{
+		"plain":   func(r io.Reader) io.Reader { return r },
+		"onebyte": iotest.OneByteReader,
+		"half":    iotest.HalfReader,
+	} {
+		h := sha256.New()
+		if _, err := io.Copy(h, wrap(NewInflater(wrap(bytes.NewReader(raw)), true))); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != want {
+			t.Errorf("%s: sha256 %s, want %s", name, got, want)
+		}
+	}
+}
+
+// testData returns inputs of several shapes: runs (long matches of length
+// 258), text, a small alphabet and random bytes.
+func testData(rng *rand.Rand, size int) [][]byte {
+	runs := bytes.Repeat([]byte{'a'}, size)
+	text := make([]byte, size)
+	small := make([]byte, size)
+	random := make([]byte, size)
+	words := []string{"alpha ", "beta ", "gamma ", "delta\n", "epsilon ", "zeta "}
+	for i := 0; i < size; {
+		w := words[rng.IntN(len(words))]
+		i += copy(text[i:], w)
+	}
+	for i := range small {
+		small[i] = "abcd"[rng.IntN(4)]
+		random[i] = byte(rng.Uint32())
+	}
+	return [][]byte{runs, text, small, random}
+}
+
+// TestInflaterDeflate cross-checks the deflate mode against compress/flate
+// output at every level, through one-byte and half reads.
+func TestInflaterDeflate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	f := NewInflater(nil, false)
+	for _, size := range []int{0, 1, 7, 100, 5000, 40000, 70000, 300000} {
+		for k, data := range testData(rng, size) {
+			for _, level := range []int{flate.NoCompression, flate.BestSpeed, 5, flate.BestCompression, flate.HuffmanOnly} {
+				var buf bytes.Buffer
+				w, _ := flate.NewWriter(&buf, level)
+				w.Write(data)
+				w.Close()
+				for _, wrap := range []func(io.Reader) io.Reader{func(r io.Reader) io.Reader { return r }, iotest.OneByteReader, iotest.HalfReader} {
+					f.Reset(wrap(bytes.NewReader(buf.Bytes())))
+					got, err := io.ReadAll(f)
+					if err != nil || !bytes.Equal(got, data) {
+						t.Fatalf("size %d data %d level %d: err %v, equal %v", size, k, level, err, bytes.Equal(got, data))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestInflaterMatchesReader compares the two Deflate64 decoders on damaged
+// streams: same output, and an error from both or from neither.
+func TestInflaterMatchesReader(t *testing.T) {
+	raw, _ := farStream(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 300; i++ {
+		b := bytes.Clone(raw)
+		for k := 0; k < 1+rng.IntN(3); k++ {
+			b[rng.IntN(len(b))] ^= byte(1 + rng.IntN(255))
+		}
+		if rng.IntN(4) == 0 {
+			b = b[:rng.IntN(len(b))]
+		}
+		want, werr := io.ReadAll(NewReader(bytes.NewReader(b)))
+		got, gerr := io.ReadAll(NewInflater(bytes.NewReader(b), true))
+		if !bytes.Equal(got, want) || (werr == nil) != (gerr == nil) {
+			t.Fatalf("case %d: Reader %d bytes, %v; Inflater %d bytes, %v", i, len(want), werr, len(got), gerr)
+		}
+	}
+}
+
+func FuzzInflater(f *testing.F) {
+	raw, _ := farStream(f)
+	f.Add(raw[:4096], true)
+	var buf bytes.Buffer
+	w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
+	w.Write(bytes.Repeat([]byte("fuzzing the inflater "), 100))
+	w.Close()
+	f.Add(buf.Bytes(), false)
+	f.Fuzz(func(t *testing.T, b []byte, d64 bool) {
+		got, gerr := io.ReadAll(io.LimitReader(NewInflater(bytes.NewReader(b), d64), 1<<24))
+		if d64 {
+			want, werr := io.ReadAll(io.LimitReader(NewReader(bytes.NewReader(b)), 1<<24))
+			if !bytes.Equal(got, want) || (werr == nil) != (gerr == nil) {
+				t.Fatalf("Reader %d bytes, %v; Inflater %d bytes, %v", len(want), werr, len(got), gerr)
+			}
+		}
+	})
+}
+
+func BenchmarkInflater(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for k, name := range []string{"runs", "text", "small", "random"} {
+		data := testData(rng, 4<<20)[k]
+		var buf bytes.Buffer
+		w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
+		w.Write(data)
+		w.Close()
+		comp := buf.Bytes()
+		b.Run(name, func(b *testing.B) {
+			f := NewInflater(nil, false)
+			in := bytes.NewReader(comp)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				in.Reset(comp)
+				f.Reset(in)
+				n, err := io.Copy(io.Discard, f)
+				if err != nil || n != int64(len(data)) {
+					b.Fatal(n, err)
+				}
+			}
+		})
+	}
+}

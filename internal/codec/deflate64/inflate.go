@@ -1,0 +1,450 @@
+// Package deflate64 decodes Deflate64 ("enhanced deflate", zip method 9):
+// deflate (RFC 1951) with a 64 KiB window, a length code 285 that carries
+// 16 extra bits, and distance codes 30 and 31. PKWARE never published it;
+// this follows the description in APPNOTE.TXT 6.3.10 §4.4.5 and the
+// behaviour of zlib's contrib/infback9.
+//
+// Two decoders share the format tables. Inflater decodes deflate or
+// Deflate64 fast, from a source it reads ahead of (for inputs the caller
+// bounds, such as a zip entry of known size). Reader decodes Deflate64 one
+// input byte at a time and never reads past the end of the stream, so a
+// container streaming from a pipe can find what follows it.
+//
+// # Security concerns
+//
+// Memory is fixed: the window (32 or 64 KiB) plus an output chunk, the
+// input buffer and the decoding tables.
+package deflate64
+
+import (
+	"bufio"
+	"io"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// Errors. Each is an archive.ErrCorrupt.
+var (
+	// ErrBlockType: a block with the reserved type 3.
+	ErrBlockType = archive.Corruptf("deflate64: invalid block type")
+	// ErrStoredLength: a stored block whose length and its complement disagree.
+	ErrStoredLength = archive.Corruptf("deflate64: stored block length check failed")
+	// ErrCodeLengths: a dynamic block's code lengths are invalid.
+	ErrCodeLengths = archive.Corruptf("deflate64: invalid code lengths")
+	// ErrSymbol: a bit pattern that is no code, or a symbol out of range.
+	ErrSymbol = archive.Corruptf("deflate64: invalid symbol")
+	// ErrDistance: a match reaching before the start of the data.
+	ErrDistance = archive.Corruptf("deflate64: distance too far back")
+)
+
+const windowSize = 1 << 16
+
+// Decoding states.
+const (
+	stateHeader = iota
+	stateStored
+	stateHuffman
+	stateEnd
+)
+
+// Reader decompresses a Deflate64 stream.
+type Reader struct {
+	r    io.ByteReader
+	rr   io.Reader // the same source, for stored blocks
+	b    uint64    // bit buffer, least significant bit first
+	nb   uint      // bits in b
+	err  error
+	last bool // the current block is the final one
+
+	state      int
+	storedLeft int
+	copyLen    int
+	copyDist   int
+
+	lit, dist *huffman
+	dynLit    huffman
+	dynDist   huffman
+	codeLen   huffman
+	lengths   [288 + 32]uint8
+
+	hist [windowSize]byte
+	wpos int  // next byte of hist to write
+	rpos int  // next byte of hist to hand out
+	full bool // hist has wrapped: all of it is history
+}
+
+// byteReader is what the decoder reads from.
+type byteReader interface {
+	io.Reader
+	io.ByteReader
+}
+
+// NewReader returns a Reader decompressing r. If r is not an
+// io.ByteReader it is buffered, and the decoder may read past the end of
+// the stream.
+func NewReader(r io.Reader) *Reader {
+	f := new(Reader)
+	f.Reset(r)
+	return f
+}
+
+// Reset makes f decode a new stream from r, keeping its buffers.
+func (f *Reader) Reset(r io.Reader) {
+	br, ok := r.(byteReader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	f.r, f.rr = br, br
+	f.b, f.nb, f.err, f.last = 0, 0, nil, false
+	f.state, f.storedLeft, f.copyLen, f.copyDist = stateHeader, 0, 0, 0
+	f.wpos, f.rpos, f.full = 0, 0, false
+}
+
+// Read decompresses into p.
+func (f *Reader) Read(p []byte) (int, error) {
+	for {
+		if f.rpos < f.wpos {
+			n := copy(p, f.hist[f.rpos:f.wpos])
+			f.rpos += n
+			return n, nil
+		}
+		if f.wpos == windowSize {
+			f.wpos, f.rpos, f.full = 0, 0, true
+		}
+		if f.err != nil {
+			return 0, f.err
+		}
+		f.step()
+	}
+}
+
+// step decodes until the window is full, a block ends or an error.
+func (f *Reader) step() {
+	switch f.state {
+	case stateHeader:
+		f.header()
+	case stateStored:
+		f.stored()
+	case stateHuffman:
+		f.huffmanBlock()
+	case stateEnd:
+		f.err = io.EOF
+	}
+}
+
+// fill makes at least n bits available.
+func (f *Reader) fill(n uint) bool {
+	for f.nb < n {
+		c, err := f.r.ReadByte()
+		if err != nil {
+			f.fail(err)
+			return false
+		}
+		f.b |= uint64(c) << f.nb
+		f.nb += 8
+	}
+	return true
+}
+
+// fail records an input error; the end of input inside the stream is
+// io.ErrUnexpectedEOF.
+func (f *Reader) fail(err error) {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	f.err = err
+}
+
+func (f *Reader) bits(n uint) (uint32, bool) {
+	if !f.fill(n) {
+		return 0, false
+	}
+	v := uint32(f.b & (1<<n - 1))
+	f.b >>= n
+	f.nb -= n
+	return v, true
+}
+
+// header reads a block header.
+func (f *Reader) header() {
+	if f.last {
+		f.state = stateEnd
+		f.err = io.EOF
+		return
+	}
+	v, ok := f.bits(3)
+	if !ok {
+		return
+	}
+	f.last = v&1 != 0
+	switch v >> 1 {
+	case 0:
+		f.b >>= f.nb % 8
+		f.nb -= f.nb % 8
+		v, ok := f.bits(32)
+		if !ok {
+			return
+		}
+		if uint16(v) != ^uint16(v>>16) {
+			f.err = ErrStoredLength
+			return
+		}
+		f.storedLeft = int(uint16(v))
+		f.state = stateStored
+	case 1:
+		f.lit, f.dist = &fixedLit, &fixedDist
+		f.state = stateHuffman
+	case 2:
+		if f.dynamicTables() {
+			f.lit, f.dist = &f.dynLit, &f.dynDist
+			f.state = stateHuffman
+		}
+	default:
+		f.err = ErrBlockType
+	}
+}
+
+// stored copies a stored block's bytes into the window.
+func (f *Reader) stored() {
+	for f.storedLeft > 0 && f.wpos < windowSize && f.nb >= 8 {
+		f.hist[f.wpos] = byte(f.b)
+		f.b >>= 8
+		f.nb -= 8
+		f.wpos++
+		f.storedLeft--
+	}
+	n := min(f.storedLeft, windowSize-f.wpos)
+	if n > 0 {
+		m, err := io.ReadFull(f.rr, f.hist[f.wpos:f.wpos+n])
+		f.wpos += m
+		f.storedLeft -= m
+		if err != nil {
+			f.fail(err)
+			return
+		}
+	}
+	if f.storedLeft == 0 {
+		f.state = stateHeader
+	}
+}
+
+// The order code length code lengths are sent in.
+var codeOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+
+// dynamicTables reads a dynamic block's code lengths and builds its tables.
+func (f *Reader) dynamicTables() bool {
+	v, ok := f.bits(14)
+	if !ok {
+		return false
+	}
+	nlit := int(v&0x1f) + 257
+	ndist := int(v>>5&0x1f) + 1
+	nclen := int(v>>10) + 4
+	if nlit > 286 {
+		f.err = ErrCodeLengths
+		return false
+	}
+	var cl [19]uint8
+	for i := range nclen {
+		v, ok := f.bits(3)
+		if !ok {
+			return false
+		}
+		cl[codeOrder[i]] = uint8(v)
+	}
+	if !f.codeLen.init(cl[:]) {
+		f.err = ErrCodeLengths
+		return false
+	}
+	lengths := f.lengths[:nlit+ndist]
+	for i := 0; i < len(lengths); {
+		sym, ok := f.sym(&f.codeLen)
+		if !ok {
+			return false
+		}
+		if sym < 16 {
+			lengths[i] = uint8(sym)
+			i++
+			continue
+		}
+		var rep int
+		var val uint8
+		switch sym {
+		case 16:
+			if i == 0 {
+				f.err = ErrCodeLengths
+				return false
+			}
+			v, ok := f.bits(2)
+			if !ok {
+				return false
+			}
+			rep, val = 3+int(v), lengths[i-1]
+		case 17:
+			v, ok := f.bits(3)
+			if !ok {
+				return false
+			}
+			rep = 3 + int(v)
+		default:
+			v, ok := f.bits(7)
+			if !ok {
+				return false
+			}
+			rep = 11 + int(v)
+		}
+		if i+rep > len(lengths) {
+			f.err = ErrCodeLengths
+			return false
+		}
+		for range rep {
+			lengths[i] = val
+			i++
+		}
+	}
+	if lengths[256] == 0 || !f.dynLit.init(lengths[:nlit]) || !f.dynDist.init(lengths[nlit:]) {
+		f.err = ErrCodeLengths
+		return false
+	}
+	return true
+}
+
+// sym decodes one symbol with h, reading only the bytes the code needs.
+func (f *Reader) sym(h *huffman) (int, bool) {
+	n := h.min
+	for {
+		if !f.fill(n) {
+			return 0, false
+		}
+		e := h.chunks[f.b&chunkMask]
+		if e&entryLong != 0 {
+			e = h.links[e>>8+uint32(f.b>>chunkBits)&h.subMask]
+		}
+		l := uint(e & entryLenMask)
+		if l != 0 && l <= f.nb {
+			f.b >>= l
+			f.nb -= l
+			return int(e >> 8), true
+		}
+		if l == 0 {
+			if f.nb >= h.max {
+				f.err = ErrSymbol
+				return 0, false
+			}
+			l = f.nb + 1
+		}
+		n = l
+	}
+}
+
+// Length and distance bases and extra bits. Deflate64 gives code 285 a
+// base of 3 with 16 extra bits and adds distance codes 30 and 31.
+var (
+	lenBase = [29]uint16{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
+		35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 3}
+	lenExtra = [29]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+		3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 16}
+	distBase = [32]uint32{1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193,
+		257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577, 32769, 49153}
+	distExtra = [32]uint8{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6,
+		7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14}
+)
+
+// huffmanBlock decodes literals and matches until the block ends or the
+// window is full.
+func (f *Reader) huffmanBlock() {
+	for {
+		if f.copyLen > 0 {
+			f.copyMatch()
+		}
+		if f.wpos == windowSize {
+			return
+		}
+		sym, ok := f.sym(f.lit)
+		if !ok {
+			return
+		}
+		switch {
+		case sym < 256:
+			f.hist[f.wpos] = byte(sym)
+			f.wpos++
+			continue
+		case sym == 256:
+			f.state = stateHeader
+			return
+		case sym > 285:
+			f.err = ErrSymbol
+			return
+		}
+		i := sym - 257
+		v, ok := f.bits(uint(lenExtra[i]))
+		if !ok {
+			return
+		}
+		length := int(lenBase[i]) + int(v)
+		d, ok := f.sym(f.dist)
+		if !ok {
+			return
+		}
+		if d >= 32 {
+			f.err = ErrSymbol
+			return
+		}
+		v, ok = f.bits(uint(distExtra[d]))
+		if !ok {
+			return
+		}
+		dist := int(distBase[d]) + int(v)
+		if dist > windowSize || (!f.full && dist > f.wpos) {
+			f.err = ErrDistance
+			return
+		}
+		f.copyLen, f.copyDist = length, dist
+	}
+}
+
+// copyMatch copies as much of the pending match as fits in the window.
+func (f *Reader) copyMatch() {
+	for f.copyLen > 0 && f.wpos < windowSize {
+		src := f.wpos - f.copyDist
+		if src < 0 {
+			src += windowSize
+		}
+		n := min(f.copyLen, windowSize-f.wpos, windowSize-src)
+		if f.copyDist >= n {
+			copy(f.hist[f.wpos:f.wpos+n], f.hist[src:src+n])
+		} else {
+			// Overlapping: repeat the last copyDist bytes.
+			for i := range n {
+				f.hist[f.wpos+i] = f.hist[src+i]
+			}
+		}
+		f.wpos += n
+		f.copyLen -= n
+	}
+}
+
+// The fixed tables of block type 1.
+var fixedLit, fixedDist = func() (huffman, huffman) {
+	var l [288]uint8
+	for i := range l {
+		switch {
+		case i < 144:
+			l[i] = 8
+		case i < 256:
+			l[i] = 9
+		case i < 280:
+			l[i] = 7
+		default:
+			l[i] = 8
+		}
+	}
+	var d [32]uint8
+	for i := range d {
+		d[i] = 5
+	}
+	var hl, hd huffman
+	hl.init(l[:])
+	hd.init(d[:])
+	return hl, hd
+}()

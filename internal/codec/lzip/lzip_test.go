@@ -1,0 +1,263 @@
+package lzip
+
+import (
+	"archive/tar"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+type sum struct {
+	sha  string
+	size int64
+}
+
+// readSums reads testdata/sums.txt written by scripts/testdata/lzma.sh.
+func readSums(t testing.TB) map[string]sum {
+	t.Helper()
+	data, err := os.ReadFile("testdata/sums.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]sum{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(line)
+		n, _ := strconv.ParseInt(f[2], 10, 64)
+		m[f[0]] = sum{f[1], n}
+	}
+	return m
+}
+
+func hashAll(r io.Reader) (string, int64, error) {
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	return hex.EncodeToString(h.Sum(nil)), n, err
+}
+
+var fixtures = []struct{ file, want string }{
+	{"text-lzip.lz", "text"},
+	{"small-lzip.lz", "small"},
+	{"bin-lzip0.lz", "bin"},
+	{"two-members-lzip.lz", "both"},
+	{"split-lzip.lz", "both"},
+}
+
+func TestFixtures(t *testing.T) {
+	sums := readSums(t)
+	wraps := map[string]func(io.Reader) io.Reader{
+		"plain":   func(r io.Reader) io.Reader { return r },
+		"onebyte": iotest.OneByteReader,
+		"half":    iotest.HalfReader,
+	}
+	var reused Reader
+	for _, f := range fixtures {
+		data, err := os.ReadFile(filepath.Join("testdata", f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := sums[f.want]
+		for name, wrap := range wraps {
+			t.Run(f.file+"/"+name, func(t *testing.T) {
+				r, err := NewReader(wrap(bytes.NewReader(data)), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, n, err := hashAll(iotest.OneByteReader(r))
+				if err != nil || got != want.sha || n != want.size {
+					t.Fatalf("got %s %d %v, want %s %d", got, n, err, want.sha, want.size)
+				}
+			})
+		}
+		if err := reused.Reset(bytes.NewReader(data), 0); err != nil {
+			t.Fatal(err)
+		}
+		if got, n, err := hashAll(&reused); err != nil || got != want.sha || n != want.size {
+			t.Fatalf("%s reused: got %s %d %v", f.file, got, n, err)
+		}
+	}
+}
+
+// isCorrupt reports whether err is of the corrupt-data category, which a
+// checksum mismatch is part of.
+func isCorrupt(err error) bool {
+	return errors.Is(err, archive.ErrCorrupt) || errors.Is(err, archive.ErrChecksum)
+}
+
+// decodeErr decodes data fully and returns the error that ended it.
+func decodeErr(data []byte, limit int64) error {
+	r, err := NewReader(bytes.NewReader(data), limit)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, r)
+	return err
+}
+
+func TestTruncatedAndFlipped(t *testing.T) {
+	data, err := os.ReadFile("testdata/two-members-lzip.lz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < len(data); n += len(data)/89 + 1 {
+		if err := decodeErr(data[:n], 0); !errors.Is(err, archive.ErrCorrupt) {
+			t.Fatalf("cut at %d: %v", n, err)
+		}
+	}
+	// Flips are caught by the CRC, the sizes or the LZMA decoder, except
+	// after the last member's trailer (there are none here).
+	bad := make([]byte, len(data))
+	for i := 0; i < len(data); i += len(data)/73 + 1 {
+		copy(bad, data)
+		bad[i] ^= 0x10
+		err := decodeErr(bad, 64<<20)
+		if !isCorrupt(err) && !errors.Is(err, archive.ErrLimit) &&
+			!errors.Is(err, archive.ErrUnsupported) {
+			t.Fatalf("flip at %d: %v", i, err)
+		}
+	}
+}
+
+func TestTrailer(t *testing.T) {
+	data, err := os.ReadFile("testdata/text-lzip.lz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(data)
+	crc := func(b []byte) { b[n-20] ^= 1 }
+	size := func(b []byte) { b[n-16] ^= 1 }
+	member := func(b []byte) { b[n-8] ^= 1 }
+	for name, tc := range map[string]struct {
+		edit func([]byte)
+		want error
+	}{
+		"crc":    {crc, verify.ErrChecksum},
+		"size":   {size, ErrDataSize},
+		"member": {member, ErrMemberSize},
+	} {
+		b := bytes.Clone(data)
+		tc.edit(b)
+		if err := decodeErr(b, 0); !errors.Is(err, tc.want) {
+			t.Errorf("%s: got %v, want %v", name, err, tc.want)
+		}
+	}
+	// Trailing data is ignored, unless it is a member's magic.
+	if err := decodeErr(append(bytes.Clone(data), "garbage"...), 0); err != nil {
+		t.Errorf("trailing garbage: %v", err)
+	}
+	if err := decodeErr(append(bytes.Clone(data), "LZIP"...), 0); !errors.Is(err, archive.ErrCorrupt) {
+		t.Errorf("trailing magic: %v", err)
+	}
+}
+
+func TestMemLimit(t *testing.T) {
+	data, err := os.ReadFile("testdata/text-lzip.lz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = decodeErr(data, 4096)
+	if !errors.Is(err, archive.ErrLimit) || !strings.Contains(err.Error(), "96 KiB needed") {
+		t.Fatalf("got %v, want a limit error naming the size", err)
+	}
+}
+
+// TestCorpus runs the .lz and .tar.lz files of the shared corpus.
+func TestCorpus(t *testing.T) {
+	n := 0
+	for _, row := range testutil.Manifest(t) {
+		if row.Format != "lz" && row.Format != "tar.lz" {
+			continue
+		}
+		n++
+		t.Run(row.Local, func(t *testing.T) {
+			data, err := os.ReadFile(row.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := NewReader(bytes.NewReader(data), archive.DefaultMemLimit)
+			if err == nil {
+				if row.Expect == "ok" || row.Expect == "ok?" {
+					err = checkStream(t, r, row.Expected)
+				} else {
+					_, err = io.Copy(io.Discard, r)
+				}
+			}
+			t.Logf("error: %v", err)
+			switch row.Expect {
+			case "ok", "ok?":
+				if err != nil {
+					t.Fatal(err)
+				}
+			case "must-fail":
+				if !isCorrupt(err) {
+					t.Fatalf("want a corrupt-data error, got %v", err)
+				}
+			case "unsupported":
+				if !errors.Is(err, archive.ErrUnsupported) {
+					t.Fatalf("want an unsupported error, got %v", err)
+				}
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no lzip rows in the corpus manifest")
+	}
+}
+
+// checkStream compares a decompressed stream with a corpus .sha256s file.
+func checkStream(t *testing.T, r io.Reader, expected string) error {
+	t.Helper()
+	want, err := testutil.ExpectedFiles(expected)
+	if err != nil || want == nil {
+		t.Fatalf("expected sums %s: %v", expected, err)
+	}
+	if sha, ok := want["<stream>"]; ok {
+		got, _, err := hashAll(r)
+		if err == nil && got != sha {
+			t.Errorf("stream sha256 %s, want %s", got, sha)
+		}
+		return err
+	}
+	tr := tar.NewReader(r)
+	seen := 0
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA {
+			continue
+		}
+		got, _, err := hashAll(tr)
+		if err != nil {
+			return err
+		}
+		if w, ok := want[h.Name]; ok {
+			seen++
+			if got != w {
+				t.Errorf("%s: sha256 %s, want %s", h.Name, got, w)
+			}
+		}
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return err
+	}
+	if seen != len(want) {
+		t.Errorf("%d files checked, want %d", seen, len(want))
+	}
+	return nil
+}

@@ -1,0 +1,213 @@
+package lzma
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
+)
+
+// checkStream compares a decompressed stream with a corpus .sha256s file:
+// the "<stream>" entry, or the regular files of the tar it holds.
+func checkStream(t *testing.T, r io.Reader, expected string) error {
+	t.Helper()
+	want, err := testutil.ExpectedFiles(expected)
+	if err != nil || want == nil {
+		t.Fatalf("expected sums %s: %v", expected, err)
+	}
+	if sha, ok := want["<stream>"]; ok {
+		got, _, err := hashAll(r)
+		if err != nil {
+			return err
+		}
+		if got != sha {
+			t.Errorf("stream sha256 %s, want %s", got, sha)
+		}
+		return nil
+	}
+	tr := tar.NewReader(r)
+	seen := 0
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		got, _, err := hashAll(tr)
+		if err != nil {
+			return err
+		}
+		if got != want[h.Name] {
+			t.Errorf("%s: sha256 %s, want %s", h.Name, got, want[h.Name])
+		}
+		seen++
+	}
+	// The tar reader may stop before the compressed stream's end: drain
+	// it so its end is verified too.
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return err
+	}
+	if seen != len(want) {
+		t.Errorf("%d files, want %d", seen, len(want))
+	}
+	return nil
+}
+
+// TestCorpus runs the .lzma and .tar.lzma files of the shared corpus.
+func TestCorpus(t *testing.T) {
+	n := 0
+	for _, row := range testutil.Manifest(t) {
+		if row.Format != "lzma" && row.Format != "tar.lzma" {
+			continue
+		}
+		n++
+		t.Run(row.Local, func(t *testing.T) {
+			data, err := os.ReadFile(row.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r io.Reader
+			r, err = NewAloneReader(bytes.NewReader(data), archive.DefaultMemLimit)
+			if err == nil {
+				switch row.Expect {
+				case "ok", "ok?":
+					err = checkStream(t, r, row.Expected)
+				default:
+					_, err = io.Copy(io.Discard, r)
+				}
+			}
+			checkExpect(t, row.Expect, err)
+		})
+	}
+	if n == 0 {
+		t.Fatal("no lzma rows in the corpus manifest")
+	}
+}
+
+// checkExpect checks err against a manifest expectation.
+func checkExpect(t *testing.T, expect string, err error) {
+	t.Helper()
+	switch expect {
+	case "ok", "ok?":
+		if err != nil {
+			t.Fatalf("want success, got %v", err)
+		}
+	case "must-fail":
+		t.Logf("error: %v", err)
+		if !errors.Is(err, archive.ErrCorrupt) {
+			t.Fatalf("want a corrupt-data error, got %v", err)
+		}
+	case "unsupported":
+		if !errors.Is(err, archive.ErrUnsupported) {
+			t.Fatalf("want an unsupported error, got %v", err)
+		}
+	default:
+		t.Logf("expect %q: got %v", expect, err)
+	}
+}
+
+// xzLZMA2 returns the dictionary size and the LZMA2 data of the first
+// block of a single-filter (LZMA2 only) .xz file, parsing just enough of
+// the container for the test.
+func xzLZMA2(t *testing.T, data []byte) (int, []byte) {
+	t.Helper()
+	if len(data) < 13 || string(data[:6]) != "\xfd7zXZ\x00" {
+		t.Fatal("not an xz file")
+	}
+	b := data[12:]
+	size := (int(b[0]) + 1) * 4
+	flags := b[1]
+	if flags&3 != 0 {
+		t.Skip("more than one filter")
+	}
+	h := b[2:size]
+	vli := func() uint64 {
+		var v uint64
+		for i := 0; ; i++ {
+			c := h[0]
+			h = h[1:]
+			v |= uint64(c&0x7F) << (7 * i)
+			if c < 0x80 {
+				return v
+			}
+		}
+	}
+	if flags&0x40 != 0 {
+		vli()
+	}
+	if flags&0x80 != 0 {
+		vli()
+	}
+	if id := vli(); id != 0x21 {
+		t.Fatalf("filter %#x is not LZMA2", id)
+	}
+	vli()
+	p := h[0]
+	dict := 0xFFFFFFFF
+	if p < 40 {
+		dict = (2 | int(p)&1) << (p/2 + 11)
+	}
+	return dict, b[size:]
+}
+
+// TestCorpusXZLZMA2 decodes the LZMA2 data of the xz test files that
+// exercise LZMA2 chunk handling, with Reader2 alone.
+func TestCorpusXZLZMA2(t *testing.T) {
+	dir := testutil.CorpusDir(t)
+	good := regexp.MustCompile(`^good-1-(lzma2-\d|check-\w+|block_header-\d)\.xz$`)
+	bad := regexp.MustCompile(`^bad-1-lzma2-[1-8]\.xz$`)
+	files, _ := filepath.Glob(filepath.Join(dir, "files/xz/tests/files/*-1-*.xz"))
+	n := 0
+	for _, path := range files {
+		name := filepath.Base(path)
+		isGood, isBad := good.MatchString(name), bad.MatchString(name)
+		if !isGood && !isBad {
+			continue
+		}
+		n++
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dict, lz := xzLZMA2(t, data)
+			src := bufio.NewReader(bytes.NewReader(lz))
+			r, err := NewReader2(src, dict)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := sha256.New()
+			_, err = io.Copy(h, r)
+			if isBad {
+				checkExpect(t, "must-fail", err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(dir, path)
+			want, _ := testutil.ExpectedFiles(filepath.Join(dir, "expected", rel+".sha256s"))
+			if got := hex.EncodeToString(h.Sum(nil)); got != want["<stream>"] {
+				t.Fatalf("sha256 %s, want %s", got, want["<stream>"])
+			}
+		})
+	}
+	if n < 10 {
+		t.Fatalf("only %d xz LZMA2 files found", n)
+	}
+}

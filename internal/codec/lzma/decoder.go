@@ -1,0 +1,387 @@
+package lzma
+
+import "encoding/binary"
+
+// decoder is the LZMA symbol decoder shared by Reader1 and Reader2: the
+// probability model, the coder state, the range decoder and the circular
+// dictionary window. It owns its buffers and reuses them across resets.
+type decoder struct {
+	p   probs
+	lit []uint16 // litSize probabilities per literal coder, 1<<(lc+lp) coders
+
+	lc, lp, pb int
+
+	state uint32
+	rep   [4]uint32 // distances minus one of the last four matches
+
+	rng, code uint32
+
+	// win is the dictionary: a circular buffer of dictCap+winSlack bytes.
+	// pos is the write position; everything before it since the last
+	// wrap (and, when wrapped, everything after it) is history.
+	win     []byte
+	dictCap int  // largest valid match distance
+	pos     int  // next write position in win
+	wrapped bool // win has wrapped at least once since the dictionary reset
+	pendLen int  // bytes of a match left to copy when it overran the last limit
+
+	// The input: in[ip:inEnd] are unread bytes. When inFinal is set they
+	// are all there is, and in has maxSymbolBytes zero bytes after inEnd.
+	in      []byte
+	ip      int
+	inEnd   int
+	inFinal bool
+}
+
+// Results of decoder.run besides errors.
+const (
+	runLimit   = iota // the output position reached the limit (or a match is pending)
+	runInput          // more input is needed before the next symbol
+	runMarker         // the end-of-payload marker was decoded
+	runOverrun        // the symbol read past the end of the final input
+)
+
+// initWindow prepares a window for a dictionary of size bytes, reusing the
+// previous allocation when it is large enough. The contents are not reset.
+func (d *decoder) initWindow(size int64) {
+	d.dictCap = dictCap(size)
+	n := d.dictCap + winSlack
+	if cap(d.win) >= n {
+		d.win = d.win[:n]
+	} else {
+		d.win = make([]byte, n)
+	}
+}
+
+// resetDict forgets the dictionary contents.
+func (d *decoder) resetDict() {
+	d.pos = 0
+	d.wrapped = false
+	d.pendLen = 0
+}
+
+// setProps installs new lc/lp/pb values; the caller resets the state.
+func (d *decoder) setProps(lc, lp, pb int) {
+	d.lc, d.lp, d.pb = lc, lp, pb
+	n := litSize << (lc + lp)
+	if cap(d.lit) >= n {
+		d.lit = d.lit[:n]
+	} else {
+		d.lit = make([]uint16, n)
+	}
+}
+
+// resetState resets the probabilities, the state and the rep distances.
+func (d *decoder) resetState() {
+	d.p.reset()
+	fillProbs(d.lit)
+	d.state = 0
+	d.rep = [4]uint32{}
+	d.pendLen = 0
+}
+
+// initRC starts the range decoder on the next five input bytes, which the
+// caller has made available. The first byte must be zero.
+func (d *decoder) initRC() error {
+	b := d.in[d.ip : d.ip+5]
+	d.ip += 5
+	if b[0] != 0 {
+		return ErrRangeInit
+	}
+	d.rng = 0xFFFFFFFF
+	d.code = binary.BigEndian.Uint32(b[1:])
+	return nil
+}
+
+// finished reports whether the range decoder ended cleanly: code zero and
+// no byte read beyond the input.
+func (d *decoder) finished() bool { return d.code == 0 && d.ip <= d.inEnd }
+
+// litNext is the state after a literal.
+var litNext = [numStates]uint32{0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 4, 5}
+
+// run decodes symbols into the window from d.pos up to limit (at most
+// len(d.win)). A match that would cross limit is cut there and its rest
+// left in d.pendLen. With once set, one symbol is decoded even at limit:
+// that is how the optional end marker after a known size is read (a
+// literal there is ErrSize, a match is left wholly pending).
+func (d *decoder) run(limit int, once bool) (int, error) {
+	win := d.win
+	pos := d.pos
+	if d.pendLen > 0 {
+		n := min(d.pendLen, limit-pos)
+		pos = copyMatch(win, pos, int(d.rep[0])+1, n)
+		d.pendLen -= n
+		if d.pendLen > 0 {
+			d.pos = pos
+			return runLimit, nil
+		}
+	}
+
+	in := d.in
+	ip := d.ip
+	inLimit := d.inEnd - maxSymbolBytes
+	if d.inFinal {
+		inLimit = d.inEnd
+	}
+	rng, code := d.rng, d.code
+	state := d.state
+	rep0, rep1, rep2, rep3 := d.rep[0], d.rep[1], d.rep[2], d.rep[3]
+	p := &d.p
+	lit := d.lit
+	lc := uint(d.lc)
+	lpMask := 1<<d.lp - 1
+	pbMask := 1<<d.pb - 1
+	dictCap := d.dictCap
+	wrapped := d.wrapped
+	status := runLimit
+	var err error
+	var b uint32
+
+	for pos < limit || once {
+		once = false
+		if ip > inLimit {
+			status = runInput
+			break
+		}
+		posState := pos & pbMask
+		rng, code, ip, b = rcBit(rng, code, &p.isMatch[state][posState], in, ip)
+		if b == 0 {
+			// A literal, coded with the previous byte's high bits and
+			// the position's low bits as context.
+			if pos >= limit {
+				err = ErrSize
+				break
+			}
+			var prev uint32
+			if pos > 0 {
+				prev = uint32(win[pos-1])
+			} else if wrapped {
+				prev = uint32(win[len(win)-1])
+			}
+			base := litSize * (((pos & lpMask) << lc) + int(prev>>(8-lc)))
+			probs := (*[litSize]uint16)(lit[base : base+litSize])
+			sym := uint32(1)
+			if state < litStates {
+				for sym < 0x100 {
+					rng, code, ip, b = rcBit(rng, code, &probs[sym], in, ip)
+					sym = sym<<1 | b
+				}
+			} else {
+				// A matched literal: while its bits agree with the byte
+				// at rep0, they are coded with their own probabilities.
+				src := pos - int(rep0) - 1
+				if src < 0 {
+					src += len(win)
+				}
+				mb := uint32(win[src])
+				offs := uint32(0x100)
+				for sym < 0x100 {
+					mb <<= 1
+					mbit := mb & offs
+					rng, code, ip, b = rcBit(rng, code, &probs[offs+mbit+sym], in, ip)
+					sym = sym<<1 | b
+					offs = mbit ^ (offs &^ (0 - b))
+				}
+			}
+			win[pos] = byte(sym)
+			pos++
+			state = litNext[state]
+			continue
+		}
+
+		var n int // match length
+		rng, code, ip, b = rcBit(rng, code, &p.isRep[state], in, ip)
+		if b == 0 {
+			// A match with a new distance.
+			if state < litStates {
+				state = 7
+			} else {
+				state = 10
+			}
+			rep3, rep2, rep1 = rep2, rep1, rep0
+			var l uint32
+			l, rng, code, ip = decodeLen(&p.matchLen, posState, rng, code, in, ip)
+			n = int(l) + minMatchLen
+
+			lenState := min(l, lenToPosStates-1)
+			slots := &p.posSlot[lenState]
+			sym := uint32(1)
+			for sym < 64 {
+				rng, code, ip, b = rcBit(rng, code, &slots[sym], in, ip)
+				sym = sym<<1 | b
+			}
+			slot := sym - 64
+			if slot < 4 {
+				rep0 = slot
+			} else {
+				nd := slot>>1 - 1
+				dist := (2 | slot&1) << nd
+				if slot < endPosModel {
+					base := dist - slot
+					m := uint32(1)
+					for i := uint32(0); i < nd; i++ {
+						rng, code, ip, b = rcBit(rng, code, &p.posSpecial[base+m], in, ip)
+						m = m<<1 | b
+						dist |= b << i
+					}
+				} else {
+					var direct uint32
+					for i := nd - alignBits; i > 0; i-- {
+						rng, code, ip, b = rcDirect(rng, code, in, ip)
+						direct = direct<<1 | b
+					}
+					dist += direct << alignBits
+					m := uint32(1)
+					for i := uint32(0); i < alignBits; i++ {
+						rng, code, ip, b = rcBit(rng, code, &p.align[m], in, ip)
+						m = m<<1 | b
+						dist |= b << i
+					}
+					if dist == 0xFFFFFFFF {
+						status = runMarker
+						break
+					}
+				}
+				rep0 = dist
+			}
+		} else {
+			rng, code, ip, b = rcBit(rng, code, &p.isRepG0[state], in, ip)
+			if b == 0 {
+				rng, code, ip, b = rcBit(rng, code, &p.isRep0Long[state][posState], in, ip)
+				if b == 0 {
+					// A short rep: one byte from rep0.
+					if state < litStates {
+						state = 9
+					} else {
+						state = 11
+					}
+					n = 1
+				}
+			} else {
+				var dist uint32
+				rng, code, ip, b = rcBit(rng, code, &p.isRepG1[state], in, ip)
+				if b == 0 {
+					dist = rep1
+				} else {
+					rng, code, ip, b = rcBit(rng, code, &p.isRepG2[state], in, ip)
+					if b == 0 {
+						dist = rep2
+					} else {
+						dist = rep3
+						rep3 = rep2
+					}
+					rep2 = rep1
+				}
+				rep1 = rep0
+				rep0 = dist
+			}
+			if n == 0 {
+				if state < litStates {
+					state = 8
+				} else {
+					state = 11
+				}
+				var l uint32
+				l, rng, code, ip = decodeLen(&p.repLen, posState, rng, code, in, ip)
+				n = int(l) + minMatchLen
+			}
+		}
+
+		avail := pos
+		if wrapped || avail > dictCap {
+			avail = dictCap
+		}
+		if uint(rep0) >= uint(avail) {
+			err = ErrDistance
+			break
+		}
+		if rest := limit - pos; n > rest {
+			d.pendLen = n - rest
+			n = rest
+		}
+		pos = copyMatch(win, pos, int(rep0)+1, n)
+		if d.pendLen > 0 {
+			break
+		}
+	}
+
+	if ip > d.inEnd && err == nil {
+		status = runOverrun
+	}
+	d.pos = pos
+	d.ip = ip
+	d.rng, d.code = rng, code
+	d.state = state
+	d.rep = [4]uint32{rep0, rep1, rep2, rep3}
+	return status, err
+}
+
+// decodeLen decodes a match length minus minMatchLen (0..271).
+func decodeLen(lp *lenProbs, posState int, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	var b uint32
+	rng, code, ip, b = rcBit(rng, code, &lp.choice, in, ip)
+	if b == 0 {
+		t := &lp.low[posState]
+		sym := uint32(1)
+		for sym < 8 {
+			rng, code, ip, b = rcBit(rng, code, &t[sym], in, ip)
+			sym = sym<<1 | b
+		}
+		return sym - 8, rng, code, ip
+	}
+	rng, code, ip, b = rcBit(rng, code, &lp.choice2, in, ip)
+	if b == 0 {
+		t := &lp.mid[posState]
+		sym := uint32(1)
+		for sym < 8 {
+			rng, code, ip, b = rcBit(rng, code, &t[sym], in, ip)
+			sym = sym<<1 | b
+		}
+		return sym, rng, code, ip // 8 + (sym - 8)
+	}
+	sym := uint32(1)
+	for sym < 0x100 {
+		rng, code, ip, b = rcBit(rng, code, &lp.high[sym], in, ip)
+		sym = sym<<1 | b
+	}
+	return sym - 0x100 + 16, rng, code, ip
+}
+
+// copyMatch copies n bytes from dist bytes back to pos in the circular
+// window win and returns the new position. pos+n <= len(win) and
+// 0 < dist <= len(win)-winSlack.
+func copyMatch(win []byte, pos, dist, n int) int {
+	end := pos + n
+	src := pos - dist
+	if src < 0 {
+		// The source starts before the wrap: copy up to the window end
+		// first. Reading ahead of pos is safe: those bytes are older
+		// history not yet overwritten (dist < len(win)).
+		src += len(win)
+		k := copy(win[pos:end], win[src:])
+		pos += k
+		if pos == end {
+			return end
+		}
+		src = 0
+	}
+	switch {
+	case pos-src >= end-pos:
+		copy(win[pos:end], win[src:])
+	case pos-src >= 8 && end+8 <= len(win):
+		// Overlapping, but each 8-byte step reads bytes already written.
+		for pos < end {
+			binary.LittleEndian.PutUint64(win[pos:], binary.LittleEndian.Uint64(win[src:]))
+			pos += 8
+			src += 8
+		}
+	default:
+		// Short period: double the copied span each step, keeping the
+		// source at its start so the period is preserved.
+		for pos < end {
+			pos += copy(win[pos:end], win[src:pos])
+		}
+	}
+	return end
+}

@@ -1,0 +1,71 @@
+package lzma
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// Sentinel errors. Every one of them errors.Is archive.ErrCorrupt (or
+// archive.ErrUnsupported / archive.ErrLimit where said), so the CLI can map
+// it to an exit code without knowing this package.
+var (
+	// ErrProps reports invalid lc/lp/pb properties or a bad properties byte.
+	ErrProps = archive.Corruptf("lzma: invalid properties")
+	// ErrDistance reports a match reaching back before the start of the
+	// dictionary (or of the data decoded since the last dictionary reset).
+	ErrDistance = archive.Corruptf("lzma: match distance beyond dictionary")
+	// ErrRangeInit reports a range coder whose first byte is not zero.
+	ErrRangeInit = archive.Corruptf("lzma: bad range coder start byte")
+	// ErrMarker reports an end-of-payload marker where none may be: in an
+	// LZMA2 chunk or before the declared uncompressed size was reached.
+	ErrMarker = archive.Corruptf("lzma: unexpected end marker")
+	// ErrSize reports data that does not end where its declared size says:
+	// a symbol running past the size, or a missing end marker.
+	ErrSize = archive.Corruptf("lzma: data does not match declared size")
+	// ErrUnfinished reports a range coder not cleanly finished at the end of
+	// the data (bytes left over or a non-zero code).
+	ErrUnfinished = archive.Corruptf("lzma: compressed data not finished at end")
+	// ErrChunk reports an invalid LZMA2 chunk header or chunk sequence.
+	ErrChunk = archive.Corruptf("lzma2: invalid chunk")
+	// ErrHeader reports an invalid .lzma (LZMA-alone) header.
+	ErrHeader = archive.Corruptf("lzma: invalid header")
+	// ErrTruncated reports input that ends in the middle of the stream. It
+	// errors.Is both archive.ErrCorrupt and io.ErrUnexpectedEOF.
+	ErrTruncated error = truncatedError{}
+)
+
+type truncatedError struct{}
+
+func (truncatedError) Error() string { return "lzma: unexpected end of input" }
+
+// Is makes errors.Is(ErrTruncated, archive.ErrCorrupt) and
+// errors.Is(ErrTruncated, io.ErrUnexpectedEOF) both true.
+func (truncatedError) Is(target error) bool {
+	return target == archive.ErrCorrupt || target == io.ErrUnexpectedEOF
+}
+
+// DictLimit returns nil when a dictionary of dictSize bytes fits within
+// memLimit (memLimit <= 0 means no limit), and otherwise an error that
+// errors.Is archive.ErrLimit naming the size needed. Callers check it before
+// constructing a reader for a dictionary size read from a header.
+func DictLimit(dictSize, memLimit int64) error {
+	if memLimit <= 0 || dictSize <= memLimit {
+		return nil
+	}
+	return archive.Limitf("lzma: dictionary of %s needed, memory limit is %s",
+		sizeString(dictSize), sizeString(memLimit))
+}
+
+// sizeString formats n bytes as MiB when it is a whole number of MiB,
+// else KiB, else bytes.
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}

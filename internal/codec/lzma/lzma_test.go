@@ -1,0 +1,272 @@
+package lzma
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// sum is the SHA-256 and size of a fixture's decompressed content.
+type sum struct {
+	sha  string
+	size int64
+}
+
+// readSums reads testdata/sums.txt ("name sha256 size" lines) written by
+// scripts/testdata/lzma.sh.
+func readSums(t testing.TB) map[string]sum {
+	t.Helper()
+	data, err := os.ReadFile("testdata/sums.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]sum{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(line)
+		n, _ := strconv.ParseInt(f[2], 10, 64)
+		m[f[0]] = sum{f[1], n}
+	}
+	return m
+}
+
+func readFixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// hashAll reads r to the end and returns the SHA-256 and length of what it
+// produced, and the error that ended it (nil for io.EOF).
+func hashAll(r io.Reader) (string, int64, error) {
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	return hex.EncodeToString(h.Sum(nil)), n, err
+}
+
+// fixture describes one committed stream and how to open it.
+type fixture struct {
+	file string
+	want string // name in sums.txt
+	open func(r io.Reader) (io.Reader, error)
+}
+
+func alone(r io.Reader) (io.Reader, error) { return NewAloneReader(r, 64<<20) }
+
+func raw2(dict int) func(io.Reader) (io.Reader, error) {
+	return func(r io.Reader) (io.Reader, error) { return NewReader2(r, dict) }
+}
+
+func raw1(p Props, size int64) func(io.Reader) (io.Reader, error) {
+	return func(r io.Reader) (io.Reader, error) { return NewReader1(r, p, size) }
+}
+
+var fixtures = []fixture{
+	{"text-xz.lzma", "text", alone},
+	{"small-xz.lzma", "small", alone},
+	{"small-xz.lzma2", "small", raw2(4 << 10)},
+	{"bin-lc0lp2pb0-xz.lzma", "bin", alone},
+	{"text-lc8lp4-7zip.lzma", "text", alone},
+	{"bin-xz.lzma1", "bin", raw1(Props{LC: 3, LP: 0, PB: 2, DictSize: 64 << 10}, -1)},
+	{"text-xz.lzma2", "text", raw2(1 << 20)},
+	{"text-dict4k-xz.lzma2", "text", raw2(4 << 10)},
+	{"mixed-xz.lzma2", "mixed", raw2(64 << 10)},
+}
+
+// readers are the ways the tests feed input to a decoder.
+var readers = []struct {
+	name string
+	wrap func(b []byte) io.Reader
+}{
+	{"bytes", func(b []byte) io.Reader { return bytes.NewReader(b) }},
+	{"onebyte", func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) }},
+	{"half", func(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) }},
+	{"bufio", func(b []byte) io.Reader { return bufio.NewReaderSize(bytes.NewReader(b), 4096) }},
+	{"bufio-onebyte", func(b []byte) io.Reader {
+		return bufio.NewReaderSize(iotest.OneByteReader(bytes.NewReader(b)), 1024)
+	}},
+}
+
+func TestFixtures(t *testing.T) {
+	sums := readSums(t)
+	for _, f := range fixtures {
+		data := readFixture(t, f.file)
+		want := sums[f.want]
+		for _, rd := range readers {
+			t.Run(f.file+"/"+rd.name, func(t *testing.T) {
+				r, err := f.open(rd.wrap(data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, n, err := hashAll(iotest.OneByteReader(r))
+				if err != nil || got != want.sha || n != want.size {
+					t.Fatalf("got %s %d %v, want %s %d", got, n, err, want.sha, want.size)
+				}
+			})
+		}
+	}
+}
+
+// TestExactEnd checks that the decoders leave the bytes after the stream
+// unread: Reader2 always, Reader1 when given a bufio.Reader.
+func TestExactEnd(t *testing.T) {
+	trailer := []byte("TRAILER")
+	for _, f := range fixtures {
+		if strings.HasSuffix(f.file, ".lzma") {
+			continue
+		}
+		for _, rd := range readers {
+			if strings.HasSuffix(f.file, ".lzma1") && !strings.HasPrefix(rd.name, "bufio") {
+				continue
+			}
+			t.Run(f.file+"/"+rd.name, func(t *testing.T) {
+				data := append(readFixture(t, f.file), trailer...)
+				src := rd.wrap(data)
+				r, err := f.open(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, _, err := hashAll(r); err != nil {
+					t.Fatal(err)
+				}
+				rest, err := io.ReadAll(src)
+				if err != nil || !bytes.Equal(rest, trailer) {
+					t.Fatalf("after the stream: %q, %v", rest, err)
+				}
+				if r1, ok := r.(*Reader1); ok {
+					if got, want := r1.InputSize(), int64(len(data)-len(trailer)); got != want {
+						t.Fatalf("InputSize = %d, want %d", got, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestReset decodes every fixture with one reused reader of each kind and
+// checks that steady-state decoding does not allocate.
+func TestReset(t *testing.T) {
+	sums := readSums(t)
+	var z1 AloneReader
+	var z2 Reader2
+	buf := make([]byte, 32<<10)
+	for i := 0; i < 2; i++ {
+		for _, f := range fixtures {
+			data := readFixture(t, f.file)
+			var r io.Reader
+			br := bytes.NewReader(data)
+			switch {
+			case strings.HasSuffix(f.file, ".lzma"):
+				if err := z1.Reset(br, 0); err != nil {
+					t.Fatal(err)
+				}
+				r = &z1
+			case strings.HasSuffix(f.file, ".lzma2"):
+				if err := z2.Reset(br, 1<<20); err != nil {
+					t.Fatal(err)
+				}
+				r = &z2
+			default:
+				continue
+			}
+			got, n, err := hashAll(r)
+			if want := sums[f.want]; err != nil || got != want.sha || n != want.size {
+				t.Fatalf("%s: got %s %d %v", f.file, got, n, err)
+			}
+		}
+	}
+	data := readFixture(t, "text-xz.lzma2")
+	br := bytes.NewReader(data)
+	allocs := testing.AllocsPerRun(5, func() {
+		br.Reset(data)
+		if err := z2.Reset(br, 1<<20); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := z2.Read(buf); err != nil {
+				break
+			}
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("Reader2 reuse: %v allocations per stream", allocs)
+	}
+	data = readFixture(t, "text-xz.lzma")
+	allocs = testing.AllocsPerRun(5, func() {
+		br.Reset(data)
+		if err := z1.Reset(br, 0); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := z1.Read(buf); err != nil {
+				break
+			}
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("AloneReader reuse: %v allocations per stream", allocs)
+	}
+}
+
+// decodeErr opens and reads data with open and returns the first error
+// (nil when it decoded to the end), reading at most limit bytes.
+func decodeErr(data []byte, open func(io.Reader) (io.Reader, error), limit int64) error {
+	r, err := open(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, io.LimitReader(r, limit))
+	return err
+}
+
+// TestTruncated cuts every fixture at many points: each must fail with an
+// error of the corrupt category.
+func TestTruncated(t *testing.T) {
+	for _, f := range fixtures {
+		data := readFixture(t, f.file)
+		step := len(data)/97 + 1
+		for n := 0; n < len(data); n += step {
+			err := decodeErr(data[:n], f.open, 1<<30)
+			if !errors.Is(err, archive.ErrCorrupt) {
+				t.Fatalf("%s cut at %d: %v", f.file, n, err)
+			}
+		}
+		// The last few bytes matter most: the end marker and the flush.
+		for n := max(0, len(data)-8); n < len(data); n++ {
+			if err := decodeErr(data[:n], f.open, 1<<30); !errors.Is(err, archive.ErrCorrupt) {
+				t.Fatalf("%s cut at %d: %v", f.file, n, err)
+			}
+		}
+	}
+}
+
+// TestBitFlips flips single bits: decoding must end (error or not) without
+// panicking, and any error must be of the corrupt category.
+func TestBitFlips(t *testing.T) {
+	for _, f := range fixtures {
+		data := readFixture(t, f.file)
+		bad := make([]byte, len(data))
+		step := len(data)/61 + 1
+		for i := 0; i < len(data); i += step {
+			copy(bad, data)
+			bad[i] ^= 1 << (i % 8)
+			err := decodeErr(bad, f.open, 1<<24)
+			if err != nil && !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, archive.ErrLimit) {
+				t.Fatalf("%s bit flip at %d: %v", f.file, i, err)
+			}
+		}
+	}
+}

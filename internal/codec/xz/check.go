@@ -1,0 +1,106 @@
+package xz
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash"
+	"hash/crc64"
+
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+// checker computes a block's check. Hashes are kept per kind and reused.
+type checker struct {
+	kind  verify.Kind
+	known bool // the check ID is one xz defines
+	size  int  // bytes of the check field
+	h     hash.Hash
+	cache [verify.SHA256 + 1]hash.Hash
+	sum   [64]byte
+}
+
+// setID selects the check of a stream's flags.
+func (c *checker) setID(id byte) {
+	c.kind, c.known = checkKind(id)
+	c.size = checkSize[id&0x0F]
+	c.h = nil
+	if c.known && c.kind != verify.None {
+		if c.cache[c.kind] == nil {
+			c.cache[c.kind] = verify.New(c.kind)
+		}
+		c.h = c.cache[c.kind]
+	}
+}
+
+func (c *checker) reset() {
+	if c.h != nil {
+		c.h.Reset()
+	}
+}
+
+func (c *checker) write(p []byte) {
+	if c.h != nil {
+		c.h.Write(p)
+	}
+}
+
+// verify compares the computed check with the stored field (little-endian
+// for CRC32 and CRC64, as xz stores them).
+func (c *checker) verify(stored []byte) error {
+	if c.h == nil {
+		return nil
+	}
+	got := c.h.Sum(c.sum[:0])
+	want := stored
+	switch c.kind {
+	case verify.CRC32:
+		var be [4]byte
+		binary.BigEndian.PutUint32(be[:], binary.LittleEndian.Uint32(stored))
+		want = be[:]
+		if bytes.Equal(got, want) {
+			return nil
+		}
+		want = append([]byte(nil), want...)
+	case verify.CRC64:
+		var be [8]byte
+		binary.BigEndian.PutUint64(be[:], binary.LittleEndian.Uint64(stored))
+		want = be[:]
+		if bytes.Equal(got, want) {
+			return nil
+		}
+		want = append([]byte(nil), want...)
+	default:
+		if bytes.Equal(got, want) {
+			return nil
+		}
+		want = append([]byte(nil), want...)
+	}
+	return &verify.MismatchError{Kind: c.kind, Want: want, Got: append([]byte(nil), got...)}
+}
+
+var crc64Table = crc64.MakeTable(crc64.ECMA)
+
+// records sums up block sizes, from the blocks read or from an index, so
+// the two can be compared without keeping a list.
+type records struct {
+	count, unpadded, uncomp uint64
+	crc                     uint64 // CRC64 of the (unpadded, uncompressed) pairs
+}
+
+// add records one block; it fails when a sum leaves the allowed range.
+func (r *records) add(unpadded, uncomp uint64) error {
+	if unpadded < minUnpadded || unpadded > maxUnpadded || uncomp > maxVLI {
+		return ErrIndex
+	}
+	r.count++
+	r.unpadded += (unpadded + 3) &^ 3
+	r.uncomp += uncomp
+	if r.unpadded > maxVLI || r.uncomp > maxVLI {
+		return ErrIndex
+	}
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:], unpadded)
+	binary.LittleEndian.PutUint64(b[8:], uncomp)
+	r.crc = crc64.Update(r.crc, crc64Table, b[:])
+	return nil
+}

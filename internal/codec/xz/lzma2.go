@@ -1,0 +1,26 @@
+package xz
+
+import (
+	"io"
+
+	"github.com/unpack-dev/unpack/internal/codec/lzma"
+)
+
+// lzma2Decoder decodes the LZMA2 data of one block with our LZMA2 decoder,
+// reused (dictionary included) from block to block.
+type lzma2Decoder struct {
+	r *lzma.Reader2
+}
+
+// reset starts decoding a new LZMA2 stream from r with a dictionary of
+// dictSize bytes (already checked against the memory limit).
+func (d *lzma2Decoder) reset(r io.Reader, dictSize int64) error {
+	if d.r == nil {
+		var err error
+		d.r, err = lzma.NewReader2(r, int(dictSize))
+		return err
+	}
+	return d.r.Reset(r, int(dictSize))
+}
+
+func (d *lzma2Decoder) Read(p []byte) (int, error) { return d.r.Read(p) }

@@ -1,0 +1,395 @@
+package zip
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"io/fs"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+	"github.com/unpack-dev/unpack/internal/codec/lzma"
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+// section reads [off, end) of a ReaderAt; a short file is
+// io.ErrUnexpectedEOF.
+type section struct {
+	ra       io.ReaderAt
+	off, end int64
+}
+
+// ReadByte reads one byte; stored entries read through it never need it,
+// but it makes every source a byteReader without an adapter.
+func (s *section) ReadByte() (byte, error) {
+	var b [1]byte
+	if _, err := io.ReadFull(s, b[:]); err != nil {
+		return 0, err
+	}
+	return b[0], nil
+}
+
+func (s *section) Read(p []byte) (int, error) {
+	if s.off >= s.end {
+		return 0, io.EOF
+	}
+	if rem := s.end - s.off; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := s.ra.ReadAt(p, s.off)
+	s.off += int64(n)
+	if err == io.EOF {
+		if n == len(p) {
+			err = nil
+		} else {
+			err = io.ErrUnexpectedEOF
+		}
+	}
+	return n, err
+}
+
+// bufSize is the read buffer of each pipeline.
+const bufSize = 64 << 10
+
+// cacheSize is how much of the archive a pipeline reads at once: entries
+// read in order then cost one system call per cacheSize bytes rather than
+// several per entry (local header, name, data).
+const cacheSize = 256 << 10
+
+// readCache serves small reads of a ReaderAt from one large read.
+type readCache struct {
+	ra   io.ReaderAt
+	buf  []byte
+	base int64 // archive offset of buf[0]
+	n    int   // valid bytes in buf
+}
+
+// use makes c read from ra, dropping what it held of another input.
+func (c *readCache) use(ra io.ReaderAt) {
+	if c.ra != ra {
+		c.ra, c.n = ra, 0
+	}
+}
+
+func (c *readCache) ReadAt(p []byte, off int64) (int, error) {
+	if off >= c.base && off+int64(len(p)) <= c.base+int64(c.n) {
+		return copy(p, c.buf[off-c.base:]), nil
+	}
+	if len(p) >= cacheSize/2 {
+		return c.ra.ReadAt(p, off)
+	}
+	if c.buf == nil {
+		c.buf = make([]byte, cacheSize)
+	}
+	n, err := c.ra.ReadAt(c.buf, off)
+	c.base, c.n = off, n
+	if n >= len(p) {
+		return copy(p, c.buf[:n]), nil
+	}
+	copy(p, c.buf[:n])
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// pipeline is the chain that turns an entry's stored bytes into verified
+// data: source → decryption → buffer → decompression → size and CRC check.
+// Its parts are kept and reset from entry to entry.
+type pipeline struct {
+	sec     section
+	zc      zipCrypto
+	aes     aesReader
+	br      *bufio.Reader
+	flate   io.ReadCloser          // for streamed entries of unknown size
+	d64     *deflate64.Reader      // likewise
+	inflate [2]*deflate64.Inflater // deflate, Deflate64
+	lzma    *lzma.Reader1
+	warn    func(string) // Options.Warnf of the archive being read
+	lzmaHdr [4 + 5]byte  // version, properties size, properties
+	closer  io.Closer    // a decoder to close at the end of the entry (zstd)
+	chk     checker
+	hdr     [localLen]byte
+	tail    []byte // name and extra field of the local header
+	cache   readCache
+}
+
+func newPipeline() *pipeline {
+	return &pipeline{br: bufio.NewReaderSize(nil, bufSize)}
+}
+
+// finish releases what the entry held.
+func (p *pipeline) finish() {
+	if p.closer != nil {
+		p.closer.Close()
+		p.closer = nil
+	}
+}
+
+// localHeader reads and checks h's local header at h.offset in ra and
+// returns where its data start.
+func (p *pipeline) localHeader(ra io.ReaderAt, h *header) (int64, error) {
+	b := p.hdr[:]
+	if _, err := ra.ReadAt(b, h.offset); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return 0, errorf(ErrTruncated, "zip: local header of %q at offset %d is past the end", h.name, h.offset)
+		}
+		return 0, err
+	}
+	r := readBuf(b)
+	if r.uint32() != sigLocal {
+		return 0, errorf(ErrFormat, "zip: no local header for %q at offset %d", h.name, h.offset)
+	}
+	r.uint16() // version needed
+	flags := r.uint16()
+	method := r.uint16()
+	r.uint32() // time, date
+	crc := r.uint32()
+	csize := uint64(r.uint32())
+	usize := uint64(r.uint32())
+	nameLen := int(r.uint16())
+	extraLen := int(r.uint16())
+	if flags&flagMasked != 0 || h.flags&flagMasked != 0 {
+		return 0, archive.Unsupportedf("zip: %q: encrypted central directory is not supported", h.name)
+	}
+	if nameLen != h.nameLen {
+		return 0, errorf(ErrHeaderMismatch, "zip: local header of %q has a different name", h.name)
+	}
+	if cap(p.tail) < nameLen+extraLen {
+		p.tail = make([]byte, nameLen+extraLen)
+	}
+	tail := p.tail[:nameLen+extraLen]
+	if _, err := ra.ReadAt(tail, h.offset+localLen); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return 0, errorf(ErrTruncated, "zip: local header of %q is truncated", h.name)
+		}
+		return 0, err
+	}
+	if string(tail[:nameLen]) != string(h.rawName) {
+		return 0, errorf(ErrHeaderMismatch, "zip: local header at offset %d names %q, central directory %q", h.offset, tail[:nameLen], h.name)
+	}
+	if method != h.method {
+		return 0, errorf(ErrHeaderMismatch, "zip: %q: local header says method %d, central directory %d", h.name, method, h.method)
+	}
+	if csize == 0xFFFFFFFF || usize == 0xFFFFFFFF {
+		// Take the zip64 values from the local extra field.
+		lh := header{usize: usize, csize: csize}
+		nu, nc, no, nd := usize == 0xFFFFFFFF, csize == 0xFFFFFFFF, false, false
+		var off uint64
+		lh.parseExtra(tail[nameLen:], false, &nu, &nc, &no, &nd, &off, nil)
+		csize, usize = lh.csize, lh.usize
+	}
+	// With a data descriptor the local fields may be zero; otherwise they
+	// must agree with the central directory.
+	dd := flags&flagDescriptor != 0
+	if !(dd && csize == 0) && csize != h.csize || !(dd && usize == 0) && usize != h.usize {
+		return 0, errorf(ErrHeaderMismatch, "zip: %q: local header sizes %d/%d differ from central directory %d/%d",
+			h.name, csize, usize, h.csize, h.usize)
+	}
+	// With a data descriptor the local CRC means nothing: Info-ZIP writing
+	// an encrypted entry to a pipe leaves other data there.
+	if !dd && crc != h.crc {
+		return 0, errorf(ErrHeaderMismatch, "zip: %q: local header CRC %08x differs from central directory %08x", h.name, crc, h.crc)
+	}
+	start := h.offset + localLen + int64(nameLen) + int64(extraLen)
+	if start+int64(h.csize) > h.limit {
+		return 0, errorf(ErrOverlap, "zip: data of %q run into the next entry (a zip bomb?)", h.name)
+	}
+	return start, nil
+}
+
+// open returns the verified data of h stored in ra, trying passwords for
+// encrypted entries (pw returns the candidates or ErrNeedPassword).
+func (p *pipeline) open(ra io.ReaderAt, h *header, pw func() ([]string, error), limit int64) (io.Reader, error) {
+	p.finish()
+	p.cache.use(ra)
+	start, err := p.localHeader(&p.cache, h)
+	if err != nil {
+		return nil, err
+	}
+	p.sec = section{ra: &p.cache, off: start, end: start + int64(h.csize)}
+	return p.decode(&p.sec, h, pw, limit)
+}
+
+// decode sets up decryption, decompression and checking of h's data read
+// from src (a reader of exactly the stored bytes, or, when streaming an
+// entry of unknown size, of the bytes from the data on).
+func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error), limit int64) (io.Reader, error) {
+	method := h.realMethod()
+	if h.flags&flagStrongEnc != 0 {
+		return nil, archive.Unsupportedf("zip: %q: PKWARE strong encryption is not supported", h.name)
+	}
+	if h.method == methodAES && h.aesVersion == 0 {
+		return nil, archive.Corruptf("zip: %q: method 99 without a WinZip AES extra field", h.name)
+	}
+	var in io.Reader = src
+	var aesr *aesReader
+	csize := int64(h.csize)
+	if h.encrypted() {
+		passwords, err := pw()
+		if err != nil {
+			return nil, err
+		}
+		if h.method == methodAES {
+			if h.aesStrength < 1 || h.aesStrength > 3 {
+				return nil, archive.Unsupportedf("zip: %q: AES strength %d is not supported", h.name, h.aesStrength)
+			}
+			var buf [16 + aesVerifierLen]byte
+			sl := aesSaltLen(h.aesStrength)
+			overhead := int64(sl + aesVerifierLen + aesMACLen)
+			if !h.usizeUnknown && csize < overhead {
+				return nil, errorf(ErrSize, "zip: %q: AES entry shorter than its salt and MAC", h.name)
+			}
+			if _, err := io.ReadFull(src, buf[:sl+aesVerifierLen]); err != nil {
+				return nil, ErrTruncated
+			}
+			p.aes.r = asByteReader(src)
+			if err := p.aes.open(buf[:sl], buf[sl:sl+aesVerifierLen], h, passwords); err != nil {
+				return nil, err
+			}
+			p.aes.remain = -1
+			if !h.usizeUnknown {
+				p.aes.remain = csize - overhead
+			}
+			aesr = &p.aes
+			in = &p.aes
+		} else {
+			var hdr [zipCryptoHeaderLen]byte
+			if !h.usizeUnknown && csize < zipCryptoHeaderLen {
+				return nil, errorf(ErrSize, "zip: %q: encrypted entry shorter than its header", h.name)
+			}
+			if _, err := io.ReadFull(src, hdr[:]); err != nil {
+				return nil, ErrTruncated
+			}
+			if err := p.zc.open(&hdr, h, passwords); err != nil {
+				return nil, err
+			}
+			p.zc.r = asByteReader(src)
+			in = &p.zc
+		}
+	}
+	var br byteReader
+	switch {
+	case method == methodStore || h.usizeUnknown:
+		// Stored data need no buffer, and a streamed entry of unknown
+		// size must not be read past its end.
+		br = asByteReader(in)
+	case method == methodDeflate || method == methodDeflate64:
+		// The inflater buffers its input itself.
+	default:
+		p.br.Reset(in)
+		br = p.br
+	}
+	dec, err := p.decoder(method, in, br, h, limit)
+	if err != nil {
+		return nil, err
+	}
+	p.chk = checker{r: dec, h: h, aes: aesr}
+	return &p.chk, nil
+}
+
+// asByteReader returns r as a byteReader, which every source in this
+// package is.
+func asByteReader(r io.Reader) byteReader {
+	if b, ok := r.(byteReader); ok {
+		return b
+	}
+	return &byteAdapter{r: r}
+}
+
+// byteAdapter gives a plain reader a ReadByte method that reads exactly one
+// byte.
+type byteAdapter struct {
+	r   io.Reader
+	one [1]byte
+}
+
+func (b *byteAdapter) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+func (b *byteAdapter) ReadByte() (byte, error) {
+	if _, err := io.ReadFull(b.r, b.one[:]); err != nil {
+		return 0, err
+	}
+	return b.one[0], nil
+}
+
+// checker counts and hashes the decoded data, and at its end checks the
+// size, the CRC32 and the AES authentication code.
+type checker struct {
+	r      io.Reader
+	h      *header
+	aes    *aesReader
+	n      uint64
+	crc    uint32
+	err    error
+	finale func(c *checker) error // streaming: reads the data descriptor
+}
+
+func (c *checker) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.n += uint64(n)
+		c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
+		if !c.h.usizeUnknown && c.n > c.h.usize {
+			c.err = errorf(ErrSize, "zip: %q decodes to more than its %d bytes", c.h.name, c.h.usize)
+			return n, c.err
+		}
+	}
+	switch {
+	case err == io.EOF:
+		err = c.end()
+		if err == nil {
+			err = io.EOF
+		}
+	case err != nil:
+		err = dataError(c.h, err)
+	}
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// end runs the checks due when the decoded data end.
+func (c *checker) end() error {
+	if c.aes != nil {
+		if err := c.aes.verify(); err != nil {
+			return dataError(c.h, err)
+		}
+	}
+	if c.finale != nil {
+		if err := c.finale(c); err != nil {
+			return err
+		}
+	}
+	if c.n != c.h.usize {
+		return errorf(ErrSize, "zip: %q decodes to %d bytes, header says %d", c.h.name, c.n, c.h.usize)
+	}
+	if c.h.hasCRC() && c.crc != c.h.crc {
+		var want, got [4]byte
+		binary.BigEndian.PutUint32(want[:], c.h.crc)
+		binary.BigEndian.PutUint32(got[:], c.crc)
+		return &verify.MismatchError{Kind: verify.CRC32, Want: want[:], Got: got[:]}
+	}
+	return nil
+}
+
+// dataError gives a decoder's error its category: errors that already
+// have one and I/O errors pass; the rest mean corrupt data.
+func dataError(h *header, err error) error {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrPassword),
+		errors.Is(err, archive.ErrUnsupported), errors.Is(err, archive.ErrLimit),
+		errors.Is(err, archive.ErrMissingVolume), errors.As(err, &pe):
+		return err
+	case err == io.ErrUnexpectedEOF:
+		return errorf(ErrTruncated, "zip: %q: %s data are truncated", h.name, methodName(h.realMethod()))
+	}
+	return archive.Corruptf("zip: %q: %s data: %v", h.name, methodName(h.realMethod()), err)
+}

@@ -1,0 +1,72 @@
+package extract
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// CleanName turns an archive entry name into a safe relative slash path, or
+// returns an ErrInsecurePath error saying why it is refused: absolute paths,
+// drive letters, ".." segments, backslashes, NUL bytes and overlong names.
+// Leading "./" and trailing "/" are removed; "" means the destination itself.
+func CleanName(name string) (string, error) {
+	switch {
+	case strings.IndexByte(name, 0) >= 0:
+		return "", fmt.Errorf("%w: name contains a NUL byte", ErrInsecurePath)
+	case strings.Contains(name, `\`):
+		return "", fmt.Errorf("%w: backslash in name (Windows path)", ErrInsecurePath)
+	case strings.HasPrefix(name, "/"):
+		return "", fmt.Errorf("%w: absolute path", ErrInsecurePath)
+	case len(name) >= 2 && name[1] == ':' && isLetter(name[0]):
+		return "", fmt.Errorf("%w: drive letter", ErrInsecurePath)
+	case len(name) > 4096:
+		return "", fmt.Errorf("%w: name longer than 4096 bytes", ErrInsecurePath)
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == ".." {
+			return "", fmt.Errorf("%w: \"..\" in path", ErrInsecurePath)
+		}
+		if len(seg) > 255 {
+			return "", fmt.Errorf("%w: path component longer than 255 bytes", ErrInsecurePath)
+		}
+	}
+	c := path.Clean(name)
+	if c == "." {
+		return "", nil
+	}
+	return c, nil
+}
+
+// CleanLinkTarget checks that a symlink at name pointing to target stays
+// inside the destination, and returns target unchanged when it does.
+func CleanLinkTarget(name, target string) (string, error) {
+	switch {
+	case target == "":
+		return "", fmt.Errorf("%w: empty symlink target", ErrInsecurePath)
+	case strings.IndexByte(target, 0) >= 0:
+		return "", fmt.Errorf("%w: symlink target contains a NUL byte", ErrInsecurePath)
+	case strings.HasPrefix(target, "/"):
+		return "", fmt.Errorf("%w: symlink to absolute path %q", ErrInsecurePath, target)
+	case strings.Contains(target, `\`):
+		return "", fmt.Errorf("%w: backslash in symlink target %q", ErrInsecurePath, target)
+	}
+	// Walk the target from the link's directory; it may never rise above the
+	// destination, not even in the middle ("a/../../x").
+	depth := strings.Count(name, "/")
+	for _, seg := range strings.Split(target, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			depth--
+			if depth < 0 {
+				return "", fmt.Errorf("%w: symlink target %q leaves the destination", ErrInsecurePath, target)
+			}
+		default:
+			depth++
+		}
+	}
+	return target, nil
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }

@@ -1,0 +1,80 @@
+// Package extract holds the sinks entries are written to: a directory
+// confined with os.Root, standard output, and nothing (verify). A sink
+// commits a file only after its data, read to the end, passed its checksum.
+package extract
+
+import (
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// Sink receives entries. Put consumes the entry's data from r to its end;
+// the reader verifies the checksum at EOF, so an error from r means the
+// entry failed and nothing of it may be left looking whole.
+type Sink interface {
+	Put(e *archive.Entry, r io.Reader) error
+	// Close finishes pending work (directory times) and releases resources.
+	Close() error
+}
+
+// ErrInsecurePath is returned for an entry whose name or link target would
+// leave the destination.
+var ErrInsecurePath = errors.New("insecure path")
+
+// ErrExists is returned when an entry would replace an existing file and
+// neither overwriting nor skipping was asked for.
+var ErrExists = errors.New("already exists (use --overwrite or --skip-existing)")
+
+// ErrSkipped reports an entry that was deliberately not written (an
+// existing file with --skip-existing, a device node). It is a warning.
+var ErrSkipped = errors.New("skipped")
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
+
+// copyBuf copies r to w through a pooled 1 MiB buffer.
+func copyBuf(w io.Writer, r io.Reader) (int64, error) {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	return io.CopyBuffer(onlyWriter{w}, onlyReader{r}, *bp)
+}
+
+// onlyWriter and onlyReader hide ReadFrom/WriteTo so CopyBuffer uses our
+// buffer (os.File's ReadFrom would fall back to a small one for non-files).
+type onlyWriter struct{ io.Writer }
+type onlyReader struct{ io.Reader }
+
+// Discard is the verify sink: it reads every byte (so every check runs)
+// and writes nothing.
+type Discard struct{}
+
+// Put reads the entry's data to its end.
+func (Discard) Put(e *archive.Entry, r io.Reader) error {
+	if e.Type != archive.TypeFile {
+		return nil
+	}
+	_, err := copyBuf(io.Discard, r)
+	return err
+}
+
+// Close does nothing.
+func (Discard) Close() error { return nil }
+
+// Stdout writes the data of every regular file to W in archive order, like
+// tar -O. Data reaches W before its checksum is known: an error is still
+// reported, but what was written cannot be taken back.
+type Stdout struct{ W io.Writer }
+
+// Put copies the entry's data to W.
+func (s Stdout) Put(e *archive.Entry, r io.Reader) error {
+	if e.Type != archive.TypeFile {
+		return nil
+	}
+	_, err := copyBuf(s.W, r)
+	return err
+}
+
+// Close does nothing.
+func (Stdout) Close() error { return nil }

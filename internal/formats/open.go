@@ -1,0 +1,311 @@
+// Package formats opens an input (a file or stdin), detects its format by
+// magic bytes and returns the archive.Reader of the right codec: the one
+// place that knows every format.
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/rar"
+	"github.com/unpack-dev/unpack/internal/codec/tar"
+	"github.com/unpack-dev/unpack/internal/codec/zip"
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+// ErrNotImplemented is what Open returns (wrapped, and also
+// archive.ErrUnsupported) for a format that is detected but not read yet.
+var ErrNotImplemented = errors.New("format not implemented")
+
+type notImplemented struct{ f archive.Format }
+
+func (e *notImplemented) Error() string { return string(e.f) + " archives are not supported yet" }
+func (e *notImplemented) Is(target error) bool {
+	return target == ErrNotImplemented || target == archive.ErrUnsupported
+}
+
+// Opener opens a container format.
+type Opener func(in *archive.Input, opt *archive.Options) (archive.Reader, error)
+
+// containers maps each container format to its reader.
+var containers = map[archive.Format]Opener{
+	archive.Tar:  tar.Open,
+	archive.Zip:  zip.Open,
+	archive.RAR4: rar.Open,
+	archive.RAR5: rar.Open,
+}
+
+// Implemented reports whether unpack can read format f.
+func Implemented(f archive.Format) bool {
+	_, c := containers[f]
+	_, s := streams[f]
+	return c || s
+}
+
+// Archive is an opened input: its format and its entries.
+type Archive struct {
+	Name   string         // as given ("-" for stdin)
+	Format archive.Format // the outer format
+	Tar    bool           // a single stream whose content is a tar
+	Size   int64          // input size, -1 when unknown
+	archive.Reader
+
+	src     *source
+	file    *os.File
+	closers []io.Closer
+}
+
+// Consumed is how many input bytes were read so far (for progress).
+func (a *Archive) Consumed() int64 { return a.src.Consumed() }
+
+// Close releases the decoders and the file.
+func (a *Archive) Close() error {
+	var first error
+	if a.Reader != nil {
+		first = a.Reader.Close()
+	}
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		if err := a.closers[i].Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if a.file != nil && a.file != os.Stdin {
+		a.file.Close()
+	}
+	return first
+}
+
+// OpenOptions choose how an input is opened.
+type OpenOptions struct {
+	Format archive.Format // forced format ("" to detect)
+	Raw    bool           // a single stream stays one entry even when it holds a tar
+	// StoredName names a gzip stream's entry by the file name stored in
+	// its header (gunzip -N), when there is one.
+	StoredName bool
+	Stdin      io.Reader // standard input (nil: os.Stdin)
+}
+
+const headSize = 64 << 10
+
+// Open opens path ("-" for standard input), detects its format and returns
+// its entries. Unknown data is archive.ErrNotArchive; a format detected but
+// not implemented is archive.ErrUnsupported naming it.
+func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
+	a := &Archive{Name: path, Size: -1}
+	in := &archive.Input{Size: -1, Path: path, Name: path}
+	var head, tail []byte
+	if path == "-" {
+		in.Path = ""
+		stdin := oo.Stdin
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		a.src = &source{r: stdin}
+		br := bufio.NewReaderSize(a.src, 1<<20)
+		head, _ = br.Peek(headSize)
+		if len(head) == headSize {
+			// Look further for self-extractor stubs when nothing matched.
+			if archive.Detect(head, nil, "") == archive.Unknown {
+				head, _ = br.Peek(br.Size())
+			}
+		}
+		in.R = br
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		a.file = f
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		a.src = &source{r: f}
+		if fi.Mode().IsRegular() {
+			a.src.ra = f
+			in.RA, in.Size, a.Size = a.src, fi.Size(), fi.Size()
+			head = readAt(f, 0, headSize, fi.Size())
+			if fi.Size() > headSize {
+				if d := archive.Detect(head, nil, path); d == archive.Unknown || archive.IsEmptyTar(head) {
+					head = readAt(f, 0, archive.SFXScanLimit, fi.Size())
+				}
+				tn := int64(headSize + 22)
+				if tn > fi.Size() {
+					tn = fi.Size()
+				}
+				tail = readAt(f, fi.Size()-tn, int(tn), fi.Size())
+			} else {
+				tail = head
+			}
+		}
+		br := bufio.NewReaderSize(a.src, 1<<20)
+		if head == nil {
+			head, _ = br.Peek(headSize)
+		}
+		in.R = br
+	}
+	f := oo.Format
+	if f == archive.Unknown {
+		f = archive.Detect(head, tail, path)
+	}
+	a.Format = f
+	if f == archive.Unknown {
+		a.Close()
+		return nil, archive.ErrNotArchive
+	}
+	// A raw split set (NAME.001, .002…) is one file cut in pieces; zip and
+	// 7z join their own volumes, everything else reads the joined parts.
+	if parts := splitParts(path); parts != nil && f != archive.Zip && f != archive.SevenZip {
+		j, err := openJoined(parts)
+		if err != nil {
+			a.Close()
+			return nil, err
+		}
+		a.closers = append(a.closers, j)
+		a.src = &source{r: j, ra: j}
+		in.RA, in.Size, a.Size = a.src, j.Size(), j.Size()
+		in.R = bufio.NewReaderSize(a.src, 1<<20)
+	}
+	if err := a.open(in, opt, oo, f); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func readAt(f *os.File, off int64, n int, size int64) []byte {
+	if int64(n) > size-off {
+		n = int(size - off)
+	}
+	b := make([]byte, n)
+	n, _ = f.ReadAt(b, off)
+	return b[:n]
+}
+
+func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, f archive.Format) error {
+	if open, ok := containers[f]; ok {
+		r, err := open(in, opt)
+		if err != nil {
+			return a.src.classify(string(f), err)
+		}
+		a.Reader = r
+		return nil
+	}
+	open, ok := streams[f]
+	if !ok {
+		return &notImplemented{f}
+	}
+	d, err := open(in.R, opt)
+	if err != nil {
+		return a.src.classify(string(f), err)
+	}
+	if c, ok := d.(io.Closer); ok {
+		a.closers = append(a.closers, c)
+	}
+	cr := &classifyingReader{r: d, src: a.src, name: string(f)}
+	if !oo.Raw {
+		br := bufio.NewReaderSize(cr, 256<<10)
+		peek, err := br.Peek(512)
+		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+			// A short stream that fails: its one entry gives the bytes, then
+			// the error, so that the failure is reported for the entry.
+			data := append([]byte(nil), peek...)
+			a.Reader = a.single(f, io.MultiReader(bytes.NewReader(data), errReader{err}), d, oo)
+			return nil
+		}
+		if archive.IsTarHeader(peek) {
+			a.Tar = true
+			a.Reader = &tarInStream{Reader: tar.NewReader(br), rest: br}
+			return nil
+		}
+		a.Reader = a.single(f, br, d, oo)
+		return nil
+	}
+	a.Reader = a.single(f, cr, d, oo)
+	return nil
+}
+
+// single makes a one-entry archive of a decompressed stream; d is the
+// decoder, which may know a stored name and time (gzip).
+func (a *Archive) single(f archive.Format, r io.Reader, d io.Reader, oo OpenOptions) *singleReader {
+	e := &archive.Entry{
+		Name:       archive.StreamEntryName(a.Name, f),
+		Type:       archive.TypeFile,
+		Size:       -1,
+		PackedSize: a.Size,
+		Mode:       0o644,
+		Method:     string(f),
+	}
+	if a.file != nil && a.file != os.Stdin {
+		if fi, err := a.file.Stat(); err == nil {
+			e.ModTime = fi.ModTime()
+		}
+	}
+	if g, ok := d.(*gzip.Reader); ok {
+		e.Checksum = verify.CRC32
+		if !g.ModTime.IsZero() {
+			e.ModTime = g.ModTime
+		}
+		if name := path.Base(strings.ReplaceAll(g.Name, "\\", "/")); oo.StoredName && g.Name != "" && name != "." && name != "/" && name != ".." {
+			e.Name = name
+		}
+	}
+	return &singleReader{e: e, r: r}
+}
+
+// errReader is a reader that fails with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// singleReader is an archive of one entry: a decompressed stream.
+type singleReader struct {
+	e    *archive.Entry
+	r    io.Reader
+	done bool
+}
+
+func (s *singleReader) Next() (*archive.Entry, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	s.done = true
+	return s.e, nil
+}
+
+func (s *singleReader) Read(p []byte) (int, error) { return s.r.Read(p) }
+func (s *singleReader) Close() error               { return nil }
+
+// tarInStream is a tar inside a compressed stream. When the tar ends, the
+// rest of the stream is read, so that its checksums and trailer are
+// verified too.
+type tarInStream struct {
+	*tar.Reader
+	rest io.Reader
+}
+
+func (t *tarInStream) Next() (*archive.Entry, error) {
+	e, err := t.Reader.Next()
+	if err == io.EOF {
+		if _, derr := io.Copy(io.Discard, t.rest); derr != nil {
+			return nil, derr
+		}
+	}
+	return e, err
+}
+
+// All lists every format unpack detects, implemented or not.
+func All() []archive.Format {
+	return []archive.Format{archive.XZ, archive.LZMA, archive.Lzip, archive.Gzip, archive.Bzip2,
+		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
+		archive.RAR5, archive.SevenZip}
+}

@@ -1,0 +1,85 @@
+package formats
+
+import (
+	"compress/bzip2"
+	"io"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/lzip"
+	"github.com/unpack-dev/unpack/internal/codec/lzma"
+	"github.com/unpack-dev/unpack/internal/codec/xz"
+)
+
+// StreamOpener returns a reader of the decompressed bytes of a single-stream
+// format, verifying everything the format carries. Close, when the result
+// is an io.Closer, releases decoder resources.
+type StreamOpener func(r io.Reader, opt *archive.Options) (io.Reader, error)
+
+// streams maps each single-stream format to its decoder.
+var streams = map[archive.Format]StreamOpener{
+	archive.Gzip:   openGzip,
+	archive.Zstd:   openZstd,
+	archive.Bzip2:  openBzip2,
+	archive.Brotli: openBrotli,
+	archive.LZ4:    openLZ4,
+	archive.XZ:     openXZ,
+	archive.LZMA:   openLZMA,
+	archive.Lzip:   openLzip,
+}
+
+func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(true)
+	return zr, nil
+}
+
+func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	limit := uint64(opt.Limit())
+	d, err := zstd.NewReader(r,
+		zstd.WithDecoderMaxWindow(limit),
+		zstd.WithDecoderMaxMemory(1<<62),
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderLowmem(false))
+	if err != nil {
+		return nil, err
+	}
+	return zstdReader{d}, nil
+}
+
+// zstdReader closes the decoder's goroutines.
+type zstdReader struct{ *zstd.Decoder }
+
+func (z zstdReader) Close() error { z.Decoder.Close(); return nil }
+
+func openBzip2(r io.Reader, _ *archive.Options) (io.Reader, error) {
+	return bzip2.NewReader(r), nil
+}
+
+func openBrotli(r io.Reader, _ *archive.Options) (io.Reader, error) {
+	return brotli.NewReader(r), nil
+}
+
+func openLZ4(r io.Reader, _ *archive.Options) (io.Reader, error) {
+	return lz4.NewReader(r), nil
+}
+
+func openXZ(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	// The xz reader's one warning is a check type it cannot verify.
+	return xz.NewReader(r, xz.Config{MemLimit: opt.Limit(), Threads: opt.Threads, Warn: opt.Unverifiedf})
+}
+
+func openLZMA(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	return lzma.NewAloneReader(r, opt.Limit())
+}
+
+func openLzip(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	return lzip.NewReader(r, opt.Limit())
+}

@@ -1,0 +1,201 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// TestKnownValues checks the check value ("123456789") of every kind.
+func TestKnownValues(t *testing.T) {
+	tests := []struct {
+		kind Kind
+		want string
+	}{
+		{CRC32, "cbf43926"},
+		{CRC32C, "e3069283"},
+		{CRC64, "995dc9bbdf1939fa"},
+		{SHA256, "15e2b0d3c33891ebb0f1ef609ec419420c20e320ce94c65fbc8c3312448eb225"},
+		{XXH32, "937bad67"},         // xxhsum -H0
+		{XXH64, "8cb841db40e6ae83"}, // xxhsum -H1
+		{CRC16, "3926"},
+	}
+	for _, tc := range tests {
+		h := New(tc.kind)
+		h.Write([]byte("123456789"))
+		if got := hex.EncodeToString(h.Sum(nil)); got != tc.want {
+			t.Errorf("%v: got %s, want %s", tc.kind, got, tc.want)
+		}
+		if h.Size() != tc.kind.Size() {
+			t.Errorf("%v: Size %d, Kind.Size %d", tc.kind, h.Size(), tc.kind.Size())
+		}
+	}
+	if New(None) != nil || New(Kind(200)) != nil {
+		t.Error("New of None or an unknown kind is not nil")
+	}
+}
+
+// TestRAR5Keyed checks the RAR 5 tweaked checksums against values computed
+// with Python's hmac module following unrar's ConvertHashToMAC.
+func TestRAR5Keyed(t *testing.T) {
+	key := seqBytes(32)
+	tests := []struct {
+		kind   Kind
+		digest string
+		want   string
+	}{
+		{CRC32, "cbf43926", "9c98aacc"},
+		{BLAKE2sp, "dd0e891776933f43c7d032b08a917e25741f8aa9a12c12e1cac8801500f2ca4f",
+			"0060204526c65817441cff32e7f7b2e63c037d5e005877d3fdb750805ef9eb92"},
+		{CRC64, "995dc9bbdf1939fa", "995dc9bbdf1939fa"}, // no keyed form: unchanged
+	}
+	for _, tc := range tests {
+		if got := hex.EncodeToString(RAR5Keyed(tc.kind, key, mustHex(t, tc.digest))); got != tc.want {
+			t.Errorf("%v: got %s, want %s", tc.kind, got, tc.want)
+		}
+	}
+}
+
+// readerCases drive the Reader and Writer stages: matching, mismatching and
+// unchecked streams.
+var readerCases = []struct {
+	name    string
+	kind    Kind
+	data    string
+	want    string // hex; "" for nil (unchecked)
+	hashKey []byte
+	err     bool
+}{
+	{"crc32 ok", CRC32, "123456789", "cbf43926", nil, false},
+	{"crc32 bad", CRC32, "123456789", "cbf43927", nil, true},
+	{"crc64 ok", CRC64, "123456789", "995dc9bbdf1939fa", nil, false},
+	{"blake2sp ok", BLAKE2sp, "", "dd0e891776933f43c7d032b08a917e25741f8aa9a12c12e1cac8801500f2ca4f", nil, false},
+	{"blake2sp bad", BLAKE2sp, "x", "dd0e891776933f43c7d032b08a917e25741f8aa9a12c12e1cac8801500f2ca4f", nil, true},
+	{"unchecked", XXH64, "abc", "", nil, false},
+	{"none", None, "abc", "00", nil, false},
+	{"rar5 keyed ok", CRC32, "123456789", "9c98aacc", seqBytes(32), false},
+	{"rar5 keyed plain digest", CRC32, "123456789", "cbf43926", seqBytes(32), true},
+}
+
+func TestReader(t *testing.T) {
+	wraps := []struct {
+		name string
+		f    func(io.Reader) io.Reader
+	}{
+		{"plain", func(r io.Reader) io.Reader { return r }},
+		{"onebyte", iotest.OneByteReader},
+		{"half", iotest.HalfReader},
+		{"dataerr", iotest.DataErrReader},
+	}
+	v := &Reader{}
+	for _, tc := range readerCases {
+		for _, w := range wraps {
+			var want []byte
+			if tc.want != "" {
+				want = mustHex(t, tc.want)
+			}
+			v.Reset(w.f(strings.NewReader(tc.data)), tc.kind, want)
+			if tc.hashKey != nil {
+				v.SetRAR5Key(tc.hashKey)
+			}
+			got, err := io.ReadAll(v)
+			if string(got) != tc.data {
+				t.Errorf("%s/%s: read %q", tc.name, w.name, got)
+			}
+			if (err != nil) != tc.err {
+				t.Errorf("%s/%s: err %v, want error %v", tc.name, w.name, err, tc.err)
+			}
+			if err != nil {
+				var me *MismatchError
+				if !errors.Is(err, ErrChecksum) || !errors.As(err, &me) || me.Kind != tc.kind || !bytes.Equal(me.Want, want) {
+					t.Errorf("%s/%s: error %#v is not a proper MismatchError", tc.name, w.name, err)
+				}
+				// The error is sticky.
+				if _, err2 := v.Read(make([]byte, 1)); err2 != err {
+					t.Errorf("%s/%s: second Read error %v", tc.name, w.name, err2)
+				}
+			}
+		}
+	}
+}
+
+func TestWriter(t *testing.T) {
+	v := &Writer{}
+	for _, tc := range readerCases {
+		var want []byte
+		if tc.want != "" {
+			want = mustHex(t, tc.want)
+		}
+		var out bytes.Buffer
+		v.Reset(&out, tc.kind, want)
+		if tc.hashKey != nil {
+			v.SetRAR5Key(tc.hashKey)
+		}
+		for i := range len(tc.data) {
+			if _, err := v.Write([]byte{tc.data[i]}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if out.String() != tc.data {
+			t.Errorf("%s: wrote %q", tc.name, out.String())
+		}
+		err := v.Close()
+		if (err != nil) != tc.err {
+			t.Errorf("%s: err %v, want error %v", tc.name, err, tc.err)
+		}
+		if err != nil && !errors.Is(err, ErrChecksum) {
+			t.Errorf("%s: %v is not ErrChecksum", tc.name, err)
+		}
+	}
+	// A nil writer only hashes.
+	w := NewWriter(nil, CRC32, mustHex(t, "cbf43926"))
+	io.WriteString(w, "123456789")
+	if err := w.Close(); err != nil {
+		t.Errorf("hash-only writer: %v", err)
+	}
+	if got := hex.EncodeToString(w.Sum()); got != "cbf43926" {
+		t.Errorf("hash-only writer Sum %s", got)
+	}
+}
+
+// TestReaderPassesErrors checks that a read error other than EOF is passed
+// through unchanged, without a checksum verdict.
+func TestReaderPassesErrors(t *testing.T) {
+	boom := errors.New("boom")
+	r := NewReader(iotest.ErrReader(boom), CRC32, []byte{1, 2, 3, 4})
+	if _, err := r.Read(make([]byte, 8)); err != boom {
+		t.Errorf("got %v, want boom", err)
+	}
+}
+
+// TestReaderZeroAllocs checks that a Reader reused with Reset allocates
+// nothing per stream when the checksum matches.
+func TestReaderZeroAllocs(t *testing.T) {
+	data := pattern(3000)
+	for _, k := range []Kind{CRC32, CRC64, BLAKE2sp, XXH64} {
+		h := New(k)
+		h.Write(data)
+		want := h.Sum(nil)
+		src := bytes.NewReader(data)
+		v := NewReader(src, k, want)
+		buf := make([]byte, 1000)
+		if allocs := testing.AllocsPerRun(10, func() {
+			src.Reset(data)
+			v.Reset(src, k, want)
+			for {
+				if _, err := v.Read(buf); err != nil {
+					if err != io.EOF {
+						t.Fatal(err)
+					}
+					break
+				}
+			}
+		}); allocs != 0 {
+			t.Errorf("%v: %v allocations per stream", k, allocs)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# make bench: decodes deterministic ~100 MiB workloads (text-like, binary-like,
+# mixed random/x86 records) with unpack and with the reference tools in the
+# same run (hyperfine), and prints MB/s, the ratio reference_time/unpack_time
+# (above 1.0: unpack is faster) and peak RSS per row.
+#   BENCH_MB=100 BENCH_RUNS=3 BENCH_FORMATS="gz zst …" scripts/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MB=${BENCH_MB:-100}
+RUNS=${BENCH_RUNS:-3}
+FORMATS=${BENCH_FORMATS:-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz"}
+W=${BENCH_DIR:-/tmp/unpack-bench}
+mkdir -p "$W"
+go build -o bin/unpack ./cmd/unpack
+U=$PWD/bin/unpack
+
+gen() { # kind file
+  [ -s "$2" ] && return
+  python3 - "$1" "$MB" "$2" <<'PY'
+import random, sys, struct
+kind, mb, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+r = random.Random(20261130)
+n = mb << 20
+with open(out, "wb") as f:
+    if kind == "text":
+        words = [("".join(r.choice("etaoinshrdlucmfwypvbgkjqxz") for _ in range(r.randint(2, 9)))) for _ in range(5000)]
+        buf = []
+        size = 0
+        while size < n:
+            line = " ".join(r.choice(words[:200] if r.random() < .7 else words) for _ in range(r.randint(4, 16))) + "\n"
+            buf.append(line); size += len(line)
+            if len(buf) > 4096:
+                f.write("".join(buf).encode()); buf = []
+        f.write("".join(buf).encode())
+    elif kind == "binary":
+        # Structured records: small ints, floats, repeated headers (like object files / databases).
+        size = 0
+        while size < n:
+            rec = struct.pack("<IHHdI", r.randint(0, 1 << 16), r.randint(0, 300), 0xBEEF, r.random() * 1000, size & 0xFFFF)
+            rec += bytes(r.randint(0, 3) for _ in range(12))
+            f.write(rec); size += len(rec)
+    else:  # mixed: x86-like code with E8/E9 calls, random chunks, text
+        size = 0
+        while size < n:
+            k = r.random()
+            if k < .4:
+                chunk = bytearray()
+                for _ in range(2048):
+                    op = r.random()
+                    if op < .1:
+                        chunk += b"\xe8" + struct.pack("<i", r.randint(-50000, 50000))
+                    elif op < .15:
+                        chunk += b"\x0f\x84" + struct.pack("<i", r.randint(-5000, 5000))
+                    else:
+                        chunk += bytes([r.choice([0x48, 0x89, 0x8b, 0x83, 0xc3, 0x55, 0x5d, 0x31, 0xc0, 0x74, 0x75])])
+            elif k < .55:
+                chunk = r.randbytes(8192)
+            else:
+                chunk = (" ".join(str(r.randint(0, 999)) for _ in range(1500)) + "\n").encode()
+            f.write(chunk); size += len(chunk)
+        f.truncate(n)
+PY
+}
+
+for k in text binary mixed; do gen "$k" "$W/$k.raw"; done
+
+# compress FORMAT KIND -> path of the compressed file
+compress() {
+  local f=$1 k=$2 src=$W/$2.raw out
+  case $f in
+    gz) out=$W/$k.gz; [ -s "$out" ] || gzip -6 -c "$src" > "$out" ;;
+    zst) out=$W/$k.zst; [ -s "$out" ] || zstd -q -19 -T0 -c "$src" > "$out" ;;
+    bz2) out=$W/$k.bz2; [ -s "$out" ] || lbzip2 -9 -c "$src" > "$out" ;;
+    xz) out=$W/$k.xz; [ -s "$out" ] || xz -6 -T1 -c "$src" > "$out" ;;
+    xz-x86) out=$W/$k.x86.xz; [ -s "$out" ] || xz --x86 --lzma2=preset=6 -T1 -c "$src" > "$out" ;;
+    xz-mt) out=$W/$k.mt.xz; [ -s "$out" ] || xz -6 -T2 --block-size=8MiB -c "$src" > "$out" ;;
+    lz4) out=$W/$k.lz4; [ -s "$out" ] || lz4 -q -9 -c "$src" > "$out" ;;
+    br) out=$W/$k.br; [ -s "$out" ] || brotli -q 9 -c "$src" > "$out" ;;
+    tar.gz) out=$W/$k.tar.gz; [ -s "$out" ] || tar -C "$W" -cf - "$k.raw" | gzip -6 > "$out" ;;
+  esac
+  echo "$out"
+}
+
+# references FORMAT FILE -> lines "name<TAB>command"
+references() {
+  local f=$1 p=$2
+  case $f in
+    gz) printf 'gzip -dc\tgzip -dc %s\npigz -dc\tpigz -dc %s\nbsdcat (zlib)\tbsdcat %s\n' "$p" "$p" "$p" ;;
+    zst) printf 'zstd -dc\tzstd -dc %s\n' "$p" ;;
+    bz2) printf 'bzip2 -dc\tbzip2 -dc %s\nlbzip2 -dc\tlbzip2 -dc %s\n7zz x -so\t7zz x -so %s\n' "$p" "$p" "$p" ;;
+    xz|xz-x86) printf 'xz -dc -T1\txz -dc -T1 %s\n' "$p" ;;
+    xz-mt) printf 'xz -dc -T1\txz -dc -T1 %s\nxz -dc -T2\txz -dc -T2 %s\n' "$p" "$p" ;;
+    lz4) printf 'lz4 -dc\tlz4 -dc %s\n' "$p" ;;
+    br) printf 'brotli -dc\tbrotli -dc %s\n' "$p" ;;
+    tar.gz) printf 'bsdtar -xOf\tbsdtar -xOf %s\ntar -xzOf\ttar -xzOf %s\n' "$p" "$p" ;;
+  esac
+}
+
+peak_rss() { /usr/bin/time -f %M bash -c "$1 >/dev/null" 2>&1 | tail -1; }
+
+out=$W/table.md
+{
+  echo "| workload | format | reference | unpack MB/s | reference MB/s | ratio | unpack peak RSS | reference peak RSS |"
+  echo "|---|---|---|---:|---:|---:|---:|---:|"
+} > "$out"
+for f in $FORMATS; do
+  for k in text binary mixed; do
+    p=$(compress "$f" "$k")
+    case $f in
+      br) ucmd="$U x -c --format brotli $p" ;;
+      tar.gz) ucmd="$U x -c $p" ;;
+      *) ucmd="$U x -c $p" ;;
+    esac
+    # byte-exact check before timing
+    if [ "$f" = tar.gz ]; then
+      cmp -s <($ucmd | tar -xOf -) "$W/$k.raw" || { echo "MISMATCH: $ucmd" >&2; exit 1; }
+    else
+      cmp -s <($ucmd) "$W/$k.raw" || { echo "MISMATCH: $ucmd" >&2; exit 1; }
+    fi
+    while IFS=$'\t' read -r rname rcmd; do
+      json=$W/h.json
+      hyperfine -N -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null 2>&1 || \
+        hyperfine -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null
+      read -r tu tr < <(python3 -c "import json,sys; d=json.load(open('$json'))['results']; print(d[0]['median'], d[1]['median'])")
+      mbu=$(python3 -c "print(f'{$MB*1.048576/$tu:.0f}')"); mbr=$(python3 -c "print(f'{$MB*1.048576/$tr:.0f}')")
+      ratio=$(python3 -c "print(f'{$tr/$tu:.2f}')")
+      ru=$(peak_rss "$ucmd"); rr=$(peak_rss "$rcmd")
+      printf '| %s | %s | %s | %s | %s | **%s** | %s MiB | %s MiB |\n' "$k" "$f" "$rname" "$mbu" "$mbr" "$ratio" \
+        "$((ru/1024))" "$((rr/1024))" | tee -a "$out"
+    done < <(references "$f" "$p")
+  done
+done
+echo
+echo "ratio = reference median time / unpack median time (> 1.0: unpack faster); MB = 10^6 bytes of output"
+echo "table written to $out"
