@@ -398,10 +398,15 @@ func (z *Reader) window(j *job, pos, end int64, copyIn bool) error {
 }
 
 // dispatch hands blocks to the workers until every job is in use or the
-// input is exhausted, reading and scanning input as needed.
+// input is exhausted, reading and scanning input as needed. It hands them
+// out in pairs when it can, so a worker finds two blocks to decode
+// together.
 func (z *Reader) dispatch() error {
 	if !z.running {
 		z.start()
+	}
+	if len(z.free) < 2 && len(z.queue) > 0 {
+		return nil
 	}
 	for len(z.free) > 0 {
 		for z.ci < len(z.cands) && (z.cands[z.ci]/2 < z.expected || z.cands[z.ci]/2 <= z.dispatched) {
