@@ -28,7 +28,7 @@ type job struct {
 	end        int64  // absolute bit position after the block
 	storedCRC  uint32 // the block's CRC as stored
 	origPtr    int    // the BWT row of the original string
-	randomised bool
+	randomised bool   // the block was randomised (bzip2 0.9.0)
 	crc        uint32 // as computed
 	pre        []byte // BWT output, before RLE1
 	out        []byte // RLE1 output when expanded
