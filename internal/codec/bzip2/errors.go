@@ -18,6 +18,9 @@ var (
 	// ErrTruncated: the input ends inside a stream.
 	ErrTruncated = archive.Errorf(archive.ErrCorrupt, "bzip2: unexpected end of input")
 	// ErrTrailing: bytes after the last stream that are not another stream.
+	// Read returns it only after every stream before them was delivered and
+	// verified, so a caller may treat it as a warning (bzip2 1.0.8 warns
+	// and succeeds).
 	ErrTrailing = archive.Errorf(archive.ErrCorrupt, "bzip2: trailing garbage after stream")
 )
 
