@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"compress/bzip2"
 	"io"
 
 	"github.com/andybalholm/brotli"
@@ -10,6 +9,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/lzip"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
@@ -59,8 +59,8 @@ type zstdReader struct{ *zstd.Decoder }
 
 func (z zstdReader) Close() error { z.Decoder.Close(); return nil }
 
-func openBzip2(r io.Reader, _ *archive.Options) (io.Reader, error) {
-	return bzip2.NewReader(r), nil
+func openBzip2(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	return bzip2.NewReader(r, bzip2.Config{Threads: opt.Threads, MemLimit: opt.Limit()})
 }
 
 func openBrotli(r io.Reader, _ *archive.Options) (io.Reader, error) {

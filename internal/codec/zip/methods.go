@@ -1,7 +1,6 @@
 package zip
 
 import (
-	"compress/bzip2"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
@@ -79,8 +79,7 @@ type byteReader interface {
 // buffered inflater of internal/codec/deflate64, which reads ahead; a
 // streamed entry of unknown size needs a decoder that stops exactly at its
 // end (klauspost/compress/flate, deflate64.Reader). LZMA and xz are the
-// project's own decoders; bzip2 is a stand-in (compress/bzip2) until
-// internal/codec/bzip2 lands: swapping it is a change to its case here.
+// project's own decoders, as is bzip2.
 func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, limit int64) (io.Reader, error) {
 	switch m {
 	case methodStore:
@@ -110,7 +109,8 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 		}
 		return p.flate, nil
 	case methodBzip2:
-		return bzip2.NewReader(src), nil
+		// One thread: entries are what runs in parallel.
+		return bzip2.NewReader(src, bzip2.Config{Threads: 1, MemLimit: limit})
 	case methodLZMA:
 		return p.newLZMA(src, h, limit)
 	case methodXZ:
