@@ -100,38 +100,6 @@ references() {
 
 peak_rss() { /usr/bin/time -f %M bash -c "$1 >/dev/null" 2>&1 | tail -1; }
 
-out=$W/table.md
-{
-  echo "| workload | format | reference | unpack MB/s | reference MB/s | ratio | unpack peak RSS | reference peak RSS |"
-  echo "|---|---|---|---:|---:|---:|---:|---:|"
-} > "$out"
-for f in $FORMATS; do
-  for k in text binary mixed; do
-    p=$(compress "$f" "$k")
-    case $f in
-      br) ucmd="$U x -c --format brotli $p" ;;
-      tar.gz) ucmd="$U x -c $p" ;;
-      *) ucmd="$U x -c $p" ;;
-    esac
-    # byte-exact check before timing
-    if [ "$f" = tar.gz ]; then
-      cmp -s <($ucmd | tar -xOf -) "$W/$k.raw" || { echo "MISMATCH: $ucmd" >&2; exit 1; }
-    else
-      cmp -s <($ucmd) "$W/$k.raw" || { echo "MISMATCH: $ucmd" >&2; exit 1; }
-    fi
-    while IFS=$'\t' read -r rname rcmd; do
-      json=$W/h.json
-      hyperfine -N -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null 2>&1 || \
-        hyperfine -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null
-      read -r tu tr < <(python3 -c "import json,sys; d=json.load(open('$json'))['results']; print(d[0]['median'], d[1]['median'])")
-      mbu=$(python3 -c "print(f'{$MB*1.048576/$tu:.0f}')"); mbr=$(python3 -c "print(f'{$MB*1.048576/$tr:.0f}')")
-      ratio=$(python3 -c "print(f'{$tr/$tu:.2f}')")
-      ru=$(peak_rss "$ucmd"); rr=$(peak_rss "$rcmd")
-      printf '| %s | %s | %s | %s | %s | **%s** | %s MiB | %s MiB |\n' "$k" "$f" "$rname" "$mbu" "$mbr" "$ratio" \
-        "$((ru/1024))" "$((rr/1024))" | tee -a "$out"
-    done < <(references "$f" "$p")
-  done
-done
 # Archives: the unpack command and each reference, both writing the
 # contents to stdout (or, for "t" rows, verifying). Rows name the threads.
 archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref command"
@@ -181,6 +149,44 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
   esac
 }
 
+if [ -n "${BENCH_PREPARE:-}" ]; then # only make the inputs (they are cached in $W)
+  for f in $FORMATS; do for k in text binary mixed; do compress "$f" "$k" >/dev/null; done; done
+  for k in $ARCHIVES; do archive_rows "$k" >/dev/null; done
+  exit 0
+fi
+
+out=$W/table.md
+{
+  echo "| workload | format | reference | unpack MB/s | reference MB/s | ratio | unpack peak RSS | reference peak RSS |"
+  echo "|---|---|---|---:|---:|---:|---:|---:|"
+} > "$out"
+for f in $FORMATS; do
+  for k in text binary mixed; do
+    p=$(compress "$f" "$k")
+    case $f in
+      br) ucmd="$U x -c --format brotli $p" ;;
+      tar.gz) ucmd="$U x -c $p" ;;
+      *) ucmd="$U x -c $p" ;;
+    esac
+    # byte-exact check before timing
+    if [ "$f" = tar.gz ]; then
+      cmp -s <($ucmd | tar -xOf -) "$W/$k.raw" || { echo "MISMATCH: $ucmd" >&2; exit 1; }
+    else
+      cmp -s <($ucmd) "$W/$k.raw" || { echo "MISMATCH: $ucmd" >&2; exit 1; }
+    fi
+    while IFS=$'\t' read -r rname rcmd; do
+      json=$W/h.json
+      hyperfine -N -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null 2>&1 || \
+        hyperfine -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null
+      read -r tu tr < <(python3 -c "import json,sys; d=json.load(open('$json'))['results']; print(d[0]['median'], d[1]['median'])")
+      mbu=$(python3 -c "print(f'{$MB*1.048576/$tu:.0f}')"); mbr=$(python3 -c "print(f'{$MB*1.048576/$tr:.0f}')")
+      ratio=$(python3 -c "print(f'{$tr/$tu:.2f}')")
+      ru=$(peak_rss "$ucmd"); rr=$(peak_rss "$rcmd")
+      printf '| %s | %s | %s | %s | %s | **%s** | %s MiB | %s MiB |\n' "$k" "$f" "$rname" "$mbu" "$mbr" "$ratio" \
+        "$((ru/1024))" "$((rr/1024))" | tee -a "$out"
+    done < <(references "$f" "$p")
+  done
+done
 {
   echo
   echo "| archive | unpack | reference | unpack ms | reference ms | ratio | unpack peak RSS | reference peak RSS |"
