@@ -214,4 +214,9 @@ done
 
 echo
 echo "ratio = reference median time / unpack median time (> 1.0: unpack faster); MB = 10^6 bytes of output"
+if [ "${BENCH_VERIFY-1}" != 0 ]; then
+  echo
+  echo "checksums (internal/verify) beside the command-line hashers, same run:"
+  COUNT=${BENCH_VERIFY_COUNT:-3} bash scripts/bench-verify.sh 30x | tee "$W/verify.md"
+fi
 echo "table written to $out"
