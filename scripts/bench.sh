@@ -214,6 +214,23 @@ done
 
 echo
 echo "ratio = reference median time / unpack median time (> 1.0: unpack faster); MB = 10^6 bytes of output"
+if [ "${BENCH_ALLOCS-1}" != 0 ]; then
+  echo
+  echo "allocations per MiB extracted (Go benchmarks of the archive readers, -benchmem):"
+  UNPACK_CORPUS=$CORPUS go test -run '^$' -benchtime 3x -benchmem \
+    -bench '^Benchmark(RAR5Decode|RAR5Encrypted|RAR4|Read|File)$' \
+    ./internal/codec/rar ./internal/codec/zip ./internal/codec/sevenzip 2>/dev/null | python3 -c '
+import re, sys
+print("| benchmark | MiB per op | bytes allocated per MiB |")
+print("|---|---:|---:|")
+for line in sys.stdin:
+    m = re.match(r"Benchmark(\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) MB/s\s+(\d+) B/op", line)
+    if m:
+        mib = float(m.group(4)) * float(m.group(3)) / 1e3 / 1048576
+        if mib > 0:
+            print(f"| {m.group(1)} | {mib:.2f} | {int(m.group(5))/mib:.0f} |")
+' | tee "$W/allocs.md"
+fi
 if [ "${BENCH_VERIFY-1}" != 0 ]; then
   echo
   echo "checksums (internal/verify) beside the command-line hashers, same run:"
