@@ -130,14 +130,28 @@ func (f *Inflater) Read(p []byte) (int, error) {
 	}
 }
 
+// Rest returns the input the Inflater read past the end of the stream:
+// after Read has returned io.EOF, the bytes that follow the final block
+// (a container's trailer, the next member). They stay valid until the next
+// Read or Reset.
+func (f *Inflater) Rest() []byte {
+	if f.state != stateEnd {
+		return nil
+	}
+	return f.in[f.ip-int(f.bitsleft>>3) : f.iend]
+}
+
 // topUp moves the unread input to the front of the buffer and reads more,
 // unless the source has ended.
 func (f *Inflater) topUp() {
 	if f.srcErr != nil {
 		return
 	}
-	n := copy(f.in, f.in[f.ip:f.iend])
-	f.ip, f.iend = 0, n
+	// Keep the eight bytes before ip: the bit buffer may hold them, and
+	// Rest hands them back.
+	keep := min(f.ip, 8)
+	n := copy(f.in, f.in[f.ip-keep:f.iend])
+	f.ip, f.iend = keep, n
 	for f.iend < len(f.in)/2 && f.srcErr == nil {
 		m, err := f.src.Read(f.in[f.iend:])
 		f.iend += m
