@@ -5,9 +5,9 @@ import (
 	"io"
 
 	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+	"github.com/unpack-dev/unpack/internal/codec/gzip"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/lzip"
@@ -33,12 +33,11 @@ var streams = map[archive.Format]StreamOpener{
 }
 
 func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
-	zr, err := gzip.NewReader(r)
+	z, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, err
 	}
-	zr.Multistream(true)
-	return zr, nil
+	return z, nil
 }
 
 func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
