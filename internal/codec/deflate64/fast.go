@@ -509,8 +509,15 @@ func (f *Inflater) fast() {
 			return
 		}
 		if d >= 8 && length <= 32 {
-			for i := 0; i < length; i += 8 {
-				binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[op-d+i:]))
+			// Two words unconditionally (most matches are short), then
+			// the rest; out has slack past flushAt for the overshoot.
+			src := out[op-d : op-d+32]
+			dst := out[op : op+32]
+			binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
+			binary.LittleEndian.PutUint64(dst[8:], binary.LittleEndian.Uint64(src[8:]))
+			if length > 16 {
+				binary.LittleEndian.PutUint64(dst[16:], binary.LittleEndian.Uint64(src[16:]))
+				binary.LittleEndian.PutUint64(dst[24:], binary.LittleEndian.Uint64(src[24:]))
 			}
 		} else {
 			match(out, op, d, length)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	kgzip "github.com/klauspost/compress/gzip"
 )
@@ -61,6 +62,7 @@ func BenchmarkReader(b *testing.B) {
 			b.ReportAllocs()
 			z := new(Reader)
 			src := bytes.NewReader(gz)
+			c0 := cpuTime()
 			for b.Loop() {
 				src.Reset(gz)
 				if err := z.Reset(src); err != nil {
@@ -70,12 +72,14 @@ func BenchmarkReader(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, c0, size)
 		})
 		b.Run(name+"/klauspost", func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
 			z := new(kgzip.Reader)
 			src := bytes.NewReader(gz)
+			c0 := cpuTime()
 			for b.Loop() {
 				src.Reset(gz)
 				if err := z.Reset(src); err != nil {
@@ -85,6 +89,15 @@ func BenchmarkReader(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, c0, size)
 		})
+	}
+}
+
+// reportCPU adds the cpu-MB/s metric: bytes of output per CPU-second since
+// c0 (all goroutines, GC included).
+func reportCPU(b *testing.B, c0 time.Duration, size int64) {
+	if d := cpuTime() - c0; d > 0 && c0 > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
 	}
 }
