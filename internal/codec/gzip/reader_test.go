@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -303,4 +304,30 @@ func FuzzGzip(f *testing.F) {
 			t.Fatal("output differs from the oracle")
 		}
 	})
+}
+
+// TestMemoryBounded checks that a stream's allocations are the fixed
+// buffers (window, input, tables), however long the output.
+func TestMemoryBounded(t *testing.T) {
+	var buf bytes.Buffer
+	w := kgzip.NewWriter(&buf)
+	chunk := bytes.Repeat([]byte("bounded memory "), 1<<12)
+	for range 256 { // 15 MiB of output
+		w.Write(chunk)
+	}
+	w.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	z, err := NewReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{z}, make([]byte, 64<<10))
+	if err != nil || n != 256*int64(len(chunk)) {
+		t.Fatal(n, err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 400<<10 {
+		t.Errorf("%d bytes allocated for one stream", got)
+	}
 }
