@@ -19,13 +19,17 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 unit:
-	$(GO) test -count=1 -skip '^TestCorpus$$' ./...
+	$(GO) test -count=1 -timeout 30m -skip '^TestCorpus$$' ./...
 
 purego:
-	$(GO) test -count=1 -tags purego -skip '^TestCorpus$$' ./...
+	$(GO) test -count=1 -timeout 30m -tags purego -skip '^TestCorpus$$' ./...
 
+# The race detector over the packages with parallel paths.
+RACE_DIRS = internal/cli internal/extract internal/formats internal/codec/xz internal/codec/zip \
+	internal/codec/rar internal/codec/sevenzip internal/codec/bzip2 internal/codec/gzip
 race:
-	$(GO) test -count=1 -race -short -skip '^TestCorpus$$' ./...
+	$(GO) test -count=1 -race -short -timeout 30m -skip '^TestCorpus$$' \
+	  $$(for d in $(RACE_DIRS); do [ -d $$d ] && echo ./$$d; done)
 
 fuzz-short:
 	bash scripts/fuzz.sh $(FUZZTIME)
@@ -59,3 +63,7 @@ testdata:
 # Damaged-input run: panics, hangs, memory, exit codes, leftovers (docs/RELIABILITY.md).
 robustness:
 	bash scripts/robustness.sh
+
+# Man pages and Markdown command reference from the cobra commands.
+docs:
+	$(GO) run ./scripts/gendocs docs

@@ -8,7 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
-FORMATS=${BENCH_FORMATS:-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz"}
+FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar4 rar4-audio"}
+CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
 go build -o bin/unpack ./cmd/unpack
@@ -130,6 +132,80 @@ for f in $FORMATS; do
     done < <(references "$f" "$p")
   done
 done
+# Archives: the unpack command and each reference, both writing the
+# contents to stdout (or, for "t" rows, verifying). Rows name the threads.
+archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref command"
+  local k=$1 a
+  case $k in
+    zip-many)
+      a=$W/many.zip
+      if [ ! -s "$a" ]; then
+        rm -rf "$W/many" && mkdir -p "$W/many" && split -b 25k -a 4 "$W/text.raw" "$W/many/t" && \
+          (cd "$W/many" && zip -q -6 -r "$a" .)
+      fi
+      printf 'x -c, 1 thread\t%s\tunzip -p\tunzip -p %s\n' "$U x -c --threads 1 $a" "$a"
+      printf 'x -c, 1 thread\t%s\t7zz x -so\t7zz x -so -mmt1 %s\n' "$U x -c --threads 1 $a" "$a"
+      printf 'x -c, 1 thread\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c --threads 1 $a" "$a"
+      printf 't, 2 threads\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U t -q $a" "$a"
+      printf 't, 2 threads\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a" ;;
+    zip-large)
+      a=$W/large.zip
+      [ -s "$a" ] || (cd "$W" && zip -q -6 "$a" text.raw binary.raw mixed.raw)
+      printf 'x -c, 1 thread\t%s\tunzip -p\tunzip -p %s\n' "$U x -c --threads 1 $a" "$a"
+      printf 'x -c, 1 thread\t%s\t7zz x -so\t7zz x -so -mmt1 %s\n' "$U x -c --threads 1 $a" "$a"
+      printf 'x -c, 1 thread\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c --threads 1 $a" "$a" ;;
+    7z-lzma2|7z-bcj|7z-ppmd|7z-folders)
+      a=$W/$k.7z
+      if [ ! -s "$a" ]; then
+        case $k in
+          7z-lzma2) (cd "$W" && 7zz a -bd -mx=6 -m0=lzma2 -mmt=1 "$a" text.raw binary.raw >/dev/null) ;;
+          7z-bcj) (cd "$W" && 7zz a -bd -mx=6 -mf=BCJ -m0=lzma "$a" mixed.raw >/dev/null) ;;
+          7z-ppmd) (cd "$W" && 7zz a -bd -m0=ppmd "$a" text.raw >/dev/null) ;;
+          7z-folders) (cd "$W" && 7zz a -bd -mx=6 -ms=off -m0=lzma2 "$a" text.raw binary.raw mixed.raw >/dev/null) ;;
+        esac
+      fi
+      printf 'x -c, 1 thread\t%s\t7zz x -so -mmt1\t7zz x -so -mmt1 %s\n' "$U x -c --threads 1 $a" "$a"
+      if [ "$k" = 7z-folders ]; then
+        printf 't, 2 threads\t%s\t7zz t -mmt1\t7zz t -mmt1 %s\n' "$U t -q $a" "$a"
+        printf 't, 2 threads\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a"
+      fi ;;
+    rar5|rar4|rar4-audio)
+      case $k in
+        rar5) a=$CORPUS/files/sharpcompress/tests/TestArchives/Archives/Rar.issue1050.rar ;;
+        rar4) a=$CORPUS/files/sharpcompress/tests/TestArchives/Archives/Rar.rar ;;
+        rar4-audio) a=$CORPUS/files/sharpcompress/tests/TestArchives/Archives/Rar.Audio_program.rar ;;
+      esac
+      [ -s "$a" ] || return 0
+      printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\tunar -o -\tunar -q -o - %s\n' "$U x -c $a" "$a" ;;
+  esac
+}
+
+{
+  echo
+  echo "| archive | unpack | reference | unpack ms | reference ms | ratio | unpack peak RSS | reference peak RSS |"
+  echo "|---|---|---|---:|---:|---:|---:|---:|"
+} >> "$out"
+echo
+for k in $ARCHIVES; do
+  while IFS=$'\t' read -r label ucmd rname rcmd; do
+    json=$W/h.json
+    if ! $ucmd >/dev/null 2>&1; then
+      printf '| %s | %s | %s | | | unpack fails | | |\n' "$k" "$label" "$rname" | tee -a "$out"; continue
+    fi
+    if ! $rcmd >/dev/null 2>&1; then
+      printf '| %s | %s | %s | | | reference fails | | |\n' "$k" "$label" "$rname" | tee -a "$out"; continue
+    fi
+    hyperfine -N -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null 2>&1 || \
+      hyperfine -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null 2>&1 || { echo "skip $k $rname" >&2; continue; }
+    read -r tu tr < <(python3 -c "import json; d=json.load(open('$json'))['results']; print(d[0]['median'], d[1]['median'])")
+    ratio=$(python3 -c "print(f'{$tr/$tu:.2f}')")
+    ru=$(peak_rss "$ucmd"); rr=$(peak_rss "$rcmd")
+    printf '| %s | %s | %s | %.0f | %.0f | **%s** | %s MiB | %s MiB |\n' "$k" "$label" "$rname" \
+      "$(python3 -c "print($tu*1000)")" "$(python3 -c "print($tr*1000)")" "$ratio" "$((ru/1024))" "$((rr/1024))" | tee -a "$out"
+  done < <(archive_rows "$k")
+done
+
 echo
 echo "ratio = reference median time / unpack median time (> 1.0: unpack faster); MB = 10^6 bytes of output"
 echo "table written to $out"

@@ -9,7 +9,15 @@ total=0
 for pkg in $(go list ./...); do
   for f in $(go test "$@" -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
     echo "fuzz $pkg $f ($t)"
-    go test "$@" -run '^$' -fuzz "^$f\$" -fuzztime "$t" "$pkg" >/tmp/fuzz.$$.log 2>&1 || { cat /tmp/fuzz.$$.log; exit 1; }
+    if ! go test "$@" -run '^$' -fuzz "^$f\$" -fuzztime "$t" "$pkg" >/tmp/fuzz.$$.log 2>&1; then
+      # Go's fuzzer can miss its own deadline on a loaded machine ("context
+      # deadline exceeded") without any failing input: not a finding.
+      if grep -q 'context deadline exceeded' /tmp/fuzz.$$.log && ! grep -q 'Failing input written' /tmp/fuzz.$$.log; then
+        echo "  (fuzzer deadline missed under load; no failing input)"
+      else
+        cat /tmp/fuzz.$$.log; exit 1
+      fi
+    fi
     grep -Eo 'execs: [0-9]+' /tmp/fuzz.$$.log | tail -1 || true
     total=$((total+1))
   done

@@ -2,7 +2,7 @@
 # Installs the reference tools that fixtures, tests and benchmarks use.
 # Idempotent; needs root (or sudo) on a Debian-like machine.
 set -euo pipefail
-pkgs=(xz-utils zstd bzip2 lbzip2 pigz gzip 7zip libarchive-tools unar brotli lz4 lzip
+pkgs=(xz-utils zstd bzip2 lbzip2 pbzip2 pigz gzip 7zip libarchive-tools unar brotli lz4 lzip
       hyperfine zip unzip tar tmux python3 time xxhash)
 missing=()
 for p in "${pkgs[@]}"; do

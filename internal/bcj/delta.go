@@ -23,6 +23,15 @@ func (c *Delta) Reset(dist int) {
 // Convert implements Converter; it always decodes the whole buffer.
 func (c *Delta) Convert(buf []byte) int {
 	d := c.dist
+	if d == 1 { // a running sum: keep it in a register
+		acc := c.hist[255]
+		for i, b := range buf {
+			acc += b
+			buf[i] = acc
+		}
+		c.keep(buf)
+		return len(buf)
+	}
 	head := min(d, len(buf))
 	for i := 0; i < head; i++ {
 		buf[i] += c.hist[256-d+i]
@@ -30,11 +39,16 @@ func (c *Delta) Convert(buf []byte) int {
 	for i := d; i < len(buf); i++ {
 		buf[i] += buf[i-d]
 	}
+	c.keep(buf)
+	return len(buf)
+}
+
+// keep appends the decoded buf to the history.
+func (c *Delta) keep(buf []byte) {
 	if n := len(buf); n >= 256 {
 		copy(c.hist[:], buf[n-256:])
 	} else {
 		copy(c.hist[:], c.hist[n:])
 		copy(c.hist[256-n:], buf)
 	}
-	return len(buf)
 }

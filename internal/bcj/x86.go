@@ -33,6 +33,10 @@ func (c *X86) Convert(buf []byte) int { return c.convert(buf, findE8) }
 // convertGeneric is Convert with the pure-Go opcode search.
 func (c *X86) convertGeneric(buf []byte) int { return c.convert(buf, findE8Generic) }
 
+// x86InlineScan is how many bytes convert checks itself before calling
+// the opcode search.
+const x86InlineScan = 16
+
 // x86Allowed[m] tells whether a conversion may happen with prevMask>>1 == m.
 var x86Allowed = [8]bool{true, true, true, false, true, false, false, false}
 
@@ -55,8 +59,16 @@ func (c *X86) convert(buf []byte, find func([]byte) int) int {
 	i := 0
 	for i <= limit {
 		if buf[i]&0xFE != 0xE8 {
-			i += find(buf[i : limit+1])
-			if i > limit {
+			// Opcodes are dense in code: look at a few bytes here
+			// before handing a long stretch to the (vector) search.
+			j, end := i+1, min(i+x86InlineScan, limit+1)
+			for j < end && buf[j]&0xFE != 0xE8 {
+				j++
+			}
+			if j == end && j <= limit {
+				j += find(buf[j : limit+1])
+			}
+			if i = j; i > limit {
 				break
 			}
 		}

@@ -159,3 +159,39 @@ func BenchmarkConvert(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkX86 compares the vectorised and generic x86 decoders on dense
+// (code-like) and sparse (data-like: one E8 per 512 bytes) input.
+func BenchmarkX86(b *testing.B) {
+	const size = 1 << 20
+	sparse := make([]byte, size)
+	for i := range sparse {
+		sparse[i] = byte(i*131) | 1
+		if sparse[i]&0xFE == 0xE8 || i%512 == 0 {
+			sparse[i] = 0xE8
+		}
+	}
+	inputs := map[string][]byte{"dense": codeLike(size, 5), "sparse": sparse}
+	buf := make([]byte, size)
+	for dn, data := range inputs {
+		for _, impl := range []string{"fast", "generic"} {
+			b.Run("data="+dn+"/impl="+impl, func(b *testing.B) {
+				c := NewX86(0)
+				b.SetBytes(size)
+				b.ReportAllocs()
+				for b.Loop() {
+					copy(buf, data)
+					var n int
+					if impl == "fast" {
+						n = c.Convert(buf)
+					} else {
+						n = c.convertGeneric(buf)
+					}
+					if n < size-MaxTail {
+						b.Fatal("short")
+					}
+				}
+			})
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -423,5 +424,126 @@ func TestLimits(t *testing.T) {
 	}
 	if code, _, _ := run(t, nil, "t", "--max-entries", "5", "--max-size", "1M", arch); code != ExitOK {
 		t.Errorf("within limits: exit %d", code)
+	}
+}
+
+func TestSelection(t *testing.T) {
+	dir := t.TempDir()
+	arch := write(t, dir, "s.tar.gz", gz(t, makeTar(t, sample)))
+	cases := []struct {
+		args []string
+		want []string // files present below out
+	}{
+		{[]string{"--include", "top/sub"}, []string{"top/sub/b.bin"}},
+		{[]string{"--include", "*.txt"}, []string{"top/a.txt"}},
+		{[]string{"--include", "top/*.txt"}, []string{"top/a.txt"}},
+		{[]string{"--exclude", "top/sub", "--exclude", "top/link", "--exclude", "top/hard"}, []string{"top/a.txt"}},
+		{[]string{"--strip-components", "1", "--exclude", "top/link", "--exclude", "top/hard"}, []string{"a.txt", "sub/b.bin"}},
+		{[]string{"--flat", "--include", "top/sub/b.bin", "--include", "top/a.txt"}, []string{"a.txt", "b.bin"}},
+		{[]string{"--", "top/a.txt"}, []string{"top/a.txt"}},
+		{[]string{"--strip-components", "1", "--", "top/hard", "top/a.txt"}, []string{"a.txt", "hard"}},
+	}
+	for i, c := range cases {
+		out := filepath.Join(dir, fmt.Sprint("out", i))
+		args := append([]string{"x", arch, "-o", out}, c.args...)
+		if c.args[0] == "--" || len(c.args) > 2 && c.args[2] == "--" {
+			args = append([]string{"x", "-o", out, arch}, c.args...)
+		}
+		code, _, stderr := run(t, nil, args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d %s", c.args, code, stderr)
+		}
+		var got []string
+		filepath.Walk(out, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() {
+				rel, _ := filepath.Rel(out, p)
+				got = append(got, rel)
+			}
+			return nil
+		})
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("%v: got %v, want %v", c.args, got, c.want)
+		}
+	}
+	if code, _, _ := run(t, nil, "x", arch, "--include", "[", "-o", dir); code != ExitUsage {
+		t.Errorf("bad pattern: exit %d", code)
+	}
+}
+
+func TestManifest(t *testing.T) {
+	dir := t.TempDir()
+	arch := write(t, dir, "s.tar.gz", gz(t, makeTar(t, sample)))
+	code, stdout, stderr := run(t, nil, "t", "--manifest", arch)
+	if code != ExitOK {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	// The same lines sha256sum prints for the extracted files.
+	want := "" +
+		"5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03  top/a.txt\n" +
+		"5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03  top/hard\n"
+	if !strings.HasPrefix(stdout, want[:70]) || !strings.Contains(stdout, "  top/sub/b.bin\n") {
+		t.Errorf("manifest:\n%s", stdout)
+	}
+	good := write(t, dir, "SHA256SUMS", []byte(stdout))
+	if code, _, stderr := run(t, nil, "t", "--expect", good, arch); code != ExitOK {
+		t.Errorf("--expect good: exit %d %s", code, stderr)
+	}
+	bad := strings.Replace(stdout, "5891b5b522d5df08", "0000000000000000", 1)
+	bad = strings.Replace(bad, "top/hard", "top/gone", 1) + "\\" + strings.Repeat("ab", 32) + "  odd\\nname\n"
+	badPath := write(t, dir, "BAD", []byte(bad))
+	code, _, stderr = run(t, nil, "t", "--expect", badPath, arch)
+	for _, w := range []string{"top/a.txt: SHA-256 differs", "top/gone: missing", "top/hard: extra", `"odd\nname": missing`} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	if code != ExitCorrupt {
+		t.Errorf("exit %d", code)
+	}
+	code, stdout, _ = run(t, nil, "t", "--json", "--manifest", write(t, dir, "p.tar", makeTar(t, sample[:2])))
+	if code != ExitOK || !strings.Contains(stdout, `"status":"unverifiable"`) || !strings.Contains(stdout, `"sha256":"5891b5b5`) {
+		t.Errorf("json: %s", stdout)
+	}
+}
+
+func TestToTar(t *testing.T) {
+	dir := t.TempDir()
+	arch := write(t, dir, "s.tar.zst", zst(t, makeTar(t, sample)))
+	code, stdout, stderr := run(t, nil, "x", "--to-tar", arch)
+	if code != ExitOK {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	tr := tar.NewReader(strings.NewReader(stdout))
+	var got []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(tr)
+		got = append(got, fmt.Sprintf("%s %c %o %s %d %s", h.Name, h.Typeflag, h.Mode, h.Linkname, len(body), h.ModTime.UTC().Format("2006")))
+	}
+	want := "top/ 5 755  0 2021|top/a.txt 0 640  6 2021|top/sub/b.bin 0 755  30000 2021|top/link 2 777 a.txt 0 2021|top/hard 1 644 top/a.txt 0 2021"
+	if strings.Join(got, "|") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+	// A single stream of unknown size is spooled.
+	code, stdout, _ = run(t, nil, "x", "--to-tar", write(t, dir, "n.txt.zst", zst(t, []byte("note"))))
+	tr = tar.NewReader(strings.NewReader(stdout))
+	if h, err := tr.Next(); code != ExitOK || err != nil || h.Name != "n.txt" || h.Size != 4 {
+		t.Errorf("single: %d %v %v", code, h, err)
+	}
+	// A failing entry stops the stream without an end marker.
+	bad := gz(t, []byte(strings.Repeat("data ", 1000)))
+	bad[len(bad)-8] ^= 1
+	code, stdout, _ = run(t, nil, "x", "--to-tar", write(t, dir, "bad.gz", bad))
+	if code != ExitCorrupt || len(stdout) != 0 {
+		t.Errorf("bad: exit %d, %d bytes", code, len(stdout))
+	}
+	if code, _, _ := run(t, nil, "x", "--to-tar", "-c", arch); code != ExitUsage {
+		t.Errorf("--to-tar -c: exit %d", code)
 	}
 }

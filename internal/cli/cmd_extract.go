@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +26,7 @@ type ExtractOptions struct {
 	KeepSetID    bool
 	NoTimes      bool
 	StoredName   bool
+	ToTar        bool
 	Archives     []string
 }
 
@@ -34,7 +34,7 @@ type ExtractOptions struct {
 func NewCmdExtract(f *Factory, runF func(*ExtractOptions) error) *cobra.Command {
 	o := &ExtractOptions{}
 	cmd := &cobra.Command{
-		Use:     "x ARCHIVE...",
+		Use:     "x ARCHIVE... [-- NAME...]",
 		Aliases: []string{"extract"},
 		Short:   "Extract archives (format found by magic bytes), verifying every checksum",
 		Long: `Extract each ARCHIVE ("-" reads standard input, which need not be seekable).
@@ -52,14 +52,21 @@ replaced silently: choose --overwrite or --skip-existing.
 ` + exitStatusHelp,
 		Example: `  unpack x archive.tar.xz -o out/
   unpack x -c big.tar.zst | tar x
+  unpack x --to-tar backup.rar | tar t
   curl -sL URL | unpack x - -o out/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Archives = args
+			o.Archives, o.Names = splitNames(cmd, args)
+			if err := o.SelectOptions.validate(); err != nil {
+				return err
+			}
+			if o.ToTar && (o.Stdout || o.Output != "") {
+				return &FlagError{Err: fmt.Errorf("--to-tar writes to stdout: it excludes -c and -o")}
+			}
 			if o.Overwrite && o.SkipExisting {
 				return &FlagError{Err: fmt.Errorf("--overwrite and --skip-existing exclude each other")}
 			}
-			if err := oneStdin(args); err != nil {
+			if err := oneStdin(o.Archives); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -69,6 +76,7 @@ replaced silently: choose --overwrite or --skip-existing.
 		},
 	}
 	addCommonFlags(cmd, &o.CommonOptions)
+	addSelectFlags(cmd, &o.SelectOptions, true)
 	fl := cmd.Flags()
 	fl.StringVarP(&o.Output, "output", "o", "", "extract into `DIR` (created when missing)")
 	fl.BoolVarP(&o.Stdout, "stdout", "c", false, "write to stdout: a compressed stream's bytes, or the files' contents in order")
@@ -77,8 +85,17 @@ replaced silently: choose --overwrite or --skip-existing.
 	fl.BoolVar(&o.KeepBroken, "keep-broken", false, "keep files whose data failed verification")
 	fl.BoolVar(&o.KeepSetID, "keep-setid", false, "keep setuid/setgid bits")
 	fl.BoolVar(&o.NoTimes, "no-times", false, "do not restore modification times")
+	fl.BoolVar(&o.ToTar, "to-tar", false, "write the entries as a POSIX pax tar stream to stdout (any format to tar)")
 	fl.BoolVarP(&o.StoredName, "name", "N", false, "name a gzip file's output by the name stored in it (gunzip -N)")
 	return cmd
+}
+
+// splitNames separates archives from the member names given after "--".
+func splitNames(cmd *cobra.Command, args []string) (archives, names []string) {
+	if i := cmd.ArgsLenAtDash(); i >= 0 {
+		return args[:i], args[i:]
+	}
+	return args, nil
 }
 
 func oneStdin(args []string) error {
@@ -102,34 +119,26 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 	if err != nil {
 		return err
 	}
-	var (
-		mu      sync.Mutex
-		current extract.Sink
-	)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-f.Context.Done():
-			mu.Lock()
-			if a, ok := current.(abortable); ok {
-				a.Abort()
-			}
-			mu.Unlock()
-		case <-done:
-		}
-	}()
 	for _, path := range o.Archives {
 		sink, finish, err := extractSink(f, o, path)
 		if err != nil {
 			r.problem(path, "", err)
 			continue
 		}
-		mu.Lock()
-		current = sink
-		mu.Unlock()
-		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout,
+		remove := f.onInterrupt(func() {
+			if a, ok := sink.(abortable); ok {
+				a.Abort()
+			}
+			if finish != nil {
+				sink.Close()
+				finish() // completed files go into place
+			}
+		})
+		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout && !o.ToTar,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
+				if e = o.layout(e); e == nil {
+					return nil
+				}
 				if o.Verbose {
 					fmt.Fprintln(f.ErrOut, e.Name)
 				}
@@ -143,6 +152,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				r.problem(path, "", err)
 			}
 		}
+		remove()
 	}
 	if f.Context.Err() != nil {
 		fmt.Fprintln(f.ErrOut, "unpack: interrupted")
@@ -159,6 +169,9 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 func extractSink(f *Factory, o *ExtractOptions, path string) (extract.Sink, func() error, error) {
 	if o.Stdout {
 		return extract.Stdout{W: f.Out}, nil, nil
+	}
+	if o.ToTar {
+		return extract.NewTar(f.Out), nil, nil
 	}
 	dopt := extract.DirOptions{KeepSetID: o.KeepSetID, KeepBroken: o.KeepBroken, NoTimes: o.NoTimes}
 	switch {

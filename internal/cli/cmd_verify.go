@@ -14,6 +14,8 @@ import (
 // VerifyOptions are the flags of `unpack t`.
 type VerifyOptions struct {
 	CommonOptions
+	Manifest bool   // print sha256sum lines
+	Expect   string // compare against a sha256sum manifest
 	Archives []string
 }
 
@@ -21,7 +23,7 @@ type VerifyOptions struct {
 func NewCmdVerify(f *Factory, runF func(*VerifyOptions) error) *cobra.Command {
 	o := &VerifyOptions{}
 	cmd := &cobra.Command{
-		Use:     "t ARCHIVE...",
+		Use:     "t ARCHIVE... [-- NAME...]",
 		Aliases: []string{"verify", "test"},
 		Short:   "Verify archives: decode every entry and check every checksum, writing nothing",
 		Long: `Verify each ARCHIVE ("-" reads standard input): every byte is decoded and every
@@ -34,8 +36,11 @@ allows. With --json, one JSON object per entry and a summary per archive.
   unpack t --json backup.7z | jq .status`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Archives = args
-			if err := oneStdin(args); err != nil {
+			o.Archives, o.Names = splitNames(cmd, args)
+			if err := o.SelectOptions.validate(); err != nil {
+				return err
+			}
+			if err := oneStdin(o.Archives); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -45,7 +50,10 @@ allows. With --json, one JSON object per entry and a summary per archive.
 		},
 	}
 	addCommonFlags(cmd, &o.CommonOptions)
+	addSelectFlags(cmd, &o.SelectOptions, false)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print one JSON object per entry and a summary (JSON Lines)")
+	cmd.Flags().BoolVar(&o.Manifest, "manifest", false, "print sha256sum-compatible lines for every file, computed in the same pass")
+	cmd.Flags().StringVar(&o.Expect, "expect", "", "compare every file with a sha256sum manifest `FILE` (e.g. SHA256SUMS): report missing, extra and differing")
 	return cmd
 }
 
@@ -54,10 +62,22 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	var expect map[string]string
+	if o.Expect != "" {
+		if expect, err = readManifest(o.Expect); err != nil {
+			return err
+		}
+	}
 	for _, path := range o.Archives {
+		if o.Manifest || expect != nil {
+			r.sums = map[string]string{}
+		}
 		code := r.each(path, formats.OpenOptions{Format: archive.Format(o.Format)}, true,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
-				err := extract.Discard{}.Put(e, data)
+				err := extract.Discard{}.Put(e, r.hashing(e.Name, data))
+				if e.Type == archive.TypeHardlink {
+					r.linkSum(e.Name, e.Linkname) // the same bytes as its target
+				}
 				if o.Verbose && !o.JSON {
 					st := "OK"
 					if err != nil {
@@ -67,7 +87,14 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 				}
 				return err
 			})
-		if !o.Quiet && !o.JSON {
+		if o.Manifest {
+			printManifest(f.Out, r.sums)
+		}
+		if expect != nil {
+			r.compareManifest(path, expect)
+			code = worse(code, r.code)
+		}
+		if !o.Quiet && !o.JSON && !o.Manifest {
 			if code == ExitOK {
 				fmt.Fprintf(f.Out, "%s: %d entries, %s, all OK\n", path, r.entries, humanBytes(r.bytes))
 			} else if r.entries > 0 {

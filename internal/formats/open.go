@@ -5,6 +5,7 @@ package formats
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/gzip"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/rar"
+	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
 	"github.com/unpack-dev/unpack/internal/codec/tar"
 	"github.com/unpack-dev/unpack/internal/codec/zip"
 	"github.com/unpack-dev/unpack/internal/verify"
@@ -35,8 +38,11 @@ type Opener func(in *archive.Input, opt *archive.Options) (archive.Reader, error
 
 // containers maps each container format to its reader.
 var containers = map[archive.Format]Opener{
-	archive.Tar: tar.Open,
-	archive.Zip: zip.Open,
+	archive.Tar:      tar.Open,
+	archive.Zip:      zip.Open,
+	archive.RAR4:     rar.Open,
+	archive.RAR5:     rar.Open,
+	archive.SevenZip: sevenzip.Open,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -158,6 +164,19 @@ func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 		a.Close()
 		return nil, archive.ErrNotArchive
 	}
+	// A raw split set (NAME.001, .002…) is one file cut in pieces; zip and
+	// 7z join their own volumes, everything else reads the joined parts.
+	if parts := splitParts(path); parts != nil && f != archive.Zip && f != archive.SevenZip {
+		j, err := openJoined(parts)
+		if err != nil {
+			a.Close()
+			return nil, err
+		}
+		a.closers = append(a.closers, j)
+		a.src = &source{r: j, ra: j}
+		in.RA, in.Size, a.Size = a.src, j.Size(), j.Size()
+		in.R = bufio.NewReaderSize(a.src, 1<<20)
+	}
 	if err := a.open(in, opt, oo, f); err != nil {
 		a.Close()
 		return nil, err
@@ -199,7 +218,11 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 		br := bufio.NewReaderSize(cr, 256<<10)
 		peek, err := br.Peek(512)
 		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-			return err
+			// A short stream that fails: its one entry gives the bytes, then
+			// the error, so that the failure is reported for the entry.
+			data := append([]byte(nil), peek...)
+			a.Reader = a.single(f, io.MultiReader(bytes.NewReader(data), errReader{err}), d, oo)
+			return nil
 		}
 		if archive.IsTarHeader(peek) {
 			a.Tar = true
@@ -240,6 +263,11 @@ func (a *Archive) single(f archive.Format, r io.Reader, d io.Reader, oo OpenOpti
 	}
 	return &singleReader{e: e, r: r}
 }
+
+// errReader is a reader that fails with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // singleReader is an archive of one entry: a decompressed stream.
 type singleReader struct {

@@ -1,16 +1,16 @@
 package formats
 
 import (
-	"compress/bzip2"
 	"io"
 	"runtime"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
-	"github.com/unpack-dev/unpack/internal/codec/gzip"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/bzip2"
+	"github.com/unpack-dev/unpack/internal/codec/gzip"
 	"github.com/unpack-dev/unpack/internal/codec/lzip"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
@@ -74,8 +74,8 @@ func decoderThreads(opt *archive.Options) int {
 	return min(n, 4)
 }
 
-func openBzip2(r io.Reader, _ *archive.Options) (io.Reader, error) {
-	return bzip2.NewReader(r), nil
+func openBzip2(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	return bzip2.NewReader(r, bzip2.Config{Threads: opt.Threads, MemLimit: opt.Limit()})
 }
 
 func openBrotli(r io.Reader, _ *archive.Options) (io.Reader, error) {

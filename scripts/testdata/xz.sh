@@ -107,6 +107,12 @@ x blocks-sized     text     -T2 --block-size=8KiB -1
 x blocks-unsized   text     -T1 --block-size=8KiB -1
 x x86-blocks-sized x86      -T2 --block-size=4KiB --x86 --lzma2=dict=64KiB
 x x86big           x86big   --x86 --lzma2=preset=6
+# Tiny files: quick fuzz seeds with every structure.
+head -c 600 "$tmp/text" > "$tmp/tiny"
+x tiny-x86-delta   tiny     --delta=dist=3 --x86 --lzma2=dict=4KiB --check=sha256
+x tiny-blocks      tiny     -T2 --block-size=200 --lzma2=dict=4KiB --check=crc64
+x tiny-arm64-crc32 tiny     --arm64=start=64 --lzma2=dict=4KiB --check=crc32
+x tiny-none        tiny     --lzma2=dict=4KiB --check=none
 # Empty input, concatenated streams with stream padding between them.
 : > "$tmp/empty"
 x empty            empty

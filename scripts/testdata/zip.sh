@@ -45,6 +45,8 @@ zip -q -X -P secret "$out/infozip-zipcrypto.zip" "${nolink[@]}"
 zip -q -X -fz "$out/infozip-zip64.zip" "${nolink[@]}"
 # Written to a pipe: data descriptors, and zip64 sizes in them.
 zip -q -X - "${nolink[@]}" | cat > "$out/infozip-pipe.zip"
+# Encrypted to a pipe: the local CRC field holds other data.
+zip -q -X -P secret - "${nolink[@]}" | cat > "$out/infozip-zipcrypto-pipe.zip"
 # A split set of 64 KiB parts (needs more data than the others).
 cp "$work/far.bin" far.bin
 zip -q -X -0 -s 64k "$out/infozip-split.zip" far.bin hello.txt
@@ -58,6 +60,8 @@ done
 7zz a -bso0 -bsp0 -tzip -mm=Deflate -mem=AES256 -psecret -mtc=off "$out/7zip-aes256.zip" "${nolink[@]}" >/dev/null
 7zz a -bso0 -bsp0 -tzip -mm=LZMA -mem=AES128 -psecret -mtc=off "$out/7zip-aes128-lzma.zip" "${nolink[@]}" >/dev/null
 7zz a -bso0 -bsp0 -tzip -mm=Deflate -mem=ZipCrypto -psecret -mtc=off "$out/7zip-zipcrypto.zip" "${nolink[@]}" >/dev/null
+# AES written to standard output: data descriptors, AE-2.
+7zz a -tzip -mm=Deflate -mem=AES256 -psecret -mtc=off -so x.zip "${nolink[@]}" 2>/dev/null > "$out/7zip-aes256-pipe.zip"
 # A raw split (name.zip.001, .002 …).
 cp "$work/far.bin" far.bin
 7zz a -bso0 -bsp0 -tzip -mm=Copy -v40k -mtc=off "$out/7zip-split.zip" far.bin hello.txt >/dev/null

@@ -4,12 +4,16 @@
 // this follows the description in APPNOTE.TXT 6.3.10 §4.4.5 and the
 // behaviour of zlib's contrib/infback9.
 //
+// Two decoders share the format tables. Inflater decodes deflate or
+// Deflate64 fast, from a source it reads ahead of (for inputs the caller
+// bounds, such as a zip entry of known size). Reader decodes Deflate64 one
+// input byte at a time and never reads past the end of the stream, so a
+// container streaming from a pipe can find what follows it.
+//
 // # Security concerns
 //
-// Memory is fixed (a 64 KiB window and the decoding tables). The decoder
-// reads its input one byte at a time through an io.ByteReader and never
-// reads past the end of the compressed stream, so a container can find
-// what follows it.
+// Memory is fixed: the window (32 or 64 KiB) plus an output chunk, the
+// input buffer and the decoding tables.
 package deflate64
 
 import (

@@ -55,7 +55,7 @@ const (
 type Reader struct {
 	br       *bufio.Reader
 	dec      lzma.Reader1
-	crc      hash.Hash
+	crc      hash.Hash32
 	memLimit int64
 
 	hdr     [headerSize]byte
@@ -84,7 +84,7 @@ func (z *Reader) Reset(r io.Reader, memLimit int64) error {
 		z.br.Reset(r)
 	}
 	if z.crc == nil {
-		z.crc = verify.New(verify.CRC32)
+		z.crc = verify.New(verify.CRC32).(hash.Hash32)
 	}
 	z.memLimit = memLimit
 	z.err = nil
@@ -170,10 +170,9 @@ func (z *Reader) endMember() error {
 		}
 		return err
 	}
-	var want [4]byte
-	binary.BigEndian.PutUint32(want[:], binary.LittleEndian.Uint32(z.trl[0:]))
-	if err := verify.Check(verify.CRC32, z.crc, want[:]); err != nil {
-		return err
+	if want, got := binary.LittleEndian.Uint32(z.trl[0:]), z.crc.Sum32(); want != got {
+		return &verify.MismatchError{Kind: verify.CRC32,
+			Want: binary.BigEndian.AppendUint32(nil, want), Got: binary.BigEndian.AppendUint32(nil, got)}
 	}
 	if binary.LittleEndian.Uint64(z.trl[4:]) != uint64(z.out) {
 		return ErrDataSize

@@ -261,3 +261,50 @@ func checkStream(t *testing.T, r io.Reader, expected string) error {
 	}
 	return nil
 }
+
+// TestReuseAllocs checks that decoding another stream with a reused Reader
+// allocates nothing.
+func TestReuseAllocs(t *testing.T) {
+	data, err := os.ReadFile("testdata/two-members-lzip.lz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z Reader
+	br := bytes.NewReader(data)
+	buf := make([]byte, 32<<10)
+	run := func() {
+		br.Reset(data)
+		if err := z.Reset(br, 0); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := z.Read(buf); err != nil {
+				if err != io.EOF {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
+	}
+	run()
+	if allocs := testing.AllocsPerRun(3, run); allocs > 0 {
+		t.Errorf("%v allocations per stream", allocs)
+	}
+}
+
+// TestEmpty decodes the member lzip 1.23 writes for empty input.
+func TestEmpty(t *testing.T) {
+	empty := []byte{0x4c, 0x5a, 0x49, 0x50, 0x01, 0x0c, 0x00, 0x83, 0xff, 0xfb, 0xff, 0xff, 0xc0,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x24, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}
+	r, err := NewReader(bytes.NewReader(empty), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(r); err != nil || len(got) != 0 {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	if err := decodeErr(nil, 0); !errors.Is(err, ErrMagic) {
+		t.Errorf("no input: %v", err)
+	}
+}

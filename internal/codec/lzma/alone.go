@@ -48,7 +48,7 @@ func (z *AloneReader) Reset(r io.Reader, memLimit int64) error {
 	if size >= 0 && size < need {
 		need = size
 	}
-	if err := DictLimit(int64(dictCap(need)), memLimit); err != nil {
+	if err := DictLimit(dictCap(need), memLimit); err != nil {
 		return err
 	}
 	z.size = size

@@ -157,12 +157,11 @@ func xzLZMA2(t *testing.T, data []byte) (int, []byte) {
 		t.Fatalf("filter %#x is not LZMA2", id)
 	}
 	vli()
-	p := h[0]
-	dict := 0xFFFFFFFF
-	if p < 40 {
-		dict = (2 | int(p)&1) << (p/2 + 11)
+	dict, err := DictSize2(h[0])
+	if err != nil {
+		t.Fatal(err)
 	}
-	return dict, b[size:]
+	return int(dict), b[size:]
 }
 
 // TestCorpusXZLZMA2 decodes the LZMA2 data of the xz test files that

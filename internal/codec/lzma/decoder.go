@@ -1,6 +1,9 @@
 package lzma
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // decoder is the LZMA symbol decoder shared by Reader1 and Reader2: the
 // probability model, the coder state, the range decoder and the circular
@@ -43,14 +46,20 @@ const (
 
 // initWindow prepares a window for a dictionary of size bytes, reusing the
 // previous allocation when it is large enough. The contents are not reset.
-func (d *decoder) initWindow(size int64) {
-	d.dictCap = dictCap(size)
+// A window that cannot be addressed (on 32-bit systems) is an ErrLimit error.
+func (d *decoder) initWindow(size int64) error {
+	c := dictCap(size)
+	if c > math.MaxInt-winSlack {
+		return DictLimit(c, math.MaxInt-winSlack)
+	}
+	d.dictCap = int(c)
 	n := d.dictCap + winSlack
 	if cap(d.win) >= n {
 		d.win = d.win[:n]
 	} else {
 		d.win = make([]byte, n)
 	}
+	return nil
 }
 
 // resetDict forgets the dictionary contents.
@@ -164,7 +173,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			sym := uint32(1)
 			if state < litStates {
 				for sym < 0x100 {
-					rng, code, ip, b = rcBit(rng, code, &probs[sym], in, ip)
+					rng, code, b = rcBitBL(rng, code, &probs[sym])
+					rng, code, ip = rcNorm(rng, code, in, ip)
 					sym = sym<<1 | b
 				}
 			} else {
@@ -179,7 +189,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 				for sym < 0x100 {
 					mb <<= 1
 					mbit := mb & offs
-					rng, code, ip, b = rcBit(rng, code, &probs[offs+mbit+sym], in, ip)
+					rng, code, b = rcBitBL(rng, code, &probs[offs+mbit+sym])
+					rng, code, ip = rcNorm(rng, code, in, ip)
 					sym = sym<<1 | b
 					offs = mbit ^ (offs &^ (0 - b))
 				}
@@ -208,7 +219,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			slots := &p.posSlot[lenState]
 			sym := uint32(1)
 			for sym < 64 {
-				rng, code, ip, b = rcBit(rng, code, &slots[sym], in, ip)
+				rng, code, b = rcBitBL(rng, code, &slots[sym])
+				rng, code, ip = rcNorm(rng, code, in, ip)
 				sym = sym<<1 | b
 			}
 			slot := sym - 64
@@ -221,7 +233,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 					base := dist - slot
 					m := uint32(1)
 					for i := uint32(0); i < nd; i++ {
-						rng, code, ip, b = rcBit(rng, code, &p.posSpecial[base+m], in, ip)
+						rng, code, b = rcBitBL(rng, code, &p.posSpecial[base+m])
+						rng, code, ip = rcNorm(rng, code, in, ip)
 						m = m<<1 | b
 						dist |= b << i
 					}
@@ -234,7 +247,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 					dist += direct << alignBits
 					m := uint32(1)
 					for i := uint32(0); i < alignBits; i++ {
-						rng, code, ip, b = rcBit(rng, code, &p.align[m], in, ip)
+						rng, code, b = rcBitBL(rng, code, &p.align[m])
+						rng, code, ip = rcNorm(rng, code, in, ip)
 						m = m<<1 | b
 						dist |= b << i
 					}
@@ -300,7 +314,23 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			d.pendLen = n - rest
 			n = rest
 		}
-		pos = copyMatch(win, pos, int(rep0)+1, n)
+		if src := pos - int(rep0) - 1; src >= 0 && rep0 >= 7 && n <= 32 && pos+32 <= len(win) {
+			// The common short match: 8-byte moves, no call. Each move
+			// reads bytes at least 8 back, already final; the bytes
+			// written past the match end lie beyond any valid distance
+			// (winSlack).
+			w := win[pos : pos+32]
+			s := win[src : src+32]
+			binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(s))
+			binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(s[8:]))
+			if n > 16 {
+				binary.LittleEndian.PutUint64(w[16:], binary.LittleEndian.Uint64(s[16:]))
+				binary.LittleEndian.PutUint64(w[24:], binary.LittleEndian.Uint64(s[24:]))
+			}
+			pos += n
+		} else {
+			pos = copyMatch(win, pos, int(rep0)+1, n)
+		}
 		if d.pendLen > 0 {
 			break
 		}
@@ -325,7 +355,8 @@ func decodeLen(lp *lenProbs, posState int, rng, code uint32, in []byte, ip int) 
 		t := &lp.low[posState]
 		sym := uint32(1)
 		for sym < 8 {
-			rng, code, ip, b = rcBit(rng, code, &t[sym], in, ip)
+			rng, code, b = rcBitBL(rng, code, &t[sym])
+			rng, code, ip = rcNorm(rng, code, in, ip)
 			sym = sym<<1 | b
 		}
 		return sym - 8, rng, code, ip
@@ -335,14 +366,16 @@ func decodeLen(lp *lenProbs, posState int, rng, code uint32, in []byte, ip int) 
 		t := &lp.mid[posState]
 		sym := uint32(1)
 		for sym < 8 {
-			rng, code, ip, b = rcBit(rng, code, &t[sym], in, ip)
+			rng, code, b = rcBitBL(rng, code, &t[sym])
+			rng, code, ip = rcNorm(rng, code, in, ip)
 			sym = sym<<1 | b
 		}
 		return sym, rng, code, ip // 8 + (sym - 8)
 	}
 	sym := uint32(1)
 	for sym < 0x100 {
-		rng, code, ip, b = rcBit(rng, code, &lp.high[sym], in, ip)
+		rng, code, b = rcBitBL(rng, code, &lp.high[sym])
+		rng, code, ip = rcNorm(rng, code, in, ip)
 		sym = sym<<1 | b
 	}
 	return sym - 0x100 + 16, rng, code, ip
@@ -354,6 +387,16 @@ func decodeLen(lp *lenProbs, posState int, rng, code uint32, in []byte, ip int) 
 func copyMatch(win []byte, pos, dist, n int) int {
 	end := pos + n
 	src := pos - dist
+	if src >= 0 && dist >= 8 && n <= 32 && end+8 <= len(win) {
+		// Short and not overlapping within 8 bytes: copy 8 at a time,
+		// writing up to 7 bytes past end (history beyond any distance).
+		for pos < end {
+			binary.LittleEndian.PutUint64(win[pos:], binary.LittleEndian.Uint64(win[src:]))
+			pos += 8
+			src += 8
+		}
+		return end
+	}
 	if src < 0 {
 		// The source starts before the wrap: copy up to the window end
 		// first. Reading ahead of pos is safe: those bytes are older

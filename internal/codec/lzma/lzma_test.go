@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,6 +95,7 @@ var readers = []struct {
 	{"bytes", func(b []byte) io.Reader { return bytes.NewReader(b) }},
 	{"onebyte", func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) }},
 	{"half", func(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) }},
+	{"dataerr", func(b []byte) io.Reader { return iotest.DataErrReader(bytes.NewReader(b)) }},
 	{"bufio", func(b []byte) io.Reader { return bufio.NewReaderSize(bytes.NewReader(b), 4096) }},
 	{"bufio-onebyte", func(b []byte) io.Reader {
 		return bufio.NewReaderSize(iotest.OneByteReader(bytes.NewReader(b)), 1024)
@@ -268,5 +270,143 @@ func TestBitFlips(t *testing.T) {
 				t.Fatalf("%s bit flip at %d: %v", f.file, i, err)
 			}
 		}
+	}
+}
+
+func TestDictSize2(t *testing.T) {
+	for _, tc := range []struct {
+		b    byte
+		want int64
+	}{{0, 4 << 10}, {1, 6 << 10}, {18, 2 << 20}, {19, 3 << 20}, {22, 8 << 20}, {39, 3 << 30}, {40, 1<<32 - 1}} {
+		if got, err := DictSize2(tc.b); err != nil || got != tc.want {
+			t.Errorf("DictSize2(%d) = %d, %v; want %d", tc.b, got, err, tc.want)
+		}
+	}
+	if _, err := DictSize2(41); !errors.Is(err, archive.ErrCorrupt) {
+		t.Errorf("DictSize2(41): %v", err)
+	}
+}
+
+func TestParseProps(t *testing.T) {
+	p, err := ParseProps([]byte{0x5D, 0, 0, 0x80, 0})
+	if err != nil || p != (Props{LC: 3, LP: 0, PB: 2, DictSize: 8 << 20}) {
+		t.Fatalf("got %+v, %v", p, err)
+	}
+	for _, b := range [][]byte{{225, 0, 0, 0, 0}, {0x5D, 0, 0}} {
+		if _, err := ParseProps(b); !errors.Is(err, ErrProps) {
+			t.Errorf("ParseProps(%x): %v", b, err)
+		}
+	}
+	if _, err := NewReader1(bytes.NewReader(nil), Props{LC: 9}, -1); !errors.Is(err, ErrProps) {
+		t.Errorf("NewReader1 with lc=9: %v", err)
+	}
+}
+
+// TestMemLimit checks that a dictionary over the limit is refused, with
+// the size named, before the window is allocated.
+func TestMemLimit(t *testing.T) {
+	hdr := []byte{0x5D, 0, 0, 0, 0x40, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := NewAloneReader(bytes.NewReader(hdr), 64<<20)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, archive.ErrLimit) || !strings.Contains(err.Error(), "1024 MiB") {
+		t.Fatalf("got %v, want a limit error naming 1024 MiB", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("%d bytes allocated before refusing", n)
+	}
+	// A known small size caps the window below the limit.
+	small := bytes.Clone(hdr)
+	copy(small[5:], []byte{1, 0, 0, 0, 0, 0, 0, 0})
+	if _, err := NewAloneReader(bytes.NewReader(small), 64<<20); err != nil {
+		t.Fatalf("1-byte stream with a 1 GiB dictionary: %v", err)
+	}
+	if err := DictLimit(1<<20, 0); err != nil {
+		t.Errorf("no limit: %v", err)
+	}
+}
+
+// TestLZMA2Chunks runs hand-made LZMA2 streams through Reader2.
+func TestLZMA2Chunks(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want string
+		err  error
+	}{
+		{"empty stream", []byte{0}, "", nil},
+		{"no input", nil, "", ErrTruncated},
+		{"uncompressed", []byte{1, 0, 2, 'a', 'b', 'c', 2, 0, 0, 'd', 0}, "abcd", nil},
+		{"uncompressed truncated", []byte{1, 0, 2, 'a', 'b'}, "", ErrTruncated},
+		{"no end marker", []byte{1, 0, 2, 'a', 'b', 'c'}, "", ErrTruncated},
+		{"first chunk keeps dictionary", []byte{2, 0, 0, 'a', 0}, "", ErrChunk},
+		{"reserved control", []byte{3}, "", ErrChunk},
+		{"LZMA without properties", []byte{1, 0, 0, 'a', 0x80, 0, 0, 0, 4, 0, 0, 0, 0, 0}, "", ErrChunk},
+		{"bad properties", []byte{0xE0, 0, 0, 0, 4, 225, 0, 0, 0, 0, 0}, "", ErrProps},
+		{"lc+lp over 4", []byte{0xE0, 0, 0, 0, 4, 4*9 + 1, 0, 0, 0, 0, 0}, "", ErrProps},
+		{"packed below 5", []byte{0xE0, 0, 0, 0, 3, 0x5D, 0, 0, 0, 0}, "", ErrChunk},
+		{"range coder start", []byte{0xE0, 0, 0, 0, 4, 0x5D, 1, 0, 0, 0, 0}, "", ErrRangeInit},
+		{"header truncated", []byte{0xE0, 0, 0}, "", ErrTruncated},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := NewReader2(bytes.NewReader(tc.in), 4096)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(r)
+			if !errors.Is(err, tc.err) || (tc.err == nil && string(got) != tc.want) {
+				t.Fatalf("got %q, %v; want %q, %v", got, err, tc.want, tc.err)
+			}
+			if err != nil && !errors.Is(err, archive.ErrCorrupt) {
+				t.Fatalf("%v is not ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+func TestAloneHeader(t *testing.T) {
+	data := readFixture(t, "text-lc8lp4-7zip.lzma")
+	r, err := NewAloneReader(bytes.NewReader(data), 0)
+	if err != nil || r.Size() != readSums(t)["text"].size {
+		t.Fatalf("Size = %d, %v", r.Size(), err)
+	}
+	for name, hdr := range map[string][]byte{
+		"short":      data[:12],
+		"properties": append([]byte{225}, data[1:]...),
+		"huge size":  append(append(bytes.Clone(data[:5]), 0, 0, 0, 0, 0, 0, 0, 0x80), data[13:]...),
+	} {
+		if _, err := NewAloneReader(bytes.NewReader(hdr), 0); !errors.Is(err, archive.ErrCorrupt) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestReadError checks that an error of the underlying reader is passed
+// through as it is, not turned into a corrupt-data error.
+func TestReadError(t *testing.T) {
+	for _, f := range fixtures {
+		data := readFixture(t, f.file)
+		r, err := f.open(io.MultiReader(bytes.NewReader(data[:len(data)/2]), iotest.ErrReader(iotest.ErrTimeout)))
+		if err == nil {
+			_, err = io.Copy(io.Discard, r)
+		}
+		if !errors.Is(err, iotest.ErrTimeout) {
+			t.Errorf("%s: got %v, want the reader's error", f.file, err)
+		}
+	}
+}
+
+// TestEmpty decodes the empty stream as xz 5.4 writes it in .lzma form
+// (xz --format=lzma < /dev/null).
+func TestEmpty(t *testing.T) {
+	empty := []byte{0x5d, 0x00, 0x00, 0x80, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x00, 0x83, 0xff, 0xfb, 0xff, 0xff, 0xc0, 0x00, 0x00, 0x00}
+	r, err := NewAloneReader(bytes.NewReader(empty), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(r); err != nil || len(got) != 0 {
+		t.Fatalf("got %q, %v", got, err)
 	}
 }

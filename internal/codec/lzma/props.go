@@ -58,12 +58,25 @@ const (
 
 // dictCap is the dictionary size the decoder enforces for a declared size:
 // at least minDict and rounded up to a multiple of 16 (as liblzma does).
-func dictCap(size int64) int {
+func dictCap(size int64) int64 {
 	if size < minDict {
 		size = minDict
 	}
 	if size > maxDict {
 		size = maxDict
 	}
-	return int((size + 15) &^ 15)
+	return (size + 15) &^ 15
+}
+
+// DictSize2 decodes the one-byte LZMA2 dictionary size of xz filter
+// properties and 7z coder properties: 2 or 3 times a power of two from
+// 4 KiB up to 3 GiB (0..39), or 4 GiB - 1 (40). Larger values are ErrProps.
+func DictSize2(b byte) (int64, error) {
+	switch {
+	case b > 40:
+		return 0, ErrProps
+	case b == 40:
+		return 0xFFFFFFFF, nil
+	}
+	return int64(2|b&1) << (b/2 + 11), nil
 }

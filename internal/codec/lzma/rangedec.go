@@ -60,3 +60,28 @@ func rcDirect(rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32)
 	}
 	return rng, code, ip, t + 1
 }
+
+// rcBitBL is rcBit without a branch on the decoded bit, for bits that are
+// hard to predict (literals, bit trees): the bit becomes a mask. It does not
+// normalise; call rcNorm after it.
+func rcBitBL(rng, code uint32, p *uint16) (uint32, uint32, uint32) {
+	v := int32(*p)
+	bound := (rng >> probBits) * uint32(v)
+	m0 := uint32((int64(code) - int64(bound)) >> 63) // all ones for a 0 bit
+	rng = bound&m0 | (rng-bound)&^m0
+	code -= bound &^ m0
+	// 0: v += (2048-v)>>5, which is v - (v-2017)>>5 with an arithmetic
+	// shift; 1: v -= v>>5.
+	*p = uint16(v - (v-int32(2017&m0))>>moveBits)
+	return rng, code, m0 + 1
+}
+
+// rcNorm normalises the range decoder after rcBitBL.
+func rcNorm(rng, code uint32, in []byte, ip int) (uint32, uint32, int) {
+	if rng < topValue {
+		rng <<= 8
+		code = code<<8 | uint32(in[ip])
+		ip++
+	}
+	return rng, code, ip
+}

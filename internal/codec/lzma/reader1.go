@@ -1,8 +1,6 @@
 package lzma
 
-import (
-	"io"
-)
+import "io"
 
 // Reader1 decompresses a raw LZMA stream (no header), as 7z and zip store
 // it, given its properties and, when known, its uncompressed size.
@@ -12,10 +10,11 @@ import (
 // returns io.EOF.
 //
 // If r is a *bufio.Reader of at least 1 KiB (anything with Peek, Discard
-// and Size), Reader1
-// decodes out of its buffer and consumes exactly the bytes of the LZMA
-// stream; otherwise it reads ahead up to 64 KiB past them, so bound r (for
-// example with io.LimitReader) when the bytes after the stream matter.
+// and Size), Reader1 decodes out of its buffer and consumes exactly the
+// bytes of the LZMA stream (do not read from r yourself until Read has
+// returned io.EOF); otherwise it reads ahead up to 64 KiB past them, so
+// bound r (for example with io.LimitReader) when the bytes after the
+// stream matter.
 type Reader1 struct {
 	d         decoder
 	in        input
@@ -46,7 +45,9 @@ func (z *Reader1) Reset(r io.Reader, props Props, unpackSize int64) error {
 	if unpackSize >= 0 && unpackSize < size {
 		size = unpackSize
 	}
-	z.d.initWindow(size)
+	if err := z.d.initWindow(size); err != nil {
+		return err
+	}
 	z.d.resetDict()
 	z.d.setProps(props.LC, props.LP, props.PB)
 	z.d.resetState()

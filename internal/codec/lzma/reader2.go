@@ -46,7 +46,9 @@ func (z *Reader2) Reset(r io.Reader, dictSize int) error {
 		return ErrProps
 	}
 	z.r = r
-	z.d.initWindow(int64(dictSize))
+	if err := z.d.initWindow(int64(dictSize)); err != nil {
+		return err
+	}
 	z.d.resetDict()
 	if z.chunk == nil {
 		z.chunk = make([]byte, maxChunkPacked+maxSymbolBytes)

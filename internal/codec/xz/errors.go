@@ -70,7 +70,8 @@ func (e *LimitError) Error() string {
 // Is makes errors.Is(err, archive.ErrLimit) true.
 func (e *LimitError) Is(target error) bool { return target == archive.ErrLimit }
 
-// corrupt wraps a decoder error that carries no category as ErrCorrupt.
+// corruptError gives a decoder error that carries no category the
+// ErrCorrupt category, naming the block.
 type corruptError struct {
 	block int64
 	err   error

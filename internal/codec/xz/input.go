@@ -7,7 +7,7 @@ import (
 )
 
 // inputBufSize is the size of the Reader's input buffer.
-const inputBufSize = 64 << 10
+const inputBufSize = 32 << 10
 
 // input buffers the compressed stream. It reads ahead only within its own
 // buffer, so nothing after the last stream is lost to other readers of r
@@ -126,22 +126,6 @@ func (b *blockInput) Read(p []byte) (int, error) {
 		b.err = err
 	}
 	return n, err
-}
-
-func (b *blockInput) ReadByte() (byte, error) {
-	if b.limit >= 0 && b.n == b.limit {
-		return 0, io.EOF
-	}
-	c, err := b.in.ReadByte()
-	if err != nil {
-		if err == io.EOF {
-			err = errTruncated
-		}
-		b.err = err
-		return 0, err
-	}
-	b.n++
-	return c, nil
 }
 
 // converters holds one reusable converter of each kind for one position

@@ -10,6 +10,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -105,7 +106,10 @@ type pipeline struct {
 	flate   io.ReadCloser          // for streamed entries of unknown size
 	d64     *deflate64.Reader      // likewise
 	inflate [2]*deflate64.Inflater // deflate, Deflate64
-	closer  io.Closer              // a decoder to close at the end of the entry (zstd)
+	lzma    *lzma.Reader1
+	warn    func(string) // Options.Warnf of the archive being read
+	lzmaHdr [4 + 5]byte  // version, properties size, properties
+	closer  io.Closer    // a decoder to close at the end of the entry (zstd)
 	chk     checker
 	hdr     [localLen]byte
 	tail    []byte // name and extra field of the local header
@@ -184,7 +188,9 @@ func (p *pipeline) localHeader(ra io.ReaderAt, h *header) (int64, error) {
 		return 0, errorf(ErrHeaderMismatch, "zip: %q: local header sizes %d/%d differ from central directory %d/%d",
 			h.name, csize, usize, h.csize, h.usize)
 	}
-	if !(dd && crc == 0) && crc != h.crc {
+	// With a data descriptor the local CRC means nothing: Info-ZIP writing
+	// an encrypted entry to a pipe leaves other data there.
+	if !dd && crc != h.crc {
 		return 0, errorf(ErrHeaderMismatch, "zip: %q: local header CRC %08x differs from central directory %08x", h.name, crc, h.crc)
 	}
 	start := h.offset + localLen + int64(nameLen) + int64(extraLen)

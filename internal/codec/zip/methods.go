@@ -1,7 +1,6 @@
 package zip
 
 import (
-	"compress/bzip2"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
@@ -79,8 +79,7 @@ type byteReader interface {
 // buffered inflater of internal/codec/deflate64, which reads ahead; a
 // streamed entry of unknown size needs a decoder that stops exactly at its
 // end (klauspost/compress/flate, deflate64.Reader). LZMA and xz are the
-// project's own decoders; bzip2 is a stand-in (compress/bzip2) until
-// internal/codec/bzip2 lands: swapping it is a change to its case here.
+// project's own decoders, as is bzip2.
 func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, limit int64) (io.Reader, error) {
 	switch m {
 	case methodStore:
@@ -110,11 +109,12 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 		}
 		return p.flate, nil
 	case methodBzip2:
-		return bzip2.NewReader(src), nil
+		// One thread: entries are what runs in parallel.
+		return bzip2.NewReader(src, bzip2.Config{Threads: 1, MemLimit: limit})
 	case methodLZMA:
-		return newLZMA(src, h, limit)
+		return p.newLZMA(src, h, limit)
 	case methodXZ:
-		r, err := xz.NewReader(src, xz.Config{MemLimit: limit, Threads: 1})
+		r, err := xz.NewReader(src, xz.Config{MemLimit: limit, Threads: 1, Warn: p.warn})
 		if err != nil {
 			return nil, err
 		}
@@ -143,8 +143,8 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 // and returns a decoder of the raw LZMA stream behind it, which ends with
 // an end marker when flag bit 1 says so and otherwise at the entry's size
 // (Reader1 accepts a marker at the size too).
-func newLZMA(src byteReader, h *header, limit int64) (io.Reader, error) {
-	var hdr [4 + 5]byte
+func (p *pipeline) newLZMA(src byteReader, h *header, limit int64) (io.Reader, error) {
+	hdr := p.lzmaHdr[:]
 	if _, err := io.ReadFull(src, hdr[:4]); err != nil {
 		return nil, ErrTruncated
 	}
@@ -165,7 +165,11 @@ func newLZMA(src byteReader, h *header, limit int64) (io.Reader, error) {
 	if h.usizeUnknown {
 		size = -1
 	}
-	return lzma.NewReader1(src, props, size)
+	if p.lzma == nil {
+		p.lzma, err = lzma.NewReader1(src, props, size)
+		return p.lzma, err
+	}
+	return p.lzma, p.lzma.Reset(src, props, size)
 }
 
 func b2i(b bool) int {

@@ -39,6 +39,7 @@ type Reader struct {
 	vols    *volumeSet
 	dir     *directory
 	limit   int64
+	warn    func(string)
 	entries []*archive.Entry
 
 	pwOnce sync.Once
@@ -59,7 +60,7 @@ func NewReader(in *archive.Input, opt *archive.Options) (*Reader, error) {
 	if opt == nil {
 		opt = &archive.Options{}
 	}
-	r := &Reader{opt: opt, ra: in.RA, limit: opt.Limit(), cur: -1}
+	r := &Reader{opt: opt, ra: in.RA, limit: opt.Limit(), warn: opt.Warnf, cur: -1}
 	size := in.Size
 	vols, err := findVolumes(in, opt)
 	if err != nil {
@@ -199,6 +200,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		if r.pipe == nil {
 			r.pipe = newPipeline()
 		}
+		r.pipe.warn = r.warn
 		d, err := r.pipe.open(r.ra, r.dir.files[r.cur], r.passwords, r.limit)
 		if err != nil {
 			r.err = err
@@ -246,6 +248,7 @@ func (r *Reader) Open(i int) (io.ReadCloser, error) {
 		return nil, archive.Errorf(archive.ErrCorrupt, "zip: no entry %d", i)
 	}
 	p := pipelines.Get().(*pipeline)
+	p.warn = r.warn
 	d, err := p.open(r.ra, r.dir.files[i], r.passwords, r.limit)
 	if err != nil {
 		p.finish()
@@ -255,7 +258,9 @@ func (r *Reader) Open(i int) (io.ReadCloser, error) {
 	return &entryReader{r: d, p: p}, nil
 }
 
-// entryReader is what Open returns; Close gives its pipeline back.
+// entryReader is what Open returns; Close gives its pipeline back. It is
+// allocated per Open (not kept in the pooled pipeline) so that a second
+// Close cannot release a pipeline someone else holds.
 type entryReader struct {
 	r io.Reader
 	p *pipeline
@@ -269,10 +274,11 @@ func (e *entryReader) Read(b []byte) (int, error) {
 }
 
 func (e *entryReader) Close() error {
-	if e.p != nil {
-		e.p.finish()
-		pipelines.Put(e.p)
+	if p := e.p; p != nil {
 		e.p = nil
+		p.finish()
+		p.warn = nil
+		pipelines.Put(p)
 	}
 	return nil
 }

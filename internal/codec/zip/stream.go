@@ -18,7 +18,7 @@ import (
 // with a data descriptor and no sizes are decoded to find their end; a
 // stored one is ended by a descriptor with its signature whose CRC and
 // sizes match the data before it, and one without that signature, or an
-// encrypted one, cannot be streamed (archive.ErrUnsupported).
+// AES-encrypted one, cannot be streamed (archive.ErrUnsupported).
 type StreamReader struct {
 	opt   *archive.Options
 	limit int64
@@ -63,6 +63,7 @@ func NewStreamReader(r io.Reader, opt *archive.Options) *StreamReader {
 		opt = &archive.Options{}
 	}
 	s := &StreamReader{opt: opt, limit: opt.Limit(), pipe: newPipeline()}
+	s.pipe.warn = opt.Warnf
 	s.cr.r = r
 	s.br = bufio.NewReaderSize(&s.cr, bufSize)
 	return s
@@ -255,10 +256,15 @@ func (s *StreamReader) openData() error {
 	if h.usizeUnknown {
 		src = s.br
 		if h.realMethod() == methodStore {
-			if h.encrypted() {
-				return archive.Unsupportedf("zip: %q: an encrypted stored entry of unknown size cannot be streamed", h.name)
-			}
 			s.scan = storedScanner{br: s.br, zip64: h.zip64}
+			if h.encrypted() {
+				if h.method == methodAES {
+					return archive.Unsupportedf("zip: %q: an AES-encrypted stored entry of unknown size cannot be streamed", h.name)
+				}
+				// The scan sees ciphertext: it matches the sizes only,
+				// and the CRC is checked after decryption.
+				s.scan.overhead = zipCryptoHeaderLen
+			}
 			src = &s.scan
 		}
 	} else {
@@ -378,13 +384,15 @@ func (s *StreamReader) Close() error {
 
 // storedScanner delivers a stored entry of unknown size: its data end at a
 // data descriptor (with signature) whose CRC and sizes match what came
-// before it.
+// before it. For ZipCrypto data (overhead 12, the encryption header) only
+// the sizes can be matched.
 type storedScanner struct {
-	br    *bufio.Reader
-	zip64 bool
-	n     uint64
-	crc   uint32
-	done  bool
+	br       *bufio.Reader
+	zip64    bool
+	overhead uint64
+	n        uint64
+	crc      uint32
+	done     bool
 }
 
 func (t *storedScanner) descLen() int {
@@ -427,7 +435,7 @@ func (t *storedScanner) Read(p []byte) (int, error) {
 		} else {
 			cs, us = uint64(r.uint32()), uint64(r.uint32())
 		}
-		if dcrc == crc && cs == n && us == n {
+		if cs == n && us+t.overhead == n && (t.overhead > 0 || dcrc == crc) {
 			found = true
 			break
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -46,6 +47,8 @@ var fixtures = []struct {
 	{file: "infozip-zipcrypto.zip", password: "secret"},
 	{file: "infozip-zip64.zip"},
 	{file: "infozip-pipe.zip"},
+	{file: "infozip-zipcrypto-pipe.zip", password: "secret"},
+	{file: "7zip-aes256-pipe.zip", password: "secret"},
 	{file: "infozip-split.zip", only: "hello.txt", noStream: true},
 	{file: "infozip-split.z01", only: "hello.txt", noStream: true},
 	{file: "7zip-deflate.zip"},
@@ -472,6 +475,145 @@ func TestPrefixed(t *testing.T) {
 					t.Errorf("%s (stream %v): %s: sha256 %s, want %s", file, stream, name, x.files[name], sum)
 				}
 			}
+		}
+	}
+}
+
+// TestNoAllocs checks that reading an entry again allocates nothing once
+// the pipeline is warm but the small reader Open returns (encrypted
+// entries derive keys per entry, so they are left out).
+func TestNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under the race detector")
+	}
+	for _, file := range []string{"infozip-deflate.zip", "infozip-store.zip", "7zip-deflate64.zip", "7zip-lzma.zip"} {
+		r, err := openBytes(readFixture(t, file), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ra := r.(archive.RandomAccess)
+		entries, _ := ra.Entries()
+		for i, e := range entries {
+			if e.Type != archive.TypeFile || e.Size < 1000 {
+				continue
+			}
+			read := func() {
+				rc, err := ra.Open(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, rc); err != nil {
+					t.Fatal(err)
+				}
+				rc.Close()
+			}
+			read()
+			if n := testing.AllocsPerRun(20, read); n > 1 {
+				t.Errorf("%s: %s: %.1f allocations per read", file, e.Name, n)
+			} else {
+				t.Logf("%s: %s (%s): %.1f allocations per read", file, e.Name, e.Method, n)
+			}
+		}
+	}
+}
+
+// handZip builds a stored archive by hand: one local header per data
+// entry, then central records that may point anywhere.
+type handEntry struct {
+	name   string
+	offset int // local header the central record points at; -1: its own
+}
+
+func handZip(data map[string]string, order []string, central []handEntry) []byte {
+	var b []byte
+	le16 := func(v int) { b = binary.LittleEndian.AppendUint16(b, uint16(v)) }
+	le32 := func(v uint32) { b = binary.LittleEndian.AppendUint32(b, v) }
+	offs := map[string]int{}
+	for _, name := range order {
+		offs[name] = len(b)
+		d := data[name]
+		le32(sigLocal)
+		le16(10)
+		le16(0)
+		le16(0)
+		le32(0)
+		le32(crc32.ChecksumIEEE([]byte(d)))
+		le32(uint32(len(d)))
+		le32(uint32(len(d)))
+		le16(len(name))
+		le16(0)
+		b = append(b, name...)
+		b = append(b, d...)
+	}
+	cd := len(b)
+	for _, c := range central {
+		target := c.name
+		off := offs[target]
+		if c.offset >= 0 {
+			off = c.offset
+			for n, o := range offs {
+				if o == off {
+					target = n
+				}
+			}
+		}
+		d := data[target]
+		le32(sigCentral)
+		le16(3<<8 | 20)
+		le16(10)
+		le16(0)
+		le16(0)
+		le32(0)
+		le32(crc32.ChecksumIEEE([]byte(d)))
+		le32(uint32(len(d)))
+		le32(uint32(len(d)))
+		le16(len(c.name))
+		le16(0)
+		le16(0)
+		le16(0)
+		le16(0)
+		le32(0o100644 << 16)
+		le32(uint32(off))
+		b = append(b, c.name...)
+	}
+	end := len(b)
+	le32(sigEnd)
+	le16(0)
+	le16(0)
+	le16(len(central))
+	le16(len(central))
+	le32(uint32(end - cd))
+	le32(uint32(cd))
+	le16(0)
+	return b
+}
+
+// TestZipBombs refuses the constructions of non-recursive zip bombs:
+// central records sharing one local header (full overlap) and a record
+// whose data run into the next entry's header (quoted overlap).
+func TestZipBombs(t *testing.T) {
+	data := map[string]string{"a": "hello, hello, hello", "b": "world"}
+	ok := handZip(data, []string{"a", "b"}, []handEntry{{"a", -1}, {"b", -1}})
+	r, err := openBytes(ok, nil)
+	if err != nil {
+		t.Fatalf("control archive: %v", err)
+	}
+	if x, err := readAllVia(r, func(r io.Reader) io.Reader { return r }); err != nil || len(x.files) != 2 {
+		t.Fatalf("control archive: %v %v", x, err)
+	}
+	for _, tc := range []struct {
+		name    string
+		central []handEntry
+		want    error
+	}{
+		{"full overlap", []handEntry{{"a", 0}, {"c", 0}}, ErrOverlap},
+		{"quoted overlap", []handEntry{{"a", 0}, {"b", 10}}, ErrOverlap},
+		{"inside data", []handEntry{{"a", 0}, {"b", 40}}, ErrOverlap},
+	} {
+		b := handZip(data, []string{"a", "b"}, tc.central)
+		_, err := openBytes(b, nil)
+		if !errors.Is(err, tc.want) || !errors.Is(err, archive.ErrCorrupt) {
+			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
 		}
 	}
 }

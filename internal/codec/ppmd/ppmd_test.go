@@ -1,0 +1,240 @@
+package ppmd
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// fixture is a PPMd stream cut from a 7z archive written by 7zz (see
+// scripts/testdata/rar4.sh): one file, one coder, headers uncompressed, so
+// the packed stream lies between the 32-byte start header and the header.
+type fixture struct {
+	name       string
+	order, mem int
+	packed     []byte
+	size       int
+	sha        string
+}
+
+func loadFixtures(t testing.TB) []fixture {
+	t.Helper()
+	paths, err := filepath.Glob("testdata/*.7z")
+	if err != nil || len(paths) == 0 {
+		t.Fatal("no fixtures", err)
+	}
+	var fs []fixture
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := binary.LittleEndian.Uint64(data[12:])
+		meta, err := os.ReadFile(strings.TrimSuffix(p, ".7z") + ".sha256")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(string(meta))
+		size, _ := strconv.Atoi(f[1])
+		name := strings.TrimSuffix(filepath.Base(p), ".7z") // o6-m16m
+		var order, mem int
+		parts := strings.Split(name, "-")
+		order, _ = strconv.Atoi(parts[0][1:])
+		m := parts[1][1:]
+		mult := 1
+		switch {
+		case strings.HasSuffix(m, "k"):
+			mult = 1 << 10
+		case strings.HasSuffix(m, "m"):
+			mult = 1 << 20
+		}
+		n, _ := strconv.Atoi(m[:len(m)-1])
+		mem = n * mult
+		fs = append(fs, fixture{name, order, mem, data[32 : 32+next], size, f[0]})
+	}
+	return fs
+}
+
+func decodeAll(m *ModelH, br interface{ ReadByte() (byte, error) }, size int, out []byte) ([]byte, error) {
+	var rc RangeDecoder
+	if err := rc.Init7z(br); err != nil {
+		return out, err
+	}
+	for i := 0; i < size; i++ {
+		c, err := m.DecodeSymbol(&rc)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, byte(c))
+	}
+	return out, nil
+}
+
+func TestFixtures7z(t *testing.T) {
+	for _, f := range loadFixtures(t) {
+		for _, mode := range []string{"bytes", "onebyte", "half"} {
+			t.Run(f.name+"/"+mode, func(t *testing.T) {
+				m, err := NewH(f.order, f.mem)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var br interface{ ReadByte() (byte, error) } = bytes.NewReader(f.packed)
+				switch mode {
+				case "onebyte":
+					br = bufio.NewReaderSize(iotest.OneByteReader(bytes.NewReader(f.packed)), 16)
+				case "half":
+					br = bufio.NewReaderSize(iotest.HalfReader(bytes.NewReader(f.packed)), 16)
+				}
+				out, err := decodeAll(m, br, f.size, nil)
+				if err != nil {
+					t.Fatalf("after %d bytes: %v", len(out), err)
+				}
+				sum := sha256.Sum256(out)
+				if got := hex.EncodeToString(sum[:]); got != f.sha {
+					t.Fatalf("sha256 %s, want %s", got, f.sha)
+				}
+			})
+		}
+	}
+}
+
+// TestReset checks that a model reused through Reset decodes as a new one.
+func TestReset(t *testing.T) {
+	fs := loadFixtures(t)
+	m, err := NewH(fs[0].order, fs[0].mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(fs, fs...) {
+		if err := m.Reset(f.order, f.mem); err != nil {
+			t.Fatal(err)
+		}
+		out, err := decodeAll(m, bytes.NewReader(f.packed), f.size, nil)
+		if err != nil {
+			t.Fatal(f.name, err)
+		}
+		if sum := sha256.Sum256(out); hex.EncodeToString(sum[:]) != f.sha {
+			t.Fatalf("%s: wrong output after Reset", f.name)
+		}
+	}
+}
+
+// TestTruncated checks that cut and damaged streams end in errors, never
+// panics or hangs.
+func TestTruncated(t *testing.T) {
+	f := loadFixtures(t)[0]
+	m, _ := NewH(f.order, f.mem)
+	for _, cut := range []int{0, 1, 4, 5, 100, len(f.packed) / 2, len(f.packed) - 1} {
+		m.Reset(f.order, f.mem)
+		_, err := decodeAll(m, bytes.NewReader(f.packed[:cut]), f.size, nil)
+		if err == nil {
+			t.Errorf("cut at %d: no error", cut)
+		}
+	}
+	bad := append([]byte(nil), f.packed...)
+	for i := 10; i < len(bad); i += 97 {
+		bad[i] ^= 0x5a
+	}
+	m.Reset(f.order, f.mem)
+	out, _ := decodeAll(m, bytes.NewReader(bad), f.size, nil)
+	if sum := sha256.Sum256(out); hex.EncodeToString(sum[:]) == f.sha {
+		t.Error("damaged stream decoded to the original")
+	}
+}
+
+func TestBadParams(t *testing.T) {
+	for _, p := range [][2]int{{1, 1 << 20}, {65, 1 << 20}, {6, 100}} {
+		if _, err := NewH(p[0], p[1]); err == nil {
+			t.Errorf("NewH(%d, %d): no error", p[0], p[1])
+		}
+	}
+	var rc RangeDecoder
+	if err := rc.Init7z(bytes.NewReader([]byte{1, 0, 0, 0, 0})); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Init7z with a non-zero first byte: %v", err)
+	}
+}
+
+func FuzzPPMd(f *testing.F) {
+	for _, fx := range loadFixtures(f) {
+		n := len(fx.packed)
+		if n > 4096 {
+			n = 4096
+		}
+		f.Add(byte(fx.order), fx.packed[:n], true)
+	}
+	f.Add(byte(6), []byte{0, 1, 2, 3, 4, 5, 6, 7, 8}, false)
+	m, _ := NewH(6, 1<<16)
+	f.Fuzz(func(t *testing.T, order byte, data []byte, z bool) {
+		o := int(order)%(MaxOrder-1) + 2
+		if err := m.Reset(o, 1<<16); err != nil {
+			t.Fatal(err)
+		}
+		var rc RangeDecoder
+		var err error
+		if z {
+			err = rc.Init7z(bytes.NewReader(data))
+		} else {
+			err = rc.InitRAR(bytes.NewReader(data))
+		}
+		if err != nil {
+			return
+		}
+		for i := 0; i < 4*len(data)+64; i++ {
+			if _, err := m.DecodeSymbol(&rc); err != nil {
+				return
+			}
+		}
+	})
+}
+
+// TestDecodeBatch checks Decode against DecodeSymbol.
+func TestDecodeBatch(t *testing.T) {
+	for _, f := range loadFixtures(t) {
+		m, _ := NewH(f.order, f.mem)
+		var rc RangeDecoder
+		if err := rc.Init7z(bytes.NewReader(f.packed)); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]byte, f.size)
+		n, err := m.Decode(&rc, out[:f.size/3])
+		if err != nil || n != f.size/3 {
+			t.Fatalf("%s: %d, %v", f.name, n, err)
+		}
+		if n, err := m.Decode(&rc, out[f.size/3:]); err != nil || n != f.size-f.size/3 {
+			t.Fatalf("%s: %d, %v", f.name, n, err)
+		}
+		if sum := sha256.Sum256(out); hex.EncodeToString(sum[:]) != f.sha {
+			t.Fatalf("%s: wrong output", f.name)
+		}
+	}
+}
+
+func BenchmarkDecode7z(b *testing.B) {
+	fs := loadFixtures(b)
+	for _, f := range fs {
+		b.Run(f.name, func(b *testing.B) {
+			m, _ := NewH(f.order, f.mem)
+			out := make([]byte, 0, f.size)
+			b.SetBytes(int64(f.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Reset(f.order, f.mem)
+				var rc RangeDecoder
+				rc.Init7z(bytes.NewReader(f.packed))
+				out = out[:f.size]
+				if n, err := m.Decode(&rc, out); err != nil || n != f.size {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,307 @@
+package rar
+
+import (
+	"io"
+	"sync"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// Errors of the RAR 1.5–4.x decoders.
+var (
+	errTruncated4   = archive.Corruptf("rar: compressed data is truncated")
+	errBadTable4    = archive.Corruptf("rar: invalid Huffman table")
+	errBadFilter4   = archive.Corruptf("rar: invalid filter")
+	errFilterOrder4 = archive.Corruptf("rar: filter block out of order or larger than the window")
+	errTooMany4     = archive.Corruptf("rar: too many pending filters")
+	errBadPPM4      = archive.Corruptf("rar: invalid PPMd data")
+)
+
+// Window sizes: the declared dictionary (64 KiB to 4 MiB), but at least
+// minWin4 so that filter blocks (≤ 256 KiB) always fit beside the margin.
+const (
+	minWin4 = 1 << 20
+	maxWin4 = 4 << 20
+)
+
+// winSizeFor returns the window for a dictionary of 64 KiB << dictBits.
+func winSizeFor(dictBits uint) int {
+	n := 64 << 10 << dictBits
+	if n < minWin4 {
+		n = minWin4
+	}
+	if n > maxWin4 {
+		n = maxWin4
+	}
+	return n
+}
+
+// winMargin4 is the room kept free in the window for one decoding step
+// (the longest match or PPMd copy is under 300 bytes).
+const winMargin4 = 0x1000
+
+// decoder4 is one of the RAR 1.5, 2.0 and 2.9 algorithms. decode adds
+// symbols to u's window until the window holds all but winMargin4 bytes
+// not yet delivered, or the file's data ends (it then sets u.done).
+type decoder4 interface {
+	// reset prepares for a new file; solid keeps the previous state.
+	reset(solid bool)
+	decode(u *unpacker4) error
+}
+
+// unpacker4 owns the window shared by the RAR 1.5–4.x decoders and
+// delivers its bytes, running RAR 3 filters on the way out. Positions are
+// absolute byte counts since the start of the (solid) stream.
+type unpacker4 struct {
+	win       []byte
+	mask      int64
+	unp       int64 // next byte the decoder writes
+	wr        int64 // next byte delivered
+	fileStart int64 // where the current file's output starts
+	br        bitReader4
+	dec       decoder4
+	ver       int
+	done      bool  // the decoder reached the end of the file's data
+	limit     int64 // memory limit for models (PPMd)
+	size      int64 // the file's unpacked size, -1 when unknown
+
+	filters []filter29 // pending filter blocks, in stream order
+	fmem    []byte     // filter memory, 2×vmMemSize4+slack
+	out     []byte     // filtered bytes not yet delivered
+}
+
+// init prepares u for a new file compressed with algorithm version ver,
+// reading packed bytes from r. It reuses the window and decoder state when
+// solid is set and the version is unchanged.
+func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64, win int) error {
+	if solid && u.dec != nil && ver != u.ver {
+		return archive.Unsupportedf("rar: solid stream mixes algorithm versions %d and %d", u.ver, ver)
+	}
+	if !solid || u.dec == nil {
+		// The window's old bytes are never read: copyMatch yields zeros
+		// for distances reaching before the start of the stream.
+		if len(u.win) < win {
+			putBuf4(u.win)
+			u.win = getBuf4(win)
+			u.mask = int64(win - 1)
+		}
+		u.unp, u.wr = 0, 0
+		if u.dec == nil || ver != u.ver {
+			switch ver {
+			case 15:
+				u.dec = new(unpack15)
+			case 20:
+				u.dec = new(unpack20)
+			case 29:
+				u.dec = new(unpack29)
+			default:
+				return archive.Unsupportedf("rar: compression version %d", ver)
+			}
+			u.ver = ver
+		}
+		u.dec.reset(false)
+	} else {
+		u.grow(win)
+		u.dec.reset(true)
+	}
+	u.br.reset(r)
+	u.fileStart = u.unp
+	u.size = size
+	u.wr = u.unp
+	u.done = false
+	u.filters = u.filters[:0]
+	u.out = nil
+	return nil
+}
+
+func (u *unpacker4) memLimit() int64 { return u.limit }
+
+// grow enlarges the window of a solid stream to win bytes, keeping the
+// bytes at their absolute positions.
+func (u *unpacker4) grow(win int) {
+	if len(u.win) >= win {
+		return
+	}
+	nw := getBuf4(win)
+	nmask := int64(win - 1)
+	from := u.unp - int64(len(u.win))
+	if from < 0 {
+		from = 0
+	}
+	for p := from; p < u.unp; p++ {
+		nw[p&nmask] = u.win[p&u.mask]
+	}
+	putBuf4(u.win)
+	u.win, u.mask = nw, nmask
+}
+
+// release returns the window and filter memory to their pools.
+func (u *unpacker4) release() {
+	putBuf4(u.win)
+	putBuf4(u.fmem)
+	u.win, u.fmem, u.dec = nil, nil, nil
+	u.unp, u.wr = 0, 0
+}
+
+// Pools of windows (1, 2 and 4 MiB) and filter memories, so that archives
+// and independently opened entries do not each allocate megabytes.
+var bufPools4 = map[int]*sync.Pool{
+	1 << 20:          {},
+	2 << 20:          {},
+	4 << 20:          {},
+	2*vmMemSize4 + 4: {},
+}
+
+func getBuf4(n int) []byte {
+	if p := bufPools4[n]; p != nil {
+		if b, ok := p.Get().(*[]byte); ok {
+			return *b
+		}
+	}
+	return make([]byte, n)
+}
+
+func putBuf4(b []byte) {
+	if p := bufPools4[len(b)]; p != nil {
+		p.Put(&b)
+	}
+}
+
+// room reports whether the decoder may add another step's worth of bytes.
+func (u *unpacker4) room() bool {
+	return u.unp-u.wr < int64(len(u.win))-winMargin4
+}
+
+// putByte appends a literal.
+func (u *unpacker4) putByte(c byte) {
+	u.win[u.unp&u.mask] = c
+	u.unp++
+}
+
+// copyMatch appends length bytes copied from dist bytes back. Bytes
+// before the start of the stream read as zeros (only corrupt data refers
+// to them), so windows need no clearing.
+func (u *unpacker4) copyMatch(length int, dist int64) {
+	if dist > u.unp {
+		u.copyBeforeStart(length, dist)
+		return
+	}
+	dst := u.unp & u.mask
+	src := (u.unp - dist) & u.mask
+	u.unp += int64(length)
+	w := u.win
+	n := int64(length)
+	if dst+n <= int64(len(w)) && src+n <= int64(len(w)) {
+		d, s := w[dst:dst+n], w[src:src+n]
+		if dist >= n {
+			copy(d, s)
+			return
+		}
+		for i := range d {
+			d[i] = s[i] // overlapping: repeats the last dist bytes
+		}
+		return
+	}
+	m := u.mask
+	for i := 0; i < length; i++ {
+		w[dst] = w[src]
+		dst = (dst + 1) & m
+		src = (src + 1) & m
+	}
+}
+
+// copyBeforeStart is copyMatch for a distance reaching before the stream.
+func (u *unpacker4) copyBeforeStart(length int, dist int64) {
+	for i := 0; i < length; i++ {
+		var c byte
+		if from := u.unp - dist; from >= 0 {
+			c = u.win[from&u.mask]
+		}
+		u.win[u.unp&u.mask] = c
+		u.unp++
+	}
+}
+
+// read delivers decoded bytes; io.EOF when the file's data has ended and
+// everything was delivered.
+func (u *unpacker4) read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if len(u.out) > 0 {
+			c := copy(p[n:], u.out)
+			u.out = u.out[c:]
+			n += c
+			continue
+		}
+		limit := u.unp
+		if len(u.filters) > 0 {
+			f := &u.filters[0]
+			switch {
+			case f.start < u.wr:
+				return n, errFilterOrder4
+			case f.start == u.wr:
+				if f.start+int64(f.length) <= u.unp {
+					if err := u.runFilters(); err != nil {
+						return n, err
+					}
+					continue
+				}
+				limit = u.wr
+			case f.start < limit:
+				limit = f.start
+			}
+		}
+		if u.wr < limit {
+			s := u.wr & u.mask
+			e := s + (limit - u.wr)
+			if e > int64(len(u.win)) {
+				e = int64(len(u.win))
+			}
+			c := copy(p[n:], u.win[s:e])
+			u.wr += int64(c)
+			n += c
+			continue
+		}
+		if n > 0 {
+			return n, nil
+		}
+		if u.done {
+			if len(u.filters) > 0 && u.filters[0].start < u.unp {
+				return 0, errTruncated4 // a filter block cut by the end
+			}
+			u.filters = u.filters[:0] // blocks past the end never apply
+			return 0, io.EOF
+		}
+		if !u.room() {
+			return 0, errFilterOrder4
+		}
+		if err := u.dec.decode(u); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// finish decodes the rest of the current file's data, discarding it, so
+// that a solid stream is positioned at the next file. It stops at the end
+// marker or when the input is used up.
+func (u *unpacker4) finish() error {
+	for !u.done {
+		u.wr = u.unp
+		u.filters = u.filters[:0]
+		u.out = nil
+		if u.br.exhausted() {
+			return nil
+		}
+		if err := u.dec.decode(u); err != nil {
+			if err == errTruncated4 {
+				return nil
+			}
+			return err
+		}
+	}
+	u.wr = u.unp
+	u.filters = u.filters[:0]
+	u.out = nil
+	return nil
+}

@@ -1,0 +1,83 @@
+package rar
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// TestGrowWindow5: a solid entry with a larger dictionary keeps every byte
+// of the window at its absolute position.
+func TestGrowWindow5(t *testing.T) {
+	var d decoder5
+	d.win = make([]byte, minWindow5)
+	d.mask = minWindow5 - 1
+	d.unpPtr = 3*minWindow5 + 1234 // wrapped several times
+	for i := uint64(1); i <= minWindow5; i++ {
+		p := d.unpPtr - i
+		d.win[p&d.mask] = byte(p * 7)
+	}
+	d.growWindow(4 * minWindow5)
+	d.mask = 4*minWindow5 - 1
+	for i := uint64(1); i <= minWindow5; i++ {
+		p := d.unpPtr - i
+		if d.win[p&d.mask] != byte(p*7) {
+			t.Fatalf("position %d lost", p)
+		}
+	}
+}
+
+func TestWindowSize5(t *testing.T) {
+	tests := []struct {
+		dict  uint64
+		size  int64
+		alone bool
+		want  uint64
+	}{
+		{128 << 10, 10, true, minWindow5},
+		{4 << 30, 1000, true, minWindow5},
+		{4 << 30, 5 << 20, true, 8 << 20},
+		{4 << 30, 5 << 20, false, 4 << 30},
+		{4 << 30, -1, true, 4 << 30},
+		{3 << 20, -1, false, 4 << 20}, // a 7.0 fractional dictionary
+	}
+	for _, tc := range tests {
+		if got := windowSize5(tc.dict, tc.size, tc.alone); got != tc.want {
+			t.Errorf("windowSize5(%d, %d, %v) = %d, want %d", tc.dict, tc.size, tc.alone, got, tc.want)
+		}
+	}
+}
+
+// TestDecoder5Errors: malformed block headers and table data are
+// corruption errors, a solid continuation without a predecessor too.
+func TestDecoder5Errors(t *testing.T) {
+	hdr := func(flags byte, size int) []byte {
+		b := []byte{flags, 0, byte(size)}
+		b[1] = 0x5a ^ flags ^ byte(size)
+		return b
+	}
+	tests := []struct {
+		name  string
+		data  []byte
+		solid bool
+	}{
+		{"empty", nil, false},
+		{"bad-checksum", []byte{0xc7, 0, 1, 0}, false},
+		{"size-bytes-4", []byte{0xd8, 0x5a ^ 0xd8, 0, 0, 0, 0}, false},
+		{"no-tables", append(hdr(0x47, 1), 0), false},
+		{"truncated-tables", hdr(0xc7, 200), false},
+		{"solid-first", append(hdr(0xc7, 1), 0), true},
+	}
+	for _, tc := range tests {
+		var d decoder5
+		err := d.Reset(bytes.NewReader(tc.data), 1<<20, -1, tc.solid, true, false, 1<<30)
+		if err == nil {
+			_, err = d.Read(make([]byte, 100))
+		}
+		if !errors.Is(err, archive.ErrCorrupt) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package rar
+
+import (
+	"bufio"
+	"io"
+	"sync"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// random5 reads a non-solid RAR 5 archive held in a seekable file. Besides
+// reading in order, it lists every entry up front and opens entries
+// independently and concurrently (archive.RandomAccess), each with its own
+// decoder and file handles.
+type random5 struct {
+	*reader5
+	once  sync.Once
+	index []entry5
+	err   error
+}
+
+// entry5 locates one entry's data.
+type entry5 struct {
+	e   archive.Entry
+	fh  *file5
+	vol int   // volume index where its data starts
+	off int64 // offset of its data in that volume
+}
+
+// Entries lists the archive's entries, scanning the headers once.
+func (r *random5) Entries() ([]*archive.Entry, error) {
+	r.once.Do(r.scan)
+	if r.err != nil {
+		return nil, r.err
+	}
+	out := make([]*archive.Entry, len(r.index))
+	for i := range r.index {
+		e := r.index[i].e
+		out[i] = &e
+	}
+	return out, nil
+}
+
+// section returns a reader of the volume set positioned at offset off of
+// volume vol, seeking rather than reading to skip data.
+func (r *random5) section(x *reader5, vol int, off int64) error {
+	if vol == r.index0 {
+		sr := io.NewSectionReader(r.ra, off, 1<<62)
+		x.vol = volume5{r: bufio.NewReaderSize(sr, 64<<10), sr: sr, pos: off, index: vol, name: r.name0}
+		return nil
+	}
+	name := r.names.name(vol)
+	f, err := openVolume(r.opt, name)
+	if err != nil {
+		return err
+	}
+	sr := io.NewSectionReader(f, off, 1<<62)
+	x.vol = volume5{r: bufio.NewReaderSize(sr, 64<<10), sr: sr, f: f, pos: off, index: vol, name: name}
+	return nil
+}
+
+// child returns a reader sharing r's keys and archive state.
+func (r *random5) child() *reader5 {
+	x := newReader5(r.opt, r.path)
+	x.keys, x.main, x.seekable = r.keys, r.main, true
+	x.hdrKeys, x.hdrPassword, x.hdrChecked = r.hdrKeys, r.hdrPassword, true
+	return x
+}
+
+func (r *random5) scan() {
+	s := r.child()
+	s.hdrKeys = nil
+	if r.err = r.section(s, r.index0, r.sfxOffset); r.err != nil {
+		return
+	}
+	defer s.Close()
+	if r.err = s.startVolume(); r.err != nil {
+		return
+	}
+	if r.err = s.readAhead(); r.err != nil {
+		return
+	}
+	for {
+		e, err := s.Next()
+		if err == io.EOF {
+			// Ask for a password now, once, rather than from concurrent Opens
+			// (PasswordList may prompt and then remembers the answer).
+			for i := range r.index {
+				if r.index[i].fh.crypt != nil {
+					r.opt.PasswordList()
+					break
+				}
+			}
+			return
+		}
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.index = append(r.index, entry5{e: *e, fh: s.cur, vol: s.vol.index, off: s.vol.pos})
+	}
+}
+
+// Open returns entry i's verified data. It is safe for concurrent use.
+func (r *random5) Open(i int) (io.ReadCloser, error) {
+	r.once.Do(r.scan)
+	if r.err != nil {
+		return nil, r.err
+	}
+	if i < 0 || i >= len(r.index) {
+		return nil, archive.Errorf(archive.ErrUnsupported, "rar: no entry %d", i)
+	}
+	x := &r.index[i]
+	c := r.child()
+	if err := r.section(c, x.vol, x.off); err != nil {
+		return nil, err
+	}
+	c.begin(x.fh)
+	return c, nil
+}

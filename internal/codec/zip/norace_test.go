@@ -1,0 +1,5 @@
+//go:build !race
+
+package zip
+
+const raceEnabled = false
