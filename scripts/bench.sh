@@ -100,38 +100,6 @@ references() {
 
 peak_rss() { /usr/bin/time -f %M bash -c "$1 >/dev/null" 2>&1 | tail -1; }
 
-out=$W/table.md
-{
-  echo "| workload | format | reference | unpack MB/s | reference MB/s | ratio | unpack peak RSS | reference peak RSS |"
-  echo "|---|---|---|---:|---:|---:|---:|---:|"
-} > "$out"
-for f in $FORMATS; do
-  for k in text binary mixed; do
-    p=$(compress "$f" "$k")
-    case $f in
-      br) ucmd="$U x -c --format brotli $p" ;;
-      tar.gz) ucmd="$U x -c $p" ;;
-      *) ucmd="$U x -c $p" ;;
-    esac
-    # byte-exact check before timing
-    if [ "$f" = tar.gz ]; then
-      cmp -s <($ucmd | tar -xOf -) "$W/$k.raw" || { echo "MISMATCH: $ucmd" >&2; exit 1; }
-    else
-      cmp -s <($ucmd) "$W/$k.raw" || { echo "MISMATCH: $ucmd" >&2; exit 1; }
-    fi
-    while IFS=$'\t' read -r rname rcmd; do
-      json=$W/h.json
-      hyperfine -N -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null 2>&1 || \
-        hyperfine -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null
-      read -r tu tr < <(python3 -c "import json,sys; d=json.load(open('$json'))['results']; print(d[0]['median'], d[1]['median'])")
-      mbu=$(python3 -c "print(f'{$MB*1.048576/$tu:.0f}')"); mbr=$(python3 -c "print(f'{$MB*1.048576/$tr:.0f}')")
-      ratio=$(python3 -c "print(f'{$tr/$tu:.2f}')")
-      ru=$(peak_rss "$ucmd"); rr=$(peak_rss "$rcmd")
-      printf '| %s | %s | %s | %s | %s | **%s** | %s MiB | %s MiB |\n' "$k" "$f" "$rname" "$mbu" "$mbr" "$ratio" \
-        "$((ru/1024))" "$((rr/1024))" | tee -a "$out"
-    done < <(references "$f" "$p")
-  done
-done
 # Archives: the unpack command and each reference, both writing the
 # contents to stdout (or, for "t" rows, verifying). Rows name the threads.
 archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref command"
@@ -181,6 +149,44 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
   esac
 }
 
+if [ -n "${BENCH_PREPARE:-}" ]; then # only make the inputs (they are cached in $W)
+  for f in $FORMATS; do for k in text binary mixed; do compress "$f" "$k" >/dev/null; done; done
+  for k in $ARCHIVES; do archive_rows "$k" >/dev/null; done
+  exit 0
+fi
+
+out=$W/table.md
+{
+  echo "| workload | format | reference | unpack MB/s | reference MB/s | ratio | unpack peak RSS | reference peak RSS |"
+  echo "|---|---|---|---:|---:|---:|---:|---:|"
+} > "$out"
+for f in $FORMATS; do
+  for k in text binary mixed; do
+    p=$(compress "$f" "$k")
+    case $f in
+      br) ucmd="$U x -c --format brotli $p" ;;
+      tar.gz) ucmd="$U x -c $p" ;;
+      *) ucmd="$U x -c $p" ;;
+    esac
+    # byte-exact check before timing
+    if [ "$f" = tar.gz ]; then
+      cmp -s <($ucmd | tar -xOf -) "$W/$k.raw" || { echo "MISMATCH: $ucmd" >&2; exit 1; }
+    else
+      cmp -s <($ucmd) "$W/$k.raw" || { echo "MISMATCH: $ucmd" >&2; exit 1; }
+    fi
+    while IFS=$'\t' read -r rname rcmd; do
+      json=$W/h.json
+      hyperfine -N -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null 2>&1 || \
+        hyperfine -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null
+      read -r tu tr < <(python3 -c "import json,sys; d=json.load(open('$json'))['results']; print(d[0]['median'], d[1]['median'])")
+      mbu=$(python3 -c "print(f'{$MB*1.048576/$tu:.0f}')"); mbr=$(python3 -c "print(f'{$MB*1.048576/$tr:.0f}')")
+      ratio=$(python3 -c "print(f'{$tr/$tu:.2f}')")
+      ru=$(peak_rss "$ucmd"); rr=$(peak_rss "$rcmd")
+      printf '| %s | %s | %s | %s | %s | **%s** | %s MiB | %s MiB |\n' "$k" "$f" "$rname" "$mbu" "$mbr" "$ratio" \
+        "$((ru/1024))" "$((rr/1024))" | tee -a "$out"
+    done < <(references "$f" "$p")
+  done
+done
 {
   echo
   echo "| archive | unpack | reference | unpack ms | reference ms | ratio | unpack peak RSS | reference peak RSS |"
@@ -208,4 +214,26 @@ done
 
 echo
 echo "ratio = reference median time / unpack median time (> 1.0: unpack faster); MB = 10^6 bytes of output"
+if [ "${BENCH_ALLOCS-1}" != 0 ]; then
+  echo
+  echo "allocations per MiB extracted (Go benchmarks of the archive readers, -benchmem):"
+  UNPACK_CORPUS=$CORPUS go test -run '^$' -benchtime 3x -benchmem \
+    -bench '^Benchmark(RAR5Decode|RAR5Encrypted|RAR4|Read|File)$' \
+    ./internal/codec/rar ./internal/codec/zip ./internal/codec/sevenzip 2>/dev/null | python3 -c '
+import re, sys
+print("| benchmark | MiB per op | bytes allocated per MiB |")
+print("|---|---:|---:|")
+for line in sys.stdin:
+    m = re.match(r"Benchmark(\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) MB/s\s+(\d+) B/op", line)
+    if m:
+        mib = float(m.group(4)) * float(m.group(3)) / 1e3 / 1048576
+        if mib > 0:
+            print(f"| {m.group(1)} | {mib:.2f} | {int(m.group(5))/mib:.0f} |")
+' | tee "$W/allocs.md"
+fi
+if [ "${BENCH_VERIFY-1}" != 0 ]; then
+  echo
+  echo "checksums (internal/verify) beside the command-line hashers, same run:"
+  COUNT=${BENCH_VERIFY_COUNT:-3} bash scripts/bench-verify.sh 30x | tee "$W/verify.md"
+fi
 echo "table written to $out"

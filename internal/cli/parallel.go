@@ -53,7 +53,7 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 		e := entries[i]
 		rc, err := ra.Open(i)
 		if err == nil {
-			c := &counter{r: r.lim.reader(rc)}
+			c := &counter{r: r.lim.reader(rc), total: &r.out}
 			err = put(e, c)
 			if cerr := rc.Close(); err == nil && cerr != nil {
 				err = cerr

@@ -10,8 +10,8 @@ import (
 
 // progress shows a bar on stderr while a is read, when stderr is a terminal
 // and no other output is wanted. It follows input bytes consumed over the
-// input size, or counts them when the size is unknown. The returned
-// function stops and clears it.
+// input size, or counts output bytes when the input size is unknown
+// (stdin). The returned function stops and clears it.
 func (r *runner) progress(a *formats.Archive) func() {
 	if !r.f.ErrIsTerminal || r.o.Quiet || r.o.Verbose || r.o.JSON {
 		return func() {}
@@ -25,6 +25,7 @@ func (r *runner) progress(a *formats.Archive) func() {
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetPredictTime(true),
 	)
+	base := r.out.Load()
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -36,7 +37,11 @@ func (r *runner) progress(a *formats.Archive) func() {
 			case <-done:
 				return
 			case <-t.C:
-				bar.Set64(a.Consumed())
+				if a.Size < 0 {
+					bar.Set64(r.out.Load() - base)
+				} else {
+					bar.Set64(a.Consumed())
+				}
 			}
 		}
 	}()

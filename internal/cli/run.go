@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -30,6 +31,7 @@ type runner struct {
 	bytes           int64
 	opened          bool             // the current archive was recognised and opened
 	lim             *limits          // limits of the current archive
+	out             atomic.Int64     // bytes of entry data read, all archives
 	current         string           // the archive being read
 	arch            *formats.Archive // the archive being read, once open
 	sumsMu          sync.Mutex
@@ -266,13 +268,15 @@ func (s *sumReader) Read(p []byte) (int, error) {
 
 // counter counts the bytes read through it.
 type counter struct {
-	r io.Reader
-	n int64
+	r     io.Reader
+	n     int64
+	total *atomic.Int64 // all entries' bytes, for progress
 }
 
 func (c *counter) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	c.total.Add(int64(n))
 	return n, err
 }
 
@@ -341,7 +345,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 			r.problem(path, "", err)
 			break
 		}
-		c := &counter{r: lim.reader(a)}
+		c := &counter{r: lim.reader(a), total: &r.out}
 		err = fn(a, e, c)
 		r.bytes += c.n
 		size := e.Size

@@ -12,7 +12,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/klauspost/compress/gzip"
+	"github.com/unpack-dev/unpack/internal/codec/gzip"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/rar"

@@ -2,14 +2,15 @@ package formats
 
 import (
 	"io"
+	"runtime"
 
 	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
+	"github.com/unpack-dev/unpack/internal/codec/gzip"
 	"github.com/unpack-dev/unpack/internal/codec/lzip"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
@@ -33,12 +34,11 @@ var streams = map[archive.Format]StreamOpener{
 }
 
 func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
-	zr, err := gzip.NewReader(r)
+	z, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, err
 	}
-	zr.Multistream(true)
-	return zr, nil
+	return z, nil
 }
 
 func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
@@ -46,7 +46,9 @@ func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
 	d, err := zstd.NewReader(r,
 		zstd.WithDecoderMaxWindow(limit),
 		zstd.WithDecoderMaxMemory(1<<62),
-		zstd.WithDecoderConcurrency(1),
+		// More than one decoder decodes blocks ahead of the one being
+		// executed, on another core; each in flight holds one block.
+		zstd.WithDecoderConcurrency(decoderThreads(opt)),
 		zstd.WithDecoderLowmem(false))
 	if err != nil {
 		return nil, err
@@ -58,6 +60,19 @@ func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
 type zstdReader struct{ *zstd.Decoder }
 
 func (z zstdReader) Close() error { z.Decoder.Close(); return nil }
+
+// decoderThreads is how many goroutines a block-parallel stream decoder
+// may use: Options.Threads, else GOMAXPROCS, at most 4 (beyond that the
+// writer, not decoding, is the bottleneck and memory grows per block).
+// lz4 stays on one: pierrec's concurrent reader measured twice the CPU
+// time and no faster.
+func decoderThreads(opt *archive.Options) int {
+	n := opt.Threads
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	return min(n, 4)
+}
 
 func openBzip2(r io.Reader, opt *archive.Options) (io.Reader, error) {
 	return bzip2.NewReader(r, bzip2.Config{Threads: opt.Threads, MemLimit: opt.Limit()})

@@ -130,14 +130,28 @@ func (f *Inflater) Read(p []byte) (int, error) {
 	}
 }
 
+// Rest returns the input the Inflater read past the end of the stream:
+// after Read has returned io.EOF, the bytes that follow the final block
+// (a container's trailer, the next member). They stay valid until the next
+// Read or Reset.
+func (f *Inflater) Rest() []byte {
+	if f.state != stateEnd {
+		return nil
+	}
+	return f.in[f.ip-int(f.bitsleft>>3) : f.iend]
+}
+
 // topUp moves the unread input to the front of the buffer and reads more,
 // unless the source has ended.
 func (f *Inflater) topUp() {
 	if f.srcErr != nil {
 		return
 	}
-	n := copy(f.in, f.in[f.ip:f.iend])
-	f.ip, f.iend = 0, n
+	// Keep the eight bytes before ip: the bit buffer may hold them, and
+	// Rest hands them back.
+	keep := min(f.ip, 8)
+	n := copy(f.in, f.in[f.ip-keep:f.iend])
+	f.ip, f.iend = keep, n
 	for f.iend < len(f.in)/2 && f.srcErr == nil {
 		m, err := f.src.Read(f.in[f.iend:])
 		f.iend += m
@@ -495,8 +509,15 @@ func (f *Inflater) fast() {
 			return
 		}
 		if d >= 8 && length <= 32 {
-			for i := 0; i < length; i += 8 {
-				binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[op-d+i:]))
+			// Two words unconditionally (most matches are short), then
+			// the rest; out has slack past flushAt for the overshoot.
+			src := out[op-d : op-d+32]
+			dst := out[op : op+32]
+			binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
+			binary.LittleEndian.PutUint64(dst[8:], binary.LittleEndian.Uint64(src[8:]))
+			if length > 16 {
+				binary.LittleEndian.PutUint64(dst[16:], binary.LittleEndian.Uint64(src[16:]))
+				binary.LittleEndian.PutUint64(dst[24:], binary.LittleEndian.Uint64(src[24:]))
 			}
 		} else {
 			match(out, op, d, length)

@@ -136,3 +136,35 @@ func BenchmarkInflater(b *testing.B) {
 		})
 	}
 }
+
+// TestInflaterRest checks that what follows a deflate stream comes back
+// from Rest, whatever the read sizes and the stream's last block type.
+func TestInflaterRest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	tail := []byte("TRAILER-and-the-next-member")
+	f := NewInflater(nil, false)
+	for k, data := range testData(rng, 50000) {
+		for _, level := range []int{flate.NoCompression, flate.BestSpeed, flate.BestCompression} {
+			var buf bytes.Buffer
+			w, _ := flate.NewWriter(&buf, level)
+			w.Write(data)
+			w.Close()
+			stream := buf.Len()
+			buf.Write(tail)
+			for name, wrap := range map[string]func(io.Reader) io.Reader{
+				"plain":   func(r io.Reader) io.Reader { return r },
+				"onebyte": iotest.OneByteReader,
+			} {
+				src := bytes.NewReader(buf.Bytes())
+				f.Reset(wrap(src))
+				if got, err := io.ReadAll(f); err != nil || !bytes.Equal(got, data) {
+					t.Fatalf("data %d level %d %s: %v", k, level, name, err)
+				}
+				rest := append(f.Rest(), buf.Bytes()[buf.Len()-src.Len():]...)
+				if !bytes.Equal(rest, tail) {
+					t.Fatalf("data %d level %d %s: rest %q (stream %d bytes)", k, level, name, rest, stream)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package gzip
+
+import "io"
+
+// input is the compressed source: bytes handed back by the inflater after
+// a member (the trailer, the next member) and small header reads come
+// from buf; everything else goes straight to the source, so the inflater's
+// large reads are not copied twice.
+type input struct {
+	src  io.Reader
+	buf  []byte // buf[r:w] is pending
+	r, w int
+	err  error // sticky source error
+}
+
+// inputBuf holds the inflater's read-ahead (32 KiB at most) plus one
+// header-sized fill.
+const (
+	inputBuf  = 40 << 10
+	headerBuf = 4 << 10
+)
+
+func (in *input) reset(src io.Reader) {
+	if in.buf == nil {
+		in.buf = make([]byte, inputBuf)
+	}
+	in.src, in.r, in.w, in.err = src, 0, 0, nil
+}
+
+// Read serves pending bytes first, then reads the source directly.
+func (in *input) Read(p []byte) (int, error) {
+	if in.r < in.w {
+		n := copy(p, in.buf[in.r:in.w])
+		in.r += n
+		return n, nil
+	}
+	if in.err != nil {
+		return 0, in.err
+	}
+	n, err := in.src.Read(p)
+	if err != nil {
+		in.err = err
+	}
+	return n, err
+}
+
+// readByte returns the next byte, io.EOF at a clean end of the source, or
+// the source's error.
+func (in *input) readByte() (byte, error) {
+	for in.r == in.w {
+		if in.err != nil {
+			return 0, in.err
+		}
+		in.r, in.w = 0, 0
+		n, err := in.src.Read(in.buf[:headerBuf])
+		in.w = n
+		if err != nil {
+			in.err = err
+		}
+	}
+	b := in.buf[in.r]
+	in.r++
+	return b, nil
+}
+
+// unread puts b back in front of the pending bytes. len(b) plus the
+// pending bytes never exceed inputBuf: b is at most the inflater's 32 KiB
+// read-ahead and a header fill is at most headerBuf.
+func (in *input) unread(b []byte) {
+	if len(b) <= in.r {
+		in.r -= copy(in.buf[in.r-len(b):], b)
+		return
+	}
+	pending := in.w - in.r
+	copy(in.buf[len(b):], in.buf[in.r:in.w])
+	copy(in.buf, b)
+	in.r, in.w = 0, len(b)+pending
+}

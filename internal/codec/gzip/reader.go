@@ -1,0 +1,147 @@
+// Package gzip reads gzip files (RFC 1952): every member of a multi-member
+// file in turn, each member's CRC32 and ISIZE verified at its end, the
+// deflate data decoded by the shared buffered inflater of
+// internal/codec/deflate64.
+//
+// # Security concerns
+//
+// Memory is fixed: the inflater's window and buffers, a 40 KiB input
+// buffer, and the first header's name, comment (each at most MaxField
+// bytes) and extra field (at most 64 KiB). The output length is not
+// bounded here: callers limit it as they consume it.
+package gzip
+
+import (
+	"encoding/binary"
+	"hash"
+	"io"
+
+	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+// Reader decompresses a gzip file. Its Header is the first member's.
+type Reader struct {
+	Header
+
+	in      input
+	inf     *deflate64.Inflater
+	crc     hash.Hash32
+	size    uint32 // decompressed length of the member, mod 2^32
+	err     error
+	next    Header // headers of later members, read and dropped
+	scratch []byte // a name or comment being read
+	hdr     [10]byte
+}
+
+// NewReader reads the first member header from r and returns a Reader of
+// the decompressed data.
+func NewReader(r io.Reader) (*Reader, error) {
+	z := new(Reader)
+	if err := z.Reset(r); err != nil {
+		return nil, err
+	}
+	return z, nil
+}
+
+// Reset makes z read a new gzip file from r, keeping its buffers, and
+// reads the first member header. Empty input is ErrTruncated.
+func (z *Reader) Reset(r io.Reader) error {
+	z.in.reset(r)
+	err := z.readHeader(&z.Header)
+	if err == io.EOF {
+		err = ErrTruncated
+	}
+	z.err = err
+	if err == nil {
+		z.startMember()
+	}
+	return err
+}
+
+// startMember readies the inflater and the checks for a member's data.
+func (z *Reader) startMember() {
+	if z.inf == nil {
+		z.inf = deflate64.NewInflater(&z.in, false)
+		z.crc = verify.New(verify.CRC32).(hash.Hash32)
+	} else {
+		z.inf.Reset(&z.in)
+		z.crc.Reset()
+	}
+	z.size = 0
+}
+
+// Read decompresses into p. At the end of each member it checks the CRC32
+// (a *verify.MismatchError) and ISIZE (ErrSize); io.EOF comes after the
+// last member has been checked.
+func (z *Reader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, z.err
+	}
+	for z.err == nil {
+		n, err := z.inf.Read(p)
+		if n > 0 {
+			z.crc.Write(p[:n])
+			z.size += uint32(n)
+			return n, nil
+		}
+		switch err {
+		case nil:
+		case io.EOF:
+			z.err = z.endMember()
+		default:
+			z.err = z.inputErr(err)
+		}
+	}
+	return 0, z.err
+}
+
+// Close releases nothing and returns nil; it makes Reader an io.ReadCloser
+// like compress/gzip's.
+func (z *Reader) Close() error { return nil }
+
+// endMember checks the trailer of the member just decoded and starts the
+// next member. It returns io.EOF after the last one; zero bytes after it
+// (tape padding) are skipped.
+func (z *Reader) endMember() error {
+	z.in.unread(z.inf.Rest())
+	trailer := z.hdr[:8]
+	if err := z.readFull(trailer, nil); err != nil {
+		return err
+	}
+	if want, got := binary.LittleEndian.Uint32(trailer), z.crc.Sum32(); want != got {
+		return &verify.MismatchError{Kind: verify.CRC32,
+			Want: binary.BigEndian.AppendUint32(nil, want), Got: binary.BigEndian.AppendUint32(nil, got)}
+	}
+	if binary.LittleEndian.Uint32(trailer[4:]) != z.size {
+		return ErrSize
+	}
+	b, err := z.in.readByte()
+	switch {
+	case err != nil:
+		return err // io.EOF: the end
+	case b == 0:
+		return z.skipZeros()
+	case b != 0x1f:
+		return ErrTrailingData
+	}
+	z.in.r-- // give the magic byte back to readHeader
+	if err := z.readHeader(&z.next); err != nil {
+		return err
+	}
+	z.startMember()
+	return nil
+}
+
+// skipZeros consumes zero padding up to the end of the input.
+func (z *Reader) skipZeros() error {
+	for {
+		b, err := z.in.readByte()
+		if err != nil {
+			return err
+		}
+		if b != 0 {
+			return ErrTrailingData
+		}
+	}
+}
