@@ -2,7 +2,6 @@ package sevenzip
 
 import (
 	"bufio"
-	"compress/bzip2"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -17,6 +16,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
 )
 
@@ -129,6 +129,7 @@ var (
 // a folder's reader chain holds: pooled buffers and decoders to close.
 type decodeEnv struct {
 	limit    int64 // memory bound for dictionaries and windows
+	threads  int   // for decoders that use several goroutines (0: GOMAXPROCS)
 	password string
 	havePW   bool
 	keys     *keyCache
@@ -193,7 +194,12 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		env.pooled = append(env.pooled, func() { flatePool.Put(d) })
 		return d, nil
 	case mBZip2:
-		return bzip2.NewReader(env.byteReader(in[0])), nil
+		d, err := bzip2.NewReader(in[0], bzip2.Config{Threads: env.threads, MemLimit: env.limit})
+		if err != nil {
+			return nil, corrupt(err)
+		}
+		env.closers = append(env.closers, d)
+		return d, nil
 	case mZstd:
 		d, err := zstd.NewReader(in[0], zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderMaxMemory(uint64(env.limit)), zstd.WithDecoderMaxWindow(uint64(min(env.limit, 1<<31))))

@@ -189,7 +189,7 @@ func (r *Reader) decodeHeader(si *streamsInfo) ([]byte, error) {
 	src.packSize = si.packSizes
 	src.packCRC, src.packCRCDefined = si.packCRCs, si.packCRCDefined
 	if !encrypted {
-		env := &decodeEnv{limit: r.limit, keys: &r.keys}
+		env := &decodeEnv{limit: r.limit, threads: r.threads(), keys: &r.keys}
 		return decodeFolders(si, &src, env, total)
 	}
 	r.headerEncrypted = true
@@ -201,7 +201,7 @@ func (r *Reader) decodeHeader(si *streamsInfo) ([]byte, error) {
 		return nil, err
 	}
 	for _, pw := range pws {
-		env := &decodeEnv{limit: r.limit, password: pw, havePW: true, keys: &r.keys}
+		env := &decodeEnv{limit: r.limit, threads: r.threads(), password: pw, havePW: true, keys: &r.keys}
 		buf, err := decodeFolders(si, &src, env, total)
 		if err == nil {
 			if h := (&hreader{b: buf}); h.number() == idHeader || h.err == nil && buf[0] == idEncodedHeader {

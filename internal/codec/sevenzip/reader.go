@@ -63,7 +63,7 @@ type folderStream struct {
 func (r *Reader) openFolderStream(idx int) *folderStream {
 	f := &r.db.si.folders[idx]
 	fs := &folderStream{f: f, idx: idx, enc: f.encrypted(), hashAll: f.crcDefined && f.numSub > 1}
-	env := &decodeEnv{limit: r.limit, keys: &r.keys}
+	env := &decodeEnv{limit: r.limit, threads: r.threads(), keys: &r.keys}
 	if fs.enc {
 		pw, err := r.dataPassword(idx)
 		if err != nil {
@@ -78,6 +78,14 @@ func (r *Reader) openFolderStream(idx int) *folderStream {
 		fs.err = fs.classify(fs.err)
 	}
 	return fs
+}
+
+// threads is the goroutine budget a decoder may use.
+func (r *Reader) threads() int {
+	if r.opt == nil {
+		return 0
+	}
+	return r.opt.Threads
 }
 
 // dataPassword is the password for encrypted data: the one that opened the
@@ -113,7 +121,7 @@ const trialSize = 1 << 20
 func (r *Reader) tryPassword(idx int, pw string) bool {
 	si := r.db.si
 	f := &si.folders[idx]
-	env := &decodeEnv{limit: r.limit, password: pw, havePW: true, keys: &r.keys}
+	env := &decodeEnv{limit: r.limit, threads: r.threads(), password: pw, havePW: true, keys: &r.keys}
 	fr, err := openFolder(f, &r.src, env)
 	defer env.release()
 	if err != nil {
