@@ -145,7 +145,9 @@ def main():
     counts = {k: 0 for k in ("ok", "panic", "hang", "memory", "exit", "left")}
     bad = []
     with cf.ThreadPoolExecutor(JOBS) as ex:
-        for kind, name, data in ex.map(lambda j: run_one(*j), jobs):
+        for done, (kind, name, data) in enumerate(ex.map(lambda j: run_one(*j), jobs), 1):
+            if done % 500 == 0:
+                print(f"... {done}/{len(jobs)} inputs, problems so far: {sum(counts.values()) - counts['ok']}", flush=True)
             counts[kind] += 1
             if kind != "ok":
                 bad.append((kind, name))
