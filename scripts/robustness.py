@@ -18,6 +18,7 @@ ROBUST_GARBAGE, ROBUST_TIMEOUT (s), ROBUST_MEM (MiB), ROBUST_JOBS, ROBUST_SEED,
 ROBUST_MAX_FILES (0: all), ROBUST_KEEP (directory to keep failing inputs).
 """
 import concurrent.futures as cf
+import json
 import os
 import random
 import re
@@ -98,6 +99,17 @@ def limit():
     resource.setrlimit(resource.RLIMIT_AS, (MEM, MEM))
 
 
+def duplicate(arch, entry):
+    """Whether the archive holds several entries of that name (a later good
+    one may then rightly be on disk)."""
+    try:
+        p = subprocess.run([UNPACK, "l", "--json", "--password=wrong-password", arch], capture_output=True,
+                           timeout=TIMEOUT, preexec_fn=limit, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return False
+    return p.stdout.decode("utf-8", "replace").count('"name":' + json.dumps(entry, ensure_ascii=False)[:-1] + '"') > 1
+
+
 def run_one(name, data, keep_name):
     work = tempfile.mkdtemp(prefix="robust-")
     try:
@@ -125,7 +137,7 @@ def run_one(name, data, keep_name):
             if len(parts) >= 3 and parts[0] == arch and parts[1] and "exists" not in m.group(1) \
                     and "insecure path" not in m.group(1) and "skipped" not in m.group(1):
                 p2 = os.path.join(dest, parts[1])
-                if os.path.isfile(p2) and not os.path.islink(p2):
+                if os.path.isfile(p2) and not os.path.islink(p2) and not duplicate(arch, parts[1]):
                     left.append(p2)
         if left:
             return "left", name + f" ({left[0]})", data
