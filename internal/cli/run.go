@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +38,8 @@ type runner struct {
 	sumsMu          sync.Mutex
 	sums            map[string]string // SHA-256 of each entry's data, with --manifest/--expect
 	unverified      []string          // data of the current archive decoded without its check
+	pwMu            sync.Mutex
+	pwAccepted      []bool // by candidate index: passed a format's password check in the current archive
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -47,6 +50,7 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 	r := &runner{f: f, o: o, opt: opt}
 	opt.Warn = func(msg string) { r.warn(r.current, "", msg) }
 	opt.Unverified = func(msg string) { r.unverified = append(r.unverified, msg) }
+	opt.PasswordAccepted = r.passwordAccepted
 	if o.JSON {
 		r.enc = json.NewEncoder(f.Out)
 	}
@@ -289,7 +293,9 @@ func (c *counter) Read(p []byte) (int, error) {
 func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error) ExitCode {
 	saved := r.code
 	r.code, r.entries, r.failed, r.bytes, r.current, r.unverified = ExitOK, 0, 0, 0, path, nil
+	r.pwAccepted = r.pwAccepted[:0]
 	defer func() {
+		r.reportPassword(path)
 		for _, msg := range r.unverified {
 			r.problem(path, "", archive.Unsupportedf("%s", msg))
 		}
@@ -373,5 +379,41 @@ func (r *runner) report(path string, e *archive.Entry, size int64, err error) {
 	default:
 		r.failed++
 		r.problem(path, e.Name, err)
+	}
+}
+
+// passwordAccepted records that candidate i passed a format's own password
+// check (archive.Options.PasswordAccepted); formats may call it from
+// several goroutines.
+func (r *runner) passwordAccepted(i int) {
+	r.pwMu.Lock()
+	defer r.pwMu.Unlock()
+	for len(r.pwAccepted) <= i {
+		r.pwAccepted = append(r.pwAccepted, false)
+	}
+	r.pwAccepted[i] = true
+}
+
+// reportPassword says on stderr which candidates opened the archive, by
+// number, never by value: when several were given, or with -v.
+func (r *runner) reportPassword(path string) {
+	r.pwMu.Lock()
+	defer r.pwMu.Unlock()
+	n := len(r.opt.Passwords)
+	if r.o.Quiet || n == 0 || n == 1 && !r.o.Verbose {
+		return
+	}
+	var nums []string
+	for i, ok := range r.pwAccepted {
+		if ok {
+			nums = append(nums, strconv.Itoa(i+1))
+		}
+	}
+	switch len(nums) {
+	case 0:
+	case 1:
+		fmt.Fprintf(r.f.ErrOut, "unpack: %s: password candidate %s of %d accepted\n", printable(path), nums[0], n)
+	default:
+		fmt.Fprintf(r.f.ErrOut, "unpack: %s: password candidates %s of %d accepted\n", printable(path), strings.Join(nums, ", "), n)
 	}
 }
