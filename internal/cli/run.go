@@ -39,7 +39,8 @@ type runner struct {
 	sums            map[string]string // SHA-256 of each entry's data, with --manifest/--expect
 	unverified      []string          // data of the current archive decoded without its check
 	pwMu            sync.Mutex
-	pwAccepted      []bool // by candidate index: passed a format's password check in the current archive
+	pwAccepted      []bool                 // by candidate index: passed a format's password check in the current archive
+	entryName       atomic.Pointer[string] // the entry being read, for the progress bar
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -352,6 +353,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 			break
 		}
 		c := &counter{r: lim.reader(a), total: &r.out}
+		r.setEntry(e.Name)
 		err = fn(a, e, c)
 		r.bytes += c.n
 		size := e.Size
