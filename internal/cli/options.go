@@ -34,7 +34,8 @@ type CommonOptions struct {
 func addCommonFlags(cmd *cobra.Command, o *CommonOptions) {
 	fl := cmd.Flags()
 	fl.StringVar(&o.Format, "format", "", "read as this format instead of detecting it (xz, lzma, lzip, gzip, bzip2, zstd, lz4, brotli, tar, zip, rar4, rar5, 7z)")
-	fl.StringArrayVarP(&o.Passwords, "password", "p", nil, "password (`PW`; bare -p or --password asks on the terminal; repeat to try several)")
+	// The empty back-quotes name no value: help shows "-p, --password[=PW]".
+	fl.StringArrayVarP(&o.Passwords, "password", "p", nil, "password, given as -p=PW or --password=PW; a bare -p or --password asks on the terminal; repeat to try several candidates``")
 	fl.Lookup("password").NoOptDefVal = promptMarker
 	fl.StringVar(&o.PasswordFile, "password-file", "", "read candidate passwords from `FILE`, one per line")
 	fl.StringVar(&o.MemLimit, "memlimit", "1GiB", "refuse dictionaries and windows larger than `SIZE` (e.g. 512MiB, 4GiB)")

@@ -167,6 +167,7 @@ is committed to disk, and no entry can write outside the destination.
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{Err: err} })
+	withHelpFlags(root)
 	root.AddCommand(NewCmdExtract(f, nil), NewCmdVerify(f, nil), NewCmdList(f, nil), NewCmdVersion(f))
 	return root
 }
