@@ -214,7 +214,8 @@ func TestPrepareDocs(t *testing.T) {
 		x, _, _ := root.Find([]string{"x"})
 		fl := x.Flags().Lookup("password")
 		usage := x.Flags().FlagUsages()
-		if fl.NoOptDefVal != promptShown || strings.Contains(usage, "\x00") || !strings.Contains(usage, "--password[=PW]  ") {
+		// The Markdown generator prints FlagUsages; the man one reads the flags.
+		if fl.NoOptDefVal != promptShown || !man && (strings.Contains(usage, "\x00") || !strings.Contains(usage, "--password[=PW]  ")) {
 			t.Errorf("man=%v: %q\n%s", man, fl.NoOptDefVal, usage)
 		}
 		if man && (fl.DefValue != promptShown || strings.Contains(fl.Usage, "`")) {
