@@ -50,7 +50,6 @@ func (r *runner) progress(a *formats.Archive) func() {
 		progressbar.OptionShowCount(), // and so redraw at every tick, not only when the percentage moves
 		progressbar.OptionUseIECUnits(true),
 		progressbar.OptionSetWidth(barWidth),
-		progressbar.OptionThrottle(progressTick/2),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionEnableColorCodes(color),
@@ -70,6 +69,8 @@ func (r *runner) progress(a *formats.Archive) func() {
 			case <-done:
 				return
 			case <-t.C:
+				// Not throttled by the bar (the ticker is the throttle):
+				// Describe draws at once, and Set64 right after it.
 				if name := r.entryName.Load(); name != nil && name != shown {
 					shown = name
 					bar.Describe(barLabel(*name, width, color))
