@@ -143,7 +143,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 					return nil
 				}
 				if o.Verbose {
-					fmt.Fprintln(f.ErrOut, e.Name)
+					r.aside(func() { fmt.Fprintln(f.ErrOut, e.Name) }) // one line at a time from the workers
 				}
 				return sink.Put(e, data)
 			})

@@ -86,7 +86,7 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 					if err != nil {
 						st = "FAILED"
 					}
-					fmt.Fprintf(f.Out, "%-6s %s\n", st, e.Name)
+					r.aside(func() { fmt.Fprintf(f.Out, "%-6s %s\n", st, e.Name) }) // one line at a time from the workers
 				}
 				return err
 			})

@@ -57,6 +57,9 @@ func (r *runner) progress(a *formats.Archive) func() {
 	)
 	base := r.out.Load()
 	r.entryName.Store(nil)
+	r.barMu.Lock()
+	r.bar = bar
+	r.barMu.Unlock()
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -69,6 +72,7 @@ func (r *runner) progress(a *formats.Archive) func() {
 			case <-done:
 				return
 			case <-t.C:
+				r.barMu.Lock()
 				// Not throttled by the bar (the ticker is the throttle):
 				// Describe draws at once, and Set64 right after it.
 				if name := r.entryName.Load(); name != nil && name != shown {
@@ -80,15 +84,31 @@ func (r *runner) progress(a *formats.Archive) func() {
 				} else {
 					bar.Set64(a.Consumed())
 				}
+				r.barMu.Unlock()
 			}
 		}
 	}()
 	return func() {
 		close(done)
 		<-stopped
+		r.barMu.Lock()
+		defer r.barMu.Unlock()
 		bar.Finish()
 		bar.Clear()
+		r.bar = nil
 	}
+}
+
+// aside runs fn, which writes to the terminal (a problem, a warning, the
+// password prompt), with the bar cleared and held still; the bar is drawn
+// again, below, at the next tick.
+func (r *runner) aside(fn func()) {
+	r.barMu.Lock()
+	defer r.barMu.Unlock()
+	if r.bar != nil {
+		r.bar.Clear()
+	}
+	fn()
 }
 
 // setEntry names the entry being read, for the progress bar.

@@ -211,3 +211,47 @@ func TestProgressQuietWhenNotATerminal(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestProgressClearedForProblems checks that a problem reported while the
+// bar is shown starts on a cleared line, not after the bar's text.
+func TestProgressClearedForProblems(t *testing.T) {
+	const size = 1 << 20
+	dir := t.TempDir()
+	arch := storedZip(t, dir, size, "first.bin", "bad.bin")
+	data, err := os.ReadFile(arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndex(data, []byte("bad.bin")) // the local header's name; the central one comes later
+	i = bytes.LastIndex(data[:i], []byte("bad.bin"))
+	data[i+len("bad.bin")+100] ^= 1 // a flipped bit in the stored data: a CRC mismatch
+	write(t, dir, "big.zip", data)
+	out := &gatedWriter{gates: []int64{0}, reached: make(chan int64), release: make(chan struct{})}
+	errOut := &syncBuffer{}
+	f := &Factory{In: strings.NewReader(""), Out: out, ErrOut: errOut, ErrIsTerminal: true,
+		Getenv: func(string) string { return "" }, Context: context.Background()}
+	codec := make(chan ExitCode, 1)
+	go func() { codec <- Run(f, []string{"x", "-c", arch}) }()
+	<-out.reached
+	waitFor(t, errOut, "first.bin")
+	out.release <- struct{}{}
+	if code := <-codec; code != ExitCorrupt {
+		t.Fatalf("exit %d, want %d: %q", code, ExitCorrupt, errOut.String())
+	}
+	got := errOut.String()
+	at := strings.Index(got, "unpack: "+arch+": bad.bin: ")
+	if at < 0 {
+		t.Fatalf("no problem line: %q", got)
+	}
+	// On the terminal, the line holds what follows its last \r: that must be
+	// nothing, after a run of blanks as wide as any bar drawn before.
+	segs := strings.Split(got[strings.LastIndexByte(got[:at], '\n')+1:at], "\r")
+	n := len(segs)
+	widest := 0
+	for _, s := range segs {
+		widest = max(widest, utf8.RuneCountInString(s))
+	}
+	if n < 2 || segs[n-1] != "" || strings.Trim(segs[n-2], " ") != "" || len(segs[n-2]) < widest {
+		t.Errorf("the problem line does not start on a cleared line: %q", segs)
+	}
+}

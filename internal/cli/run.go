@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
+
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
 	"github.com/unpack-dev/unpack/internal/formats"
@@ -41,6 +43,8 @@ type runner struct {
 	pwMu            sync.Mutex
 	pwAccepted      []bool                 // by candidate index: passed a format's password check in the current archive
 	entryName       atomic.Pointer[string] // the entry being read, for the progress bar
+	barMu           sync.Mutex             // held while the bar or a line beside it is drawn
+	bar             *progressbar.ProgressBar
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -52,6 +56,12 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 	opt.Warn = func(msg string) { r.warn(r.current, "", msg) }
 	opt.Unverified = func(msg string) { r.unverified = append(r.unverified, msg) }
 	opt.PasswordAccepted = r.passwordAccepted
+	if ask := opt.PasswordFunc; ask != nil {
+		opt.PasswordFunc = func() (pw string, err error) {
+			r.aside(func() { pw, err = ask() }) // the prompt is not drawn over the bar
+			return pw, err
+		}
+	}
 	if o.JSON {
 		r.enc = json.NewEncoder(f.Out)
 	}
@@ -62,7 +72,9 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 // and folds its exit code in.
 func (r *runner) problem(arch, entry string, err error) {
 	r.code = worse(r.code, exitCodeOf(err))
-	fmt.Fprintf(r.f.ErrOut, "unpack: %v\n", &archive.EntryError{Archive: printable(arch), Entry: printable(entry), Err: describe(err)})
+	r.aside(func() {
+		fmt.Fprintf(r.f.ErrOut, "unpack: %v\n", &archive.EntryError{Archive: printable(arch), Entry: printable(entry), Err: describe(err)})
+	})
 }
 
 // printable quotes a name holding control characters, so that every
@@ -81,14 +93,16 @@ func (r *runner) warn(arch, entry, msg string) {
 	if r.o.Quiet {
 		return
 	}
-	switch {
-	case arch == "":
-		fmt.Fprintf(r.f.ErrOut, "unpack: warning: %s\n", msg)
-	case entry == "":
-		fmt.Fprintf(r.f.ErrOut, "unpack: %s: warning: %s\n", arch, msg)
-	default:
-		fmt.Fprintf(r.f.ErrOut, "unpack: %s: %s: warning: %s\n", arch, entry, msg)
-	}
+	r.aside(func() {
+		switch {
+		case arch == "":
+			fmt.Fprintf(r.f.ErrOut, "unpack: warning: %s\n", msg)
+		case entry == "":
+			fmt.Fprintf(r.f.ErrOut, "unpack: %s: warning: %s\n", arch, msg)
+		default:
+			fmt.Fprintf(r.f.ErrOut, "unpack: %s: %s: warning: %s\n", arch, entry, msg)
+		}
+	})
 }
 
 // describe adds what a user needs to an error's text where the category
