@@ -114,3 +114,18 @@ func TestPasswordCandidatesCorpus(t *testing.T) {
 		t.Fatal("no encrypted RAR rows in the corpus")
 	}
 }
+
+// TestBarePasswordHint checks that "-p secret a.zip", which pflag reads as
+// a bare -p and two archives, ends with a hint rather than a bare "no such
+// file", and that the hint does not repeat the word.
+func TestBarePasswordHint(t *testing.T) {
+	f := &Factory{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{},
+		Getenv: func(string) string { return "" }, Context: t.Context(),
+		Prompt: func(string) (string, error) { return "secret", nil }}
+	code := Run(f, []string{"t", "-p", "hunter2", filepath.Join("testdata", "pw-zipcrypto.zip")})
+	stderr := f.ErrOut.(*strings.Builder).String()
+	hint := stderr[strings.Index(stderr, "(to give")+1:]
+	if code != ExitError || strings.Count(stderr, "-p=PW or --password=PW") != 1 || strings.Contains(hint, "hunter2") {
+		t.Errorf("exit %d, want %d: %q", code, ExitError, stderr)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -322,6 +324,11 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 	a, err := formats.Open(path, r.opt, oo)
 	r.opened = err == nil
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && slices.Contains(r.o.Passwords, promptMarker) {
+			// "-p secret a.zip" is a bare -p and two archives; say so
+			// (without repeating the word, which may be a password).
+			err = fmt.Errorf("%w (to give a password on the command line write -p=PW or --password=PW; a bare -p asks on the terminal)", err)
+		}
 		r.problem(path, "", err)
 		r.emitSummary(path, "", r.code, err)
 		return r.code
