@@ -32,7 +32,7 @@ type Inflater struct {
 	lit, dist      *table
 	dynLit, dynDis table
 	clen           table
-	lengths        [288 + 32]uint8
+	lengths        codeLengths
 
 	out     []byte // window, then output, then slack for one match
 	win     int
@@ -304,8 +304,8 @@ func (f *Inflater) dynamic() bool {
 	nlit, ndist, err := readCodeLengths(f, &f.lengths, f.d64)
 	if err == nil {
 		m := f.mode()
-		if !f.dynLit.build(f.lengths[:nlit], litPrimary, symEntries[m][0]) ||
-			!f.dynDis.build(f.lengths[nlit:nlit+ndist], distPrimary, symEntries[m][1]) {
+		if !f.dynLit.build(f.lengths.all[:nlit], litPrimary, symEntries[m][0]) ||
+			!f.dynDis.build(f.lengths.all[nlit:nlit+ndist], distPrimary, symEntries[m][1]) {
 			err = ErrCodeLengths
 		}
 	}

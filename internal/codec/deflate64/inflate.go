@@ -65,7 +65,7 @@ type Reader struct {
 	dynLit    huffman
 	dynDist   huffman
 	codeLen   huffman
-	lengths   [288 + 32]uint8
+	lengths   codeLengths
 
 	hist [windowSize]byte
 	wpos int  // next byte of hist to write
@@ -234,7 +234,7 @@ func (f *Reader) codeLengthSym() (uint32, bool) {
 // dynamicTables reads a dynamic block's code lengths and builds its tables.
 func (f *Reader) dynamicTables() bool {
 	nlit, ndist, err := readCodeLengths(f, &f.lengths, true)
-	if err == nil && (!f.dynLit.init(f.lengths[:nlit]) || !f.dynDist.init(f.lengths[nlit:nlit+ndist])) {
+	if err == nil && (!f.dynLit.init(f.lengths.all[:nlit]) || !f.dynDist.init(f.lengths.all[nlit:nlit+ndist])) {
 		err = ErrCodeLengths
 	}
 	if err == ErrCodeLengths {

@@ -52,10 +52,17 @@ func readBlockHeader(s bitSource) (final bool, typ uint32, storedLen int, err er
 	return final, typ, storedLen, nil
 }
 
-// readCodeLengths reads a dynamic block header into lengths and returns the
+// codeLengths holds a dynamic block's code lengths while its tables are
+// built (in the decoder, so nothing escapes per block).
+type codeLengths struct {
+	all [288 + 32]uint8 // literal/length codes, then distance codes
+	cl  [19]uint8       // the code length code
+}
+
+// readCodeLengths reads a dynamic block header into c and returns the
 // counts of literal/length and distance codes. The error is ErrCodeLengths
 // for an invalid header and errNoInput when the input ran out.
-func readCodeLengths(s bitSource, lengths *[288 + 32]uint8, d64 bool) (nlit, ndist int, err error) {
+func readCodeLengths(s bitSource, c *codeLengths, d64 bool) (nlit, ndist int, err error) {
 	v, ok := s.bits(14)
 	if !ok {
 		return 0, 0, errNoInput
@@ -66,7 +73,8 @@ func readCodeLengths(s bitSource, lengths *[288 + 32]uint8, d64 bool) (nlit, ndi
 	if nlit > 286 || (!d64 && ndist > 30) {
 		return 0, 0, ErrCodeLengths
 	}
-	var cl [19]uint8
+	cl := &c.cl
+	*cl = [19]uint8{}
 	for i := range nclen {
 		v, ok := s.bits(3)
 		if !ok {
@@ -77,7 +85,7 @@ func readCodeLengths(s bitSource, lengths *[288 + 32]uint8, d64 bool) (nlit, ndi
 	if !s.buildCodeLengthCode(cl[:]) {
 		return 0, 0, ErrCodeLengths
 	}
-	all := lengths[:nlit+ndist]
+	all := c.all[:nlit+ndist]
 	for i := 0; i < len(all); {
 		sym, ok := s.codeLengthSym()
 		if !ok {
