@@ -129,3 +129,22 @@ func TestBarePasswordHint(t *testing.T) {
 		t.Errorf("exit %d, want %d: %q", code, ExitError, stderr)
 	}
 }
+
+// TestPasswordCandidateJSON checks the summary's password_candidates.
+func TestPasswordCandidateJSON(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--password=nope", "--password=secret"}, `"password_candidates":[2]`},
+		{[]string{"--password=secret"}, `"password_candidates":[1]`},
+		{[]string{"--password=nope"}, ""},
+	} {
+		args := append([]string{"t", "--json", filepath.Join("testdata", "pw-winzipaes.zip")}, tc.args...)
+		_, stdout, _ := run(t, nil, args...)
+		summary := stdout[strings.LastIndex(stdout, `{"summary"`):]
+		if tc.want == "" && strings.Contains(summary, "password_candidates") || !strings.Contains(summary, tc.want) {
+			t.Errorf("%q: summary %s", tc.args, summary)
+		}
+	}
+}

@@ -171,6 +171,9 @@ type summaryJSON struct {
 		Bytes   int64  `json:"bytes"`
 		Status  string `json:"status"`
 		Error   string `json:"error,omitempty"`
+		// PasswordCandidates are the numbers (from 1) of the candidates
+		// that passed the format's password check.
+		PasswordCandidates []int `json:"password_candidates,omitempty"`
 	} `json:"summary"`
 }
 
@@ -212,6 +215,7 @@ func (r *runner) emitSummary(arch string, format archive.Format, code ExitCode, 
 	var s summaryJSON
 	s.Summary.Archive, s.Summary.Format = arch, string(format)
 	s.Summary.Entries, s.Summary.Failed, s.Summary.Bytes = r.entries, r.failed, r.bytes
+	s.Summary.PasswordCandidates = r.acceptedCandidates()
 	s.Summary.Status = "ok"
 	if code != ExitOK {
 		s.Summary.Status = "failed"
@@ -420,17 +424,13 @@ func (r *runner) passwordAccepted(i int) {
 // reportPassword says on stderr which candidates opened the archive, by
 // number, never by value: when several were given, or with -v.
 func (r *runner) reportPassword(path string) {
-	r.pwMu.Lock()
-	defer r.pwMu.Unlock()
 	n := len(r.opt.Passwords)
 	if r.o.Quiet || n == 0 || n == 1 && !r.o.Verbose {
 		return
 	}
 	var nums []string
-	for i, ok := range r.pwAccepted {
-		if ok {
-			nums = append(nums, strconv.Itoa(i+1))
-		}
+	for _, i := range r.acceptedCandidates() {
+		nums = append(nums, strconv.Itoa(i))
 	}
 	switch len(nums) {
 	case 0:
@@ -439,4 +439,18 @@ func (r *runner) reportPassword(path string) {
 	default:
 		fmt.Fprintf(r.f.ErrOut, "unpack: %s: password candidates %s of %d accepted\n", printable(path), strings.Join(nums, ", "), n)
 	}
+}
+
+// acceptedCandidates returns the numbers (from 1) of the candidates that
+// passed a password check in the current archive.
+func (r *runner) acceptedCandidates() []int {
+	r.pwMu.Lock()
+	defer r.pwMu.Unlock()
+	var nums []int
+	for i, ok := range r.pwAccepted {
+		if ok {
+			nums = append(nums, i+1)
+		}
+	}
+	return nums
 }
