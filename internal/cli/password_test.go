@@ -148,3 +148,15 @@ func TestPasswordCandidateJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestPasswordCandidatesMixed checks an archive whose entries need
+// different candidates: both are named, in one line.
+func TestPasswordCandidatesMixed(t *testing.T) {
+	code, stdout, stderr := run(t, nil, "t", filepath.Join("testdata", "pw-mixed.zip"), "--password=nope", "--password=other", "--password=secret")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	if want := "password candidates 2, 3 of 3 accepted\n"; strings.Count(stderr, "accepted") != 1 || !strings.HasSuffix(stderr, want) {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+}
