@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,7 +43,8 @@ func startTerm(t *testing.T, dir, cmdline string) *term {
 		exec.Command("tmux", "-S", tm.sock, "kill-server").Run()
 		os.RemoveAll(sockDir)
 	})
-	shell := cmdline + "; echo UNPACK-EXIT=$?; exec sleep 600"
+	// The shell outlives a Ctrl-C sent to the command (trap), to report.
+	shell := "trap : INT; " + cmdline + "; echo UNPACK-EXIT=$?; exec sleep 600"
 	out, err := exec.Command("tmux", "-S", tm.sock, "-f", "/dev/null", "new-session", "-d",
 		"-x", "100", "-y", "20", "-c", dir, "sh", "-c", shell).CombinedOutput()
 	if err != nil {
@@ -89,6 +91,20 @@ func (tm *term) exit() (int, string) {
 	return code, s
 }
 
+// echo reports whether the terminal echoes typed characters (stty).
+func (tm *term) echo() bool {
+	tm.t.Helper()
+	tty, err := exec.Command("tmux", "-S", tm.sock, "display-message", "-p", "#{pane_tty}").Output()
+	if err != nil {
+		tm.t.Fatalf("pane_tty: %v", err)
+	}
+	out, err := exec.Command("stty", "-a", "-F", strings.TrimSpace(string(tty))).Output()
+	if err != nil {
+		tm.t.Fatalf("stty: %v", err)
+	}
+	return slices.Contains(strings.Fields(string(out)), "echo")
+}
+
 func (tm *term) send(keys ...string) {
 	if out, err := exec.Command("tmux", append([]string{"-S", tm.sock, "send-keys"}, keys...)...).CombinedOutput(); err != nil {
 		tm.t.Fatalf("send-keys: %v: %s", err, out)
@@ -105,7 +121,7 @@ func unpackBin(t *testing.T) string {
 
 // TestTerminalPasswordPrompt types the password at unpack's prompt in a
 // real terminal: it is not echoed, the right one verifies (exit 0), a
-// wrong one is exit 4.
+// wrong one is exit 4, Ctrl-C is exit 130; echo is back afterwards.
 func TestTerminalPasswordPrompt(t *testing.T) {
 	bin := unpackBin(t)
 	enc, err := filepath.Abs("../internal/cli/testdata/pw-zipcrypto.zip") // password "secret"
@@ -118,18 +134,27 @@ func TestTerminalPasswordPrompt(t *testing.T) {
 	}{
 		{"secret", 0},
 		{"not-it", 4},
+		{"", 130}, // Ctrl-C at the prompt
 	} {
-		t.Run(tc.typed, func(t *testing.T) {
+		t.Run(fmt.Sprint(tc.code), func(t *testing.T) {
 			tm := startTerm(t, t.TempDir(), fmt.Sprintf("%q t %q -p", bin, enc))
 			tm.waitFor("the password prompt", func(s string) bool { return strings.Contains(s, "Password:") })
-			tm.send("-l", tc.typed)
-			tm.send("Enter")
+			// Typed at once: echo is off before the prompt shows.
+			if tc.typed == "" {
+				tm.send("C-c")
+			} else {
+				tm.send("-l", tc.typed)
+				tm.send("Enter")
+			}
 			code, s := tm.exit()
+			if !tm.echo() {
+				t.Errorf("the terminal was left without echo")
+			}
 			t.Logf("terminal:\n%s", strings.TrimRight(s, "\n"))
 			if code != tc.code {
 				t.Errorf("exit %d, want %d:\n%s", code, tc.code, s)
 			}
-			if strings.Contains(s, tc.typed) {
+			if tc.typed != "" && strings.Contains(s, tc.typed) {
 				t.Errorf("the password was echoed:\n%s", s)
 			}
 			if tc.code == 0 && !strings.Contains(s, "all OK") {

@@ -86,9 +86,9 @@ func Main() ExitCode {
 			return w
 		},
 		Getenv:  os.Getenv,
-		Prompt:  terminalPrompt,
 		Context: ctx,
 	}
+	f.Prompt = f.terminalPrompt
 	// On SIGINT/SIGTERM: remove what is in flight and exit 130 at once, even
 	// while a read from a pipe blocks.
 	go func() {
