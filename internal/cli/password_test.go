@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -158,5 +160,20 @@ func TestPasswordCandidatesMixed(t *testing.T) {
 	}
 	if want := "password candidates 2, 3 of 3 accepted\n"; strings.Count(stderr, "accepted") != 1 || !strings.HasSuffix(stderr, want) {
 		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+}
+
+// TestPasswordCandidatesStdin covers the streaming readers (zip by local
+// headers, 7z buffered from a pipe).
+func TestPasswordCandidatesStdin(t *testing.T) {
+	for _, fx := range pwFixtures {
+		data, err := os.ReadFile(filepath.Join("testdata", fx.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := run(t, bytes.NewReader(data), "t", "-", "--password=nope", "--password=secret")
+		if code != ExitOK || !strings.Contains(stderr, "unpack: -: password candidate 2 of 2 accepted\n") {
+			t.Errorf("%s: exit %d: %s%s", fx.file, code, stdout, stderr)
+		}
 	}
 }
