@@ -1,0 +1,216 @@
+package lz4
+
+import "encoding/binary"
+
+// The LZ4 block format (lz4 doc/lz4_Block_format.md): a block is a run of
+// sequences, each a token (literal length in the high nibble, match length
+// minus 4 in the low one, 15 meaning "more length bytes follow, each added,
+// until one is not 255"), the literals, a 2-byte little-endian match
+// offset and the match. The last sequence has literals only.
+
+// minMatch is the shortest match length.
+const minMatch = 4
+
+// Room the fast path needs: a sequence whose literal and match lengths fit
+// in their nibbles is decoded with fixed-width copies, which read up to
+// fastIn bytes of input past the token and write up to fastOut bytes of
+// output past the current position.
+const (
+	fastIn  = 1 + 16 + 2 // token, 16 literal bytes, offset
+	fastOut = 16 + 32    // 16 literal bytes, a match of up to 18 in 8-byte steps (24), slack
+)
+
+// decodeBlock decodes the LZ4 block src into dst[di:]: dst[:di] is the
+// history that matches may reach back into (the previous blocks of a
+// frame with linked blocks, else nothing) and len(dst) bounds the output.
+// It returns the end of the output in dst. It may write scratch bytes in
+// dst past the returned end.
+func decodeBlock(dst []byte, di int, src []byte) (int, error) {
+	return decodeBlockGeneric(dst, di, src)
+}
+
+// decodeBlockGeneric is decodeBlock in plain Go: a fast path for sequences
+// far from both ends, whose copies go 8 or 16 bytes at a time, and a
+// careful path for the rest.
+func decodeBlockGeneric(dst []byte, di int, src []byte) (int, error) {
+	si := 0
+	for si < len(src) {
+		token := uint(src[si])
+		si++
+		ll := int(token >> 4)
+
+		// Fast path: short literals and a short match, with room on both
+		// sides for the fixed-width copies.
+		if ll != 15 && token&15 != 15 && len(src)-si >= fastIn && len(dst)-di >= fastOut {
+			s := src[si : si+16]
+			d := dst[di : di+16]
+			binary.LittleEndian.PutUint64(d[0:], binary.LittleEndian.Uint64(s[0:]))
+			binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
+			si += ll
+			di += ll
+			off := int(src[si]) | int(src[si+1])<<8
+			si += 2
+			ml := int(token&15) + minMatch
+			m := di - off
+			if off == 0 || m < 0 {
+				return di, ErrOffset
+			}
+			if off >= 8 {
+				d := dst[di : di+24]
+				ms := dst[m : m+24]
+				binary.LittleEndian.PutUint64(d[0:], binary.LittleEndian.Uint64(ms[0:]))
+				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(ms[8:]))
+				binary.LittleEndian.PutUint64(d[16:], binary.LittleEndian.Uint64(ms[16:]))
+				di += ml
+				continue
+			}
+			di = copyShortOffset(dst, di, m, off, ml)
+			continue
+		}
+
+		if ll == 15 {
+			for {
+				if si >= len(src) {
+					return di, ErrShortBlock
+				}
+				b := src[si]
+				si++
+				ll += int(b)
+				if b != 255 {
+					break
+				}
+			}
+		}
+		if ll > len(src)-si {
+			return di, ErrShortBlock
+		}
+		if ll > len(dst)-di {
+			return di, ErrOverflow
+		}
+		copy(dst[di:di+ll], src[si:si+ll])
+		si += ll
+		di += ll
+		if si == len(src) {
+			return di, nil // the last sequence: literals only
+		}
+
+		if len(src)-si < 2 {
+			return di, ErrShortBlock
+		}
+		off := int(src[si]) | int(src[si+1])<<8
+		si += 2
+		m := di - off
+		if off == 0 || m < 0 {
+			return di, ErrOffset
+		}
+		ml := int(token & 15)
+		if ml == 15 {
+			for {
+				if si >= len(src) {
+					return di, ErrShortBlock
+				}
+				b := src[si]
+				si++
+				ml += int(b)
+				if b != 255 {
+					break
+				}
+			}
+		}
+		ml += minMatch
+		if ml > len(dst)-di {
+			return di, ErrOverflow
+		}
+		di = copyMatch(dst, di, m, off, ml)
+	}
+	// An empty block, or one ending right after a match.
+	return di, ErrShortBlock
+}
+
+// copyShortOffset copies a match of length ml <= 18 whose offset off is
+// below 8 from dst[m:] to dst[di:], with room for 32 bytes at di. The
+// first 8 bytes go one at a time; from there the pattern repeats with a
+// period of a multiple of off that is at least 8, so the rest goes 8 bytes
+// at a time.
+func copyShortOffset(dst []byte, di, m, off, ml int) int {
+	d := dst[di : di+32]
+	if off == 1 {
+		v := uint64(dst[m]) * 0x0101010101010101
+		binary.LittleEndian.PutUint64(d[0:], v)
+		binary.LittleEndian.PutUint64(d[8:], v)
+		binary.LittleEndian.PutUint64(d[16:], v)
+		return di + ml
+	}
+	copy8Overlapping(dst, di, m)
+	p := periods[off]
+	binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(dst[di+8-p:]))
+	binary.LittleEndian.PutUint64(d[16:], binary.LittleEndian.Uint64(dst[di+16-p:]))
+	return di + ml
+}
+
+// copy8Overlapping copies dst[m:m+8] to dst[di:di+8] one byte after the
+// other, m < di, so that bytes written early are read again when the two
+// ranges overlap.
+func copy8Overlapping(dst []byte, di, m int) {
+	d := dst[di : di+8]
+	s := dst[m : m+8]
+	d[0] = s[0]
+	d[1] = s[1]
+	d[2] = s[2]
+	d[3] = s[3]
+	d[4] = s[4]
+	d[5] = s[5]
+	d[6] = s[6]
+	d[7] = s[7]
+}
+
+// periods[off] is the least multiple of off that is at least 8.
+var periods = [8]int{0, 8, 8, 9, 8, 10, 12, 14}
+
+// copyMatch copies the match of length ml at offset off (m = di - off >= 0)
+// to dst[di:] and returns the new end. The caller checked that ml bytes
+// fit at di; when 16 more bytes fit as well, the copy may overshoot.
+func copyMatch(dst []byte, di, m, off, ml int) int {
+	end := di + ml
+	if len(dst)-end < 16 {
+		// Near the end of the output: exact copies only.
+		if off >= ml {
+			copy(dst[di:end], dst[m:m+ml])
+			return end
+		}
+		for i := di; i < end; i++ {
+			dst[i] = dst[i-off]
+		}
+		return end
+	}
+	if off >= ml {
+		if ml <= 32 {
+			// The source ends before the destination starts.
+			for ; di < end; di, m = di+8, m+8 {
+				binary.LittleEndian.PutUint64(dst[di:], binary.LittleEndian.Uint64(dst[m:]))
+			}
+			return end
+		}
+		copy(dst[di:end], dst[m:m+ml])
+		return end
+	}
+	if off < 8 {
+		if off == 1 {
+			v := uint64(dst[m]) * 0x0101010101010101
+			for ; di < end; di += 8 {
+				binary.LittleEndian.PutUint64(dst[di:], v)
+			}
+			return end
+		}
+		copy8Overlapping(dst, di, m)
+		off = periods[off]
+		di += 8
+		m = di - off
+	}
+	// Overlapping with off >= 8: each 8-byte load reads bytes already
+	// written.
+	for ; di < end; di, m = di+8, m+8 {
+		binary.LittleEndian.PutUint64(dst[di:], binary.LittleEndian.Uint64(dst[m:]))
+	}
+	return end
+}
