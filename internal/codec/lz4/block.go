@@ -34,40 +34,50 @@ func decodeBlock(dst []byte, di int, src []byte) (int, error) {
 // careful path for the rest.
 func decodeBlockGeneric(dst []byte, di int, src []byte) (int, error) {
 	si := 0
-	for si < len(src) {
-		token := uint(src[si])
-		si++
-		ll := int(token >> 4)
-
+	for {
 		// Fast path: short literals and a short match, with room on both
-		// sides for the fixed-width copies.
-		if ll != 15 && token&15 != 15 && len(src)-si >= fastIn && len(dst)-di >= fastOut {
-			s := src[si : si+16]
-			d := dst[di : di+16]
-			binary.LittleEndian.PutUint64(d[0:], binary.LittleEndian.Uint64(s[0:]))
-			binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
-			si += ll
-			di += ll
-			off := int(src[si]) | int(src[si+1])<<8
-			si += 2
-			ml := int(token&15) + minMatch
-			m := di - off
-			if off == 0 || m < 0 {
-				return di, ErrOffset
-			}
-			if off >= 8 {
-				d := dst[di : di+24]
+		// sides for the fixed-width copies, so that each slice below is
+		// bounds-checked once.
+		if len(src)-si >= fastIn && len(dst)-di >= fastOut {
+			s := src[si : si+fastIn]
+			token := s[0]
+			if token < 0xF0 && token&15 != 15 {
+				d := dst[di : di+fastOut]
+				binary.LittleEndian.PutUint64(d[0:], binary.LittleEndian.Uint64(s[1:]))
+				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[9:]))
+				ll := int(token >> 4)
+				off := int(s[ll+1]) | int(s[ll+2])<<8
+				si += ll + 3
+				di += ll
+				ml := int(token&15) + minMatch
+				m := di - off
+				if off < 8 {
+					if off == 0 || m < 0 {
+						return di, ErrOffset
+					}
+					di = copyShortOffset(dst, di, m, off, ml)
+					continue
+				}
+				if m < 0 {
+					return di, ErrOffset
+				}
 				ms := dst[m : m+24]
+				d = d[ll : ll+24]
 				binary.LittleEndian.PutUint64(d[0:], binary.LittleEndian.Uint64(ms[0:]))
 				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(ms[8:]))
 				binary.LittleEndian.PutUint64(d[16:], binary.LittleEndian.Uint64(ms[16:]))
 				di += ml
 				continue
 			}
-			di = copyShortOffset(dst, di, m, off, ml)
-			continue
 		}
 
+		if si >= len(src) {
+			// An empty block, or one ending right after a match.
+			return di, ErrShortBlock
+		}
+		token := src[si]
+		si++
+		ll := int(token >> 4)
 		if ll == 15 {
 			for {
 				if si >= len(src) {
@@ -123,8 +133,6 @@ func decodeBlockGeneric(dst []byte, di int, src []byte) (int, error) {
 		}
 		di = copyMatch(dst, di, m, off, ml)
 	}
-	// An empty block, or one ending right after a match.
-	return di, ErrShortBlock
 }
 
 // copyShortOffset copies a match of length ml <= 18 whose offset off is
@@ -168,49 +176,53 @@ func copy8Overlapping(dst []byte, di, m int) {
 var periods = [8]int{0, 8, 8, 9, 8, 10, 12, 14}
 
 // copyMatch copies the match of length ml at offset off (m = di - off >= 0)
-// to dst[di:] and returns the new end. The caller checked that ml bytes
-// fit at di; when 16 more bytes fit as well, the copy may overshoot.
+// to dst[di:] and returns the new end; the caller checked that ml bytes fit
+// at di. The copy goes 8 or 16 bytes at a time and may overshoot the end
+// of the match (never of dst); only the last bytes before the end of dst go
+// one at a time.
 func copyMatch(dst []byte, di, m, off, ml int) int {
 	end := di + ml
-	if len(dst)-end < 16 {
-		// Near the end of the output: exact copies only.
-		if off >= ml {
-			copy(dst[di:end], dst[m:m+ml])
-			return end
-		}
-		for i := di; i < end; i++ {
-			dst[i] = dst[i-off]
-		}
-		return end
-	}
-	if off >= ml {
-		if ml <= 32 {
-			// The source ends before the destination starts.
-			for ; di < end; di, m = di+8, m+8 {
-				binary.LittleEndian.PutUint64(dst[di:], binary.LittleEndian.Uint64(dst[m:]))
-			}
-			return end
-		}
-		copy(dst[di:end], dst[m:m+ml])
+	if off >= ml && ml > 32 {
+		copy(dst[di:end], dst[m:m+ml]) // no overlap
 		return end
 	}
 	if off < 8 {
-		if off == 1 {
-			v := uint64(dst[m]) * 0x0101010101010101
-			for ; di < end; di += 8 {
-				binary.LittleEndian.PutUint64(dst[di:], v)
+		if len(dst)-di < 8 {
+			for ; di < end; di++ {
+				dst[di] = dst[di-off]
 			}
 			return end
 		}
+		if off == 1 {
+			v := uint64(dst[m]) * 0x0101010101010101
+			for ; di < end && len(dst)-di >= 8; di += 8 {
+				binary.LittleEndian.PutUint64(dst[di:], v)
+			}
+			for ; di < end; di++ {
+				dst[di] = byte(v)
+			}
+			return end
+		}
+		// From 8 bytes on the pattern repeats with a period of at least 8.
 		copy8Overlapping(dst, di, m)
 		off = periods[off]
 		di += 8
 		m = di - off
 	}
-	// Overlapping with off >= 8: each 8-byte load reads bytes already
-	// written.
-	for ; di < end; di, m = di+8, m+8 {
+	if off >= 16 {
+		for ; end-di > 8 && len(dst)-di >= 16; di, m = di+16, m+16 {
+			a := binary.LittleEndian.Uint64(dst[m:])
+			b := binary.LittleEndian.Uint64(dst[m+8:])
+			binary.LittleEndian.PutUint64(dst[di:], a)
+			binary.LittleEndian.PutUint64(dst[di+8:], b)
+		}
+	}
+	// Each 8-byte load reads bytes already written: off >= 8.
+	for ; di < end && len(dst)-di >= 8; di, m = di+8, m+8 {
 		binary.LittleEndian.PutUint64(dst[di:], binary.LittleEndian.Uint64(dst[m:]))
+	}
+	for ; di < end; di++ {
+		dst[di] = dst[di-off]
 	}
 	return end
 }
