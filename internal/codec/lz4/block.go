@@ -20,21 +20,33 @@ const (
 	fastOut = 16 + 32    // 16 literal bytes, a match of up to 18 in 8-byte steps (24), slack
 )
 
-// decodeBlock decodes the LZ4 block src into dst[di:]: dst[:di] is the
-// history that matches may reach back into (the previous blocks of a
+// decodeBlock decodes the LZ4 block src into dst[di:], where dst[:di] is
+// the history that matches may reach back into (the previous blocks of a
 // frame with linked blocks, else nothing) and len(dst) bounds the output.
 // It returns the end of the output in dst. It may write scratch bytes in
 // dst past the returned end.
 func decodeBlock(dst []byte, di int, src []byte) (int, error) {
-	return decodeBlockGeneric(dst, di, src)
+	// di never passes len(dst), so only the end of src stops this.
+	_, di, err := decodeSteps(dst, di, src, 0, len(dst)+1)
+	return di, err
 }
 
-// decodeBlockGeneric is decodeBlock in plain Go: a fast path for sequences
+// decodeSteps decodes the block src from si on into dst[di:], as
+// decodeBlock does, but returns after the sequence that reaches stop:
+// it returns the positions to go on from, and the block is done when
+// si == len(src) with a nil error.
+func decodeSteps(dst []byte, di int, src []byte, si, stop int) (int, int, error) {
+	return decodeStepsGeneric(dst, di, src, si, stop)
+}
+
+// decodeStepsGeneric is decodeSteps in plain Go: a fast path for sequences
 // far from both ends, whose copies go 8 or 16 bytes at a time, and a
 // careful path for the rest.
-func decodeBlockGeneric(dst []byte, di int, src []byte) (int, error) {
-	si := 0
+func decodeStepsGeneric(dst []byte, di int, src []byte, si, stop int) (int, int, error) {
 	for {
+		if di >= stop && si < len(src) {
+			return si, di, nil
+		}
 		// Fast path: short literals and a short match, with room on both
 		// sides for the fixed-width copies, so that each slice below is
 		// bounds-checked once.
@@ -53,13 +65,13 @@ func decodeBlockGeneric(dst []byte, di int, src []byte) (int, error) {
 				m := di - off
 				if off < 8 {
 					if off == 0 || m < 0 {
-						return di, ErrOffset
+						return si, di, ErrOffset
 					}
 					di = copyShortOffset(dst, di, m, off, ml)
 					continue
 				}
 				if m < 0 {
-					return di, ErrOffset
+					return si, di, ErrOffset
 				}
 				ms := dst[m : m+24]
 				d = d[ll : ll+24]
@@ -73,7 +85,7 @@ func decodeBlockGeneric(dst []byte, di int, src []byte) (int, error) {
 
 		if si >= len(src) {
 			// An empty block, or one ending right after a match.
-			return di, ErrShortBlock
+			return si, di, ErrShortBlock
 		}
 		token := src[si]
 		si++
@@ -81,7 +93,7 @@ func decodeBlockGeneric(dst []byte, di int, src []byte) (int, error) {
 		if ll == 15 {
 			for {
 				if si >= len(src) {
-					return di, ErrShortBlock
+					return si, di, ErrShortBlock
 				}
 				b := src[si]
 				si++
@@ -92,32 +104,32 @@ func decodeBlockGeneric(dst []byte, di int, src []byte) (int, error) {
 			}
 		}
 		if ll > len(src)-si {
-			return di, ErrShortBlock
+			return si, di, ErrShortBlock
 		}
 		if ll > len(dst)-di {
-			return di, ErrOverflow
+			return si, di, ErrOverflow
 		}
 		copy(dst[di:di+ll], src[si:si+ll])
 		si += ll
 		di += ll
 		if si == len(src) {
-			return di, nil // the last sequence: literals only
+			return si, di, nil // the last sequence: literals only
 		}
 
 		if len(src)-si < 2 {
-			return di, ErrShortBlock
+			return si, di, ErrShortBlock
 		}
 		off := int(src[si]) | int(src[si+1])<<8
 		si += 2
 		m := di - off
 		if off == 0 || m < 0 {
-			return di, ErrOffset
+			return si, di, ErrOffset
 		}
 		ml := int(token & 15)
 		if ml == 15 {
 			for {
 				if si >= len(src) {
-					return di, ErrShortBlock
+					return si, di, ErrShortBlock
 				}
 				b := src[si]
 				si++
@@ -129,7 +141,7 @@ func decodeBlockGeneric(dst []byte, di int, src []byte) (int, error) {
 		}
 		ml += minMatch
 		if ml > len(dst)-di {
-			return di, ErrOverflow
+			return si, di, ErrOverflow
 		}
 		di = copyMatch(dst, di, m, off, ml)
 	}

@@ -242,18 +242,19 @@ func TestDecodeBlockErrors(t *testing.T) {
 	}
 }
 
-// FuzzLZ4Block decodes arbitrary blocks with decodeBlock and refDecode,
-// after some history and into an output of some size: both must agree on
-// success and output, and fail with the same sentinel.
+// FuzzLZ4Block decodes arbitrary blocks with decodeBlock, with
+// decodeSteps a few bytes at a time, and with refDecode, after some
+// history and into an output of some size: all must agree on success and
+// output, and fail with the same sentinel.
 func FuzzLZ4Block(f *testing.F) {
 	in := testInputs()
 	for _, name := range []string{"text", "mixed", "periodc", "periodh", "zeros"} {
 		p := in[name]
-		f.Add(encodeBlock(nil, p[:min(len(p), 3000)]), uint16(0), uint16(3000))
+		f.Add(encodeBlock(nil, p[:min(len(p), 3000)]), uint16(0), uint16(3000), uint8(100))
 	}
-	f.Add(encodeBlock(in["text"][:500], in["text"][500:1500]), uint16(500), uint16(1000))
-	f.Add([]byte{0x1F, 'a', 1, 0, 200, 0x00}, uint16(0), uint16(300))
-	f.Fuzz(func(t *testing.T, src []byte, hist, size uint16) {
+	f.Add(encodeBlock(in["text"][:500], in["text"][500:1500]), uint16(500), uint16(1000), uint8(7))
+	f.Add([]byte{0x1F, 'a', 1, 0, 200, 0x00}, uint16(0), uint16(300), uint8(0))
+	f.Fuzz(func(t *testing.T, src []byte, hist, size uint16, step uint8) {
 		dst := make([]byte, int(hist)+int(size))
 		ref := make([]byte, len(dst))
 		for i := range int(hist) {
@@ -267,6 +268,19 @@ func FuzzLZ4Block(f *testing.F) {
 		}
 		if err == nil && (n != rn || !bytes.Equal(dst[:n], ref[:rn])) {
 			t.Fatalf("outputs differ: %d and %d bytes", n, rn)
+		}
+		si, di := 0, int(hist)
+		for {
+			si, di, err = decodeSteps(dst, di, src, si, di+int(step)+1)
+			if err != nil || si == len(src) {
+				break
+			}
+		}
+		if err != rerr {
+			t.Fatalf("decodeSteps: %v, refDecode: %v", err, rerr)
+		}
+		if err == nil && (di != rn || !bytes.Equal(dst[:di], ref[:rn])) {
+			t.Fatalf("decodeSteps and refDecode outputs differ: %d and %d bytes", di, rn)
 		}
 	})
 }

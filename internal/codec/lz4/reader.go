@@ -43,6 +43,10 @@ type Config struct {
 	MemLimit int64
 }
 
+// piece is how much a block is decoded at a time: the piece is hashed and
+// handed out while it is still in the cache.
+const piece = 128 << 10
+
 // linkedSpan is the least room after the history in the buffer of a frame
 // with linked blocks, so that small blocks move the history rarely.
 const linkedSpan = 2 << 20
@@ -67,6 +71,13 @@ type Reader struct {
 	out      []byte // decoded blocks; out[:pos] the history of linked blocks
 	pos      int
 	avail    []byte // decoded bytes not yet returned
+	// The block being decoded, piece by piece: its data, the positions
+	// to go on from, the end of its room in out, its input offset.
+	decoding bool
+	blk      []byte
+	si, di   int
+	lim      int
+	blkOff   int64
 	produced uint64 // bytes decoded from the current frame
 	content  hash.Hash
 	scratch  [4 + maxDescriptor + 4]byte
@@ -86,7 +97,7 @@ func NewReader(r io.Reader, cfg Config) (*Reader, error) {
 // buffers; it reads the first frame's header as NewReader does.
 func (z *Reader) Reset(r io.Reader) error {
 	z.r, z.err, z.off = r, nil, 0
-	z.inFrame, z.frames, z.avail, z.pos = false, 0, nil, 0
+	z.inFrame, z.frames, z.avail, z.pos, z.decoding = false, 0, nil, 0, false
 	magic, err := z.readMagic()
 	if err == nil {
 		err = z.startFrame(magic)
@@ -97,27 +108,32 @@ func (z *Reader) Reset(r io.Reader) error {
 
 // Close makes further Reads fail. The buffers stay for a later Reset.
 func (z *Reader) Close() error {
-	z.err, z.avail, z.r = errClosed, nil, nil
+	z.err, z.avail, z.r, z.decoding = errClosed, nil, nil, false
 	return nil
 }
 
-// Read reads decoded bytes. At the end of the last frame it returns io.EOF
-// once every check passed.
+// Read reads decoded bytes: it fills p as far as the block being decoded
+// goes, reading no more input once it has some bytes for p. At the end of
+// the last frame it returns io.EOF once every check passed.
 func (z *Reader) Read(p []byte) (int, error) {
-	for len(z.avail) == 0 {
-		if z.err != nil {
-			return 0, z.err
+	n := 0
+	for n < len(p) {
+		if len(z.avail) > 0 {
+			c := copy(p[n:], z.avail)
+			z.avail = z.avail[c:]
+			n += c
+			continue
 		}
-		if len(p) == 0 {
-			return 0, nil
+		if z.err != nil || (n > 0 && !z.decoding) {
+			break
 		}
 		if err := z.fill(); err != nil {
 			z.err = err
-			return 0, err
 		}
 	}
-	n := copy(p, z.avail)
-	z.avail = z.avail[n:]
+	if n == 0 && len(p) > 0 {
+		return 0, z.err
+	}
 	return n, nil
 }
 
@@ -151,6 +167,9 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 // frame headers; io.EOF after the last frame.
 func (z *Reader) fill() error {
 	for {
+		if z.decoding {
+			return z.step()
+		}
 		if !z.inFrame {
 			magic, err := z.readMagic()
 			if err != nil {
@@ -335,32 +354,46 @@ func (z *Reader) block() error {
 	switch {
 	case z.f.independent && stored:
 		z.avail = data
+		return z.count(start)
 	case z.f.independent:
-		n, err := decodeBlock(z.out[:z.f.blockMax], 0, data)
-		if err != nil {
-			return &FrameError{Offset: start, Err: err}
-		}
-		z.avail = z.out[:n]
-	default:
-		if z.pos+z.f.blockMax > len(z.out) {
-			// Keep the last 64 KiB as the history of the next block.
-			copy(z.out, z.out[z.pos-window:z.pos])
-			z.pos = window
-		}
-		var n int
-		if stored {
-			n = z.pos + copy(z.out[z.pos:], data)
-		} else {
-			var err error
-			n, err = decodeBlock(z.out[:z.pos+z.f.blockMax], z.pos, data)
-			if err != nil {
-				return &FrameError{Offset: start, Err: err}
-			}
-		}
+		z.decodeFrom(data, 0, z.f.blockMax, start)
+		return z.step()
+	}
+	if z.pos+z.f.blockMax > len(z.out) {
+		// Keep the last 64 KiB as the history of the next block.
+		copy(z.out, z.out[z.pos-window:z.pos])
+		z.pos = window
+	}
+	if stored {
+		n := z.pos + copy(z.out[z.pos:], data)
 		z.avail = z.out[z.pos:n]
 		z.pos = n
+		return z.count(start)
 	}
-	return z.count(start)
+	z.decodeFrom(data, z.pos, z.pos+z.f.blockMax, start)
+	return z.step()
+}
+
+// decodeFrom starts decoding the compressed block data into z.out[di:lim].
+func (z *Reader) decodeFrom(data []byte, di, lim int, offset int64) {
+	z.decoding, z.blk, z.si, z.di, z.lim, z.blkOff = true, data, 0, di, lim, offset
+}
+
+// step decodes the next piece of the block being decoded into z.avail.
+func (z *Reader) step() error {
+	from := z.di
+	si, di, err := decodeSteps(z.out[:z.lim], z.di, z.blk, z.si, z.di+piece)
+	if err != nil {
+		z.decoding = false
+		return &FrameError{Offset: z.blkOff, Err: err}
+	}
+	z.si, z.di = si, di
+	if si == len(z.blk) {
+		z.decoding = false
+		z.pos = di // the history of a linked block's successor
+	}
+	z.avail = z.out[from:di]
+	return z.count(z.blkOff)
 }
 
 // count adds the decoded block to the frame's size and content checksum.
@@ -403,22 +436,17 @@ func (z *Reader) legacyBlock() error {
 	if err := z.readFull(z.in[:size]); err != nil {
 		return err
 	}
-	n, err := decodeBlock(z.out[:legacyBlockMax], 0, z.in[:size])
-	if err != nil {
-		return &FrameError{Offset: start, Err: err}
-	}
-	z.avail = z.out[:n]
 	w, err := z.legacyWord()
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		// The end of the input ends the legacy frame (and the stream).
 		z.inFrame = false
-		return nil
-	}
-	if err != nil {
+	case err != nil:
 		return err
 	}
 	z.word = w
-	return nil
+	z.decodeFrom(z.in[:size], 0, legacyBlockMax, start)
+	return z.step()
 }
 
 // legacyWord reads the size word of a legacy frame's next block (or the
