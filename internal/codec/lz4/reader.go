@@ -67,10 +67,10 @@ type Reader struct {
 	word    uint32 // f's next block size word (or a legacy frame's)
 	frames  int    // frames started, skippable ones included
 
-	in       []byte // one compressed block and the word after it
-	out      []byte // decoded blocks; out[:pos] the history of linked blocks
-	pos      int
-	avail    []byte // decoded bytes not yet returned
+	in    []byte // one compressed block and the word after it
+	out   []byte // decoded blocks; out[:pos] the history of linked blocks
+	pos   int
+	avail []byte // decoded bytes not yet returned
 	// The block being decoded, piece by piece: its data, the positions
 	// to go on from, the end of its room in out, its input offset.
 	decoding bool
