@@ -51,12 +51,12 @@ func decodeStepsGeneric(dst []byte, di int, src []byte, si, stop int) (int, int,
 		// sides for the fixed-width copies, so that each slice below is
 		// bounds-checked once.
 		if len(src)-si >= fastIn && len(dst)-di >= fastOut {
-			s := src[si : si+fastIn]
+			s := (*[fastIn]byte)(src[si : si+fastIn])
 			token := s[0]
 			if token < 0xF0 && token&15 != 15 {
-				d := dst[di : di+fastOut]
-				binary.LittleEndian.PutUint64(d[0:], binary.LittleEndian.Uint64(s[1:]))
-				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[9:]))
+				d := (*[fastOut]byte)(dst[di : di+fastOut])
+				binary.LittleEndian.PutUint64(d[0:8], binary.LittleEndian.Uint64(s[1:9]))
+				binary.LittleEndian.PutUint64(d[8:16], binary.LittleEndian.Uint64(s[9:17]))
 				ll := int(token >> 4)
 				off := int(s[ll+1]) | int(s[ll+2])<<8
 				si += ll + 3
@@ -73,11 +73,11 @@ func decodeStepsGeneric(dst []byte, di int, src []byte, si, stop int) (int, int,
 				if m < 0 {
 					return si, di, ErrOffset
 				}
-				ms := dst[m : m+24]
-				d = d[ll : ll+24]
-				binary.LittleEndian.PutUint64(d[0:], binary.LittleEndian.Uint64(ms[0:]))
-				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(ms[8:]))
-				binary.LittleEndian.PutUint64(d[16:], binary.LittleEndian.Uint64(ms[16:]))
+				ms := (*[24]byte)(dst[m : m+24])
+				dm := (*[24]byte)(d[ll : ll+24])
+				binary.LittleEndian.PutUint64(dm[0:8], binary.LittleEndian.Uint64(ms[0:8]))
+				binary.LittleEndian.PutUint64(dm[8:16], binary.LittleEndian.Uint64(ms[8:16]))
+				binary.LittleEndian.PutUint64(dm[16:24], binary.LittleEndian.Uint64(ms[16:24]))
 				di += ml
 				continue
 			}
