@@ -10,7 +10,10 @@
 // whose declared content size is checked as well. Legacy frames carry no
 // checksum.
 //
-// Blocks are decoded whole into a buffer the Reader owns. With linked
+// A block is decoded into a buffer the Reader owns, 128 KiB at a time (the
+// decoder stops and resumes between sequences), and each piece is hashed
+// and handed out while it is still in the cache; a stored block of a frame
+// with independent blocks is handed out from the input buffer. With linked
 // blocks, each block is decoded after the previous ones in that buffer,
 // whose last 64 KiB are moved to its front only when the next block would
 // not fit, so matches reach into the history without any per-block copy.
