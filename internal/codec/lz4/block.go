@@ -75,9 +75,20 @@ func decodeStepsGeneric(dst []byte, di int, src []byte, si, stop int) (int, int,
 				}
 				ms := (*[24]byte)(dst[m : m+24])
 				dm := (*[24]byte)(d[ll : ll+24])
-				binary.LittleEndian.PutUint64(dm[0:8], binary.LittleEndian.Uint64(ms[0:8]))
-				binary.LittleEndian.PutUint64(dm[8:16], binary.LittleEndian.Uint64(ms[8:16]))
-				binary.LittleEndian.PutUint64(dm[16:24], binary.LittleEndian.Uint64(ms[16:24]))
+				if off >= 24 {
+					// The source ends before the destination starts: load
+					// everything first, so no load waits on a store.
+					a := binary.LittleEndian.Uint64(ms[0:8])
+					b := binary.LittleEndian.Uint64(ms[8:16])
+					c := binary.LittleEndian.Uint64(ms[16:24])
+					binary.LittleEndian.PutUint64(dm[0:8], a)
+					binary.LittleEndian.PutUint64(dm[8:16], b)
+					binary.LittleEndian.PutUint64(dm[16:24], c)
+				} else {
+					binary.LittleEndian.PutUint64(dm[0:8], binary.LittleEndian.Uint64(ms[0:8]))
+					binary.LittleEndian.PutUint64(dm[8:16], binary.LittleEndian.Uint64(ms[8:16]))
+					binary.LittleEndian.PutUint64(dm[16:24], binary.LittleEndian.Uint64(ms[16:24]))
+				}
 				di += ml
 				continue
 			}
