@@ -12,8 +12,9 @@
 //
 // A block is decoded into a buffer the Reader owns, 128 KiB at a time (the
 // decoder stops and resumes between sequences), and each piece is hashed
-// and handed out while it is still in the cache; a stored block of a frame
-// with independent blocks is handed out from the input buffer. With linked
+// and handed out while it is still in the cache; a stored block is handed
+// out from the input buffer (only its last 64 KiB are copied when blocks
+// are linked). With linked
 // blocks, each block is decoded after the previous ones in that buffer,
 // whose last 64 KiB are moved to its front only when the next block would
 // not fit, so matches reach into the history without any per-block copy.
@@ -361,6 +362,14 @@ func (z *Reader) block() error {
 	case z.f.independent:
 		z.decodeFrom(data, 0, z.f.blockMax, start)
 		return z.step()
+	}
+	if stored && size >= window {
+		// Handed out from the input buffer; its last 64 KiB are the
+		// history of the next block.
+		copy(z.out, data[size-window:])
+		z.pos = window
+		z.avail = data
+		return z.count(start)
 	}
 	if z.pos+z.f.blockMax > len(z.out) {
 		// Keep the last 64 KiB as the history of the next block.

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,13 +297,18 @@ func TestClose(t *testing.T) {
 }
 
 // workload is a few MiB of mixed data: text, runs, short periods, random
-// stretches and repeats from far back, deterministic.
+// stretches (some long enough to make stored blocks) and repeats from far
+// back, deterministic.
 func workload() []byte {
 	in := testInputs()
+	r := rand.New(rand.NewPCG(3, 4))
 	var b []byte
 	for len(b) < 6<<20 {
 		for _, k := range []string{"text", "mixed", "zeros", "periodd", "periodk"} {
 			b = append(b, in[k]...)
+		}
+		for range 300_000 {
+			b = append(b, byte(r.Uint32()))
 		}
 	}
 	return b
