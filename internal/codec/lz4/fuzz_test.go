@@ -15,7 +15,8 @@ import (
 // makeFrame builds a frame with descriptor flags flg and bd (content
 // size and dictionary ID flags clear or set alike), whose blocks hold the
 // given contents, compressed by encodeBlock (linked to the ones before
-// when flg says so), with the checksums flg asks for.
+// when flg says so) or stored when that does not make them smaller, with
+// the checksums flg asks for.
 func makeFrame(flg, bd byte, blocks ...[]byte) []byte {
 	var all []byte
 	for _, b := range blocks {
@@ -32,7 +33,11 @@ func makeFrame(flg, bd byte, blocks ...[]byte) []byte {
 		if flg&flgBlockIndep == 0 {
 			hist = append(hist, b...)
 		}
-		f = binary.LittleEndian.AppendUint32(f, uint32(len(c)))
+		word := uint32(len(c))
+		if len(c) >= len(b) && len(b) > 0 {
+			c, word = b, uint32(len(b))|1<<31 // stored
+		}
+		f = binary.LittleEndian.AppendUint32(f, word)
 		f = append(f, c...)
 		if flg&flgBlockChecksum != 0 {
 			f = binary.LittleEndian.AppendUint32(f, verify.XXH32Sum(c))
