@@ -9,6 +9,7 @@ import (
 	"testing/iotest"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -56,8 +57,8 @@ func makeFrame(flg, bd byte, blocks ...[]byte) []byte {
 // categories.
 func FuzzLZ4Frame(f *testing.F) {
 	// Small seeds keep the fuzzer (and its minimisation) fast.
-	f.Add(readFixture(f, "empty.lz4"))
-	f.Add(readFixture(f, "empty-legacy.lz4"))
+	f.Add(testutil.Fixture(f, "empty.lz4"))
+	f.Add(testutil.Fixture(f, "empty-legacy.lz4"))
 	text := testInputs()["text"]
 	f.Add(makeFrame(0x7C, 0x40, text[:300], text[300:500])) // linked, every checksum, size
 	f.Add(makeFrame(0x64, 0x40, text[:200], text[200:300])) // independent, content checksum

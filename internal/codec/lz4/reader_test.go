@@ -1,22 +1,22 @@
 package lz4
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"io"
+	"maps"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -27,32 +27,15 @@ type fixture struct {
 	sum  string
 }
 
+// fixtures lists testdata/SHA256SUMS sorted by name.
 func fixtures(t testing.TB) []fixture {
 	t.Helper()
-	f, err := os.Open("testdata/SHA256SUMS")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	sums := testutil.SHA256Sums(t, "testdata/SHA256SUMS")
 	var list []fixture
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		sum, name, ok := strings.Cut(s.Text(), "  ")
-		if !ok {
-			t.Fatalf("bad SHA256SUMS line %q", s.Text())
-		}
-		list = append(list, fixture{name, sum})
+	for _, name := range slices.Sorted(maps.Keys(sums)) {
+		list = append(list, fixture{name, sums[name]})
 	}
 	return list
-}
-
-func readFixture(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
@@ -71,7 +54,7 @@ func decodeAll(z *Reader, r io.Reader) ([]byte, error) {
 func TestFixtures(t *testing.T) {
 	z := new(Reader)
 	for _, fx := range fixtures(t) {
-		data := readFixture(t, fx.name)
+		data := testutil.Fixture(t, fx.name)
 		for _, mode := range []struct {
 			name string
 			r    func(io.Reader) io.Reader
@@ -118,7 +101,7 @@ const checked = "text-B5-BD-BX-size.lz4"
 
 // TestChecksums corrupts each kind of checksum and the data each covers.
 func TestChecksums(t *testing.T) {
-	data := readFixture(t, checked)
+	data := testutil.Fixture(t, checked)
 	// Descriptor: magic, FLG, BD, 8-byte content size, HC at 14; the
 	// first block's size word at 15, its data at 19.
 	size := int(binary.LittleEndian.Uint32(data[15:]) & 0x7FFFFFFF)
@@ -145,7 +128,7 @@ func TestChecksums(t *testing.T) {
 	}
 	// Without block checksums, corrupt data is caught by the content
 	// checksum (or by the block decoder).
-	data = readFixture(t, "text-default.lz4")
+	data = testutil.Fixture(t, "text-default.lz4")
 	bad := bytes.Clone(data)
 	bad[len(bad)/2] ^= 0x01
 	if _, err := decodeAll(new(Reader), bytes.NewReader(bad)); !isCorrupt(err) {
@@ -164,7 +147,7 @@ func withDescriptor(d []byte, rest ...byte) []byte {
 
 // TestBadFrames checks the error of each kind of malformed frame.
 func TestBadFrames(t *testing.T) {
-	text := readFixture(t, "text-default.lz4")
+	text := testutil.Fixture(t, "text-default.lz4")
 	endMark := []byte{0, 0, 0, 0}
 	sized := func(n uint64, rest ...byte) []byte {
 		d := binary.LittleEndian.AppendUint64([]byte{0x48, 0x40}, n)
@@ -212,7 +195,7 @@ func TestBadFrames(t *testing.T) {
 func TestTruncated(t *testing.T) {
 	z := new(Reader)
 	for _, fx := range fixtures(t) {
-		data := readFixture(t, fx.name)
+		data := testutil.Fixture(t, fx.name)
 		full, err := decodeAll(z, bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
@@ -246,7 +229,7 @@ func TestTruncated(t *testing.T) {
 func TestBitFlips(t *testing.T) {
 	z := new(Reader)
 	for _, fx := range fixtures(t) {
-		data := readFixture(t, fx.name)
+		data := testutil.Fixture(t, fx.name)
 		step := max(1, len(data)/211)
 		for i := 0; i < len(data); i += step {
 			bad := bytes.Clone(data)
@@ -269,7 +252,7 @@ func TestMemLimit(t *testing.T) {
 	if _, err := NewReader(bytes.NewReader(data), Config{MemLimit: 1 << 20}); !errors.Is(err, archive.ErrLimit) {
 		t.Fatalf("got %v, want ErrLimit", err)
 	}
-	data = readFixture(t, "text-default.lz4") // 256 KiB blocks
+	data = testutil.Fixture(t, "text-default.lz4") // 256 KiB blocks
 	z, err := NewReader(bytes.NewReader(data), Config{MemLimit: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
@@ -282,7 +265,7 @@ func TestMemLimit(t *testing.T) {
 // TestClose checks that Read fails after Close and Reset revives the
 // Reader.
 func TestClose(t *testing.T) {
-	data := readFixture(t, "text-B4-BD.lz4")
+	data := testutil.Fixture(t, "text-B4-BD.lz4")
 	z, err := NewReader(bytes.NewReader(data), Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -352,7 +335,7 @@ func TestTool(t *testing.T) {
 // TestSteadyStateAllocs checks that reading on allocates nothing once the
 // buffers are sized, across frames and Resets.
 func TestSteadyStateAllocs(t *testing.T) {
-	data := readFixture(t, "multi.lz4")
+	data := testutil.Fixture(t, "multi.lz4")
 	z := new(Reader)
 	buf := make([]byte, 4096)
 	br := bytes.NewReader(data)
