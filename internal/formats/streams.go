@@ -6,11 +6,11 @@ import (
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/gzip"
+	"github.com/unpack-dev/unpack/internal/codec/lz4"
 	"github.com/unpack-dev/unpack/internal/codec/lzip"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
@@ -64,8 +64,6 @@ func (z zstdReader) Close() error { z.Decoder.Close(); return nil }
 // decoderThreads is how many goroutines a block-parallel stream decoder
 // may use: Options.Threads, else GOMAXPROCS, at most 4 (beyond that the
 // writer, not decoding, is the bottleneck and memory grows per block).
-// lz4 stays on one: pierrec's concurrent reader measured twice the CPU
-// time and no faster.
 func decoderThreads(opt *archive.Options) int {
 	n := opt.Threads
 	if n <= 0 {
@@ -82,8 +80,8 @@ func openBrotli(r io.Reader, _ *archive.Options) (io.Reader, error) {
 	return brotli.NewReader(r), nil
 }
 
-func openLZ4(r io.Reader, _ *archive.Options) (io.Reader, error) {
-	return lz4.NewReader(r), nil
+func openLZ4(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	return lz4.NewReader(r, lz4.Config{MemLimit: opt.Limit()})
 }
 
 func openXZ(r io.Reader, opt *archive.Options) (io.Reader, error) {

@@ -13,11 +13,11 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+	"github.com/unpack-dev/unpack/internal/codec/lz4"
 )
 
 // Method IDs as 7-Zip stores them (big-endian bytes read as a number).
@@ -210,7 +210,12 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		env.closers = append(env.closers, rc)
 		return rc, nil
 	case mLZ4:
-		return lz4.NewReader(in[0]), nil
+		d, err := lz4.NewReader(in[0], lz4.Config{MemLimit: env.limit})
+		if err != nil {
+			return nil, corrupt(err)
+		}
+		env.closers = append(env.closers, d)
+		return d, nil
 	case mBrotli:
 		return newBrotli(env.byteReader(in[0])), nil
 	case mDelta, mX86, mPPC, mIA64, mARM, mARMT, mSPARC, mARM64, mRISCV:
