@@ -73,7 +73,7 @@ var crc32cTable = crc32.MakeTable(crc32.Castagnoli)
 func New(k Kind) hash.Hash {
 	switch k {
 	case CRC32:
-		return crc32.NewIEEE()
+		return NewCRC32()
 	case CRC32C:
 		return crc32.New(crc32cTable)
 	case CRC64:

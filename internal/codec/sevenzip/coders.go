@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math/bits"
 	"strconv"
@@ -18,6 +17,8 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // Method IDs as 7-Zip stores them (big-endian bytes read as a number).
@@ -317,7 +318,7 @@ type crcReader struct {
 
 func (c *crcReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
+	c.crc = verify.UpdateCRC32(c.crc, p[:n])
 	c.left -= uint64(n)
 	if c.left == 0 && n > 0 && c.crc != c.want {
 		return n, fmt.Errorf("7z: pack stream: %w", mismatch(c.want, c.crc))
