@@ -14,89 +14,94 @@ const (
 	checksumSize      = 4
 	maxBlockSize      = 128 << 10 // Block_Maximum_Size's upper bound
 	maxFrameHeader    = 4 + 1 + 1 + 4 + 8
-	walkerBufferSize  = 64 << 10
-	blockTypeRaw      = 0
 	blockTypeRLE      = 1
 	blockTypeReserved = 3
 )
 
-// walker states: what the next structure at the read position is.
+// walker states: what follows the current structure.
 const (
-	stBlockHeader = iota // a block header follows
-	stChecksum           // the frame's Content_Checksum follows
-	stEnd                // the frame has ended: Read returns io.EOF
+	stBlockHeader = iota // a block header
+	stChecksum           // the frame's Content_Checksum
+	stEnd                // nothing: the frame has ended, Read returns io.EOF
 )
 
 // walker passes the compressed bytes of one zstd frame at a time to the
 // decoder, parsing the structure as it goes so that it knows where the
-// frame ends and what checksum it stores. next moves it to the following
-// frame. It reads its input through its own buffer, allocated once.
+// frame ends and which checksum it stores; next moves it to the following
+// frame. It reads headers (at most 18 bytes) into its own array and passes
+// them on from there; block contents go from the input straight into the
+// decoder's buffer, never further than the block's end, so the input is
+// read in the same pieces the decoder alone would read it in.
 type walker struct {
 	r        io.Reader
-	buf      []byte
-	pos, end int   // unread bytes are buf[pos:end]
-	off      int64 // input offset of buf[pos]
-	left     int   // bytes of the current structure still to pass on
-	state    int
+	hdr      [maxFrameHeader]byte // structure bytes read, hdr[hlo:hhi] not yet passed on
+	hlo, hhi int
+	body     int    // bytes of the current block's content still to pass on
+	state    int    // what follows the current structure
 	hasSum   bool   // the current frame has a Content_Checksum
-	sum      uint32 // the stored checksum, once passed
-	frames   int    // frames (zstd and skippable) started so far
+	sum      uint32 // the stored checksum, once read
+	frames   int    // frames (zstd and skippable) begun so far
 	rerr     error  // the input's error, once seen (io.EOF included)
-	err      error  // sticky structural error
+	err      error  // sticky error of the walk
 }
 
-// reset makes w walk a new input, keeping its buffer.
-func (w *walker) reset(r io.Reader) {
-	if w.buf == nil {
-		w.buf = make([]byte, walkerBufferSize)
-	}
-	*w = walker{r: r, buf: w.buf, state: stEnd}
+// reset makes w walk a new input.
+func (w *walker) reset(r io.Reader) { *w = walker{r: r, state: stEnd} }
+
+func (w *walker) fail(err error) error {
+	w.err = err
+	return err
 }
 
-// fill makes at least n bytes available at buf[pos:] (n ≤ maxFrameHeader),
-// reading more input; it reports whether it could.
-func (w *walker) fill(n int) bool {
-	if w.end-w.pos >= n {
-		return true
+// read reads into p from the input, at most once; the input's error is
+// kept for after the bytes read with it.
+func (w *walker) read(p []byte) (int, error) {
+	if w.rerr != nil {
+		return 0, w.rerr
 	}
-	if w.pos > 0 {
-		w.end = copy(w.buf, w.buf[w.pos:w.end])
-		w.pos = 0
+	n, err := w.r.Read(p)
+	if err != nil {
+		w.rerr = err
 	}
-	for w.end < n && w.rerr == nil {
-		m, err := w.r.Read(w.buf[w.end:])
-		w.end += m
+	if n > 0 {
+		return n, nil
+	}
+	return 0, err
+}
+
+// readFull fills p from the input; it returns how much it read and
+// ErrTruncated (or the input's error) when it could not fill p.
+func (w *walker) readFull(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := w.read(p[n:])
+		n += m
 		if err != nil {
-			w.rerr = err
+			if err == io.EOF {
+				err = ErrTruncated
+			}
+			return n, err
 		}
 	}
-	return w.end >= n
-}
-
-// inputErr is the error for input that ended or failed before n more bytes
-// of structure: ErrTruncated at EOF, else the input's error.
-func (w *walker) inputErr() error {
-	if w.rerr == nil || w.rerr == io.EOF {
-		return ErrTruncated
-	}
-	return w.rerr
+	return n, nil
 }
 
 // next moves w to the start of the next zstd frame, skipping skippable
-// frames, and parses its header. It returns io.EOF when the input ends
+// frames, and reads its header. It returns io.EOF when the input ends
 // cleanly between frames (after at least one frame).
 func (w *walker) next() error {
 	if w.err != nil {
 		return w.err
 	}
 	for {
-		if !w.fill(4) {
-			if w.end == w.pos && w.frames > 0 && w.rerr == io.EOF {
+		n, err := w.readFull(w.hdr[:4])
+		if err != nil {
+			if n == 0 && err == ErrTruncated && w.frames > 0 {
 				return io.EOF
 			}
-			return w.fail(w.inputErr())
+			return w.fail(err)
 		}
-		magic := binary.LittleEndian.Uint32(w.buf[w.pos:])
+		magic := binary.LittleEndian.Uint32(w.hdr[:])
 		if magic&skippableMask == skippableMagic {
 			if err := w.skipFrame(); err != nil {
 				return w.fail(err)
@@ -106,78 +111,89 @@ func (w *walker) next() error {
 		if magic != frameMagic {
 			return w.fail(ErrMagic)
 		}
-		if !w.fill(5) {
-			return w.fail(w.inputErr())
+		if _, err := w.readFull(w.hdr[4:5]); err != nil {
+			return w.fail(err)
 		}
-		fhd := w.buf[w.pos+4]
+		fhd := w.hdr[4]
 		if fhd&0x08 != 0 {
 			return w.fail(ErrHeader)
 		}
 		singleSegment := fhd&0x20 != 0
-		n := 5
+		size := 5
 		if !singleSegment {
-			n++ // Window_Descriptor
+			size++ // Window_Descriptor
 		}
-		n += [4]int{0, 1, 2, 4}[fhd&3] // Dictionary_ID
+		size += [4]int{0, 1, 2, 4}[fhd&3] // Dictionary_ID
 		switch fcs := fhd >> 6; {
 		case fcs == 0 && singleSegment:
-			n++
+			size++
 		case fcs > 0:
-			n += 1 << fcs
+			size += 1 << fcs
+		}
+		if _, err := w.readFull(w.hdr[5:size]); err != nil {
+			return w.fail(err)
 		}
 		w.frames++
 		w.hasSum = fhd&0x04 != 0
 		w.sum = 0
-		w.left = n
+		w.hlo, w.hhi, w.body = 0, size, 0
 		w.state = stBlockHeader
 		return nil
 	}
 }
 
-// skipFrame discards a skippable frame at the read position.
+// skipFrame discards a skippable frame whose magic has been read.
 func (w *walker) skipFrame() error {
-	if !w.fill(8) {
-		return w.inputErr()
+	if _, err := w.readFull(w.hdr[4:8]); err != nil {
+		return err
 	}
-	size := int64(binary.LittleEndian.Uint32(w.buf[w.pos+4:]))
-	w.consume(8)
+	size := int64(binary.LittleEndian.Uint32(w.hdr[4:]))
 	w.frames++
 	for size > 0 {
-		if w.pos == w.end && !w.fill(1) {
-			return w.inputErr()
+		n, err := w.read(w.hdr[:min(size, int64(len(w.hdr)))])
+		size -= int64(n)
+		if err != nil {
+			if err == io.EOF {
+				err = ErrTruncated
+			}
+			return err
 		}
-		m := int(min(size, int64(w.end-w.pos)))
-		w.consume(m)
-		size -= int64(m)
 	}
 	return nil
-}
-
-func (w *walker) consume(n int) {
-	w.pos += n
-	w.off += int64(n)
-}
-
-func (w *walker) fail(err error) error {
-	w.err = err
-	return err
 }
 
 // Read passes on bytes of the current frame, up to its end, where it
 // returns io.EOF.
 func (w *walker) Read(p []byte) (int, error) {
-	if w.err != nil {
-		return 0, w.err
-	}
-	for w.left == 0 {
+	for {
+		switch {
+		case w.err != nil:
+			return 0, w.err
+		case len(p) == 0:
+			return 0, nil
+		case w.hlo < w.hhi:
+			n := copy(p, w.hdr[w.hlo:w.hhi])
+			w.hlo += n
+			return n, nil
+		case w.body > 0:
+			n, err := w.read(p[:min(len(p), w.body)])
+			w.body -= n
+			if err != nil {
+				if err == io.EOF {
+					err = ErrTruncated
+				}
+				return n, w.fail(err)
+			}
+			return n, nil
+		}
 		switch w.state {
 		case stEnd:
 			return 0, io.EOF
 		case stBlockHeader:
-			if !w.fill(blockHeaderSize) {
-				return 0, w.fail(w.inputErr())
+			if _, err := w.readFull(w.hdr[:blockHeaderSize]); err != nil {
+				return 0, w.fail(err)
 			}
-			h := uint32(w.buf[w.pos]) | uint32(w.buf[w.pos+1])<<8 | uint32(w.buf[w.pos+2])<<16
+			h := uint32(w.hdr[0]) | uint32(w.hdr[1])<<8 | uint32(w.hdr[2])<<16
 			typ, size := h>>1&3, int(h>>3)
 			if typ == blockTypeReserved || size > maxBlockSize {
 				return 0, w.fail(ErrBlock)
@@ -185,7 +201,7 @@ func (w *walker) Read(p []byte) (int, error) {
 			if typ == blockTypeRLE {
 				size = 1
 			}
-			w.left = blockHeaderSize + size
+			w.hlo, w.hhi, w.body = 0, blockHeaderSize, size
 			switch {
 			case h&1 == 0:
 				w.state = stBlockHeader
@@ -195,22 +211,15 @@ func (w *walker) Read(p []byte) (int, error) {
 				w.state = stEnd
 			}
 		case stChecksum:
-			if !w.fill(checksumSize) {
-				return 0, w.fail(w.inputErr())
+			if _, err := w.readFull(w.hdr[:checksumSize]); err != nil {
+				return 0, w.fail(err)
 			}
-			w.sum = binary.LittleEndian.Uint32(w.buf[w.pos:])
-			w.left = checksumSize
+			w.sum = binary.LittleEndian.Uint32(w.hdr[:])
+			w.hlo, w.hhi = 0, checksumSize
 			w.state = stEnd
 		}
 	}
-	if w.pos == w.end && !w.fill(1) {
-		return 0, w.fail(w.inputErr())
-	}
-	n := copy(p, w.buf[w.pos:min(w.end, w.pos+w.left)])
-	w.consume(n)
-	w.left -= n
-	return n, nil
 }
 
 // atEnd reports whether the whole current frame has been passed on.
-func (w *walker) atEnd() bool { return w.state == stEnd && w.left == 0 }
+func (w *walker) atEnd() bool { return w.state == stEnd && w.hlo == w.hhi && w.body == 0 }

@@ -13,9 +13,9 @@
 // # Security concerns
 //
 // The walker bounds every part of a frame before passing it: headers are at
-// most 18 bytes, blocks at most 128 KiB (the format's Block_Maximum_Size),
-// skippable frames are discarded through a fixed buffer. The decoder's
-// window is bounded by Config.MaxWindow (archive.Options.Limit()).
+// most 18 bytes, blocks at most 128 KiB (the format's Block_Maximum_Size);
+// skippable frames are discarded through the walker's 18-byte header array.
+// The decoder's window is bounded by Config.MaxWindow (archive.Options.Limit()).
 package zstdframe
 
 import "github.com/unpack-dev/unpack/internal/archive"
