@@ -3,6 +3,7 @@
 # reference zstd CLI over deterministic content (Python's random seeded with
 # 1), and expected.tsv with the size and SHA-256 of each one's content:
 #   text-check.zst      text, multi-block (> 128 KiB), with Content_Checksum
+#   big-check.zst       ten copies of that text: a frame over 1 MiB
 #   text-nocheck.zst    its first 20000 bytes, --no-check
 #   stdin-check.zst     the same, piped (no Frame_Content_Size)
 #   random-check.zst    incompressible bytes: raw blocks
@@ -42,6 +43,8 @@ z -3 --no-check "$tmp/text20k" -o "$out/text-nocheck.zst";   cp "$tmp/text20k" "
 zstd -q -3 --check -c <"$tmp/text20k" >"$out/stdin-check.zst"; cp "$tmp/text20k" "$raw/stdin-check"
 z -3 --check "$tmp/random" -o "$out/random-check.zst";       cp "$tmp/random" "$raw/random-check"
 z -3 --check "$tmp/zeros" -o "$out/zeros-check.zst";         cp "$tmp/zeros" "$raw/zeros-check"
+for _ in 1 2 3 4 5 6 7 8 9 10; do cat "$tmp/text"; done >"$raw/big-check"
+z -3 --check "$raw/big-check" -o "$out/big-check.zst"
 z -3 --check "$tmp/empty" -o "$out/empty-check.zst";         cp "$tmp/empty" "$raw/empty-check"
 head -c 1000 "$tmp/text" >"$tmp/a"; tail -c 2000 "$tmp/text" >"$tmp/b"; tail -c 5000 "$tmp/random" >"$tmp/c"
 z --check "$tmp/a" -o "$tmp/a.zst"; z --no-check "$tmp/b" -o "$tmp/b.zst"; z --check "$tmp/c" -o "$tmp/c.zst"

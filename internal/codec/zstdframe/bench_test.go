@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -44,11 +45,14 @@ func BenchmarkReader(b *testing.B) {
 }
 
 // BenchmarkStreams compares, on the .zst files named in $ZSTDFRAME_BENCH
-// (comma-separated; skipped when unset), klauspost's decoder checking its
-// own XXH64 against this package (klauspost with the check off, XXH64 by
-// internal/verify), both with the same options and 2 decoder goroutines,
-// as streams.go opens them. cpu-ms/op is the process's user+system time
-// per decode, which load on a shared machine disturbs less than ns/op.
+// (comma-separated; skipped when unset), three ways of decoding with the
+// options and the 2 decoder goroutines streams.go uses: klauspost checking
+// its own XXH64 ("check"), klauspost with the check off ("nocheck"), and
+// this package (klauspost with the check off, XXH64 by internal/verify). The
+// three alternate within each iteration so that load on a shared machine
+// falls on all alike; each reports its process CPU time (user+system) per
+// decode as NAME-cpu-ms, and cost-% is this package's CPU time over
+// klauspost's checking decode, minus 100.
 func BenchmarkStreams(b *testing.B) {
 	files := os.Getenv("ZSTDFRAME_BENCH")
 	if files == "" {
@@ -59,47 +63,63 @@ func BenchmarkStreams(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		name := strings.TrimSuffix(filepath.Base(path), ".zst")
-		b.Run(name+"/impl=klauspost", func(b *testing.B) {
-			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(2), zstd.WithDecoderLowmem(false),
-				zstd.WithDecoderMaxMemory(1<<62), zstd.WithDecoderMaxWindow(1<<30))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer d.Close()
-			benchStream(b, data, func(r io.Reader) (io.Reader, error) { return d, d.Reset(r) })
-		})
-		b.Run(name+"/impl=zstdframe", func(b *testing.B) {
-			z, err := NewReader(bytes.NewReader(fuzzSeedFrame), Config{Threads: 2, MaxWindow: 1 << 30})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer z.Close()
-			benchStream(b, data, func(r io.Reader) (io.Reader, error) { return z, z.Reset(r) })
+		b.Run(strings.TrimSuffix(filepath.Base(path), ".zst"), func(b *testing.B) {
+			benchStreams(b, data)
 		})
 	}
 }
 
-func benchStream(b *testing.B, data []byte, reset func(io.Reader) (io.Reader, error)) {
+func benchStreams(b *testing.B, data []byte) {
+	newKlauspost := func(check bool) *zstd.Decoder {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(2), zstd.WithDecoderLowmem(false),
+			zstd.WithDecoderMaxMemory(1<<62), zstd.WithDecoderMaxWindow(1<<30), zstd.IgnoreChecksum(!check))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return d
+	}
+	check, nocheck := newKlauspost(true), newKlauspost(false)
+	defer check.Close()
+	defer nocheck.Close()
+	z, err := NewReader(bytes.NewReader(fuzzSeedFrame), Config{Threads: 2, MaxWindow: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer z.Close()
+	impls := []struct {
+		name  string
+		reset func(io.Reader) (io.Reader, error)
+		cpu   time.Duration
+	}{
+		{"check", func(r io.Reader) (io.Reader, error) { return check, check.Reset(r) }, 0},
+		{"nocheck", func(r io.Reader) (io.Reader, error) { return nocheck, nocheck.Reset(r) }, 0},
+		{"zstdframe", func(r io.Reader) (io.Reader, error) { return z, z.Reset(r) }, 0},
+	}
 	buf := make([]byte, 256<<10)
 	src := bytes.NewReader(data)
 	var size int64
 	b.ReportAllocs()
-	c0 := cpuTime()
 	for b.Loop() {
-		src.Reset(data)
-		r, err := reset(src)
-		if err != nil {
-			b.Fatal(err)
+		for i := range impls {
+			c0 := cpuTime()
+			src.Reset(data)
+			r, err := impls[i].reset(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{r}, buf)
+			if err != nil {
+				b.Fatal(err)
+			}
+			impls[i].cpu += cpuTime() - c0
+			size = n
 		}
-		n, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{r}, buf)
-		if err != nil {
-			b.Fatal(err)
-		}
-		size = n
 	}
-	b.SetBytes(size)
-	if d := cpuTime() - c0; d > 0 && c0 > 0 {
-		b.ReportMetric(float64(d.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+	b.SetBytes(size * int64(len(impls)))
+	for _, im := range impls {
+		b.ReportMetric(float64(im.cpu.Microseconds())/1e3/float64(b.N), im.name+"-cpu-ms")
+	}
+	if impls[0].cpu > 0 {
+		b.ReportMetric((float64(impls[2].cpu)/float64(impls[0].cpu)-1)*100, "cost-%")
 	}
 }

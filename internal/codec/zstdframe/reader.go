@@ -22,54 +22,79 @@ type Config struct {
 	Threads int
 }
 
+// smallFrame is the largest declared frame content for which decoding on
+// the reader's goroutine is preferred to the concurrent decoder: starting
+// and stopping its goroutines costs more than a small frame gains from them
+// (files of many small frames, as pzstd or seekable zstd write them).
+const smallFrame = 1 << 20
+
 // Reader decompresses a zstd stream of one or more frames, verifying each
 // frame's Content_Checksum (when it has one) with verify's XXH64.
 type Reader struct {
-	w   walker
-	dec *zstd.Decoder
-	h   hash.Hash64
-	err error // sticky
+	w     walker
+	cfg   Config
+	sync  *zstd.Decoder // decodes on the reader's goroutine
+	async *zstd.Decoder // decodes blocks ahead on cfg.Threads goroutines; nil for 1
+	cur   *zstd.Decoder // the one decoding the current frame
+	h     hash.Hash64
+	err   error // sticky
 }
 
 // NewReader returns a Reader of r's frames. It reads the first frame
 // header, so a stream that is no zstd fails here.
 func NewReader(r io.Reader, cfg Config) (*Reader, error) {
-	opts := []zstd.DOption{
-		zstd.IgnoreChecksum(true), // verified here, with verify.XXH64
-		zstd.WithDecoderConcurrency(max(cfg.Threads, 1)),
-		zstd.WithDecoderLowmem(false),
-		zstd.WithDecoderMaxMemory(1 << 62), // the window limit is what bounds a stream
+	z := &Reader{cfg: cfg, h: verify.New(verify.XXH64).(hash.Hash64)}
+	var err error
+	if z.sync, err = z.newDecoder(1); err == nil && cfg.Threads > 1 {
+		z.async, err = z.newDecoder(cfg.Threads)
 	}
-	if cfg.MaxWindow > 0 {
-		opts = append(opts, zstd.WithDecoderMaxWindow(cfg.MaxWindow))
+	if err == nil {
+		err = z.Reset(r)
 	}
-	dec, err := zstd.NewReader(nil, opts...)
 	if err != nil {
-		return nil, err
-	}
-	z := &Reader{dec: dec, h: verify.New(verify.XXH64).(hash.Hash64)}
-	if err := z.Reset(r); err != nil {
-		dec.Close()
+		z.Close()
 		return nil, err
 	}
 	return z, nil
 }
 
-// Reset makes z read a new stream, reusing its decoder and buffers. It
-// reads the first frame header.
+// newDecoder returns a klauspost decoder of cfg with its checksum off.
+func (z *Reader) newDecoder(threads int) (*zstd.Decoder, error) {
+	opts := []zstd.DOption{
+		zstd.IgnoreChecksum(true), // verified here, with verify.XXH64
+		zstd.WithDecoderConcurrency(threads),
+		zstd.WithDecoderLowmem(false),
+		zstd.WithDecoderMaxMemory(1 << 62), // the window limit is what bounds a stream
+	}
+	if z.cfg.MaxWindow > 0 {
+		opts = append(opts, zstd.WithDecoderMaxWindow(z.cfg.MaxWindow))
+	}
+	return zstd.NewReader(nil, opts...)
+}
+
+// Reset makes z read a new stream, reusing its decoders. It reads the
+// first frame header.
 func (z *Reader) Reset(r io.Reader) error {
-	z.dec.Reset(nil) // see startFrame
+	z.detach()
 	z.w.reset(r)
 	z.err = nil
 	return z.startFrame()
 }
 
-// startFrame moves to the next frame and points the decoder at it. At the
+// detach stops the decoder of the last frame: Reset(nil) waits for its
+// stream goroutine, which may still hold the walker, to finish.
+func (z *Reader) detach() {
+	if z.cur != nil {
+		z.cur.Reset(nil)
+		z.cur = nil
+	}
+}
+
+// startFrame moves to the next frame and points a decoder at it: the
+// concurrent one unless the frame declares a small content size. At the
 // clean end of the input it sets z.err to io.EOF.
 func (z *Reader) startFrame() error {
-	// Detach the decoder first: Reset(nil) waits for its stream goroutine,
-	// which may still hold the walker, to finish.
-	z.dec.Reset(nil)
+	z.detach()
 	if err := z.w.next(); err != nil {
 		z.err = err
 		if err == io.EOF {
@@ -78,7 +103,11 @@ func (z *Reader) startFrame() error {
 		return err
 	}
 	z.h.Reset()
-	if err := z.dec.Reset(&z.w); err != nil {
+	z.cur = z.sync
+	if z.async != nil && (z.w.contentSize < 0 || z.w.contentSize > smallFrame) {
+		z.cur = z.async
+	}
+	if err := z.cur.Reset(&z.w); err != nil {
 		z.err = err
 		return err
 	}
@@ -90,7 +119,7 @@ func (z *Reader) startFrame() error {
 // with the 32 stored and computed bits.
 func (z *Reader) Read(p []byte) (int, error) {
 	for z.err == nil {
-		n, err := z.dec.Read(p)
+		n, err := z.cur.Read(p)
 		if n > 0 {
 			z.h.Write(p[:n])
 		}
@@ -148,8 +177,12 @@ func (z *Reader) endFrame() error {
 		Got:  binary.BigEndian.AppendUint32(nil, got)}
 }
 
-// Close releases the decoder's goroutines; z cannot be used afterwards.
+// Close releases the decoders' goroutines; z cannot be used afterwards.
 func (z *Reader) Close() error {
-	z.dec.Close()
+	for _, d := range []*zstd.Decoder{z.sync, z.async} {
+		if d != nil {
+			d.Close()
+		}
+	}
 	return nil
 }

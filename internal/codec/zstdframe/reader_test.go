@@ -139,6 +139,8 @@ func TestChecksumMismatch(t *testing.T) {
 		goodUpTo int // bytes of output that precede the failing frame
 	}{
 		{"single/stored", fixtureData(t, "text-check"), -1, 0},
+		{"big/stored", fixtureData(t, "big-check"), -3, 0},
+		{"no-content-size/stored", fixtureData(t, "stdin-check"), -1, 0},
 		{"single/stored-first-byte", fixtureData(t, "text-check"), -4, 0},
 		{"multi/last-frame", multi, -2, 3000},
 		// random-check's content sits in raw blocks: only the checksum can
@@ -203,6 +205,8 @@ func TestTruncated(t *testing.T) {
 		// frames, frame b, and the last skippable frame.
 		{"skippable", 1, 6},
 		{"text-check", 97, 0},
+		{"big-check", 997, 0},  // the concurrent decoder's frames
+		{"stdin-check", 97, 0}, // likewise
 		{"zeros-check", 1, 1},
 	}
 	for _, tt := range tests {
@@ -210,7 +214,7 @@ func TestTruncated(t *testing.T) {
 			data := fixtureData(t, tt.name)
 			valid := 0
 			for cut := 0; cut < len(data); cut += tt.step {
-				out, err := decode(t, bytes.NewReader(data[:cut]), Config{}, nil)
+				out, err := decode(t, bytes.NewReader(data[:cut]), Config{Threads: 2}, nil)
 				if err == nil {
 					valid++
 					continue
@@ -327,5 +331,60 @@ func TestCorpus(t *testing.T) {
 	}
 	if n == 0 {
 		t.Skip("no zst rows in the corpus")
+	}
+}
+
+// TestDecoderChoice: with several threads, frames over smallFrame or of
+// unknown size go to the concurrent decoder, small ones to the other.
+func TestDecoderChoice(t *testing.T) {
+	tests := []struct {
+		name        string
+		contentSize int64
+		async       bool
+	}{
+		{"text-check", 200076, false},
+		{"big-check", 2000760, true},
+		{"stdin-check", -1, true},
+		{"zeros-check", 300000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			z, err := NewReader(bytes.NewReader(fixtureData(t, tt.name)), Config{Threads: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer z.Close()
+			if z.w.contentSize != tt.contentSize {
+				t.Errorf("content size %d, want %d", z.w.contentSize, tt.contentSize)
+			}
+			if (z.cur == z.async) != tt.async {
+				t.Errorf("concurrent decoder %v, want %v", z.cur == z.async, tt.async)
+			}
+			if _, err := io.Copy(io.Discard, z); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestContentSize parses every Frame_Content_Size field form.
+func TestContentSize(t *testing.T) {
+	tests := []struct {
+		fhd   byte
+		field []byte
+		want  int64
+	}{
+		{0x00, nil, -1},                       // absent
+		{0x20, []byte{200}, 200},              // single segment, 1 byte
+		{0x40, []byte{0x00, 0x01}, 256 + 256}, // 2 bytes count from 256
+		{0x80, []byte{1, 0, 0, 1}, 1<<24 + 1},
+		{0xC0, []byte{0, 0, 0, 0, 1, 0, 0, 0}, 1 << 32},
+		{0xC0, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, -1}, // beyond int64: unknown
+	}
+	for _, tt := range tests {
+		hdr := append([]byte{0x28, 0xB5, 0x2F, 0xFD, tt.fhd, 0}, tt.field...)
+		if got := contentSize(tt.fhd, hdr); got != tt.want {
+			t.Errorf("fhd %#x field %x: %d, want %d", tt.fhd, tt.field, got, tt.want)
+		}
 	}
 }

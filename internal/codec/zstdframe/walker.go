@@ -41,8 +41,10 @@ type walker struct {
 	hasSum   bool   // the current frame has a Content_Checksum
 	sum      uint32 // the stored checksum, once read
 	frames   int    // frames (zstd and skippable) begun so far
-	rerr     error  // the input's error, once seen (io.EOF included)
-	err      error  // sticky error of the walk
+
+	contentSize int64 // the current frame's Frame_Content_Size, -1 when absent
+	rerr        error // the input's error, once seen (io.EOF included)
+	err         error // sticky error of the walk
 }
 
 // reset makes w walk a new input.
@@ -133,6 +135,7 @@ func (w *walker) next() error {
 		if _, err := w.readFull(w.hdr[5:size]); err != nil {
 			return w.fail(err)
 		}
+		w.contentSize = contentSize(fhd, w.hdr[:size])
 		w.frames++
 		w.hasSum = fhd&0x04 != 0
 		w.sum = 0
@@ -140,6 +143,30 @@ func (w *walker) next() error {
 		w.state = stBlockHeader
 		return nil
 	}
+}
+
+// contentSize returns the Frame_Content_Size of a frame header hdr with
+// descriptor fhd, or -1 when the header has none. It is the last field of
+// the header, of 0, 1, 2, 4 or 8 bytes; the 2-byte form counts from 256.
+func contentSize(fhd byte, hdr []byte) int64 {
+	n := [4]int{0, 2, 4, 8}[fhd>>6]
+	if n == 0 && fhd&0x20 != 0 {
+		n = 1
+	}
+	f := hdr[len(hdr)-n:]
+	switch n {
+	case 1:
+		return int64(f[0])
+	case 2:
+		return int64(binary.LittleEndian.Uint16(f)) + 256
+	case 4:
+		return int64(binary.LittleEndian.Uint32(f))
+	case 8:
+		if v := binary.LittleEndian.Uint64(f); v <= 1<<62 {
+			return int64(v)
+		}
+	}
+	return -1
 }
 
 // skipFrame discards a skippable frame whose magic has been read.
