@@ -7,7 +7,6 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/rarcrypt"
-
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
-
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 

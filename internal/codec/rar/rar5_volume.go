@@ -9,7 +9,6 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/rarcrypt"
-
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 

@@ -11,13 +11,12 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/flate"
-	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
-
+	"github.com/unpack-dev/unpack/internal/codec/zstdframe"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -202,14 +201,12 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		env.closers = append(env.closers, d)
 		return d, nil
 	case mZstd:
-		d, err := zstd.NewReader(in[0], zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxMemory(uint64(env.limit)), zstd.WithDecoderMaxWindow(uint64(min(env.limit, 1<<31))))
+		d, err := zstdframe.NewReader(in[0], zstdframe.Config{MaxWindow: uint64(min(env.limit, 1<<31))})
 		if err != nil {
 			return nil, corrupt(err)
 		}
-		rc := d.IOReadCloser()
-		env.closers = append(env.closers, rc)
-		return rc, nil
+		env.closers = append(env.closers, d)
+		return d, nil
 	case mLZ4:
 		return lz4.NewReader(in[0]), nil
 	case mBrotli:

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/unpack-dev/unpack/internal/archive"
-
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 

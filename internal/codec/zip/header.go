@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/unpack-dev/unpack/internal/archive"
-
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 

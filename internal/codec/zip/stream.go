@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
-
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 

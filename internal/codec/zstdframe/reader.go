@@ -20,6 +20,9 @@ type Config struct {
 	// Threads is how many goroutines decode blocks ahead of the reader;
 	// 0 or 1 decodes on the reader's goroutine.
 	Threads int
+	// LowMem makes the decoder keep smaller buffers, for the many small
+	// streams of an archive's entries.
+	LowMem bool
 }
 
 // smallFrame is the largest declared frame content for which decoding on
@@ -63,7 +66,7 @@ func (z *Reader) newDecoder(threads int) (*zstd.Decoder, error) {
 	opts := []zstd.DOption{
 		zstd.IgnoreChecksum(true), // verified here, with verify.XXH64
 		zstd.WithDecoderConcurrency(threads),
-		zstd.WithDecoderLowmem(false),
+		zstd.WithDecoderLowmem(z.cfg.LowMem),
 		zstd.WithDecoderMaxMemory(1 << 62), // the window limit is what bounds a stream
 	}
 	if z.cfg.MaxWindow > 0 {
