@@ -121,6 +121,9 @@ func (z *Reader) startFrame() error {
 // frame's checksum; a mismatch is a *verify.MismatchError of kind XXH64
 // with the 32 stored and computed bits.
 func (z *Reader) Read(p []byte) (int, error) {
+	if len(p) == 0 && z.err == nil {
+		return 0, nil
+	}
 	for z.err == nil {
 		n, err := z.cur.Read(p)
 		if n > 0 {

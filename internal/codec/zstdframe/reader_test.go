@@ -185,6 +185,9 @@ func TestNoChecksum(t *testing.T) {
 	if z.w.hasSum {
 		t.Fatal("walker reports a checksum in a --no-check frame")
 	}
+	if n, err := z.Read(nil); n != 0 || err != nil {
+		t.Fatalf("Read(nil) = %d, %v", n, err)
+	}
 	if _, err := io.Copy(io.Discard, z); err != nil {
 		t.Fatal(err)
 	}
