@@ -49,8 +49,8 @@ func BenchmarkReader(b *testing.B) {
 // options and the 2 decoder goroutines streams.go uses: klauspost checking
 // its own XXH64 ("check"), klauspost with the check off ("nocheck"), and
 // this package (klauspost with the check off, XXH64 by internal/verify). The
-// three alternate within each iteration so that load on a shared machine
-// falls on all alike; each reports its process CPU time (user+system) per
+// three alternate within each iteration, in a rotating order, so that load
+// on a shared machine falls on all alike; each reports its process CPU time (user+system) per
 // decode as NAME-cpu-ms, and cost-% is this package's CPU time over
 // klauspost's checking decode, minus 100.
 func BenchmarkStreams(b *testing.B) {
@@ -99,8 +99,9 @@ func benchStreams(b *testing.B, data []byte) {
 	src := bytes.NewReader(data)
 	var size int64
 	b.ReportAllocs()
-	for b.Loop() {
-		for i := range impls {
+	for iter := 0; b.Loop(); iter++ {
+		for k := range impls {
+			i := (k + iter) % len(impls) // rotate the order: no impl always runs first
 			c0 := cpuTime()
 			src.Reset(data)
 			r, err := impls[i].reset(src)
