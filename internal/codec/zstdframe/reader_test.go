@@ -14,6 +14,8 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/testutil"
 	"github.com/unpack-dev/unpack/internal/verify"
@@ -389,5 +391,18 @@ func TestContentSize(t *testing.T) {
 		if got := contentSize(tt.fhd, hdr); got != tt.want {
 			t.Errorf("fhd %#x field %x: %d, want %d", tt.fhd, tt.field, got, tt.want)
 		}
+	}
+}
+
+// TestWindowLimit: a frame whose window exceeds Config.MaxWindow fails with
+// the decoder's size error, on either decoder.
+func TestWindowLimit(t *testing.T) {
+	for _, name := range []string{"text-check", "big-check"} {
+		t.Run(name, func(t *testing.T) {
+			_, err := decode(t, bytes.NewReader(fixtureData(t, name)), Config{Threads: 2, MaxWindow: 64 << 10}, nil)
+			if !errors.Is(err, zstd.ErrWindowSizeExceeded) && !errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+				t.Fatalf("error %v, want a window size error", err)
+			}
+		})
 	}
 }
