@@ -406,3 +406,25 @@ func TestWindowLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestReadAllocs: once warm, Read allocates nothing, on either decoder.
+func TestReadAllocs(t *testing.T) {
+	for _, threads := range []int{1, 2} {
+		z, err := NewReader(bytes.NewReader(fixtureData(t, "big-check")), Config{Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 4096)
+		if _, err := io.ReadFull(z, make([]byte, 256<<10)); err != nil {
+			t.Fatal(err)
+		}
+		if allocs := testing.AllocsPerRun(100, func() {
+			if _, err := io.ReadFull(z, buf); err != nil {
+				t.Fatal(err)
+			}
+		}); allocs != 0 {
+			t.Errorf("threads=%d: %v allocations per Read", threads, allocs)
+		}
+		z.Close()
+	}
+}
