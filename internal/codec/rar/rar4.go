@@ -303,6 +303,9 @@ func (r *reader4) readEncBlock(pos int64) (byte, uint16, []byte, error) {
 		}
 		r.vol.unread(raw[total:])
 		r.encRaw = raw[:0]
+		if !r.passOK {
+			r.opt.Accepted(pw)
+		}
 		r.password, r.passOK = pw, true
 		return h[2], binary.LittleEndian.Uint16(h[3:]), h[sizeBase4:], nil
 	}

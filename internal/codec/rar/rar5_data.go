@@ -293,6 +293,9 @@ func (r *reader5) entryKeys(c *crypt5) (*rarcrypt.RAR5Keys, string, error) {
 			return nil, "", err
 		}
 		if !checkable || k.Matches(c.check) {
+			if checkable {
+				r.opt.Accepted(pw)
+			}
 			return k, pw, nil
 		}
 	}

@@ -237,6 +237,9 @@ func (r *reader5) headerKeys(b *block5) error {
 		if !checkable || k.Matches(c.check) {
 			r.hdrKeys, r.hdrPassword = k, pw
 			r.hdrChecked = checkable
+			if checkable {
+				r.opt.Accepted(pw)
+			}
 			return nil
 		}
 	}

@@ -205,6 +205,7 @@ func (r *Reader) decodeHeader(si *streamsInfo) ([]byte, error) {
 		if err == nil {
 			if h := (&hreader{b: buf}); h.number() == idHeader || h.err == nil && buf[0] == idEncodedHeader {
 				r.password, r.havePW = pw, true
+				r.opt.Accepted(pw)
 				return buf, nil
 			}
 			continue

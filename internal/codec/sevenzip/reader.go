@@ -105,6 +105,7 @@ func (r *Reader) dataPassword(idx int) (string, error) {
 		for _, pw := range pws {
 			if r.tryPassword(idx, pw) {
 				r.password = pw
+				r.opt.Accepted(pw)
 				break
 			}
 		}

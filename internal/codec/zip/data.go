@@ -106,9 +106,10 @@ type pipeline struct {
 	d64     *deflate64.Reader      // likewise
 	inflate [2]*deflate64.Inflater // deflate, Deflate64
 	lzma    *lzma.Reader1
-	warn    func(string) // Options.Warnf of the archive being read
-	lzmaHdr [4 + 5]byte  // version, properties size, properties
-	closer  io.Closer    // a decoder to close at the end of the entry (zstd)
+	warn    func(string)     // Options.Warnf of the archive being read
+	opt     *archive.Options // the archive's options, told which password passed
+	lzmaHdr [4 + 5]byte      // version, properties size, properties
+	closer  io.Closer        // a decoder to close at the end of the entry (zstd)
 	chk     checker
 	hdr     [localLen]byte
 	tail    []byte // name and extra field of the local header
@@ -245,9 +246,11 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 				return nil, ErrTruncated
 			}
 			p.aes.r = asByteReader(src)
-			if err := p.aes.open(buf[:sl], buf[sl:sl+aesVerifierLen], h, passwords); err != nil {
+			i, err := p.aes.open(buf[:sl], buf[sl:sl+aesVerifierLen], h, passwords)
+			if err != nil {
 				return nil, err
 			}
+			p.opt.Accepted(passwords[i])
 			p.aes.remain = -1
 			if !h.usizeUnknown {
 				p.aes.remain = csize - overhead
@@ -262,9 +265,11 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 			if _, err := io.ReadFull(src, hdr[:]); err != nil {
 				return nil, ErrTruncated
 			}
-			if err := p.zc.open(&hdr, h, passwords); err != nil {
+			i, err := p.zc.open(&hdr, h, passwords)
+			if err != nil {
 				return nil, err
 			}
+			p.opt.Accepted(passwords[i])
 			p.zc.r = asByteReader(src)
 			in = &p.zc
 		}

@@ -63,7 +63,7 @@ func NewStreamReader(r io.Reader, opt *archive.Options) *StreamReader {
 		opt = &archive.Options{}
 	}
 	s := &StreamReader{opt: opt, limit: opt.Limit(), pipe: newPipeline()}
-	s.pipe.warn = opt.Warnf
+	s.pipe.warn, s.pipe.opt = opt.Warnf, opt
 	s.cr.r = r
 	s.br = bufio.NewReaderSize(&s.cr, bufSize)
 	return s
