@@ -5,7 +5,6 @@ import (
 	"runtime"
 
 	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
@@ -14,6 +13,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/lzip"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
+	"github.com/unpack-dev/unpack/internal/codec/zstdframe"
 )
 
 // StreamOpener returns a reader of the decompressed bytes of a single-stream
@@ -42,24 +42,18 @@ func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
 }
 
 func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
-	limit := uint64(opt.Limit())
-	d, err := zstd.NewReader(r,
-		zstd.WithDecoderMaxWindow(limit),
-		zstd.WithDecoderMaxMemory(1<<62),
-		// More than one decoder decodes blocks ahead of the one being
-		// executed, on another core; each in flight holds one block.
-		zstd.WithDecoderConcurrency(decoderThreads(opt)),
-		zstd.WithDecoderLowmem(false))
+	// zstdframe verifies each frame's XXH64 with internal/verify; klauspost
+	// decodes, with more than one goroutine decoding blocks ahead of the one
+	// being executed, on another core (each in flight holds one block).
+	z, err := zstdframe.NewReader(r, zstdframe.Config{
+		MaxWindow: uint64(opt.Limit()),
+		Threads:   decoderThreads(opt),
+	})
 	if err != nil {
 		return nil, err
 	}
-	return zstdReader{d}, nil
+	return z, nil
 }
-
-// zstdReader closes the decoder's goroutines.
-type zstdReader struct{ *zstd.Decoder }
-
-func (z zstdReader) Close() error { z.Decoder.Close(); return nil }
 
 // decoderThreads is how many goroutines a block-parallel stream decoder
 // may use: Options.Threads, else GOMAXPROCS, at most 4 (beyond that the

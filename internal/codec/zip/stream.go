@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"hash/crc32"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // StreamReader reads a zip archive from its local headers, for input that
@@ -425,7 +425,7 @@ func (t *storedScanner) Read(p []byte) (int, error) {
 			break
 		}
 		i += j
-		crc := crc32.Update(t.crc, crc32.IEEETable, buf[:i])
+		crc := verify.UpdateCRC32(t.crc, buf[:i])
 		n := t.n + uint64(i)
 		r := readBuf(buf[i+4:])
 		dcrc := r.uint32()
@@ -443,7 +443,7 @@ func (t *storedScanner) Read(p []byte) (int, error) {
 	}
 	m := copy(p, buf[:i])
 	t.br.Discard(m)
-	t.crc = crc32.Update(t.crc, crc32.IEEETable, p[:m])
+	t.crc = verify.UpdateCRC32(t.crc, p[:m])
 	t.n += uint64(m)
 	if found && m == i {
 		t.done = true
