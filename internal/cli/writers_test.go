@@ -256,7 +256,7 @@ func block4(b []byte) []byte {
 func writeRAR4(entries []wentry) []byte {
 	out := []byte("Rar!\x1a\x07\x00")
 	out = append(out, block4([]byte{0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})...) // archive header
-	const dosTime = 0x5A6438C0                                                   // 2025-03-04 07:06:00
+	const dosTime = 0x5A6438C0                                               // 2025-03-04 07:06:00
 	for _, e := range entries {
 		data, _ := e.stream(true)
 		flags := uint16(0x8000)
