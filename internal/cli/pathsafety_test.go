@@ -117,8 +117,9 @@ const secret = "SECRET-OUTSIDE-CONTENT"
 // extractHostile writes arch into a fresh directory beside an "outside"
 // directory holding a secret, extracts it into "dest", and checks that
 // nothing outside dest was created or changed and that the secret was not
-// read into dest. It returns the exit code, stderr and dest.
-func extractHostile(t *testing.T, fileName string, arch []byte) (ExitCode, string, string) {
+// read into dest (flags are added to the command). It returns the exit
+// code, stderr and dest.
+func extractHostile(t *testing.T, fileName string, arch []byte, flags ...string) (ExitCode, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	outside := filepath.Join(dir, "outside")
@@ -127,7 +128,7 @@ func extractHostile(t *testing.T, fileName string, arch []byte) (ExitCode, strin
 	before, _ := os.Stat(filepath.Join(outside, "secret"))
 	p := write(t, dir, fileName, arch)
 	dest := filepath.Join(dir, "dest")
-	code, _, stderr := run(t, nil, "x", p, "-o", dest)
+	code, _, stderr := run(t, nil, append([]string{"x", p, "-o", dest}, flags...)...)
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if n := e.Name(); n != "outside" && n != "dest" && n != fileName {
@@ -246,5 +247,33 @@ func TestDuplicateNames(t *testing.T) {
 				t.Errorf("safe.txt = %q", got)
 			}
 		})
+	}
+}
+
+// TestContradictingEntries: a file and a directory of one path, or a file
+// where a later entry needs a directory, fail as corrupt (exit 3) in every
+// format, also when zip and 7z entries are written in parallel in whatever
+// order, and the entries around them still extract.
+func TestContradictingEntries(t *testing.T) {
+	cases := map[string][]wentry{
+		"file, then a file below it": {{name: "a/b", body: "file"}, {name: "a/b/c", body: "below"}},
+		"directory, then a file":     {{name: "a/b", kind: 'd'}, {name: "a/b", body: "file"}},
+		"file, then a directory":     {{name: "a/b", body: "file"}, {name: "a/b", kind: 'd'}},
+	}
+	for _, f := range pathFormats {
+		for what, c := range cases {
+			entries := append([]wentry{{name: "safe1.txt", body: "safe one"}}, c...)
+			entries = append(entries, wentry{name: "safe2.txt", body: "safe two"})
+			arch := f.write(t, entries)
+			for _, threads := range []string{"1", "4", "4", "4"} {
+				code, stderr, dest := extractHostile(t, "c."+f.name, arch, "--threads", threads)
+				if code != ExitCorrupt || !strings.Contains(stderr, "extracted from this archive") {
+					t.Errorf("%s, %s: exit %d\n%s", f.name, what, code, stderr)
+				}
+				if got := readFile(t, filepath.Join(dest, "safe2.txt")); got != "safe two" {
+					t.Errorf("%s, %s: safe2.txt = %q", f.name, what, got)
+				}
+			}
+		}
 	}
 }
