@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -45,16 +47,35 @@ type StreamReader struct {
 	name     []byte
 }
 
-// countReader counts the bytes read from r.
+// countReader counts the bytes read from r and keeps the first read error
+// (other than io.EOF): a failing input is reported as such, not as damage.
 type countReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	err error
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
 	return n, err
+}
+
+// inputErr returns err, or the input's read error when reading the input
+// failed: a decoder starved by it reports truncated or corrupt data, which
+// it is not. The stream has then lost its place: every later call fails.
+func (s *StreamReader) inputErr(err error) error {
+	if err == nil || err == io.EOF || s.cr.err == nil {
+		return err
+	}
+	if !errors.Is(err, s.cr.err) {
+		err = fmt.Errorf("zip: reading the input: %w", s.cr.err)
+	}
+	s.fatal = err
+	return err
 }
 
 // NewStreamReader returns a reader of the zip archive read from r.
@@ -88,8 +109,8 @@ func (s *StreamReader) Next() (*archive.Entry, error) {
 	}
 	if s.cur != nil {
 		if err := s.skipRest(); err != nil {
-			s.fatal = err
-			return nil, err
+			s.fatal = s.inputErr(err)
+			return nil, s.fatal
 		}
 	}
 	s.pipe.finish()
@@ -97,7 +118,8 @@ func (s *StreamReader) Next() (*archive.Entry, error) {
 	h, err := s.readLocal()
 	if err != nil {
 		if err != io.EOF {
-			s.fatal = err
+			s.fatal = s.inputErr(err)
+			return nil, s.fatal
 		}
 		return nil, err
 	}
@@ -141,6 +163,9 @@ func (s *StreamReader) readLocal() (*header, error) {
 	for {
 		sig, err := s.br.Peek(4)
 		if err != nil {
+			if err != io.EOF {
+				return nil, s.inputErr(err)
+			}
 			if len(sig) == 0 && s.started {
 				return nil, io.EOF
 			}
@@ -358,6 +383,7 @@ func (s *StreamReader) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		if err := s.openData(); err != nil {
+			err = s.inputErr(err)
 			s.err = err
 			if s.cur.usizeUnknown {
 				s.fatal = err
@@ -367,6 +393,7 @@ func (s *StreamReader) Read(p []byte) (int, error) {
 	}
 	n, err := s.data.Read(p)
 	if err != nil {
+		err = s.inputErr(err)
 		s.err = err
 		if err != io.EOF && s.cur.usizeUnknown {
 			// Without a size there is no way to the next header.
