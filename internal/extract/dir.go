@@ -102,6 +102,9 @@ func (d *Dir) mkParent(name string) error {
 	// Directories created here are recorded as this extraction's, so that
 	// an entry of the same name that is not a directory is seen as the
 	// archive contradicting itself, in whichever order they come.
+	// Creating and recording are one step under the lock, so that a
+	// concurrent entry never sees a directory made here as foreign.
+	d.mu.Lock()
 	var missing []string
 	for p := dir; p != "."; p = path.Dir(p) {
 		if _, err := d.root.Lstat(p); err == nil {
@@ -111,11 +114,12 @@ func (d *Dir) mkParent(name string) error {
 	}
 	err := d.root.MkdirAll(dir, 0o755)
 	if err == nil {
-		d.mu.Lock()
 		for _, p := range missing {
 			d.made[p] = true
 		}
-		d.mu.Unlock()
+	}
+	d.mu.Unlock()
+	if err == nil {
 		return nil
 	}
 	// An earlier entry of this archive may be a file where this one needs a
@@ -152,7 +156,20 @@ func (d *Dir) putDir(name string, e *archive.Entry) error {
 	if err := d.mkParent(name); err != nil {
 		return err
 	}
-	if err := d.root.MkdirAll(name, 0o755); err != nil {
+	// Made and recorded in one step, as in mkParent.
+	d.mu.Lock()
+	err := d.root.MkdirAll(name, 0o755)
+	if err == nil {
+		d.made[name] = true
+		if !e.ModTime.IsZero() && !d.opt.NoTimes {
+			d.dirTime[name] = e.ModTime
+		}
+	}
+	d.mu.Unlock()
+	if err != nil {
+		if fi, serr := d.root.Lstat(name); serr == nil && !fi.IsDir() && d.wrote(name) {
+			return archive.Corruptf("already exists: a file extracted from this archive is in the way")
+		}
 		return err
 	}
 	if perm := d.perm(e.Mode, 0o755); perm != 0o755 {
@@ -160,12 +177,6 @@ func (d *Dir) putDir(name string, e *archive.Entry) error {
 			return err
 		}
 	}
-	d.mu.Lock()
-	d.made[name] = true
-	if !e.ModTime.IsZero() && !d.opt.NoTimes {
-		d.dirTime[name] = e.ModTime
-	}
-	d.mu.Unlock()
 	return nil
 }
 
@@ -266,13 +277,23 @@ func (d *Dir) commit(tmp, name string) error {
 	if err := d.checkTarget(name); err != nil {
 		return err
 	}
-	if err := d.root.Rename(tmp, name); err != nil {
-		return err
-	}
+	// The rename and its record are one step under the lock, so that an
+	// entry whose parent directory cannot be made (this file is in the way)
+	// sees the file as this extraction's.
 	d.mu.Lock()
-	d.made[name] = true
+	err := d.root.Rename(tmp, name)
+	if err == nil {
+		d.made[name] = true
+	}
 	d.mu.Unlock()
-	return nil
+	if err != nil {
+		// Another entry may have made a directory of this name since the
+		// check above: the archive contradicts itself.
+		if cerr := d.checkTarget(name); cerr != nil {
+			return cerr
+		}
+	}
+	return err
 }
 
 // isIOError reports whether err came from the destination rather than the
