@@ -140,6 +140,17 @@ func (a *aesReader) open(salt, verifier []byte, h *header, passwords []string) (
 	return 0, errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
 }
 
+// aesPasses reports whether one of passwords matches the verifier.
+func aesPasses(salt, verifier []byte, h *header, passwords []string) bool {
+	for _, pw := range passwords {
+		_, _, v, err := aesKeys(pw, salt, h.aesStrength)
+		if err == nil && subtle.ConstantTimeCompare(v, verifier) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // refill computes the next batch of key stream.
 func (a *aesReader) refill() {
 	for i := 0; i < len(a.ks); i += aes.BlockSize {
