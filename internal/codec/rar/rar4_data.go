@@ -138,6 +138,11 @@ func (r *reader4) setupData() error {
 			if h.hasSalt {
 				salt = h.salt[:]
 			}
+			if !r.pw.trial {
+				if err := r.seekTrial(); err != nil {
+					return err
+				}
+			}
 			pw, s, err := r.password3(src, salt)
 			if err != nil {
 				return err

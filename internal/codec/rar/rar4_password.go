@@ -28,6 +28,7 @@ type pwTrial4 struct {
 	chosen int  // index of the candidate used
 	check  bool // the candidates went through the first-block check
 	passed bool // the chosen one passed it
+	fixed  bool // trialOpen4 chose from (and reported it)
 }
 
 // prefixReader4 gives back bytes read ahead, then reads on from r.
@@ -49,7 +50,7 @@ func (p *prefixReader4) Read(b []byte) (int, error) {
 // data, read from src, and returns the reader to decrypt in place of src.
 //
 // With one candidate, or headers already decrypted by one (-hp), that one
-// is used. Otherwise, for a non-solid entry compressed by the 2.9
+// is used; after trialOpen4, the one it chose. Otherwise, for a non-solid entry compressed by the 2.9
 // algorithm, the first candidate from t.from whose key makes the data
 // start with a valid block header is chosen (with none, the first, and
 // decoding reports the wrong password). Stored entries and solid
@@ -63,6 +64,10 @@ func (r *reader4) password3(src io.Reader, salt []byte) (string, io.Reader, erro
 		cands = []string{r.password}
 	}
 	t.check, t.alt, t.passed, t.chosen = false, false, false, t.from
+	if t.fixed {
+		t.check = true
+		return cands[t.from], src, nil
+	}
 	h := &r.hdr
 	probe := !r.stored && (h.unpVer == 29 || h.unpVer == 36) && h.flags&fileSolid4 == 0 && h.unpSize > 0
 	if !probe {
@@ -231,4 +236,27 @@ func kraft4(lengths []byte, need bool) int {
 		return gradeStrong
 	}
 	return gradeWeak
+}
+
+// seekTrial chooses, for the sequential reader of a seekable, non-solid,
+// single-volume archive, among several candidates for the current entry
+// (RAR 3 AES) as Open does, reading its data a first time through r.ra;
+// the data are then read on with the candidate chosen.
+func (r *reader4) seekTrial() error {
+	r.pw.from, r.pw.fixed = 0, false
+	h := &r.hdr
+	if r.ra == nil || r.solid || r.multi || r.passOK || len(r.passwords) < 2 || h.unpSize == 0 || h.splitAfter() {
+		return nil
+	}
+	x, i, err := trialOpen4(func() *reader4 {
+		x := r.dataReader(*h, r.entry, r.dataPos)
+		x.password, x.havePass, x.passwords = r.password, true, r.passwords
+		return x
+	})
+	if err != nil {
+		return err
+	}
+	x.Close()
+	r.pw.from, r.pw.fixed = i, true
+	return nil
 }

@@ -88,21 +88,31 @@ func (r *reader4) Open(i int) (io.ReadCloser, error) {
 	if !x.encrypted || len(x.passwords) < 2 || x.hdr.unpVer < 29 || x.hdr.unpSize == 0 {
 		return x, nil
 	}
-	return r.openTrial(i, x)
+	x, _, err := trialOpen4(func() *reader4 { return r.entryReader(i) })
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // entryReader returns a reader of entry i's data alone.
 func (r *reader4) entryReader(i int) *reader4 {
-	h := r.idx.hdrs[i]
-	x := &reader4{opt: r.opt, crc: crc32.NewIEEE(), partCRC: crc32.NewIEEE(), hdr: h, entry: r.idx.entries[i]}
-	x.unp.limit = r.opt.Limit()
-	sec := io.NewSectionReader(r.ra, r.idx.pos[i], h.packSize)
-	x.vol = volume4{r: bufio.NewReaderSize(sec, 32<<10), path: r.vol.path, pos: r.idx.pos[i]}
+	x := r.dataReader(r.idx.hdrs[i], r.idx.entries[i], r.idx.pos[i])
 	if r.idx.havePw {
 		x.password, x.havePass, x.passwords = r.idx.pass, true, r.idx.pws
 	} else if x.passErr = r.idx.passErr; x.passErr == nil {
 		x.passErr = archive.ErrNeedPassword
 	}
+	return x
+}
+
+// dataReader returns a reader of the data of the entry with header h and
+// data at pos (in r.ra), without a password.
+func (r *reader4) dataReader(h fileHeader4, e *archive.Entry, pos int64) *reader4 {
+	x := &reader4{opt: r.opt, crc: crc32.NewIEEE(), partCRC: crc32.NewIEEE(), hdr: h, entry: e}
+	x.unp.limit = r.opt.Limit()
+	sec := io.NewSectionReader(r.ra, pos, h.packSize)
+	x.vol = volume4{r: bufio.NewReaderSize(sec, 32<<10), path: r.vol.path, pos: pos}
 	x.hasData = true
 	x.partLeft, x.partAfter = h.packSize, false
 	x.crcKnown, x.finalCRC = true, h.crc
@@ -112,50 +122,52 @@ func (r *reader4) entryReader(i int) *reader4 {
 	return x
 }
 
-// openTrial opens x, entry i encrypted with RAR 3 AES, choosing among
-// several password candidates. When the first-block check leaves exactly
-// one candidate (or none: decoding then reports the wrong password), x
-// reads with it. When it cannot tell (a stored entry) or a later
-// candidate passes it too, the entry is decoded with the first one left
-// to check its CRC before any byte is given out, the next is tried on a
-// mismatch, and the entry is read again with the one that matched; when
-// none does, the error is the last mismatch's ErrPassword. Only the
-// candidate finally used is reported through Options.Accepted.
-func (r *reader4) openTrial(i int, x *reader4) (io.ReadCloser, error) {
+// trialOpen4 opens an entry encrypted with RAR 3 AES, choosing among
+// several password candidates; mk makes a fresh reader of its data. When
+// the first-block check leaves exactly one candidate (or none: decoding
+// then reports the wrong password), that reader is returned. When it
+// cannot tell (a stored entry) or a later candidate passes it too, the
+// entry is decoded with the first one left to check its CRC before any
+// byte is given out, the next is tried on a mismatch, and a fresh reader
+// with the one that matched is returned; when none does, the error is the
+// last mismatch's ErrPassword. Only the candidate finally used is
+// reported through Options.Accepted; its index is returned.
+func trialOpen4(mk func() *reader4) (*reader4, int, error) {
+	x := mk()
 	var lastErr error
 	for from := 0; from < len(x.passwords); {
 		x.pw.from, x.pw.trial, x.started = from, true, true
 		if err := x.setupData(); err != nil {
 			x.Close()
-			return nil, err
+			return nil, 0, err
 		}
 		chosen := x.pw.chosen
 		if !x.pw.alt && lastErr == nil {
 			if x.pw.passed {
-				r.opt.Accepted(x.passwords[chosen])
+				x.opt.Accepted(x.passwords[chosen])
 			}
-			return x, nil
+			return x, chosen, nil
 		}
 		_, err := io.Copy(io.Discard, x)
 		x.Close()
 		if err == nil {
-			y := r.entryReader(i)
-			y.pw.from, y.pw.trial, y.started = chosen, true, true
+			y := mk()
+			y.pw.from, y.pw.trial, y.pw.fixed, y.started = chosen, true, true, true
 			if err := y.setupData(); err != nil {
 				y.Close()
-				return nil, err
+				return nil, 0, err
 			}
-			r.opt.Accepted(y.passwords[chosen])
-			return y, nil
+			y.opt.Accepted(y.passwords[chosen])
+			return y, chosen, nil
 		}
 		if !errors.Is(err, archive.ErrPassword) && !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, archive.ErrChecksum) {
-			return nil, err
+			return nil, 0, err
 		}
 		lastErr = err
 		from = chosen + 1
-		x = r.entryReader(i)
+		x = mk()
 	}
-	return nil, lastErr
+	return nil, 0, lastErr
 }
 
 type emptyData4 struct{}
