@@ -84,16 +84,14 @@ func TestPasswordCandidateVerbose(t *testing.T) {
 
 // TestPasswordCandidatesCorpus runs the encrypted RAR rows of the shared
 // corpus with the right password among wrong ones (RAR 5 check value,
-// RAR 3 encrypted-header CRC).
+// RAR 3 encrypted-header CRC; RAR 3 file data are in
+// TestPasswordCandidatesRAR3).
 func TestPasswordCandidatesCorpus(t *testing.T) {
 	n := 0
 	for _, row := range testutil.Manifest(t) {
 		if row.Format != "rar4" && row.Format != "rar5" || row.Password == "" || row.Expect != "ok" || !row.IsFirstOfUnit() {
 			continue
 		}
-		// A check exists for RAR 5 entries and headers, and for RAR 3
-		// encrypted headers; RAR 3 file data has none (the first candidate
-		// is used), so those rows are left out.
 		if row.Format == "rar4" && !row.HasFeature("encrypted-headers") {
 			continue
 		}
@@ -114,6 +112,51 @@ func TestPasswordCandidatesCorpus(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no encrypted RAR rows in the corpus")
+	}
+}
+
+// TestPasswordCandidatesRAR3 runs the corpus's RAR 3 archives whose file
+// data alone are encrypted (no header check) with candidates "wrong1",
+// "wrong2" and the right one: the first-block check and, where it cannot
+// tell, the CRC find the third, on the parallel and the sequential path;
+// with wrong candidates only, the exit is 4.
+func TestPasswordCandidatesRAR3(t *testing.T) {
+	n := 0
+	for _, row := range testutil.Manifest(t) {
+		if row.Format != "rar4" || row.Password == "" || row.Expect != "ok" || !row.IsFirstOfUnit() ||
+			row.HasFeature("encrypted-headers") || !row.HasFeature("encrypted-data") {
+			continue
+		}
+		want, err := testutil.ExpectedFiles(row.Expected)
+		if err != nil {
+			t.Fatal(err)
+		}
+		empty := true
+		for _, sum := range want {
+			empty = empty && sum == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+		}
+		if empty {
+			continue // empty files decide nothing: no candidate is named
+		}
+		n++
+		t.Run(filepath.Base(row.Path), func(t *testing.T) {
+			for _, threads := range []string{"--threads=0", "--threads=1"} {
+				code, stdout, stderr := run(t, nil, "t", threads, row.Path, "--password=wrong1", "--password=wrong2", "--password="+row.Password)
+				if code != ExitOK {
+					t.Fatalf("%s: exit %d: %s%s", threads, code, stdout, stderr)
+				}
+				if want := "unpack: " + row.Path + ": password candidate 3 of 3 accepted\n"; !strings.Contains(stderr, want) {
+					t.Errorf("%s: stderr %q, want %q", threads, stderr, want)
+				}
+				code, _, stderr = run(t, nil, "t", threads, row.Path, "--password=wrong1", "--password=wrong2")
+				if code != ExitPassword {
+					t.Errorf("%s: wrong candidates only: exit %d, want %d: %s", threads, code, ExitPassword, stderr)
+				}
+			}
+		})
+	}
+	if n == 0 {
+		t.Skip("no RAR 3 rows with encrypted file data in the corpus")
 	}
 }
 
