@@ -50,18 +50,22 @@ func (p *prefixReader4) Read(b []byte) (int, error) {
 // data, read from src, and returns the reader to decrypt in place of src.
 //
 // With one candidate, or headers already decrypted by one (-hp), that one
-// is used; after trialOpen4, the one it chose. Otherwise, for a non-solid entry compressed by the 2.9
-// algorithm, the first candidate from t.from whose key makes the data
-// start with a valid block header is chosen (with none, the first, and
-// decoding reports the wrong password). Stored entries and solid
-// continuations cannot be checked this way: the sequential reader uses
-// the password that last worked (first the first candidate) and reports
-// it once its CRC matches; Open tries them by CRC.
+// is used; after trialOpen4, the one it chose. Otherwise, for a non-solid
+// entry compressed by the 2.9 algorithm, each candidate from t.from
+// decrypts the start of the data, graded by firstBlock29: the first
+// strong one is chosen, else the first weak one (with none, the first
+// candidate, and decoding reports the wrong password). Stored entries and
+// solid continuations cannot be checked this way: the sequential reader
+// uses the password that last worked (first the first candidate) and
+// reports it once its CRC matches; trialOpen4 tries them by CRC.
 func (r *reader4) password3(src io.Reader, salt []byte) (string, io.Reader, error) {
 	t := &r.pw
 	cands := r.passwords
 	if r.passOK || len(cands) <= 1 {
 		cands = []string{r.password}
+	}
+	if t.from >= len(cands) {
+		t.from = 0
 	}
 	t.check, t.alt, t.passed, t.chosen = false, false, false, t.from
 	if t.fixed {
@@ -87,25 +91,25 @@ func (r *reader4) password3(src io.Reader, salt []byte) (string, io.Reader, erro
 	}
 	t.pre = prefixReader4{buf: t.packed[:n], r: src}
 	t.check = true
+	// The first strong pass is taken at once: a wrong key passes as
+	// strong about once in 10^4 (each candidate may cost a key
+	// derivation). Of weak passes, the first is taken, and a second one
+	// makes the CRC decide (t.alt).
 	strong, weak := -1, -1
-	for i := t.from; i < len(cands); i++ {
+	for i := t.from; i < len(cands) && strong < 0; i++ {
 		switch r.blockGrade3(cands[i], salt, t.packed[:n&^15]) {
 		case gradeStrong:
-			if strong >= 0 {
-				t.alt = true
-			} else {
-				strong = i
-			}
+			strong = i
 		case gradeWeak:
-			if weak >= 0 {
-				t.alt = t.alt || strong < 0
-			} else if strong < 0 {
+			if weak < 0 {
 				weak = i
+			} else {
+				t.alt = true
 			}
 		}
-		if strong >= 0 && (!t.trial || t.alt) {
-			break
-		}
+	}
+	if strong >= 0 {
+		t.alt = false
 	}
 	found := strong
 	if found < 0 {

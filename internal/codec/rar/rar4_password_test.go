@@ -257,3 +257,19 @@ func TestFirstBlockCorpus(t *testing.T) {
 	}
 	t.Logf("%d entries checked, %d strong", checked, strong)
 }
+
+// BenchmarkFirstBlock29 measures the check of one candidate's decrypted
+// block start (random bytes: a wrong key).
+func BenchmarkFirstBlock29(b *testing.B) {
+	buf := make([]byte, probeLen4)
+	rand.New(rand.NewSource(1)).Read(buf)
+	buf[0] &^= 0x80 // LZ tables
+	var br bitReader4
+	var bl huffman4
+	b.SetBytes(probeLen4)
+	b.ReportAllocs()
+	for b.Loop() {
+		br.resetBytes(buf)
+		firstBlock29(&br, &bl, archive.DefaultMemLimit)
+	}
+}
