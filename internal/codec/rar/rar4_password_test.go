@@ -150,6 +150,62 @@ func TestPasswordCandidates4(t *testing.T) {
 	}
 }
 
+// TestPasswordCandidatesDamaged truncates and flips bytes of the corpus's
+// RAR 3 archives with encrypted file data, read with three candidates
+// (sequentially and through Open): errors have a category, never a panic.
+func TestPasswordCandidatesDamaged(t *testing.T) {
+	rows := testutil.Manifest(t)
+	for _, row := range rows {
+		if row.Format != "rar4" || !row.IsFirstOfUnit() || row.Password == "" || row.Expect != "ok" ||
+			!row.HasFeature("encrypted-data") || row.HasFeature("encrypted-headers") || row.HasFeature("multivolume") {
+			continue
+		}
+		data, err := loadUnit4(row, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := &archive.Options{Passwords: []string{"wrong1", "wrong2", row.Password}}
+		check := func(what string, b []byte) {
+			r, err := openTest4(t, row.Path, b, opt)
+			if err != nil {
+				if !archive.Categorized(err) {
+					t.Errorf("%s %s: open: uncategorized %v", row.Local, what, err)
+				}
+				return
+			}
+			defer r.Close()
+			if res := readAll4(r); res.err != nil && !archive.Categorized(res.err) {
+				t.Errorf("%s %s: uncategorized %v", row.Local, what, res.err)
+			}
+			ra := r.(archive.RandomAccess)
+			entries, err := ra.Entries()
+			if err != nil {
+				return
+			}
+			for i := range entries {
+				rc, err := ra.Open(i)
+				if err == nil {
+					_, err = io.Copy(io.Discard, rc)
+					rc.Close()
+				}
+				if err != nil && !archive.Categorized(err) {
+					t.Errorf("%s %s: Open(%d): uncategorized %v", row.Local, what, i, err)
+				}
+			}
+		}
+		for cut := len(data) - 1; cut > 0; cut -= 1 + len(data)/40 {
+			check(fmt.Sprintf("cut at %d", cut), data[:cut])
+		}
+		rng := rand.New(rand.NewSource(3))
+		for k := 0; k < 40; k++ {
+			b := append([]byte(nil), data...)
+			pos := rng.Intn(len(b))
+			b[pos] ^= byte(1 << rng.Intn(8))
+			check(fmt.Sprintf("bit flip at %d", pos), b)
+		}
+	}
+}
+
 // TestFirstBlockCheck feeds the first-block check random bytes (what a
 // wrong key gives): LZ headers hardly ever pass as strong, rarely as weak;
 // PPMd headers pass (weak) about half the time.
