@@ -253,12 +253,15 @@ func TestFirstBlockCheck(t *testing.T) {
 	}
 }
 
-// FuzzFirstBlock29 runs the first-block check on any input: no panic, no
-// hang.
+// FuzzFirstBlock29 runs the first-block check on any input (seeded with
+// the corpus's packed 2.9 streams): no panic, no hang.
 func FuzzFirstBlock29(f *testing.F) {
 	f.Add([]byte{0x00, 0x00})
 	f.Add([]byte{0xa5, 0x10, 0x00, 0x00, 0x00, 0x00})
 	f.Add(make([]byte, 300))
+	for _, s := range packedSeeds29(f) {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var br bitReader4
 		var bl huffman4
