@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -245,7 +244,7 @@ func (r *runner) hashing(name string, data io.Reader) io.Reader {
 	if r.sums == nil {
 		return data
 	}
-	return &sumReader{r: data, h: sha256.New(), done: func(sum []byte) {
+	return &sumReader{r: data, h: verify.New(verify.SHA256), done: func(sum []byte) {
 		r.sumsMu.Lock()
 		r.sums[name] = hex.EncodeToString(sum)
 		r.sumsMu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"io"
 	"sync"
 	"testing"
@@ -29,7 +30,7 @@ func readEntry(ra archive.RandomAccess, i int) (string, error) {
 
 // TestRandomAccess opens every entry concurrently, in reverse order.
 func TestRandomAccess(t *testing.T) {
-	want := srcSums(t)
+	want := testutil.SHA256Sums(t, "testdata/src.sha256s")
 	for _, name := range []string{"lzma2.7z", "nonsolid.7z", "bcj2.7z", "vol.7z.001"} {
 		r, err := openFile(t, "testdata/"+name)
 		if err != nil {
@@ -68,7 +69,7 @@ func TestRandomAccess(t *testing.T) {
 // TestFoldersContinue reads a solid folder entry by entry through Open:
 // each entry continues the parked decoding pass.
 func TestFoldersContinue(t *testing.T) {
-	want := srcSums(t)
+	want := testutil.SHA256Sums(t, "testdata/src.sha256s")
 	r, err := openFile(t, "testdata/lzma2.7z")
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +132,7 @@ func TestLinksCaptured(t *testing.T) {
 
 // TestRandomAccessCorrupt: a damaged entry reports a checksum error.
 func TestRandomAccessCorrupt(t *testing.T) {
-	data := readFixture(t, "copy.7z")
+	data := testutil.Fixture(t, "copy.7z")
 	r0, err := openBytes(data, nil)
 	if err != nil {
 		t.Fatal(err)

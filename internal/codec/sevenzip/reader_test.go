@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"io"
 	"io/fs"
 	"os"
@@ -51,22 +52,10 @@ var fixtures = []struct {
 	{name: "delta.7z"},
 }
 
-func srcSums(t testing.TB) map[string]string {
-	data, err := os.ReadFile("testdata/src.sha256s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		m[line[66:]] = line[:64]
-	}
-	return m
-}
-
 // checkTree compares what was extracted with the fixture source tree.
 func checkTree(t *testing.T, name string, files, links map[string]string) {
 	t.Helper()
-	want := srcSums(t)
+	want := testutil.SHA256Sums(t, "testdata/src.sha256s")
 	if name == "empty.7z" {
 		want = map[string]string{"dir/empty.txt": want["dir/empty.txt"]}
 	}
@@ -183,7 +172,7 @@ func readAllWith(t *testing.T, path string, wrap func(io.Reader) io.Reader) map[
 }
 
 func TestSmallReads(t *testing.T) {
-	want := srcSums(t)
+	want := testutil.SHA256Sums(t, "testdata/src.sha256s")
 	for _, name := range []string{"lzma2.7z", "bcj2.7z", "aes-copy.7z"} {
 		for wname, wrap := range map[string]func(io.Reader) io.Reader{
 			"onebyte": iotest.OneByteReader, "half": iotest.HalfReader,
@@ -204,7 +193,7 @@ func TestSmallReads(t *testing.T) {
 // TestSkip reads only some entries: skipped data of a solid folder must
 // be decoded and dropped, and later entries still verify.
 func TestSkip(t *testing.T) {
-	want := srcSums(t)
+	want := testutil.SHA256Sums(t, "testdata/src.sha256s")
 	for _, name := range []string{"lzma2.7z", "nonsolid.7z", "bcj2.7z"} {
 		r, err := openFile(t, "testdata/"+name)
 		if err != nil {
@@ -353,7 +342,7 @@ func TestMemLimit(t *testing.T) {
 
 // TestHeaderLimit: the files a header describes count against the limit.
 func TestHeaderLimit(t *testing.T) {
-	data := readFixture(t, "lzma2.7z")
+	data := testutil.Fixture(t, "lzma2.7z")
 	_, err := openBytes(data, &archive.Options{MemLimit: 2000})
 	if !errors.Is(err, archive.ErrLimit) {
 		t.Fatalf("got %v, want ErrLimit", err)
@@ -417,14 +406,6 @@ func TestBitFlips(t *testing.T) {
 	}
 }
 
-func readFixture(t testing.TB, name string) []byte {
-	data, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 // TestReadAllocs: reading an entry allocates nothing per Read.
 func TestReadAllocs(t *testing.T) {
 	for _, name := range []string{"lzma2.7z", "bcj.7z", "bcj2.7z", "copy.7z"} {
@@ -454,7 +435,7 @@ func TestReadAllocs(t *testing.T) {
 // and every later entry of the folder report a corrupt-data error, and
 // Next keeps going.
 func TestSolidDamage(t *testing.T) {
-	data := readFixture(t, "lzma2.7z")
+	data := testutil.Fixture(t, "lzma2.7z")
 	r0, err := openBytes(data, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -5,10 +5,10 @@ import (
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/pbkdf2"
-	"crypto/sha1"
+	"crypto/sha1" // not a checksum: WinZip AES derives its keys with PBKDF2-HMAC-SHA1
 	"crypto/subtle"
 	"hash"
-	"hash/crc32"
+	"hash/crc32" // not a checksum: ZipCrypto's key schedule steps its keys with the CRC32 table (APPNOTE 6.1.5)
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"io"
 	"io/fs"
 
@@ -413,7 +412,7 @@ func (c *checker) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	if n > 0 {
 		c.n += uint64(n)
-		c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
+		c.crc = verify.UpdateCRC32(c.crc, p[:n])
 		if !c.h.usizeUnknown && c.n > c.h.usize {
 			c.err = errorf(ErrSize, "zip: %q decodes to more than its %d bytes", c.h.name, c.h.usize)
 			return n, c.err
