@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -112,6 +113,44 @@ func TestPasswordCandidatesCorpus(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no encrypted RAR rows in the corpus")
+	}
+}
+
+// TestPasswordCandidateFalsePass gives first a wrong candidate that passes
+// the ZipCrypto check byte of an entry (one in 256 does; found by trying
+// "wrong0", "wrong1"…): the CRC rejects it and the right one, second, is
+// the only one named; the output is right.
+func TestPasswordCandidateFalsePass(t *testing.T) {
+	arch := filepath.Join("testdata", "pw-zipcrypto.zip")
+	wrong := ""
+	for n := 0; n < 4096 && wrong == ""; n++ {
+		pw := "wrong" + strconv.Itoa(n)
+		code, _, stderr := run(t, nil, "t", "--threads=1", arch, "--password="+pw)
+		if code == ExitOK {
+			t.Fatalf("%s opens the archive", pw)
+		}
+		if strings.Count(stderr, "wrong password for") < 2 {
+			wrong = pw // some entry's check byte passed
+		}
+	}
+	if wrong == "" {
+		t.Fatal("no wrong candidate passes a check byte")
+	}
+	for _, threads := range []string{"--threads=0", "--threads=1"} {
+		dir := t.TempDir()
+		code, stdout, stderr := run(t, nil, "x", threads, arch, "--password="+wrong, "--password=secret", "-o", dir)
+		if code != ExitOK {
+			t.Fatalf("%s with %s, secret: exit %d: %s%s", threads, wrong, code, stdout, stderr)
+		}
+		if want := "unpack: " + arch + ": password candidate 2 of 2 accepted\n"; strings.Count(stderr, "accepted") != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("%s: stderr %q, want %q", threads, stderr, want)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, "a.txt")); err != nil || len(got) != 11 {
+			t.Errorf("%s: a.txt: %q %v", threads, got, err)
+		}
+		if fi, err := os.Stat(filepath.Join(dir, "b.txt")); err != nil || fi.Size() != 11457 {
+			t.Errorf("%s: b.txt: %v", threads, err)
+		}
 	}
 }
 
