@@ -119,3 +119,39 @@ func TestZipCryptoFalseAccept(t *testing.T) {
 		})
 	}
 }
+
+// TestAESLaterCandidatePasses lists the right password twice: the second
+// passes the AES verifier too, so the MAC and CRC decide before the data
+// are given out, and the data are read again with the first.
+func TestAESLaterCandidatePasses(t *testing.T) {
+	sums := srcSums(t)
+	for _, file := range []string{"7zip-aes256.zip", "7zip-aes128-lzma.zip"} {
+		b := readFixture(t, file)
+		var accepted []int
+		opt := &archive.Options{Passwords: []string{"wrong", "secret", "secret"}, PasswordAccepted: func(i int) { accepted = append(accepted, i) }}
+		r, err := openBytes(b, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := readAllVia(r, func(r io.Reader) io.Reader { return r })
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if len(x.files) == 0 {
+			t.Fatalf("%s: no files", file)
+		}
+		for name, got := range x.files {
+			if got != sums[name] {
+				t.Errorf("%s: %s: sha256 %s, want %s", file, name, got, sums[name])
+			}
+		}
+		for _, a := range accepted {
+			if a != 1 {
+				t.Errorf("%s: candidate %d reported", file, a+1)
+			}
+		}
+		if len(accepted) == 0 {
+			t.Errorf("%s: no candidate reported", file)
+		}
+	}
+}
