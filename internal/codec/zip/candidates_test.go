@@ -155,3 +155,76 @@ func TestAESLaterCandidatePasses(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCandidates reads the encrypted fixtures with the right password
+// alone, and first of three (the later ones are checked too: a key
+// derivation each for AES, next to nothing for ZipCrypto).
+func BenchmarkCandidates(b *testing.B) {
+	for _, file := range []string{"7zip-zipcrypto.zip", "7zip-aes256.zip"} {
+		data := readFixture(b, file)
+		for _, pws := range [][]string{{"secret"}, {"secret", "wrong1", "wrong2"}} {
+			b.Run(file+"/candidates="+strconv.Itoa(len(pws)), func(b *testing.B) {
+				var size int64
+				b.ReportAllocs()
+				for b.Loop() {
+					r, err := openBytes(data, &archive.Options{Passwords: pws})
+					if err != nil {
+						b.Fatal(err)
+					}
+					size = 0
+					for {
+						e, err := r.Next()
+						if err != nil {
+							break
+						}
+						n, err := io.Copy(io.Discard, r)
+						if err != nil {
+							b.Fatal(err)
+						}
+						size += n
+						_ = e
+					}
+				}
+				b.SetBytes(size)
+			})
+		}
+	}
+}
+
+// TestAESMACFirst damages the ciphertext of an AES entry read with the
+// right password listed twice: the MAC, checked before decoding, rejects
+// both, and the error is a password error before any byte is given out.
+func TestAESMACFirst(t *testing.T) {
+	b := readFixture(t, "7zip-aes256.zip")
+	r0, err := NewReader(&archive.Input{R: bytes.NewReader(b), RA: bytes.NewReader(b), Size: int64(len(b))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range r0.dir.files {
+		if !h.encrypted() || h.csize < 64 {
+			continue
+		}
+		p := newPipeline()
+		p.cache.use(r0.ra)
+		start, err := p.localHeader(&p.cache, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := append([]byte(nil), b...)
+		bad[start+int64(aesSaltLen(h.aesStrength))+aesVerifierLen+5] ^= 1
+		r, err := openBytes(bad, &archive.Options{Passwords: []string{"secret", "secret"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := r.(archive.RandomAccess).Open(i)
+		if err == nil {
+			rc.Close()
+			t.Fatalf("%s: Open succeeded on damaged ciphertext", h.name)
+		}
+		if !errors.Is(err, archive.ErrPassword) {
+			t.Errorf("%s: got %v, want a password error", h.name, err)
+		}
+		return
+	}
+	t.Fatal("no AES entry")
+}

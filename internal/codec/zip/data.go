@@ -307,8 +307,29 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 			if err != nil {
 				return nil, err
 			}
-			if p.pwTrial {
-				p.pwAlt = aesPasses(buf[:sl], buf[sl:sl+aesVerifierLen], h, rest[i:])
+			if p.pwTrial && len(rest) > i {
+				// A later candidate may be the right one. For small
+				// entries, checking the MAC over the ciphertext costs less
+				// than a key derivation per later candidate.
+				ct := csize - overhead
+				if sec, ok := src.(*section); ok && ct <= aesMACFirst*int64(len(rest)-i) {
+					for {
+						ok, err := p.aes.macMatches(sec.ra, sec.off, ct)
+						if err != nil {
+							return nil, err
+						}
+						if ok {
+							break
+						}
+						j, err := p.aes.open(buf[:sl], buf[sl:sl+aesVerifierLen], h, passwords[i+1:])
+						if err != nil {
+							return nil, errorf(archive.ErrPassword, "zip: %q: wrong password or corrupt data (MAC mismatch)", h.name)
+						}
+						i += 1 + j
+					}
+				} else {
+					p.pwAlt = aesPasses(buf[:sl], buf[sl:sl+aesVerifierLen], h, rest[i:])
+				}
 			}
 			p.choose(passwords, i)
 			p.aes.remain = -1
