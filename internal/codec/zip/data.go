@@ -229,8 +229,10 @@ func (p *pipeline) open(ra io.ReaderAt, h *header, pw func() ([]string, error), 
 // the candidate that matched. When no candidate matches, the error is
 // ErrPassword. When no later candidate passes the check, the one that
 // does is used directly and its CRC is checked as the data are read.
-// (The streaming reader cannot go back: it uses the first candidate that
-// passes the check.)
+// For AES entries of up to 512 KiB of ciphertext per later candidate,
+// decode checks the MAC before decoding instead of deriving the later
+// candidates' keys. (The streaming reader cannot go back: it uses the
+// first candidate that passes the check.)
 func (p *pipeline) openEncrypted(start int64, h *header, pw func() ([]string, error), limit int64) (io.Reader, error) {
 	defer func() { p.pwFrom, p.pwTrial, p.pwAlt = 0, false, false }()
 	var lastErr error
