@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,16 +85,14 @@ func TestPasswordCandidateVerbose(t *testing.T) {
 
 // TestPasswordCandidatesCorpus runs the encrypted RAR rows of the shared
 // corpus with the right password among wrong ones (RAR 5 check value,
-// RAR 3 encrypted-header CRC).
+// RAR 3 encrypted-header CRC; RAR 3 file data are in
+// TestPasswordCandidatesRAR3).
 func TestPasswordCandidatesCorpus(t *testing.T) {
 	n := 0
 	for _, row := range testutil.Manifest(t) {
 		if row.Format != "rar4" && row.Format != "rar5" || row.Password == "" || row.Expect != "ok" || !row.IsFirstOfUnit() {
 			continue
 		}
-		// A check exists for RAR 5 entries and headers, and for RAR 3
-		// encrypted headers; RAR 3 file data has none (the first candidate
-		// is used), so those rows are left out.
 		if row.Format == "rar4" && !row.HasFeature("encrypted-headers") {
 			continue
 		}
@@ -114,6 +113,89 @@ func TestPasswordCandidatesCorpus(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no encrypted RAR rows in the corpus")
+	}
+}
+
+// TestPasswordCandidateFalsePass gives first a wrong candidate that passes
+// the ZipCrypto check byte of an entry (one in 256 does; found by trying
+// "wrong0", "wrong1"…): the CRC rejects it and the right one, second, is
+// the only one named; the output is right.
+func TestPasswordCandidateFalsePass(t *testing.T) {
+	arch := filepath.Join("testdata", "pw-zipcrypto.zip")
+	wrong := ""
+	for n := 0; n < 4096 && wrong == ""; n++ {
+		pw := "wrong" + strconv.Itoa(n)
+		code, _, stderr := run(t, nil, "t", "--threads=1", arch, "--password="+pw)
+		if code == ExitOK {
+			t.Fatalf("%s opens the archive", pw)
+		}
+		if strings.Count(stderr, "wrong password for") < 2 {
+			wrong = pw // some entry's check byte passed
+		}
+	}
+	if wrong == "" {
+		t.Fatal("no wrong candidate passes a check byte")
+	}
+	for _, threads := range []string{"--threads=0", "--threads=1"} {
+		dir := t.TempDir()
+		code, stdout, stderr := run(t, nil, "x", threads, arch, "--password="+wrong, "--password=secret", "-o", dir)
+		if code != ExitOK {
+			t.Fatalf("%s with %s, secret: exit %d: %s%s", threads, wrong, code, stdout, stderr)
+		}
+		if want := "unpack: " + arch + ": password candidate 2 of 2 accepted\n"; strings.Count(stderr, "accepted") != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("%s: stderr %q, want %q", threads, stderr, want)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, "a.txt")); err != nil || len(got) != 11 {
+			t.Errorf("%s: a.txt: %q %v", threads, got, err)
+		}
+		if fi, err := os.Stat(filepath.Join(dir, "b.txt")); err != nil || fi.Size() != 11457 {
+			t.Errorf("%s: b.txt: %v", threads, err)
+		}
+	}
+}
+
+// TestPasswordCandidatesRAR3 runs the corpus's RAR 3 archives whose file
+// data alone are encrypted (no header check) with candidates "wrong1",
+// "wrong2" and the right one: the first-block check and, where it cannot
+// tell, the CRC find the third, on the parallel and the sequential path;
+// with wrong candidates only, the exit is 4.
+func TestPasswordCandidatesRAR3(t *testing.T) {
+	n := 0
+	for _, row := range testutil.Manifest(t) {
+		if row.Format != "rar4" || row.Password == "" || row.Expect != "ok" || !row.IsFirstOfUnit() ||
+			row.HasFeature("encrypted-headers") || !row.HasFeature("encrypted-data") {
+			continue
+		}
+		want, err := testutil.ExpectedFiles(row.Expected)
+		if err != nil {
+			t.Fatal(err)
+		}
+		empty := true
+		for _, sum := range want {
+			empty = empty && sum == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+		}
+		if empty {
+			continue // empty files decide nothing: no candidate is named
+		}
+		n++
+		t.Run(filepath.Base(row.Path), func(t *testing.T) {
+			for _, threads := range []string{"--threads=0", "--threads=1"} {
+				code, stdout, stderr := run(t, nil, "t", threads, row.Path, "--password=wrong1", "--password=wrong2", "--password="+row.Password)
+				if code != ExitOK {
+					t.Fatalf("%s: exit %d: %s%s", threads, code, stdout, stderr)
+				}
+				if want := "unpack: " + row.Path + ": password candidate 3 of 3 accepted\n"; !strings.Contains(stderr, want) {
+					t.Errorf("%s: stderr %q, want %q", threads, stderr, want)
+				}
+				code, _, stderr = run(t, nil, "t", threads, row.Path, "--password=wrong1", "--password=wrong2")
+				if code != ExitPassword {
+					t.Errorf("%s: wrong candidates only: exit %d, want %d: %s", threads, code, ExitPassword, stderr)
+				}
+			}
+		})
+	}
+	if n == 0 {
+		t.Skip("no RAR 3 rows with encrypted file data in the corpus")
 	}
 }
 

@@ -96,6 +96,7 @@ type reader4 struct {
 	crc       hash.Hash32
 	solidErr  error
 	scratch   []byte
+	pw        pwTrial4 // choice among password candidates (RAR 3 AES)
 }
 
 // openRAR4 opens a RAR 1.5–4.x archive. in.R starts at the marker block,

@@ -148,3 +148,9 @@ func (b *bitReader4) atLeast(k int) bool {
 	}
 	return int(b.n)/8-b.pad+b.end-b.pos >= k
 }
+
+// resetBytes makes b read p alone (a password probe), in place of its
+// buffer.
+func (b *bitReader4) resetBytes(p []byte) {
+	b.r, b.buf, b.pos, b.end, b.v, b.n, b.eof, b.pad, b.err, b.read = nil, p, 0, len(p), 0, 0, true, 0, nil, 0
+}

@@ -125,6 +125,7 @@ func (p packedSrc4) Read(b []byte) (int, error) { return p.r.readPacked(b) }
 func (r *reader4) setupData() error {
 	h := &r.hdr
 	var src io.Reader = packedSrc4{r}
+	r.pw.check = false
 	if r.encrypted {
 		if err := r.needPassword(); err != nil {
 			return err
@@ -139,7 +140,19 @@ func (r *reader4) setupData() error {
 			if h.hasSalt {
 				salt = h.salt[:]
 			}
-			r.dec.Reset(src, rarcrypt.DeriveKey3(r.password, salt))
+			if !r.pw.trial {
+				if err := r.seekTrial(); err != nil {
+					return err
+				}
+			}
+			pw, s, err := r.password3(src, salt)
+			if err != nil {
+				return err
+			}
+			if !r.pw.trial {
+				r.password = pw // the one to try first on stored and solid entries
+			}
+			r.dec.Reset(s, rarcrypt.DeriveKey3(pw, salt))
 			src = &r.dec
 		}
 	}
@@ -244,6 +257,9 @@ func (r *reader4) check() error {
 	}
 	got := r.crc.Sum32()
 	if got == r.finalCRC {
+		if r.encrypted && !r.passOK && !r.pw.check && !r.pw.trial && r.hdr.unpSize > 0 {
+			r.opt.Accepted(r.password) // not checked before: the CRC confirms it
+		}
 		return io.EOF
 	}
 	want := binary.BigEndian.AppendUint32(nil, r.finalCRC)

@@ -2,6 +2,7 @@ package rar
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"sync"
 
@@ -20,6 +21,7 @@ type index4 struct {
 	hdrs    []fileHeader4
 	pos     []int64
 	pass    string
+	pws     []string // the candidates
 	havePw  bool
 	passErr error
 	err     error
@@ -67,7 +69,7 @@ func (r *reader4) scan() {
 		r.idx.hdrs = append(r.idx.hdrs, s.hdr)
 		r.idx.pos = append(r.idx.pos, s.dataPos)
 	}
-	r.idx.pass, r.idx.havePw, r.idx.passErr = s.password, s.havePass, s.passErr
+	r.idx.pass, r.idx.pws, r.idx.havePw, r.idx.passErr = s.password, s.passwords, s.havePass, s.passErr
 }
 
 // Open returns a verified stream of entry i's data; it is safe for
@@ -79,27 +81,93 @@ func (r *reader4) Open(i int) (io.ReadCloser, error) {
 	if i < 0 || i >= len(r.idx.entries) {
 		return nil, archive.Errorf(archive.ErrCorrupt, "rar: no entry %d", i)
 	}
-	h := r.idx.hdrs[i]
-	e := r.idx.entries[i]
-	if e.Type != archive.TypeFile {
+	if r.idx.entries[i].Type != archive.TypeFile {
 		return io.NopCloser(emptyData4{}), nil
 	}
-	sec := io.NewSectionReader(r.ra, r.idx.pos[i], h.packSize)
-	x := &reader4{opt: r.opt, crc: verify.NewCRC32(), partCRC: verify.NewCRC32(), hdr: h, entry: e}
-	x.unp.limit = r.opt.Limit()
-	x.vol = volume4{r: bufio.NewReaderSize(sec, 32<<10), path: r.vol.path, pos: r.idx.pos[i]}
+	x := r.entryReader(i)
+	if !x.encrypted || len(x.passwords) < 2 || x.hdr.unpVer < 29 || x.hdr.unpSize == 0 {
+		return x, nil
+	}
+	x, _, err := trialOpen4(func() *reader4 { return r.entryReader(i) })
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// entryReader returns a reader of entry i's data alone.
+func (r *reader4) entryReader(i int) *reader4 {
+	x := r.dataReader(r.idx.hdrs[i], r.idx.entries[i], r.idx.pos[i])
 	if r.idx.havePw {
-		x.password, x.havePass, x.passwords = r.idx.pass, true, []string{r.idx.pass}
+		x.password, x.havePass, x.passwords = r.idx.pass, true, r.idx.pws
 	} else if x.passErr = r.idx.passErr; x.passErr == nil {
 		x.passErr = archive.ErrNeedPassword
 	}
+	return x
+}
+
+// dataReader returns a reader of the data of the entry with header h and
+// data at pos (in r.ra), without a password.
+func (r *reader4) dataReader(h fileHeader4, e *archive.Entry, pos int64) *reader4 {
+	x := &reader4{opt: r.opt, crc: verify.NewCRC32(), partCRC: verify.NewCRC32(), hdr: h, entry: e}
+	x.unp.limit = r.opt.Limit()
+	sec := io.NewSectionReader(r.ra, pos, h.packSize)
+	x.vol = volume4{r: bufio.NewReaderSize(sec, 32<<10), path: r.vol.path, pos: pos}
 	x.hasData = true
 	x.partLeft, x.partAfter = h.packSize, false
 	x.crcKnown, x.finalCRC = true, h.crc
 	x.left = h.unpSize
 	x.stored = h.method == 0x30
 	x.encrypted = h.encrypted()
-	return x, nil
+	return x
+}
+
+// trialOpen4 opens an entry encrypted with RAR 3 AES, choosing among
+// several password candidates; mk makes a fresh reader of its data. When
+// the first-block check leaves exactly one candidate (or none: decoding
+// then reports the wrong password), that reader is returned. When it
+// cannot tell (a stored entry) or a later candidate passes it too, the
+// entry is decoded with the first one left to check its CRC before any
+// byte is given out, the next is tried on a mismatch, and a fresh reader
+// with the one that matched is returned; when none does, the error is the
+// last mismatch's ErrPassword. Only the candidate finally used is
+// reported through Options.Accepted; its index is returned.
+func trialOpen4(mk func() *reader4) (*reader4, int, error) {
+	x := mk()
+	var lastErr error
+	for from := 0; from < len(x.passwords); {
+		x.pw.from, x.pw.trial, x.started = from, true, true
+		if err := x.setupData(); err != nil {
+			x.Close()
+			return nil, 0, err
+		}
+		chosen := x.pw.chosen
+		if !x.pw.alt && lastErr == nil {
+			if x.pw.passed {
+				x.opt.Accepted(x.passwords[chosen])
+			}
+			return x, chosen, nil
+		}
+		_, err := io.Copy(io.Discard, x)
+		x.Close()
+		if err == nil {
+			y := mk()
+			y.pw.from, y.pw.trial, y.pw.fixed, y.started = chosen, true, true, true
+			if err := y.setupData(); err != nil {
+				y.Close()
+				return nil, 0, err
+			}
+			y.opt.Accepted(y.passwords[chosen])
+			return y, chosen, nil
+		}
+		if !errors.Is(err, archive.ErrPassword) && !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, archive.ErrChecksum) {
+			return nil, 0, err
+		}
+		lastErr = err
+		from = chosen + 1
+		x = mk()
+	}
+	return nil, 0, lastErr
 }
 
 type emptyData4 struct{}

@@ -140,6 +140,46 @@ func (a *aesReader) open(salt, verifier []byte, h *header, passwords []string) (
 	return 0, errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
 }
 
+// aesMACFirst is the size of ciphertext up to which, per later candidate,
+// the MAC is checked before decoding rather than the later candidates'
+// verifiers: one key derivation hashes about as much (1000 PBKDF2-SHA1
+// rounds over up to four blocks).
+const aesMACFirst = 512 << 10
+
+// macMatches reports whether the n bytes of ciphertext at off in ra have
+// the MAC stored after them, under a's key; it leaves a ready to decrypt.
+func (a *aesReader) macMatches(ra io.ReaderAt, off, n int64) (bool, error) {
+	buf := a.ks[:]
+	for left := n; left > 0; {
+		m := min(int64(len(buf)), left)
+		if _, err := ra.ReadAt(buf[:m], off+n-left); err != nil {
+			return false, ErrTruncated
+		}
+		a.mac.Write(buf[:m])
+		left -= m
+	}
+	var stored [aesMACLen]byte
+	if _, err := ra.ReadAt(stored[:], off+n); err != nil {
+		return false, ErrTruncated
+	}
+	var sum [sha1.Size]byte
+	ok := hmac.Equal(a.mac.Sum(sum[:0])[:aesMACLen], stored[:])
+	a.mac.Reset()
+	a.ksPos = len(a.ks)
+	return ok, nil
+}
+
+// aesPasses reports whether one of passwords matches the verifier.
+func aesPasses(salt, verifier []byte, h *header, passwords []string) bool {
+	for _, pw := range passwords {
+		_, _, v, err := aesKeys(pw, salt, h.aesStrength)
+		if err == nil && subtle.ConstantTimeCompare(v, verifier) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // refill computes the next batch of key stream.
 func (a *aesReader) refill() {
 	for i := 0; i < len(a.ks); i += aes.BlockSize {

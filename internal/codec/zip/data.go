@@ -108,6 +108,10 @@ type pipeline struct {
 	lzma    *lzma.Reader1
 	warn    func(string)     // Options.Warnf of the archive being read
 	opt     *archive.Options // the archive's options, told which password passed
+	pwFrom  int              // the first candidate to try
+	pwTrial bool             // look for a later candidate that passes the check too
+	pwAlt   bool             // one did: the CRC (and MAC) must decide
+	pwIdx   int              // the candidate chosen
 	lzmaHdr [4 + 5]byte      // version, properties size, properties
 	closer  io.Closer        // a decoder to close at the end of the entry (zstd)
 	chk     checker
@@ -210,7 +214,57 @@ func (p *pipeline) open(ra io.ReaderAt, h *header, pw func() ([]string, error), 
 		return nil, err
 	}
 	p.sec = section{ra: &p.cache, off: start, end: start + int64(h.csize)}
-	return p.decode(&p.sec, h, pw, limit)
+	if !h.encrypted() {
+		return p.decode(&p.sec, h, pw, limit)
+	}
+	return p.openEncrypted(start, h, pw, limit)
+}
+
+// openEncrypted opens an encrypted entry whose data start at start. A wrong
+// candidate passes the ZipCrypto check byte one time in 256 and the WinZip
+// AES verifier one time in 65536; when a later candidate passes it too,
+// the data are decoded once to check the CRC (and MAC) before any byte is
+// given out, and on a mismatch the next passing candidate is tried the
+// same way; the input being seekable, the entry is then read again with
+// the candidate that matched. When no candidate matches, the error is
+// ErrPassword. When no later candidate passes the check, the one that
+// does is used directly and its CRC is checked as the data are read.
+// For AES entries of up to 512 KiB of ciphertext per later candidate,
+// decode checks the MAC before decoding instead of deriving the later
+// candidates' keys. (The streaming reader cannot go back: it uses the
+// first candidate that passes the check.)
+func (p *pipeline) openEncrypted(start int64, h *header, pw func() ([]string, error), limit int64) (io.Reader, error) {
+	defer func() { p.pwFrom, p.pwTrial, p.pwAlt = 0, false, false }()
+	var lastErr error
+	for from := 0; ; {
+		p.sec = section{ra: &p.cache, off: start, end: start + int64(h.csize)}
+		p.pwFrom, p.pwTrial = from, true
+		d, err := p.decode(&p.sec, h, pw, limit)
+		if err != nil {
+			if lastErr != nil && errors.Is(err, archive.ErrPassword) {
+				return nil, lastErr // no candidate left passes the check
+			}
+			return nil, err
+		}
+		if !p.pwAlt && lastErr == nil {
+			if passwords, err := pw(); err == nil {
+				p.opt.Accepted(passwords[p.pwIdx])
+			}
+			return d, nil
+		}
+		_, err = io.Copy(io.Discard, d)
+		p.finish()
+		if err == nil {
+			p.sec = section{ra: &p.cache, off: start, end: start + int64(h.csize)}
+			p.pwFrom, p.pwTrial = p.pwIdx, false
+			return p.decode(&p.sec, h, pw, limit)
+		}
+		if !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, archive.ErrChecksum) && !errors.Is(err, archive.ErrPassword) {
+			return nil, err
+		}
+		lastErr = errorf(archive.ErrPassword, "zip: %q: wrong password or corrupt data (%v)", h.name, err)
+		from = p.pwIdx + 1
+	}
 }
 
 // decode sets up decryption, decompression and checking of h's data read
@@ -232,6 +286,11 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 		if err != nil {
 			return nil, err
 		}
+		if p.pwFrom >= len(passwords) {
+			return nil, errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
+		}
+		rest := passwords[p.pwFrom+1:]
+		passwords = passwords[p.pwFrom:]
 		if h.method == methodAES {
 			if h.aesStrength < 1 || h.aesStrength > 3 {
 				return nil, archive.Unsupportedf("zip: %q: AES strength %d is not supported", h.name, h.aesStrength)
@@ -250,7 +309,31 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 			if err != nil {
 				return nil, err
 			}
-			p.opt.Accepted(passwords[i])
+			if p.pwTrial && len(rest) > i {
+				// A later candidate may be the right one. For small
+				// entries, checking the MAC over the ciphertext costs less
+				// than a key derivation per later candidate.
+				ct := csize - overhead
+				if sec, ok := src.(*section); ok && ct <= aesMACFirst*int64(len(rest)-i) {
+					for {
+						ok, err := p.aes.macMatches(sec.ra, sec.off, ct)
+						if err != nil {
+							return nil, err
+						}
+						if ok {
+							break
+						}
+						j, err := p.aes.open(buf[:sl], buf[sl:sl+aesVerifierLen], h, passwords[i+1:])
+						if err != nil {
+							return nil, errorf(archive.ErrPassword, "zip: %q: wrong password or corrupt data (MAC mismatch)", h.name)
+						}
+						i += 1 + j
+					}
+				} else {
+					p.pwAlt = aesPasses(buf[:sl], buf[sl:sl+aesVerifierLen], h, rest[i:])
+				}
+			}
+			p.choose(passwords, i)
 			p.aes.remain = -1
 			if !h.usizeUnknown {
 				p.aes.remain = csize - overhead
@@ -269,7 +352,12 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 			if err != nil {
 				return nil, err
 			}
-			p.opt.Accepted(passwords[i])
+			if p.pwTrial {
+				var z zipCrypto
+				_, err := z.open(&hdr, h, rest[i:])
+				p.pwAlt = err == nil
+			}
+			p.choose(passwords, i)
 			p.zc.r = asByteReader(src)
 			in = &p.zc
 		}
@@ -292,6 +380,15 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 	}
 	p.chk = checker{r: dec, h: h, aes: aesr}
 	return &p.chk, nil
+}
+
+// choose records that candidate i of passwords (counted from pwFrom)
+// passed the check, and reports it unless openEncrypted decides.
+func (p *pipeline) choose(passwords []string, i int) {
+	p.pwIdx = p.pwFrom + i
+	if !p.pwTrial {
+		p.opt.Accepted(passwords[i])
+	}
 }
 
 // asByteReader returns r as a byteReader, which every source in this

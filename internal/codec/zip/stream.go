@@ -21,6 +21,11 @@ import (
 // stored one is ended by a descriptor with its signature whose CRC and
 // sizes match the data before it, and one without that signature, or an
 // AES-encrypted one, cannot be streamed (archive.ErrUnsupported).
+//
+// Of several password candidates, the first that passes an entry's
+// ZipCrypto check byte or AES verifier is used: the data cannot be read
+// again, so a wrong one that passes (1 in 256, 1 in 65536) ends in a CRC or
+// MAC mismatch, where the seekable Reader tries the next.
 type StreamReader struct {
 	opt   *archive.Options
 	limit int64
