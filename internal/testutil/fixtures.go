@@ -48,7 +48,8 @@ func SHA256Sums(t testing.TB, path string) map[string]string {
 }
 
 // CheckStream compares a decompressed stream with a corpus .sha256s file:
-// its "<stream>" entry, or the regular files of the tar the stream holds.
+// its "<stream>" entry, or the regular files of the tar the stream holds
+// (named as extracted: without a leading "/").
 // Errors of the comparison are reported on t; the returned error is the
 // one that ended reading r (nil at its end), for tests of failing rows.
 func CheckStream(t *testing.T, r io.Reader, expected string) error {
@@ -84,7 +85,8 @@ func CheckStream(t *testing.T, r io.Reader, expected string) error {
 		if err != nil {
 			return err
 		}
-		if w, ok := want[h.Name]; ok {
+		// Names as an extractor writes them: a leading "/" is dropped.
+		if w, ok := want[strings.TrimLeft(h.Name, "/")]; ok {
 			seen++
 			if got != w {
 				t.Errorf("%s: sha256 %s, want %s", h.Name, got, w)
