@@ -164,7 +164,7 @@ func (m *ModelH) Reset(order, memSize int) error {
 	}
 	need := 1 + memSize + unitSize
 	if cap(m.heap) < need {
-		m.heap = make([]byte, need)
+		m.heap = newHeap(need)
 	} else {
 		m.heap = m.heap[:need]
 	}
