@@ -43,6 +43,18 @@ func (rc *RangeDecoder) InitRAR(br io.ByteReader) error {
 	return rc.err
 }
 
+// InitI starts a PPMd variant I stream (7-Zip's Ppmd8, zip method 98):
+// RAR's carry-less coder, 4 bytes, which may not be all ones.
+func (rc *RangeDecoder) InitI(br io.ByteReader) error {
+	if err := rc.InitRAR(br); err != nil {
+		return err
+	}
+	if rc.code == 0xFFFFFFFF {
+		rc.err = ErrCorrupt
+	}
+	return rc.err
+}
+
 func (rc *RangeDecoder) next() byte {
 	c, err := rc.br.ReadByte()
 	if err != nil {
