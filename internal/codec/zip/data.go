@@ -107,6 +107,7 @@ type pipeline struct {
 	d64     *deflate64.Reader      // likewise
 	inflate [2]*deflate64.Inflater // deflate, Deflate64
 	lzma    *lzma.Reader1
+	ppmd    *ppmdReader
 	warn    func(string) // Options.Warnf of the archive being read
 	lzmaHdr [4 + 5]byte  // version, properties size, properties
 	closer  io.Closer    // a decoder to close at the end of the entry (zstd)
