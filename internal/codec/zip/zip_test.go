@@ -445,6 +445,46 @@ func TestMemLimit(t *testing.T) {
 	}
 }
 
+// TestPPMdParams checks the refusals of a PPMd entry's parameter word
+// (7zip-ppmd.zip's lorem.txt: order 8, 1 MiB, RESTART) and damaged data.
+func TestPPMdParams(t *testing.T) {
+	orig := readFixture(t, "7zip-ppmd.zip")
+	// word returns the offset of the PPMd entry's parameter word.
+	word := func(b []byte) int {
+		for i := 0; i+30 <= len(b); i++ {
+			if string(b[i:i+4]) == "PK\x03\x04" && binary.LittleEndian.Uint16(b[i+8:]) == methodPPMd {
+				return i + 30 + int(binary.LittleEndian.Uint16(b[i+26:])) + int(binary.LittleEndian.Uint16(b[i+28:]))
+			}
+		}
+		t.Fatal("no PPMd entry")
+		return 0
+	}
+	for _, tc := range []struct {
+		name  string
+		patch func(b []byte)
+		opt   *archive.Options
+		want  error
+	}{
+		{"limit", func([]byte) {}, &archive.Options{MemLimit: 1 << 19}, archive.ErrLimit},
+		{"freeze", func(b []byte) { b[word(b)+1] |= 0x20 }, nil, archive.ErrUnsupported},
+		{"order1", func(b []byte) { b[word(b)] &^= 0x0F }, nil, archive.ErrCorrupt},
+		{"flipped", func(b []byte) { b[word(b)+40] ^= 0x10 }, nil, archive.ErrCorrupt},
+		{"zeroed", func(b []byte) { copy(b[word(b)+100:], make([]byte, 200)) }, nil, archive.ErrCorrupt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := append([]byte(nil), orig...)
+			tc.patch(b)
+			r, err := openBytes(b, tc.opt)
+			if err == nil {
+				_, err = readAllVia(r, func(r io.Reader) io.Reader { return r })
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
 func TestMissingVolume(t *testing.T) {
 	dir := t.TempDir()
 	b := readFixture(t, "infozip-split.zip")
