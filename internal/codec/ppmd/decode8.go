@@ -3,6 +3,8 @@ package ppmd
 // The variant I symbol decoder (7-Zip's Ppmd8_DecodeSymbol) over the
 // carry-less range decoder started by InitI.
 
+import "encoding/binary"
+
 // DecodeSymbol decodes one byte (0..255). At the end marker it returns
 // ErrEndMark; invalid data gives ErrCorrupt, a read error that error.
 func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (sym int, err error) {
@@ -61,73 +63,79 @@ func (m *ModelI) newMask() byte {
 	return m.escCount
 }
 
+// decode returns the next symbol, -1 at the end marker or -2 for data no
+// encoder produces. Like ModelH.decode it works on fixed-size views of
+// the heap and inlines the frequent updates.
 func (m *ModelI) decode(rc *RangeDecoder) int {
+	heap := m.heap
 	mask := &m.charMask
 	c := m.minCtx
-	if ns := m.numStats(c); ns != 0 {
-		s := m.stats(c)
-		summ := m.summFreq(c)
+	ctx := (*[12]byte)(heap[c : c+12])
+	if ns := uint32(ctx[0]); ns != 0 {
+		s := le32(ctx[4:])
+		summ := le16(ctx[2:])
+		st := heap[s : s+(ns+1)*6]
 		count := rc.threshold(summ)
-		hi := m.freq(s)
+		hi := uint32(st[1])
 		if count < hi {
-			rc.decode(0, hi)
-			m.found = s
-			sym := m.sym(s)
 			// Update1_0.
+			rc.decode(0, hi)
+			sym := st[0]
 			m.prevSuccess = b2u(2*hi >= summ)
 			m.runLength += int32(m.prevSuccess)
-			m.setSummFreq(c, summ+4)
-			m.setFreq(s, hi+4)
-			if hi+4 > maxFreq {
+			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
+			hi += 4
+			st[1] = byte(hi)
+			m.found = s
+			if hi > maxFreq {
 				m.rescale()
 			}
 			m.nextContext()
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		for i := ns; i > 0; i-- {
-			s += 6
-			f := m.freq(s)
+		for rest := st[6:]; len(rest) >= 6; rest = rest[6:] {
+			f := uint32(rest[1])
 			hi += f
-			if hi > count {
-				rc.decode(hi-f, f)
-				m.found = s
-				sym := m.sym(s)
-				// Update1.
-				m.setFreq(s, f+4)
-				m.setSummFreq(c, summ+4)
-				if f+4 > m.freq(s-6) {
-					m.swapStates(s, s-6)
-					m.found = s - 6
-					if f+4 > maxFreq {
-						m.rescale()
-					}
-				}
-				m.nextContext()
-				return int(sym)
+			if hi <= count {
+				continue
 			}
+			// Update1.
+			rc.decode(hi-f, f)
+			sym := rest[0]
+			off := uint32(len(st) - len(rest))
+			f += 4
+			rest[1] = byte(f)
+			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
+			m.found = s + off
+			if f > uint32(st[off-5]) {
+				m.swapStates(s+off, s+off-6)
+				m.found = s + off - 6
+				if f > maxFreq {
+					m.rescale()
+				}
+			}
+			m.nextContext()
+			return int(sym)
 		}
 		if count >= summ {
 			return -2
 		}
 		rc.decode(hi, summ-hi)
 		esc := m.newMask()
-		mask[m.sym(s)] = esc
-		for i := ns; i > 0; i-- {
-			s -= 6
-			mask[m.sym(s)] = esc
+		for rest := st; len(rest) >= 6; rest = rest[6:] {
+			mask[rest[0]] = esc
 		}
 	} else {
-		os := c + 2
-		prob := &m.binSumm[ns2IndxI[m.freq(os)-1]][uint32(ns2BSIndx[m.numStats(m.suffix(c))])+
-			m.prevSuccess+m.flags(c)+uint32((m.runLength>>26)&0x20)]
+		sym, freq := ctx[2], ctx[3]
+		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][uint32(ns2BSIndx[heap[le32(ctx[8:])]])+
+			m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20)]
 		if rc.bit(uint32(*prob)) == 0 {
-			*prob = *prob + 1<<intBits - getMean(*prob)
-			m.found = os
-			sym := m.sym(os)
 			// UpdateBin.
-			if f := m.freq(os); f < 196 {
-				m.setFreq(os, f+1)
+			*prob = *prob + 1<<intBits - getMean(*prob)
+			m.found = c + 2
+			if freq < 196 {
+				ctx[3] = freq + 1
 			}
 			m.prevSuccess = 1
 			m.runLength++
@@ -136,43 +144,56 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		}
 		*prob -= getMean(*prob)
 		m.initEsc = uint32(expEscape[*prob>>10])
-		mask[m.sym(os)] = m.newMask()
+		mask[sym] = m.newMask()
 		m.prevSuccess = 0
 	}
+	return m.decodeEscaped(rc, heap)
+}
+
+// decodeEscaped continues after an escape from minCtx in the shorter
+// contexts, skipping the symbols already seen (masked).
+func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
+	mask := &m.charMask
+	ps := &m.ps
+	mc := m.minCtx
 	for {
-		numMasked := m.numStats(m.minCtx)
+		numMasked := uint32(heap[mc])
+		var ctx *[12]byte
 		for {
 			m.orderFall++
-			suf := m.suffix(m.minCtx)
+			suf := le32(heap[mc+8:])
 			if suf == 0 {
+				m.minCtx = mc
 				return -1
 			}
-			m.minCtx = suf
-			if m.numStats(suf) != numMasked {
+			mc = suf
+			ctx = (*[12]byte)(heap[mc : mc+12])
+			if uint32(ctx[0]) != numMasked {
 				break
 			}
 		}
-		c := m.minCtx
-		ns := m.numStats(c)
-		s := m.stats(c)
+		m.minCtx = mc
+		ns := uint32(ctx[0])
+		s := le32(ctx[4:])
+		st := heap[s : s+(ns+1)*6]
 		num := ns - numMasked
 		esc := m.escCount
 		var hi, n uint32
-		for n != num {
-			if mask[m.sym(s)] != esc {
-				hi += m.freq(s)
-				m.ps[byte(n)] = s
+		for off := uint32(0); n != num; off += 6 {
+			rec := (*[6]byte)(st[off : off+6])
+			if mask[rec[0]] != esc {
+				hi += uint32(rec[1])
+				ps[byte(n)] = s + off
 				n++
 			}
-			s += 6
 		}
 
 		// MakeEscFreq.
 		se, escFreq := &m.dummy, uint32(1)
 		if ns != 0xFF {
-			i := b2u(m.summFreq(c) > 11*(ns+1)) +
-				2*b2u(2*ns < m.numStats(m.suffix(c))+numMasked) + m.flags(c)
-			se = &m.see[ns2IndxI[ns+2]-3][i]
+			i := b2u(le16(ctx[2:]) > 11*(ns+1)) +
+				2*b2u(2*ns < uint32(heap[le32(ctx[8:])])+numMasked) + uint32(ctx[1])
+			se = &m.see[ns2IndxI[ns+2]-3][i&31]
 			escFreq = se.mean()
 		}
 
@@ -180,21 +201,23 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		count := rc.threshold(total)
 		if count < hi {
 			k := 0
-			acc := m.freq(m.ps[0])
+			acc := uint32(heap[ps[0]+1])
 			for acc <= count {
 				k++
-				acc += m.freq(m.ps[byte(k)])
+				acc += uint32(heap[ps[byte(k)]+1])
 			}
-			s = m.ps[byte(k)]
-			f := m.freq(s)
+			s = ps[byte(k)]
+			rec := (*[6]byte)(heap[s : s+6])
+			f := uint32(rec[1])
 			rc.decode(acc-f, f)
 			se.update()
-			m.found = s
-			sym := m.sym(s)
 			// Update2.
-			m.setSummFreq(c, m.summFreq(c)+4)
-			m.setFreq(s, f+4)
-			if f+4 > maxFreq {
+			m.found = s
+			f += 4
+			rec[1] = byte(f)
+			binary.LittleEndian.PutUint16(ctx[2:], uint16(le16(ctx[2:])+4))
+			sym := rec[0]
+			if f > maxFreq {
 				m.rescale()
 			}
 			m.runLength = m.initRL
@@ -207,8 +230,8 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		}
 		rc.decode(hi, total-hi)
 		se.summ += uint16(total)
-		for _, p := range m.ps[:n] {
-			mask[m.sym(p)] = esc
+		for _, p := range ps[:n] {
+			mask[heap[p]] = esc
 		}
 	}
 }

@@ -14,16 +14,19 @@ const hugePageMin = 4 << 20
 // an order no cache predicts, so on a large heap most of the time goes to
 // TLB misses; Linux backs a region advised MADV_HUGEPAGE with 2 MiB pages,
 // which removes most of them. The advice is only a hint: where the kernel
-// refuses it the heap is used as it is.
+// refuses it the heap is used as it is. Smaller heaps are plain slices.
 func newHeap(n int) []byte {
-	b := make([]byte, n)
 	if n < hugePageMin {
-		return b
+		return make([]byte, n)
 	}
-	const page = 4096
+	// Start the heap on a huge page boundary, so that all of it can be
+	// backed by huge pages; the slack is never touched.
+	const huge = 2 << 20
+	b := make([]byte, n+huge)
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	off := int((page - start%page) % page)
-	end := off + (n-off)/page*page
-	_ = unix.Madvise(b[off:end], unix.MADV_HUGEPAGE)
+	off := int((huge - start%huge) % huge)
+	b = b[off : off+n : off+n]
+	end := n / 4096 * 4096
+	_ = unix.Madvise(b[:end], unix.MADV_HUGEPAGE)
 	return b
 }
