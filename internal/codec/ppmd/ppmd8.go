@@ -346,6 +346,9 @@ func (m *ModelI) expandTextArea() {
 	for m.u32(node) == emptyNode {
 		m.set32(node, 0)
 		nu := m.u32(node + 8)
+		if nu == 0 {
+			panic(errModelLoop{}) // a stale stamp: never in a model 7-Zip builds
+		}
 		count[u2i(nu)]++
 		node += nu * unitSize
 	}
