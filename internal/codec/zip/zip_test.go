@@ -485,6 +485,47 @@ func TestPPMdParams(t *testing.T) {
 	}
 }
 
+// TestPPMdStreamedUnknownSize rewrites 7zip-ppmd.zip's PPMd entry as a
+// streaming writer leaves it (flag bit 3, zero sizes in the local header,
+// a data descriptor after the data) and reads it from a non-seekable
+// stream, where the decoder must stop at the end marker.
+func TestPPMdStreamedUnknownSize(t *testing.T) {
+	orig := readFixture(t, "7zip-ppmd.zip")
+	sums := srcSums(t)
+	var b []byte
+	for i := 0; i+30 <= len(orig); i++ {
+		if string(orig[i:i+4]) != "PK\x03\x04" || binary.LittleEndian.Uint16(orig[i+8:]) != methodPPMd {
+			continue
+		}
+		end := i + 30 + int(binary.LittleEndian.Uint16(orig[i+26:])) + int(binary.LittleEndian.Uint16(orig[i+28:])) +
+			int(binary.LittleEndian.Uint32(orig[i+18:]))
+		hdr := append([]byte(nil), orig[i:i+30]...)
+		dd := append([]byte("PK\x07\x08"), hdr[14:26]...) // CRC, sizes
+		hdr[6] |= 0x08
+		clear(hdr[14:26])
+		b = append(append(append(append(b, orig[:i]...), hdr...), orig[i+30:end]...), dd...)
+		b = append(b, orig[end:]...)
+		break
+	}
+	if b == nil {
+		t.Fatal("no PPMd entry")
+	}
+	for _, wrap := range []func(io.Reader) io.Reader{iotest.OneByteReader, iotest.HalfReader} {
+		r, err := Open(&archive.Input{R: wrap(bytes.NewReader(b)), Size: -1, Name: "dd"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := readAllVia(r, func(r io.Reader) io.Reader { return r })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.files["lorem.txt"] != sums["lorem.txt"] {
+			t.Fatalf("lorem.txt: sha256 %s, want %s", x.files["lorem.txt"], sums["lorem.txt"])
+		}
+		r.Close()
+	}
+}
+
 func TestMissingVolume(t *testing.T) {
 	dir := t.TempDir()
 	b := readFixture(t, "infozip-split.zip")
