@@ -2,7 +2,7 @@ GO ?= go
 FUZZTIME ?= 3s
 export UNPACK_CORPUS ?= $(abspath ../shared/corpus)
 
-.PHONY: all build test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus
+.PHONY: all build test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus docs
 
 all: build
 

@@ -36,43 +36,53 @@ func noTemps(t *testing.T, dir string) {
 	})
 }
 
-// TestInterrupt sends SIGINT while an entry is being written from a pipe
-// that stalls: unpack exits 130 at once and removes the file in flight.
+// TestInterrupt sends SIGINT, then SIGTERM, while an entry is being
+// written from a pipe that stalls: unpack exits 130 at once for either (as
+// the README documents) and removes the file in flight.
 func TestInterrupt(t *testing.T) {
 	bin := buildUnpack(t)
-	dir := t.TempDir()
 	var buf bytes.Buffer
 	w := gzip.NewWriter(&buf)
 	data := make([]byte, 8<<20)
 	rand.New(rand.NewSource(1)).Read(data)
 	w.Write(data)
 	w.Close()
-	cmd := exec.Command(bin, "x", "-", "-o", filepath.Join(dir, "out"))
-	stdin, _ := cmd.StdinPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(bin, "x", "-", "-o", filepath.Join(dir, "out"))
+			stdin, _ := cmd.StdinPipe()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			stdin.Write(buf.Bytes()[:buf.Len()/2]) // then stall, pipe open
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				m, _ := filepath.Glob(filepath.Join(dir, "out", ".unpack-*"))
+				if len(m) > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatal("no file in flight")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted") {
+				t.Fatalf("exit %v, stderr %q", err, stderr.String())
+			}
+			noTemps(t, dir)
+			if list, _ := os.ReadDir(filepath.Join(dir, "out")); len(list) != 0 {
+				t.Errorf("left in the destination: %v", list)
+			}
+		})
 	}
-	stdin.Write(buf.Bytes()[:buf.Len()/2]) // then stall, pipe open
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		m, _ := filepath.Glob(filepath.Join(dir, "out", ".unpack-*"))
-		if len(m) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no file in flight")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted") {
-		t.Fatalf("exit %v, stderr %q", err, stderr.String())
-	}
-	noTemps(t, dir)
 }
 
 // mountTmpfs mounts a small tmpfs on dir (root only), or skips the test.

@@ -70,15 +70,15 @@ for k in text binary mixed; do gen "$k" "$W/$k.raw"; done
 compress() {
   local f=$1 k=$2 src=$W/$2.raw out
   case $f in
-    gz) out=$W/$k.gz; [ -s "$out" ] || gzip -6 -c "$src" > "$out" ;;
-    zst) out=$W/$k.zst; [ -s "$out" ] || zstd -q -19 -T0 -c "$src" > "$out" ;;
-    bz2) out=$W/$k.bz2; [ -s "$out" ] || lbzip2 -9 -c "$src" > "$out" ;;
-    xz) out=$W/$k.xz; [ -s "$out" ] || xz -6 -T1 -c "$src" > "$out" ;;
-    xz-x86) out=$W/$k.x86.xz; [ -s "$out" ] || xz --x86 --lzma2=preset=6 -T1 -c "$src" > "$out" ;;
-    xz-mt) out=$W/$k.mt.xz; [ -s "$out" ] || xz -6 -T2 --block-size=8MiB -c "$src" > "$out" ;;
-    lz4) out=$W/$k.lz4; [ -s "$out" ] || lz4 -q -9 -c "$src" > "$out" ;;
-    br) out=$W/$k.br; [ -s "$out" ] || brotli -q 9 -c "$src" > "$out" ;;
-    tar.gz) out=$W/$k.tar.gz; [ -s "$out" ] || tar -C "$W" -cf - "$k.raw" | gzip -6 > "$out" ;;
+    gz) out=$W/$k.gz; [ -s "$out" ] || { gzip -6 -c "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
+    zst) out=$W/$k.zst; [ -s "$out" ] || { zstd -q -19 -T0 -c "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
+    bz2) out=$W/$k.bz2; [ -s "$out" ] || { lbzip2 -9 -c "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
+    xz) out=$W/$k.xz; [ -s "$out" ] || { xz -6 -T1 -c "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
+    xz-x86) out=$W/$k.x86.xz; [ -s "$out" ] || { xz --x86 --lzma2=preset=6 -T1 -c "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
+    xz-mt) out=$W/$k.mt.xz; [ -s "$out" ] || { xz -6 -T2 --block-size=8MiB -c "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
+    lz4) out=$W/$k.lz4; [ -s "$out" ] || { lz4 -q -9 -c "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
+    br) out=$W/$k.br; [ -s "$out" ] || { brotli -q 9 -c "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
+    tar.gz) out=$W/$k.tar.gz; [ -s "$out" ] || { tar -C "$W" -cf - "$k.raw" | gzip -6 > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
   esac
   echo "$out"
 }

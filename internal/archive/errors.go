@@ -43,7 +43,8 @@ func (e *kindError) Unwrap() error { return e.kind }
 //
 //	var errBadHeader = archive.Errorf(archive.ErrCorrupt, "xz: bad block header")
 //
-// A %w verb in format wraps a further error as fmt.Errorf does.
+// The message is formatted as fmt.Sprintf does: it wraps no further error
+// (use EntryError or fmt.Errorf with %w around it for that).
 func Errorf(kind error, format string, args ...any) error {
 	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
 }

@@ -24,6 +24,13 @@ type Options struct {
 	// PasswordFunc, when set and Passwords is empty, is asked once for a
 	// password when a format finds it needs one (a terminal prompt).
 	PasswordFunc func() (string, error)
+	// PasswordAccepted, when set, is told the index in Passwords of a
+	// candidate that passed a format's own password check (RAR 5 check
+	// value, WinZip AES verifier, ZipCrypto check byte, an encrypted
+	// header's CRC, a 7z folder's CRC). It may be called from several
+	// goroutines, and more than once for one archive. Formats call it
+	// through Accepted.
+	PasswordAccepted func(i int)
 	// MemLimit bounds dictionaries and windows in bytes (0: DefaultMemLimit).
 	MemLimit int64
 	// Threads is how many goroutines a decoder may use (0: GOMAXPROCS).
@@ -84,6 +91,21 @@ func (o *Options) PasswordList() ([]string, error) {
 		return o.Passwords, nil
 	}
 	return nil, ErrNeedPassword
+}
+
+// Accepted reports that the candidate pw passed the format's own password
+// check: PasswordAccepted is called with its index in Passwords (the
+// first, if it is listed twice). The password itself is never passed on.
+func (o *Options) Accepted(pw string) {
+	if o == nil || o.PasswordAccepted == nil {
+		return
+	}
+	for i, p := range o.Passwords {
+		if p == pw {
+			o.PasswordAccepted(i)
+			return
+		}
+	}
 }
 
 // Open opens a volume path through OpenVolume or os.Open.

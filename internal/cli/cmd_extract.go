@@ -50,10 +50,13 @@ symlink) are refused; the others still extract. Existing files are never
 replaced silently: choose --overwrite or --skip-existing.
 
 ` + exitStatusHelp,
-		Example: `  unpack x archive.tar.xz -o out/
-  unpack x -c big.tar.zst | tar x
-  unpack x --to-tar backup.rar | tar t
-  curl -sL URL | unpack x - -o out/`,
+		Example: `  unpack x archive.tar.xz -o out/                  # into out/ (created when missing)
+  unpack x -c big.tar.zst | tar x                   # the decompressed tar to stdout
+  curl -sL URL | unpack x - -o out/                 # a non-seekable stdin
+  unpack x --to-tar backup.rar | tar t              # any archive as a pax tar stream
+  unpack x a.zip --password-file pws.txt -o out/    # try candidates, one per line
+  unpack x -p a.7z                                  # ask for the password on the terminal
+  unpack x src.tar.gz --strip-components 1 --include '*.go' -o src/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Archives, o.Names = splitNames(cmd, args)
@@ -140,7 +143,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 					return nil
 				}
 				if o.Verbose {
-					fmt.Fprintln(f.ErrOut, e.Name)
+					r.aside(func() { fmt.Fprintln(f.ErrOut, e.Name) }) // one line at a time from the workers
 				}
 				return sink.Put(e, data)
 			})

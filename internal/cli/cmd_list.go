@@ -35,8 +35,10 @@ entry and a summary per archive. A compressed stream is listed as its one
 entry (or, when it holds a tar, as the tar's entries).
 
 ` + exitStatusHelp,
-		Example: `  unpack l archive.7z
-  unpack l --json archive.zip`,
+		Example: `  unpack l archive.7z                  # sizes, ratio, method, check, time, name; totals
+  unpack l -v archive.rar              # with comments and per-entry details
+  unpack l --json archive.zip          # one JSON object per entry
+  unpack l --include '*.txt' a.tar.gz  # only some entries`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Archives, o.Names = splitNames(cmd, args)

@@ -32,8 +32,11 @@ reported one line each; the other entries are still checked where the format
 allows. With --json, one JSON object per entry and a summary per archive.
 
 ` + exitStatusHelp,
-		Example: `  unpack verify archive.rar --password
-  unpack t --json backup.7z | jq .status`,
+		Example: `  unpack verify archive.rar --password           # ask for the password on the terminal
+  unpack t --json backup.7z | jq .status         # one JSON object per entry, then a summary
+  unpack t -p=one -p=two a.rar                   # candidates; the one accepted is named by number
+  unpack t --manifest release.zip > SHA256SUMS   # sha256sum lines, same pass as the checks
+  unpack t --expect SHA256SUMS release.zip       # report missing, extra and differing files`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Archives, o.Names = splitNames(cmd, args)
@@ -83,7 +86,7 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 					if err != nil {
 						st = "FAILED"
 					}
-					fmt.Fprintf(f.Out, "%-6s %s\n", st, e.Name)
+					r.aside(func() { fmt.Fprintf(f.Out, "%-6s %s\n", st, e.Name) }) // one line at a time from the workers
 				}
 				return err
 			})

@@ -24,13 +24,14 @@ const (
 
 const exitStatusHelp = `EXIT STATUS
   0    everything read and verified
-  1    other errors (I/O, destination problems, refused paths)
+  1    other errors (I/O, destination problems, a failed read)
   2    usage error
-  3    corrupt data or a checksum mismatch in some entry, or an entry refused
-       because its path would leave the destination
+  3    corrupt data or a checksum mismatch in some entry, an entry refused
+       because its path would leave the destination, or entries that
+       contradict each other
   4    wrong or missing password
   5    unsupported format, method or feature, or a limit hit (named)
-  130  interrupted`
+  130  interrupted (SIGINT or SIGTERM)`
 
 // exitCodeOf maps an error to its exit code: the one place that does.
 func exitCodeOf(err error) ExitCode {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/formats"
@@ -34,7 +33,8 @@ type CommonOptions struct {
 func addCommonFlags(cmd *cobra.Command, o *CommonOptions) {
 	fl := cmd.Flags()
 	fl.StringVar(&o.Format, "format", "", "read as this format instead of detecting it (xz, lzma, lzip, gzip, bzip2, zstd, lz4, brotli, tar, zip, rar4, rar5, 7z)")
-	fl.StringArrayVarP(&o.Passwords, "password", "p", nil, "password (`PW`; bare -p or --password asks on the terminal; repeat to try several)")
+	// The empty back-quotes name no value: help shows "-p, --password[=PW]".
+	fl.StringArrayVarP(&o.Passwords, "password", "p", nil, "password, given as -p=PW or --password=PW; a bare -p or --password asks on the terminal; repeat to try several candidates``")
 	fl.Lookup("password").NoOptDefVal = promptMarker
 	fl.StringVar(&o.PasswordFile, "password-file", "", "read candidate passwords from `FILE`, one per line")
 	fl.StringVar(&o.MemLimit, "memlimit", "1GiB", "refuse dictionaries and windows larger than `SIZE` (e.g. 512MiB, 4GiB)")
@@ -114,20 +114,15 @@ func readPasswordFile(path string) ([]string, error) {
 }
 
 // terminalPrompt asks for a password on the controlling terminal, without
-// echo. It fails when there is no terminal.
-func terminalPrompt(prompt string) (string, error) {
+// echo; the terminal is restored even when f is interrupted meanwhile. It
+// fails when there is no terminal.
+func (f *Factory) terminalPrompt(prompt string) (string, error) {
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
 		return "", fmt.Errorf("no terminal to ask for a password")
 	}
 	defer tty.Close()
-	fmt.Fprint(tty, prompt)
-	pw, err := term.ReadPassword(int(tty.Fd()))
-	fmt.Fprintln(tty)
-	if err != nil {
-		return "", err
-	}
-	return string(pw), nil
+	return readSecret(tty, prompt, f.onInterrupt)
 }
 
 // parseSize reads "123", "64K", "512MiB", "1.5G" (powers of 1024).

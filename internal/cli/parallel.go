@@ -54,6 +54,7 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 		rc, err := ra.Open(i)
 		if err == nil {
 			c := &counter{r: r.lim.reader(rc), total: &r.out}
+			r.setEntry(e.Name)
 			err = put(e, c)
 			if cerr := rc.Close(); err == nil && cerr != nil {
 				err = cerr

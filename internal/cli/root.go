@@ -27,6 +27,8 @@ type Factory struct {
 	ErrOut io.Writer
 	// ErrIsTerminal reports whether ErrOut is a terminal (progress bars).
 	ErrIsTerminal bool
+	// TermWidth returns the terminal's width in columns (nil or 0: 80).
+	TermWidth func() int
 	// Getenv reads the environment.
 	Getenv func(string) string
 	// Prompt reads a password from the terminal; nil when there is none.
@@ -76,10 +78,17 @@ func Main() ExitCode {
 	f := &Factory{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		ErrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
-		Getenv:        os.Getenv,
-		Prompt:        terminalPrompt,
-		Context:       ctx,
+		TermWidth: func() int {
+			w, _, err := term.GetSize(int(os.Stderr.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
+		Getenv:  os.Getenv,
+		Context: ctx,
 	}
+	f.Prompt = f.terminalPrompt
 	// On SIGINT/SIGTERM: remove what is in flight and exit 130 at once, even
 	// while a read from a pipe blocks.
 	go func() {
@@ -158,6 +167,7 @@ is committed to disk, and no entry can write outside the destination.
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{Err: err} })
+	withHelpFlags(root)
 	root.AddCommand(NewCmdExtract(f, nil), NewCmdVerify(f, nil), NewCmdList(f, nil), NewCmdVersion(f))
 	return root
 }

@@ -1,17 +1,21 @@
 package cli
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/schollz/progressbar/v3"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
@@ -37,6 +41,11 @@ type runner struct {
 	sumsMu          sync.Mutex
 	sums            map[string]string // SHA-256 of each entry's data, with --manifest/--expect
 	unverified      []string          // data of the current archive decoded without its check
+	pwMu            sync.Mutex
+	pwAccepted      []bool                 // by candidate index: passed a format's password check in the current archive
+	entryName       atomic.Pointer[string] // the entry being read, for the progress bar
+	barMu           sync.Mutex             // held while the bar or a line beside it is drawn
+	bar             *progressbar.ProgressBar
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -47,6 +56,13 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 	r := &runner{f: f, o: o, opt: opt}
 	opt.Warn = func(msg string) { r.warn(r.current, "", msg) }
 	opt.Unverified = func(msg string) { r.unverified = append(r.unverified, msg) }
+	opt.PasswordAccepted = r.passwordAccepted
+	if ask := opt.PasswordFunc; ask != nil {
+		opt.PasswordFunc = func() (pw string, err error) {
+			r.aside(func() { pw, err = ask() }) // the prompt is not drawn over the bar
+			return pw, err
+		}
+	}
 	if o.JSON {
 		r.enc = json.NewEncoder(f.Out)
 	}
@@ -57,7 +73,9 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 // and folds its exit code in.
 func (r *runner) problem(arch, entry string, err error) {
 	r.code = worse(r.code, exitCodeOf(err))
-	fmt.Fprintf(r.f.ErrOut, "unpack: %v\n", &archive.EntryError{Archive: printable(arch), Entry: printable(entry), Err: describe(err)})
+	r.aside(func() {
+		fmt.Fprintf(r.f.ErrOut, "unpack: %v\n", &archive.EntryError{Archive: printable(arch), Entry: printable(entry), Err: describe(err)})
+	})
 }
 
 // printable quotes a name holding control characters, so that every
@@ -76,14 +94,16 @@ func (r *runner) warn(arch, entry, msg string) {
 	if r.o.Quiet {
 		return
 	}
-	switch {
-	case arch == "":
-		fmt.Fprintf(r.f.ErrOut, "unpack: warning: %s\n", msg)
-	case entry == "":
-		fmt.Fprintf(r.f.ErrOut, "unpack: %s: warning: %s\n", arch, msg)
-	default:
-		fmt.Fprintf(r.f.ErrOut, "unpack: %s: %s: warning: %s\n", arch, entry, msg)
-	}
+	r.aside(func() {
+		switch {
+		case arch == "":
+			fmt.Fprintf(r.f.ErrOut, "unpack: warning: %s\n", msg)
+		case entry == "":
+			fmt.Fprintf(r.f.ErrOut, "unpack: %s: warning: %s\n", arch, msg)
+		default:
+			fmt.Fprintf(r.f.ErrOut, "unpack: %s: %s: warning: %s\n", arch, entry, msg)
+		}
+	})
 }
 
 // describe adds what a user needs to an error's text where the category
@@ -150,6 +170,9 @@ type summaryJSON struct {
 		Bytes   int64  `json:"bytes"`
 		Status  string `json:"status"`
 		Error   string `json:"error,omitempty"`
+		// PasswordCandidates are the numbers (from 1) of the candidates
+		// that passed the format's password check.
+		PasswordCandidates []int `json:"password_candidates,omitempty"`
 	} `json:"summary"`
 }
 
@@ -191,6 +214,7 @@ func (r *runner) emitSummary(arch string, format archive.Format, code ExitCode, 
 	var s summaryJSON
 	s.Summary.Archive, s.Summary.Format = arch, string(format)
 	s.Summary.Entries, s.Summary.Failed, s.Summary.Bytes = r.entries, r.failed, r.bytes
+	s.Summary.PasswordCandidates = r.acceptedCandidates()
 	s.Summary.Status = "ok"
 	if code != ExitOK {
 		s.Summary.Status = "failed"
@@ -220,7 +244,7 @@ func (r *runner) hashing(name string, data io.Reader) io.Reader {
 	if r.sums == nil {
 		return data
 	}
-	return &sumReader{r: data, h: sha256.New(), done: func(sum []byte) {
+	return &sumReader{r: data, h: verify.New(verify.SHA256), done: func(sum []byte) {
 		r.sumsMu.Lock()
 		r.sums[name] = hex.EncodeToString(sum)
 		r.sumsMu.Unlock()
@@ -289,7 +313,9 @@ func (c *counter) Read(p []byte) (int, error) {
 func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error) ExitCode {
 	saved := r.code
 	r.code, r.entries, r.failed, r.bytes, r.current, r.unverified = ExitOK, 0, 0, 0, path, nil
+	r.pwAccepted = r.pwAccepted[:0]
 	defer func() {
+		r.reportPassword(path)
 		for _, msg := range r.unverified {
 			r.problem(path, "", archive.Unsupportedf("%s", msg))
 		}
@@ -301,6 +327,11 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 	a, err := formats.Open(path, r.opt, oo)
 	r.opened = err == nil
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && slices.Contains(r.o.Passwords, promptMarker) {
+			// "-p secret a.zip" is a bare -p and two archives; say so
+			// (without repeating the word, which may be a password).
+			err = fmt.Errorf("%w (to give a password on the command line write -p=PW or --password=PW; a bare -p asks on the terminal)", err)
+		}
 		r.problem(path, "", err)
 		r.emitSummary(path, "", r.code, err)
 		return r.code
@@ -346,6 +377,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 			break
 		}
 		c := &counter{r: lim.reader(a), total: &r.out}
+		r.setEntry(e.Name)
 		err = fn(a, e, c)
 		r.bytes += c.n
 		size := e.Size
@@ -374,4 +406,50 @@ func (r *runner) report(path string, e *archive.Entry, size int64, err error) {
 		r.failed++
 		r.problem(path, e.Name, err)
 	}
+}
+
+// passwordAccepted records that candidate i passed a format's own password
+// check (archive.Options.PasswordAccepted); formats may call it from
+// several goroutines.
+func (r *runner) passwordAccepted(i int) {
+	r.pwMu.Lock()
+	defer r.pwMu.Unlock()
+	for len(r.pwAccepted) <= i {
+		r.pwAccepted = append(r.pwAccepted, false)
+	}
+	r.pwAccepted[i] = true
+}
+
+// reportPassword says on stderr which candidates opened the archive, by
+// number, never by value: when several were given, or with -v.
+func (r *runner) reportPassword(path string) {
+	n := len(r.opt.Passwords)
+	if r.o.Quiet || n == 0 || n == 1 && !r.o.Verbose {
+		return
+	}
+	var nums []string
+	for _, i := range r.acceptedCandidates() {
+		nums = append(nums, strconv.Itoa(i))
+	}
+	switch len(nums) {
+	case 0:
+	case 1:
+		fmt.Fprintf(r.f.ErrOut, "unpack: %s: password candidate %s of %d accepted\n", printable(path), nums[0], n)
+	default:
+		fmt.Fprintf(r.f.ErrOut, "unpack: %s: password candidates %s of %d accepted\n", printable(path), strings.Join(nums, ", "), n)
+	}
+}
+
+// acceptedCandidates returns the numbers (from 1) of the candidates that
+// passed a password check in the current archive.
+func (r *runner) acceptedCandidates() []int {
+	r.pwMu.Lock()
+	defer r.pwMu.Unlock()
+	var nums []int
+	for i, ok := range r.pwAccepted {
+		if ok {
+			nums = append(nums, i+1)
+		}
+	}
+	return nums
 }

@@ -96,17 +96,61 @@ func (d *Dir) mkParent(name string) error {
 	if dir == "." {
 		return nil
 	}
-	return d.root.MkdirAll(dir, 0o755)
+	if fi, err := d.root.Stat(dir); err == nil && fi.IsDir() {
+		return nil
+	}
+	// Directories created here are recorded as this extraction's, so that
+	// an entry of the same name that is not a directory is seen as the
+	// archive contradicting itself, in whichever order they come.
+	var missing []string
+	for p := dir; p != "."; p = path.Dir(p) {
+		if _, err := d.root.Lstat(p); err == nil {
+			break
+		}
+		missing = append(missing, p)
+	}
+	err := d.root.MkdirAll(dir, 0o755)
+	if err == nil {
+		d.mu.Lock()
+		for _, p := range missing {
+			d.made[p] = true
+		}
+		d.mu.Unlock()
+		return nil
+	}
+	// An earlier entry of this archive may be a file where this one needs a
+	// directory: the archive contradicts itself, whatever the order its
+	// entries are written in. A file that was there before is the
+	// overwrite policy's business (err as it is).
+	for p := dir; p != "."; p = path.Dir(p) {
+		if fi, serr := d.root.Stat(p); serr == nil && !fi.IsDir() && d.wrote(p) {
+			return archive.Corruptf("%s is a file extracted from this archive, not a directory", p)
+		}
+	}
+	return err
+}
+
+// wrote reports whether this extraction wrote the path.
+func (d *Dir) wrote(name string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.made[name]
 }
 
 func (d *Dir) putDir(name string, e *archive.Entry) error {
 	if fi, err := d.root.Lstat(name); err == nil && !fi.IsDir() {
+		if d.wrote(name) {
+			return archive.Corruptf("already exists: a file extracted from this archive is in the way")
+		}
 		if err := d.replaceable(name); err != nil {
 			return err
 		}
 		if err := d.root.Remove(name); err != nil {
 			return err
 		}
+	}
+	if err := d.mkParent(name); err != nil {
+		return err
 	}
 	if err := d.root.MkdirAll(name, 0o755); err != nil {
 		return err
@@ -129,10 +173,7 @@ func (d *Dir) putDir(name string, e *archive.Entry) error {
 // It returns ErrSkipped for Skip and ErrExists for Refuse. Paths written by
 // this extraction (duplicate names in one archive) are always replaceable.
 func (d *Dir) replaceable(name string) error {
-	d.mu.Lock()
-	mine := d.made[name]
-	d.mu.Unlock()
-	if mine {
+	if d.wrote(name) {
 		return nil
 	}
 	switch d.opt.Policy {
@@ -151,6 +192,10 @@ func (d *Dir) checkTarget(name string) error {
 		return nil
 	}
 	if fi.IsDir() {
+		if d.wrote(name) {
+			// The archive holds a directory and a non-directory of one name.
+			return archive.Corruptf("already exists: a directory extracted from this archive is in the way")
+		}
 		return fmt.Errorf("%w: a directory is in the way", ErrExists)
 	}
 	return d.replaceable(name)

@@ -89,3 +89,57 @@ func BenchmarkDirPut(b *testing.B) {
 		}
 	}
 }
+
+// TestDirConflictingEntries: an archive whose entries contradict each other
+// (a file and a directory of one path, a file where a later entry needs a
+// directory) fails the later entry as corrupt, in either order, while a
+// second file of the same name replaces the first. A path that existed
+// before the extraction is the overwrite policy's (ErrExists).
+func TestDirConflictingEntries(t *testing.T) {
+	f := func(name string) *archive.Entry { return &archive.Entry{Name: name, Type: archive.TypeFile} }
+	dir := func(name string) *archive.Entry { return &archive.Entry{Name: name, Type: archive.TypeDir} }
+	link := func(name, to string) *archive.Entry {
+		return &archive.Entry{Name: name, Type: archive.TypeSymlink, Linkname: to}
+	}
+	for _, tc := range []struct {
+		name    string
+		entries []*archive.Entry
+		want    error // of the last entry
+	}{
+		{"file then file below it", []*archive.Entry{f("a/b"), f("a/b/c")}, archive.ErrCorrupt},
+		{"file below then file", []*archive.Entry{f("a/b/c"), f("a/b")}, archive.ErrCorrupt},
+		{"dir then file", []*archive.Entry{dir("a"), f("a")}, archive.ErrCorrupt},
+		{"file then dir", []*archive.Entry{f("a"), dir("a")}, archive.ErrCorrupt},
+		{"dir then symlink", []*archive.Entry{dir("a"), link("a", ".")}, archive.ErrCorrupt},
+		{"file then file", []*archive.Entry{f("a"), f("a")}, nil},
+		{"dir then dir", []*archive.Entry{dir("a"), dir("a/")}, nil},
+	} {
+		dest := t.TempDir()
+		d, err := NewDir(dest, DirOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range tc.entries {
+			err = d.Put(e, bytes.NewReader([]byte("data")))
+			if i < len(tc.entries)-1 && err != nil {
+				t.Fatalf("%s: entry %d: %v", tc.name, i, err)
+			}
+		}
+		if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
+		}
+		d.Close()
+	}
+	// Already on disk before: not the archive's contradiction.
+	dest := t.TempDir()
+	os.MkdirAll(filepath.Join(dest, "a"), 0o755)
+	os.WriteFile(filepath.Join(dest, "b"), nil, 0o644)
+	d, _ := NewDir(dest, DirOptions{})
+	defer d.Close()
+	if err := d.Put(f("a"), bytes.NewReader(nil)); !errors.Is(err, ErrExists) {
+		t.Errorf("existing directory: %v", err)
+	}
+	if err := d.Put(f("b/c"), bytes.NewReader(nil)); err == nil || errors.Is(err, archive.ErrCorrupt) {
+		t.Errorf("existing file as a parent: %v", err)
+	}
+}

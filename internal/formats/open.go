@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path"
@@ -112,12 +113,18 @@ func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 		}
 		a.src = &source{r: stdin}
 		br := bufio.NewReaderSize(a.src, 1<<20)
-		head, _ = br.Peek(headSize)
+		var err error
+		head, err = br.Peek(headSize)
 		if len(head) == headSize {
 			// Look further for self-extractor stubs when nothing matched.
 			if archive.Detect(head, nil, "") == archive.Unknown {
-				head, _ = br.Peek(br.Size())
+				head, err = br.Peek(br.Size())
 			}
+		}
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			// A failed read is not retried, nor taken for the end of a
+			// short input (which could then be taken for another format).
+			return nil, fmt.Errorf("reading standard input: %w", err)
 		}
 		in.R = br
 	} else {

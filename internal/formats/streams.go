@@ -5,15 +5,15 @@ import (
 	"runtime"
 
 	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/gzip"
+	"github.com/unpack-dev/unpack/internal/codec/lz4"
 	"github.com/unpack-dev/unpack/internal/codec/lzip"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
+	"github.com/unpack-dev/unpack/internal/codec/zstdframe"
 )
 
 // StreamOpener returns a reader of the decompressed bytes of a single-stream
@@ -42,30 +42,22 @@ func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
 }
 
 func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
-	limit := uint64(opt.Limit())
-	d, err := zstd.NewReader(r,
-		zstd.WithDecoderMaxWindow(limit),
-		zstd.WithDecoderMaxMemory(1<<62),
-		// More than one decoder decodes blocks ahead of the one being
-		// executed, on another core; each in flight holds one block.
-		zstd.WithDecoderConcurrency(decoderThreads(opt)),
-		zstd.WithDecoderLowmem(false))
+	// zstdframe verifies each frame's XXH64 with internal/verify; klauspost
+	// decodes, with more than one goroutine decoding blocks ahead of the one
+	// being executed, on another core (each in flight holds one block).
+	z, err := zstdframe.NewReader(r, zstdframe.Config{
+		MaxWindow: uint64(opt.Limit()),
+		Threads:   decoderThreads(opt),
+	})
 	if err != nil {
 		return nil, err
 	}
-	return zstdReader{d}, nil
+	return z, nil
 }
-
-// zstdReader closes the decoder's goroutines.
-type zstdReader struct{ *zstd.Decoder }
-
-func (z zstdReader) Close() error { z.Decoder.Close(); return nil }
 
 // decoderThreads is how many goroutines a block-parallel stream decoder
 // may use: Options.Threads, else GOMAXPROCS, at most 4 (beyond that the
 // writer, not decoding, is the bottleneck and memory grows per block).
-// lz4 stays on one: pierrec's concurrent reader measured twice the CPU
-// time and no faster.
 func decoderThreads(opt *archive.Options) int {
 	n := opt.Threads
 	if n <= 0 {
@@ -82,8 +74,8 @@ func openBrotli(r io.Reader, _ *archive.Options) (io.Reader, error) {
 	return brotli.NewReader(r), nil
 }
 
-func openLZ4(r io.Reader, _ *archive.Options) (io.Reader, error) {
-	return lz4.NewReader(r), nil
+func openLZ4(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	return lz4.NewReader(r, lz4.Config{MemLimit: opt.Limit()})
 }
 
 func openXZ(r io.Reader, opt *archive.Options) (io.Reader, error) {

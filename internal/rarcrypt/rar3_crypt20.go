@@ -2,7 +2,7 @@ package rarcrypt
 
 import (
 	"encoding/binary"
-	"hash/crc32"
+	"hash/crc32" // not a checksum: the RAR 2.0 cipher builds its key tables from the CRC32 table
 	"io"
 	"math/bits"
 )

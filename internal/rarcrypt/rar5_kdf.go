@@ -17,7 +17,7 @@ package rarcrypt
 
 import (
 	"crypto/hmac"
-	"crypto/sha256"
+	"crypto/sha256" // key derivation (PBKDF2-HMAC-SHA256) and the password check value's own SHA-256 check, part of the same scheme
 	"crypto/subtle"
 	"errors"
 	"hash"

@@ -1,4 +1,5 @@
-// Package testutil helps tests find the shared corpus and its manifest.
+// Package testutil helps tests find the shared corpus and its manifest,
+// read fixtures and compare decoded output with expected sums.
 package testutil
 
 import (

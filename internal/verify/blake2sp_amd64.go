@@ -2,6 +2,8 @@
 
 package verify
 
+//go:generate go run _asm/gen.go
+
 import "golang.org/x/sys/cpu"
 
 // hasAVX2 reports whether the CPU (and OS) support the AVX2 BLAKE2sp path.

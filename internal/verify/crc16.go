@@ -3,7 +3,6 @@ package verify
 import (
 	"encoding/binary"
 	"hash"
-	"hash/crc32"
 )
 
 // crc16 is RAR's header checksum: the low 16 bits of the IEEE CRC32. It
@@ -17,7 +16,7 @@ func (d *crc16) BlockSize() int { return 1 }
 func (d *crc16) Reset()         { d.crc = 0 }
 
 func (d *crc16) Write(p []byte) (int, error) {
-	d.crc = crc32.Update(d.crc, crc32.IEEETable, p)
+	d.crc = UpdateCRC32(d.crc, p)
 	return len(p), nil
 }
 

@@ -78,3 +78,6 @@ func (d *crc64Digest) Sum(b []byte) []byte { return binary.BigEndian.AppendUint6
 // UpdateCRC64 returns the CRC-64/XZ of p continuing from crc, which is 0 for
 // a fresh checksum or the result of an earlier call, like crc64.Update.
 func UpdateCRC64(crc uint64, p []byte) uint64 { return crc64Update(crc, p) }
+
+// SumCRC64 returns the CRC-64/XZ of p.
+func SumCRC64(p []byte) uint64 { return crc64Update(0, p) }

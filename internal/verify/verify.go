@@ -1,5 +1,6 @@
 // Package verify holds every checksum the formats carry (CRC32, CRC32C,
-// CRC16, CRC64-ECMA, SHA-256, BLAKE2sp, XXH32/XXH64 and RAR 5's keyed forms)
+// CRC16, bzip2's MSB-first CRC32, CRC64-ECMA, SHA-256, BLAKE2sp, XXH32/XXH64
+// and RAR 5's keyed forms)
 // behind one small API: a Kind, a constructor per kind (New, NewBLAKE2sp),
 // and Reader and Writer stages that hash what passes and compare against the
 // expected value at EOF or Close, failing with a *MismatchError.
@@ -73,7 +74,7 @@ var crc32cTable = crc32.MakeTable(crc32.Castagnoli)
 func New(k Kind) hash.Hash {
 	switch k {
 	case CRC32:
-		return crc32.NewIEEE()
+		return NewCRC32()
 	case CRC32C:
 		return crc32.New(crc32cTable)
 	case CRC64:

@@ -199,3 +199,20 @@ func TestReaderZeroAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestXXH32Sum checks the one-shot XXH32 against the streaming hash at
+// lengths around its 16-byte stripes.
+func TestXXH32Sum(t *testing.T) {
+	p := make([]byte, 300)
+	for i := range p {
+		p[i] = byte(i*131 + 7)
+	}
+	for n := range len(p) {
+		h := New(XXH32)
+		h.Write(p[:n])
+		want := h.(interface{ Sum32() uint32 }).Sum32()
+		if got := XXH32Sum(p[:n]); got != want {
+			t.Fatalf("length %d: XXH32Sum %08x, streaming %08x", n, got, want)
+		}
+	}
+}

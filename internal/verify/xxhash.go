@@ -80,6 +80,15 @@ func (d *xxh32) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// XXH32Sum returns the XXH32 (seed 0) of p in one call, without
+// allocating: LZ4's header and block checksums.
+func XXH32Sum(p []byte) uint32 {
+	var d xxh32
+	d.Reset()
+	d.Write(p)
+	return d.Sum32()
+}
+
 // Sum32 returns the XXH32 of what was written so far.
 func (d *xxh32) Sum32() uint32 {
 	var h uint32

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
 	"github.com/unpack-dev/unpack/internal/cli"
@@ -20,18 +21,22 @@ func main() {
 		out = os.Args[1]
 	}
 	var buf bytes.Buffer
-	root := cli.NewRootCmd(&cli.Factory{Out: &buf, ErrOut: &buf, Getenv: os.Getenv, Context: context.Background()})
-	root.DisableAutoGenTag = true
+	tree := func(man bool) *cobra.Command {
+		root := cli.NewRootCmd(&cli.Factory{Out: &buf, ErrOut: &buf, Getenv: os.Getenv, Context: context.Background()})
+		root.DisableAutoGenTag = true
+		cli.PrepareDocs(root, man)
+		return root
+	}
 	for _, d := range []string{"man", "cli"} {
 		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
 			fail(err)
 		}
 	}
 	hdr := &doc.GenManHeader{Title: "UNPACK", Section: "1", Source: "unpack", Manual: "User Commands"}
-	if err := doc.GenManTree(root, hdr, filepath.Join(out, "man")); err != nil {
+	if err := doc.GenManTree(tree(true), hdr, filepath.Join(out, "man")); err != nil {
 		fail(err)
 	}
-	if err := doc.GenMarkdownTree(root, filepath.Join(out, "cli")); err != nil {
+	if err := doc.GenMarkdownTree(tree(false), filepath.Join(out, "cli")); err != nil {
 		fail(err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"io"
 	"os"
 	"testing"
@@ -48,7 +49,7 @@ func TestDecodeFile(t *testing.T) {
 func BenchmarkDecode(b *testing.B) {
 	sums := fixtures(b)
 	for _, name := range []string{"text-bzip2-9.bz2", "binary-bzip2.bz2", "bitmap-bzip2.bz2", "runs-bzip2.bz2"} {
-		data := readFixture(b, name)
+		data := testutil.Fixture(b, name)
 		if _, ok := sums[name]; !ok {
 			b.Fatalf("no fixture %s", name)
 		}

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"slices"
 	"testing"
+
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // A minimal bzip2 encoder for tests: it writes blocks that no current
@@ -183,7 +185,7 @@ func encodeStream(data []byte, rand bool) []byte {
 		randomise(x)
 	}
 	last, orig := bwt(x)
-	crc := ^crcUpdate(0xFFFFFFFF, data)
+	crc := verify.UpdateCRC32BZIP2(0, data)
 	w := &bitWriter{out: []byte("BZh9")}
 	writeBlock(w, last, orig, rand, crc)
 	w.write(eosMagic, 48)
@@ -290,7 +292,7 @@ func TestCraftedPermutation(t *testing.T) {
 			k := st.expand(buf)
 			want = append(want, buf[:k]...)
 		}
-		crc := ^crcUpdate(0xFFFFFFFF, want)
+		crc := verify.UpdateCRC32BZIP2(0, want)
 		w := &bitWriter{out: []byte("BZh9")}
 		writeBlock(w, last, orig, false, crc)
 		w.write(eosMagic, 48)

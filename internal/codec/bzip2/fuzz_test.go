@@ -3,6 +3,7 @@ package bzip2
 import (
 	"bytes"
 	stdbzip2 "compress/bzip2"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"io"
 	"testing"
 )
@@ -13,8 +14,8 @@ import (
 // compress/bzip2 whenever both decoders succeed.
 func FuzzBzip2(f *testing.F) {
 	// Small seeds keep the fuzzer (and its minimisation) fast.
-	small := readFixture(f, "small-bzip2.bz2")
-	empty := readFixture(f, "empty-bzip2.bz2")
+	small := testutil.Fixture(f, "small-bzip2.bz2")
+	empty := testutil.Fixture(f, "empty-bzip2.bz2")
 	f.Add(small)
 	f.Add(empty)
 	f.Add(append(bytes.Clone(small), empty...))

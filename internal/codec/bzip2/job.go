@@ -1,5 +1,7 @@
 package bzip2
 
+import "github.com/unpack-dev/unpack/internal/verify"
+
 // outCap is how much RLE1 output a block keeps expanded. A block whose
 // output is larger (long runs: up to 46 MB from 900 kB) is kept in its
 // compact BWT form and expanded again as it is read, so memory per block
@@ -83,14 +85,14 @@ func (j *job) finish() {
 	out := j.out[:cap(j.out)]
 	j.rle.reset(j.pre)
 	n := j.rle.expand(out)
-	crc := crcUpdate(0xFFFFFFFF, out[:n])
+	crc := verify.UpdateCRC32BZIP2(0, out[:n])
 	j.expanded = j.rle.done()
 	if j.expanded {
 		j.out = out[:n]
 	} else {
 		for !j.rle.done() {
 			n = j.rle.expand(out)
-			crc = crcUpdate(crc, out[:n])
+			crc = verify.UpdateCRC32BZIP2(crc, out[:n])
 		}
 	}
 	j.off = 0
@@ -101,7 +103,7 @@ func (j *job) finish() {
 	if !j.expanded {
 		j.rle.reset(j.pre)
 	}
-	j.crc = ^crc
+	j.crc = crc
 	if j.crc != j.storedCRC {
 		j.err = crcMismatch(false, j.start/8, j.storedCRC, j.crc)
 	}

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -42,15 +41,6 @@ func fixtures(t testing.TB) map[string]string {
 		t.Fatalf("only %d fixtures", len(m))
 	}
 	return m
-}
-
-func readFixture(t testing.TB, name string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 // testReaders are reused by decodeAll (through Reset), one per thread
@@ -123,7 +113,7 @@ func TestFixtures(t *testing.T) {
 		{"dataerr", iotest.DataErrReader},
 	}
 	for name, want := range fixtures(t) {
-		data := readFixture(t, name)
+		data := testutil.Fixture(t, name)
 		for _, threads := range []int{1, 2, 5} {
 			for _, w := range wraps {
 				chunk := 1 << 16
@@ -148,7 +138,7 @@ func TestFixtures(t *testing.T) {
 // and an end-of-stream magic in its symbol map: the parallel decoder
 // must see through them.
 func TestFalseMagic(t *testing.T) {
-	data := readFixture(t, "bitmap-bzip2.bz2")
+	data := testutil.Fixture(t, "bitmap-bzip2.bz2")
 	cands, _ := scanMagics(nil, data, 0, 0)
 	inside := 0
 	for _, c := range cands {
@@ -176,7 +166,7 @@ func TestReset(t *testing.T) {
 	for _, threads := range []int{1, 3} {
 		var z *Reader
 		for _, name := range []string{"text-bzip2-1.bz2", "runs-bzip2.bz2", "empty-bzip2.bz2", "multi-bzip2.bz2"} {
-			data := readFixture(t, name)
+			data := testutil.Fixture(t, name)
 			var err error
 			if z == nil {
 				z, err = NewReader(bytes.NewReader(data), Config{Threads: threads})
@@ -195,13 +185,13 @@ func TestReset(t *testing.T) {
 			}
 		}
 		// Reset in the middle of a stream.
-		if err := z.Reset(bytes.NewReader(readFixture(t, "text-bzip2-1.bz2"))); err != nil {
+		if err := z.Reset(bytes.NewReader(testutil.Fixture(t, "text-bzip2-1.bz2"))); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := z.Read(make([]byte, 100)); err != nil {
 			t.Fatal(err)
 		}
-		data := readFixture(t, "binary-lbzip2.bz2")
+		data := testutil.Fixture(t, "binary-lbzip2.bz2")
 		if err := z.Reset(bytes.NewReader(data)); err != nil {
 			t.Fatal(err)
 		}
@@ -234,14 +224,14 @@ func TestBadHeaders(t *testing.T) {
 		}
 	}
 	// Trailing garbage after a complete stream.
-	data := append(readFixture(t, "empty-bzip2.bz2"), "garbage"...)
+	data := append(testutil.Fixture(t, "empty-bzip2.bz2"), "garbage"...)
 	if _, err := decodeAll(t, data, 2, 100, nil); !errors.Is(err, ErrTrailing) {
 		t.Errorf("trailing garbage: %v", err)
 	}
 }
 
 func TestChecksumErrors(t *testing.T) {
-	data := readFixture(t, "text-bzip2-1.bz2")
+	data := testutil.Fixture(t, "text-bzip2-1.bz2")
 	// The first block's stored CRC is at bytes 10..13.
 	bad := bytes.Clone(data)
 	bad[12] ^= 0x40
@@ -258,7 +248,7 @@ func TestChecksumErrors(t *testing.T) {
 	}
 	// The stream CRC is the last 4 bytes less padding: flip its last bit
 	// in the empty stream (CRC 0).
-	empty := readFixture(t, "empty-bzip2.bz2")
+	empty := testutil.Fixture(t, "empty-bzip2.bz2")
 	empty[len(empty)-1] ^= 0x01
 	_, err := decodeAll(t, empty, 1, 100, nil)
 	var ce *ChecksumError
@@ -269,7 +259,7 @@ func TestChecksumErrors(t *testing.T) {
 
 func TestTruncated(t *testing.T) {
 	for _, name := range []string{"text-bzip2-1.bz2", "runs-bzip2.bz2", "bitmap-bzip2.bz2", "empty-bzip2.bz2"} {
-		data := readFixture(t, name)
+		data := testutil.Fixture(t, name)
 		r := rand.New(rand.NewPCG(3, uint64(len(data))))
 		cuts := []int{0, 1, 4, 5, 10, 14, 20, len(data) - 1, len(data) - 2, len(data) - 4, len(data) - 5}
 		for range 12 {
@@ -295,7 +285,7 @@ func TestTruncated(t *testing.T) {
 func TestBitFlips(t *testing.T) {
 	sums := fixtures(t)
 	for _, name := range []string{"small-bzip2.bz2", "empty-bzip2.bz2", "runs-bzip2.bz2", "text-bzip2-9.bz2"} {
-		data := readFixture(t, name)
+		data := testutil.Fixture(t, name)
 		r := rand.New(rand.NewPCG(4, uint64(len(data))))
 		bits := len(data) * 8
 		var positions []int
@@ -464,7 +454,7 @@ func TestCorpus(t *testing.T) {
 // a Reader reused through Reset decodes a multi-block file with a small,
 // fixed number of allocations.
 func TestAllocs(t *testing.T) {
-	data := readFixture(t, "multi-bzip2.bz2")
+	data := testutil.Fixture(t, "multi-bzip2.bz2")
 	for _, threads := range []int{1, 2} {
 		z, err := NewReader(bytes.NewReader(data), Config{Threads: threads})
 		if err != nil {
@@ -498,7 +488,7 @@ func TestAllocs(t *testing.T) {
 }
 
 func TestMemLimit(t *testing.T) {
-	data := readFixture(t, "text-bzip2-9.bz2")
+	data := testutil.Fixture(t, "text-bzip2-9.bz2")
 	if _, err := NewReader(bytes.NewReader(data), Config{MemLimit: 1 << 20}); !errors.Is(err, archive.ErrLimit) {
 		t.Fatalf("1 MiB limit: %v", err)
 	}

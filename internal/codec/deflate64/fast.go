@@ -32,7 +32,7 @@ type Inflater struct {
 	lit, dist      *table
 	dynLit, dynDis table
 	clen           table
-	lengths        [288 + 32]uint8
+	lengths        codeLengths
 
 	out     []byte // window, then output, then slack for one match
 	win     int
@@ -227,41 +227,38 @@ func (f *Inflater) sym(t *table) (uint32, bool) {
 	return e, true
 }
 
+func (f *Inflater) alignToByte() {
+	f.bitbuf >>= f.bitsleft % 8
+	f.bitsleft -= f.bitsleft % 8
+}
+
+// header reads a block header.
 func (f *Inflater) header() {
 	if f.final {
 		f.state = stateEnd
 		f.err = io.EOF
 		return
 	}
-	v, ok := f.bits(3)
-	if !ok {
+	final, typ, n, err := readBlockHeader(f)
+	if err != nil {
+		if err != errNoInput {
+			f.err = err
+		}
 		return
 	}
-	f.final = v&1 != 0
-	switch v >> 1 {
-	case 0:
-		f.bitbuf >>= f.bitsleft % 8
-		f.bitsleft -= f.bitsleft % 8
-		v, ok := f.bits(32)
-		if !ok {
-			return
-		}
-		if uint16(v) != ^uint16(v>>16) {
-			f.err = ErrStoredLength
-			return
-		}
-		f.storedLeft = int(uint16(v))
+	f.final = final
+	switch typ {
+	case blockStored:
+		f.storedLeft = n
 		f.state = stateStored
-	case 1:
+	case blockFixed:
 		f.lit, f.dist = &fixed[f.mode()][0], &fixed[f.mode()][1]
 		f.state = stateHuffman
-	case 2:
+	case blockDynamic:
 		if f.dynamic() {
 			f.lit, f.dist = &f.dynLit, &f.dynDis
 			f.state = stateHuffman
 		}
-	default:
-		f.err = ErrBlockType
 	}
 }
 
@@ -295,85 +292,27 @@ func (f *Inflater) stored() {
 	}
 }
 
+func (f *Inflater) buildCodeLengthCode(cl []uint8) bool { return f.clen.build(cl, 7, clenEntries) }
+
+func (f *Inflater) codeLengthSym() (uint32, bool) {
+	e, ok := f.sym(&f.clen)
+	return e >> 16, ok
+}
+
 // dynamic reads a dynamic block's code lengths and builds its tables.
 func (f *Inflater) dynamic() bool {
-	v, ok := f.bits(14)
-	if !ok {
-		return false
-	}
-	nlit := int(v&0x1f) + 257
-	ndist := int(v>>5&0x1f) + 1
-	nclen := int(v>>10) + 4
-	if nlit > 286 || (!f.d64 && ndist > 30) {
-		f.err = ErrCodeLengths
-		return false
-	}
-	var cl [19]uint8
-	for i := range nclen {
-		v, ok := f.bits(3)
-		if !ok {
-			return false
-		}
-		cl[codeOrder[i]] = uint8(v)
-	}
-	if !f.clen.build(cl[:], 7, clenEntries) {
-		f.err = ErrCodeLengths
-		return false
-	}
-	lengths := f.lengths[:nlit+ndist]
-	for i := 0; i < len(lengths); {
-		e, ok := f.sym(&f.clen)
-		if !ok {
-			return false
-		}
-		s := e >> 16
-		if s < 16 {
-			lengths[i] = uint8(s)
-			i++
-			continue
-		}
-		var rep int
-		var val uint8
-		switch s {
-		case 16:
-			if i == 0 {
-				f.err = ErrCodeLengths
-				return false
-			}
-			v, ok := f.bits(2)
-			if !ok {
-				return false
-			}
-			rep, val = 3+int(v), lengths[i-1]
-		case 17:
-			v, ok := f.bits(3)
-			if !ok {
-				return false
-			}
-			rep = 3 + int(v)
-		default:
-			v, ok := f.bits(7)
-			if !ok {
-				return false
-			}
-			rep = 11 + int(v)
-		}
-		if i+rep > len(lengths) {
-			f.err = ErrCodeLengths
-			return false
-		}
-		for range rep {
-			lengths[i] = val
-			i++
+	nlit, ndist, err := readCodeLengths(f, &f.lengths, f.d64)
+	if err == nil {
+		m := f.mode()
+		if !f.dynLit.build(f.lengths.all[:nlit], litPrimary, symEntries[m][0]) ||
+			!f.dynDis.build(f.lengths.all[nlit:nlit+ndist], distPrimary, symEntries[m][1]) {
+			err = ErrCodeLengths
 		}
 	}
-	m := f.mode()
-	if lengths[256] == 0 || !f.dynLit.build(lengths[:nlit], litPrimary, symEntries[m][0]) ||
-		!f.dynDis.build(lengths[nlit:], distPrimary, symEntries[m][1]) {
-		f.err = ErrCodeLengths
-		return false
+	if err == ErrCodeLengths {
+		f.err = err
 	}
-	return true
+	return err == nil
 }
 
 // huffman decodes a compressed block until it ends or the output chunk is

@@ -65,7 +65,7 @@ type Reader struct {
 	dynLit    huffman
 	dynDist   huffman
 	codeLen   huffman
-	lengths   [288 + 32]uint8
+	lengths   codeLengths
 
 	hist [windowSize]byte
 	wpos int  // next byte of hist to write
@@ -165,6 +165,11 @@ func (f *Reader) bits(n uint) (uint32, bool) {
 	return v, true
 }
 
+func (f *Reader) alignToByte() {
+	f.b >>= f.nb % 8
+	f.nb -= f.nb % 8
+}
+
 // header reads a block header.
 func (f *Reader) header() {
 	if f.last {
@@ -172,35 +177,26 @@ func (f *Reader) header() {
 		f.err = io.EOF
 		return
 	}
-	v, ok := f.bits(3)
-	if !ok {
+	final, typ, n, err := readBlockHeader(f)
+	if err != nil {
+		if err != errNoInput {
+			f.err = err
+		}
 		return
 	}
-	f.last = v&1 != 0
-	switch v >> 1 {
-	case 0:
-		f.b >>= f.nb % 8
-		f.nb -= f.nb % 8
-		v, ok := f.bits(32)
-		if !ok {
-			return
-		}
-		if uint16(v) != ^uint16(v>>16) {
-			f.err = ErrStoredLength
-			return
-		}
-		f.storedLeft = int(uint16(v))
+	f.last = final
+	switch typ {
+	case blockStored:
+		f.storedLeft = n
 		f.state = stateStored
-	case 1:
+	case blockFixed:
 		f.lit, f.dist = &fixedLit, &fixedDist
 		f.state = stateHuffman
-	case 2:
+	case blockDynamic:
 		if f.dynamicTables() {
 			f.lit, f.dist = &f.dynLit, &f.dynDist
 			f.state = stateHuffman
 		}
-	default:
-		f.err = ErrBlockType
 	}
 }
 
@@ -228,85 +224,23 @@ func (f *Reader) stored() {
 	}
 }
 
-// The order code length code lengths are sent in.
-var codeOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+func (f *Reader) buildCodeLengthCode(cl []uint8) bool { return f.codeLen.init(cl) }
+
+func (f *Reader) codeLengthSym() (uint32, bool) {
+	s, ok := f.sym(&f.codeLen)
+	return uint32(s), ok
+}
 
 // dynamicTables reads a dynamic block's code lengths and builds its tables.
 func (f *Reader) dynamicTables() bool {
-	v, ok := f.bits(14)
-	if !ok {
-		return false
+	nlit, ndist, err := readCodeLengths(f, &f.lengths, true)
+	if err == nil && (!f.dynLit.init(f.lengths.all[:nlit]) || !f.dynDist.init(f.lengths.all[nlit:nlit+ndist])) {
+		err = ErrCodeLengths
 	}
-	nlit := int(v&0x1f) + 257
-	ndist := int(v>>5&0x1f) + 1
-	nclen := int(v>>10) + 4
-	if nlit > 286 {
-		f.err = ErrCodeLengths
-		return false
+	if err == ErrCodeLengths {
+		f.err = err
 	}
-	var cl [19]uint8
-	for i := range nclen {
-		v, ok := f.bits(3)
-		if !ok {
-			return false
-		}
-		cl[codeOrder[i]] = uint8(v)
-	}
-	if !f.codeLen.init(cl[:]) {
-		f.err = ErrCodeLengths
-		return false
-	}
-	lengths := f.lengths[:nlit+ndist]
-	for i := 0; i < len(lengths); {
-		sym, ok := f.sym(&f.codeLen)
-		if !ok {
-			return false
-		}
-		if sym < 16 {
-			lengths[i] = uint8(sym)
-			i++
-			continue
-		}
-		var rep int
-		var val uint8
-		switch sym {
-		case 16:
-			if i == 0 {
-				f.err = ErrCodeLengths
-				return false
-			}
-			v, ok := f.bits(2)
-			if !ok {
-				return false
-			}
-			rep, val = 3+int(v), lengths[i-1]
-		case 17:
-			v, ok := f.bits(3)
-			if !ok {
-				return false
-			}
-			rep = 3 + int(v)
-		default:
-			v, ok := f.bits(7)
-			if !ok {
-				return false
-			}
-			rep = 11 + int(v)
-		}
-		if i+rep > len(lengths) {
-			f.err = ErrCodeLengths
-			return false
-		}
-		for range rep {
-			lengths[i] = val
-			i++
-		}
-	}
-	if lengths[256] == 0 || !f.dynLit.init(lengths[:nlit]) || !f.dynDist.init(lengths[nlit:]) {
-		f.err = ErrCodeLengths
-		return false
-	}
-	return true
+	return err == nil
 }
 
 // sym decodes one symbol with h, reading only the bytes the code needs.

@@ -2,10 +2,11 @@ package gzip
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"io"
 	"time"
 	"unicode/utf8"
+
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // Header flags (RFC 1952 §2.3.1).
@@ -54,7 +55,7 @@ func (z *Reader) readHeader(h *Header) error {
 	if flg&flagReserve != 0 {
 		return ErrHeader
 	}
-	crc := crc32.Update(0, crc32.IEEETable, fixed)
+	crc := verify.UpdateCRC32(0, fixed)
 	*h = Header{OS: fixed[9]}
 	if t := binary.LittleEndian.Uint32(fixed[4:8]); t != 0 {
 		h.ModTime = time.Unix(int64(t), 0)
@@ -115,7 +116,7 @@ func (z *Reader) readFull(p []byte, crc *uint32) error {
 		p[i] = b
 	}
 	if crc != nil {
-		*crc = crc32.Update(*crc, crc32.IEEETable, p)
+		*crc = verify.UpdateCRC32(*crc, p)
 	}
 	return nil
 }
@@ -139,7 +140,7 @@ func (z *Reader) readString(crc *uint32) (string, error) {
 		z.scratch = append(z.scratch, b)
 		ascii = ascii && b < utf8.RuneSelf
 	}
-	*crc = crc32.Update(*crc, crc32.IEEETable, append(z.scratch, 0))
+	*crc = verify.UpdateCRC32(*crc, append(z.scratch, 0))
 	if ascii {
 		return string(z.scratch), nil
 	}

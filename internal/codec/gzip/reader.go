@@ -63,7 +63,7 @@ func (z *Reader) Reset(r io.Reader) error {
 func (z *Reader) startMember() {
 	if z.inf == nil {
 		z.inf = deflate64.NewInflater(&z.in, false)
-		z.crc = verify.New(verify.CRC32).(hash.Hash32)
+		z.crc = verify.NewCRC32()
 	} else {
 		z.inf.Reset(&z.in)
 		z.crc.Reset()

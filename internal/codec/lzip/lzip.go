@@ -84,7 +84,7 @@ func (z *Reader) Reset(r io.Reader, memLimit int64) error {
 		z.br.Reset(r)
 	}
 	if z.crc == nil {
-		z.crc = verify.New(verify.CRC32).(hash.Hash32)
+		z.crc = verify.NewCRC32()
 	}
 	z.memLimit = memLimit
 	z.err = nil

@@ -1,10 +1,7 @@
 package lzip
 
 import (
-	"archive/tar"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -40,12 +37,6 @@ func readSums(t testing.TB) map[string]sum {
 	return m
 }
 
-func hashAll(r io.Reader) (string, int64, error) {
-	h := sha256.New()
-	n, err := io.Copy(h, r)
-	return hex.EncodeToString(h.Sum(nil)), n, err
-}
-
 var fixtures = []struct{ file, want string }{
 	{"text-lzip.lz", "text"},
 	{"small-lzip.lz", "small"},
@@ -74,7 +65,7 @@ func TestFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, n, err := hashAll(iotest.OneByteReader(r))
+				got, n, err := testutil.HashAll(iotest.OneByteReader(r))
 				if err != nil || got != want.sha || n != want.size {
 					t.Fatalf("got %s %d %v, want %s %d", got, n, err, want.sha, want.size)
 				}
@@ -83,7 +74,7 @@ func TestFixtures(t *testing.T) {
 		if err := reused.Reset(bytes.NewReader(data), 0); err != nil {
 			t.Fatal(err)
 		}
-		if got, n, err := hashAll(&reused); err != nil || got != want.sha || n != want.size {
+		if got, n, err := testutil.HashAll(&reused); err != nil || got != want.sha || n != want.size {
 			t.Fatalf("%s reused: got %s %d %v", f.file, got, n, err)
 		}
 	}
@@ -188,7 +179,7 @@ func TestCorpus(t *testing.T) {
 			r, err := NewReader(bytes.NewReader(data), archive.DefaultMemLimit)
 			if err == nil {
 				if row.Expect == "ok" || row.Expect == "ok?" {
-					err = checkStream(t, r, row.Expected)
+					err = testutil.CheckStream(t, r, row.Expected)
 				} else {
 					_, err = io.Copy(io.Discard, r)
 				}
@@ -213,53 +204,6 @@ func TestCorpus(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no lzip rows in the corpus manifest")
 	}
-}
-
-// checkStream compares a decompressed stream with a corpus .sha256s file.
-func checkStream(t *testing.T, r io.Reader, expected string) error {
-	t.Helper()
-	want, err := testutil.ExpectedFiles(expected)
-	if err != nil || want == nil {
-		t.Fatalf("expected sums %s: %v", expected, err)
-	}
-	if sha, ok := want["<stream>"]; ok {
-		got, _, err := hashAll(r)
-		if err == nil && got != sha {
-			t.Errorf("stream sha256 %s, want %s", got, sha)
-		}
-		return err
-	}
-	tr := tar.NewReader(r)
-	seen := 0
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA {
-			continue
-		}
-		got, _, err := hashAll(tr)
-		if err != nil {
-			return err
-		}
-		if w, ok := want[h.Name]; ok {
-			seen++
-			if got != w {
-				t.Errorf("%s: sha256 %s, want %s", h.Name, got, w)
-			}
-		}
-	}
-	if _, err := io.Copy(io.Discard, r); err != nil {
-		return err
-	}
-	if seen != len(want) {
-		t.Errorf("%d files checked, want %d", seen, len(want))
-	}
-	return nil
 }
 
 // TestReuseAllocs checks that decoding another stream with a reused Reader

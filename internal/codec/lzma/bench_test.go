@@ -2,6 +2,7 @@ package lzma
 
 import (
 	"bytes"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ func benchInputs(b *testing.B, ext string) []benchInput {
 	sums := readSums(b)
 	for _, f := range fixtures {
 		if filepath.Ext(f.file) == ext {
-			ins = append(ins, benchInput{f.file, readFixture(b, f.file), sums[f.want].size})
+			ins = append(ins, benchInput{f.file, testutil.Fixture(b, f.file), sums[f.want].size})
 		}
 	}
 	return ins

@@ -1,7 +1,6 @@
 package lzma
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
 	"crypto/sha256"
@@ -16,57 +15,6 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/testutil"
 )
-
-// checkStream compares a decompressed stream with a corpus .sha256s file:
-// the "<stream>" entry, or the regular files of the tar it holds.
-func checkStream(t *testing.T, r io.Reader, expected string) error {
-	t.Helper()
-	want, err := testutil.ExpectedFiles(expected)
-	if err != nil || want == nil {
-		t.Fatalf("expected sums %s: %v", expected, err)
-	}
-	if sha, ok := want["<stream>"]; ok {
-		got, _, err := hashAll(r)
-		if err != nil {
-			return err
-		}
-		if got != sha {
-			t.Errorf("stream sha256 %s, want %s", got, sha)
-		}
-		return nil
-	}
-	tr := tar.NewReader(r)
-	seen := 0
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		got, _, err := hashAll(tr)
-		if err != nil {
-			return err
-		}
-		if got != want[h.Name] {
-			t.Errorf("%s: sha256 %s, want %s", h.Name, got, want[h.Name])
-		}
-		seen++
-	}
-	// The tar reader may stop before the compressed stream's end: drain
-	// it so its end is verified too.
-	if _, err := io.Copy(io.Discard, r); err != nil {
-		return err
-	}
-	if seen != len(want) {
-		t.Errorf("%d files, want %d", seen, len(want))
-	}
-	return nil
-}
 
 // TestCorpus runs the .lzma and .tar.lzma files of the shared corpus.
 func TestCorpus(t *testing.T) {
@@ -86,7 +34,7 @@ func TestCorpus(t *testing.T) {
 			if err == nil {
 				switch row.Expect {
 				case "ok", "ok?":
-					err = checkStream(t, r, row.Expected)
+					err = testutil.CheckStream(t, r, row.Expected)
 				default:
 					_, err = io.Copy(io.Discard, r)
 				}

@@ -3,12 +3,10 @@ package lzma
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -39,23 +37,6 @@ func readSums(t testing.TB) map[string]sum {
 		m[f[0]] = sum{f[1], n}
 	}
 	return m
-}
-
-func readFixture(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// hashAll reads r to the end and returns the SHA-256 and length of what it
-// produced, and the error that ended it (nil for io.EOF).
-func hashAll(r io.Reader) (string, int64, error) {
-	h := sha256.New()
-	n, err := io.Copy(h, r)
-	return hex.EncodeToString(h.Sum(nil)), n, err
 }
 
 // fixture describes one committed stream and how to open it.
@@ -105,7 +86,7 @@ var readers = []struct {
 func TestFixtures(t *testing.T) {
 	sums := readSums(t)
 	for _, f := range fixtures {
-		data := readFixture(t, f.file)
+		data := testutil.Fixture(t, f.file)
 		want := sums[f.want]
 		for _, rd := range readers {
 			t.Run(f.file+"/"+rd.name, func(t *testing.T) {
@@ -113,7 +94,7 @@ func TestFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, n, err := hashAll(iotest.OneByteReader(r))
+				got, n, err := testutil.HashAll(iotest.OneByteReader(r))
 				if err != nil || got != want.sha || n != want.size {
 					t.Fatalf("got %s %d %v, want %s %d", got, n, err, want.sha, want.size)
 				}
@@ -135,13 +116,13 @@ func TestExactEnd(t *testing.T) {
 				continue
 			}
 			t.Run(f.file+"/"+rd.name, func(t *testing.T) {
-				data := append(readFixture(t, f.file), trailer...)
+				data := append(testutil.Fixture(t, f.file), trailer...)
 				src := rd.wrap(data)
 				r, err := f.open(src)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, _, err := hashAll(r); err != nil {
+				if _, _, err := testutil.HashAll(r); err != nil {
 					t.Fatal(err)
 				}
 				rest, err := io.ReadAll(src)
@@ -167,7 +148,7 @@ func TestReset(t *testing.T) {
 	buf := make([]byte, 32<<10)
 	for i := 0; i < 2; i++ {
 		for _, f := range fixtures {
-			data := readFixture(t, f.file)
+			data := testutil.Fixture(t, f.file)
 			var r io.Reader
 			br := bytes.NewReader(data)
 			switch {
@@ -184,13 +165,13 @@ func TestReset(t *testing.T) {
 			default:
 				continue
 			}
-			got, n, err := hashAll(r)
+			got, n, err := testutil.HashAll(r)
 			if want := sums[f.want]; err != nil || got != want.sha || n != want.size {
 				t.Fatalf("%s: got %s %d %v", f.file, got, n, err)
 			}
 		}
 	}
-	data := readFixture(t, "text-xz.lzma2")
+	data := testutil.Fixture(t, "text-xz.lzma2")
 	br := bytes.NewReader(data)
 	allocs := testing.AllocsPerRun(5, func() {
 		br.Reset(data)
@@ -206,7 +187,7 @@ func TestReset(t *testing.T) {
 	if allocs > 0 {
 		t.Errorf("Reader2 reuse: %v allocations per stream", allocs)
 	}
-	data = readFixture(t, "text-xz.lzma")
+	data = testutil.Fixture(t, "text-xz.lzma")
 	allocs = testing.AllocsPerRun(5, func() {
 		br.Reset(data)
 		if err := z1.Reset(br, 0); err != nil {
@@ -238,7 +219,7 @@ func decodeErr(data []byte, open func(io.Reader) (io.Reader, error), limit int64
 // error of the corrupt category.
 func TestTruncated(t *testing.T) {
 	for _, f := range fixtures {
-		data := readFixture(t, f.file)
+		data := testutil.Fixture(t, f.file)
 		step := len(data)/97 + 1
 		for n := 0; n < len(data); n += step {
 			err := decodeErr(data[:n], f.open, 1<<30)
@@ -259,7 +240,7 @@ func TestTruncated(t *testing.T) {
 // panicking, and any error must be of the corrupt category.
 func TestBitFlips(t *testing.T) {
 	for _, f := range fixtures {
-		data := readFixture(t, f.file)
+		data := testutil.Fixture(t, f.file)
 		bad := make([]byte, len(data))
 		step := len(data)/61 + 1
 		for i := 0; i < len(data); i += step {
@@ -366,7 +347,7 @@ func TestLZMA2Chunks(t *testing.T) {
 }
 
 func TestAloneHeader(t *testing.T) {
-	data := readFixture(t, "text-lc8lp4-7zip.lzma")
+	data := testutil.Fixture(t, "text-lc8lp4-7zip.lzma")
 	r, err := NewAloneReader(bytes.NewReader(data), 0)
 	if err != nil || r.Size() != readSums(t)["text"].size {
 		t.Fatalf("Size = %d, %v", r.Size(), err)
@@ -386,7 +367,7 @@ func TestAloneHeader(t *testing.T) {
 // through as it is, not turned into a corrupt-data error.
 func TestReadError(t *testing.T) {
 	for _, f := range fixtures {
-		data := readFixture(t, f.file)
+		data := testutil.Fixture(t, f.file)
 		r, err := f.open(io.MultiReader(bytes.NewReader(data[:len(data)/2]), iotest.ErrReader(iotest.ErrTimeout)))
 		if err == nil {
 			_, err = io.Copy(io.Discard, r)

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"strconv"
@@ -106,7 +105,7 @@ func openRAR4(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive
 	if opt == nil {
 		opt = &archive.Options{}
 	}
-	r := &reader4{opt: opt, hbuf: make([]byte, 256), crc: crc32.NewIEEE(), partCRC: crc32.NewIEEE()}
+	r := &reader4{opt: opt, hbuf: make([]byte, 256), crc: verify.NewCRC32(), partCRC: verify.NewCRC32()}
 	r.unp.limit = opt.Limit()
 	r.ra, r.size, r.sfx = in.RA, in.Size, sfxOffset
 	src := in.R
@@ -217,7 +216,7 @@ func (r *reader4) readBlock() (byte, uint16, []byte, error) {
 	}
 	typ, flags := h[2], binary.LittleEndian.Uint16(h[3:])
 	want := binary.LittleEndian.Uint16(h)
-	if uint16(crc32.ChecksumIEEE(h[2:])) != want {
+	if uint16(verify.SumCRC32(h[2:])) != want {
 		ok := false
 		switch typ {
 		case blockMain4, blockFile4:
@@ -241,7 +240,7 @@ func (r *reader4) readBlock() (byte, uint16, []byte, error) {
 func crcPrefix4(h []byte, want uint16) bool {
 	var c uint32
 	for i := 2; i < len(h); i++ {
-		c = crc32.Update(c, crc32.IEEETable, h[i:i+1])
+		c = verify.UpdateCRC32(c, h[i:i+1])
 		if i+1 >= sizeBase4 && uint16(c) == want {
 			return true
 		}
@@ -299,11 +298,14 @@ func (r *reader4) readEncBlock(pos int64) (byte, uint16, []byte, error) {
 		h := r.hbuf[:total]
 		rarcrypt.NewHeaderDecrypter3(rarcrypt.DeriveKey3(pw, salt[:])).CryptBlocks(h, raw[:total])
 		h = h[:size]
-		if uint16(crc32.ChecksumIEEE(h[2:])) != binary.LittleEndian.Uint16(h) {
+		if uint16(verify.SumCRC32(h[2:])) != binary.LittleEndian.Uint16(h) {
 			continue
 		}
 		r.vol.unread(raw[total:])
 		r.encRaw = raw[:0]
+		if !r.passOK {
+			r.opt.Accepted(pw)
+		}
 		r.password, r.passOK = pw, true
 		return h[2], binary.LittleEndian.Uint16(h[3:]), h[sizeBase4:], nil
 	}

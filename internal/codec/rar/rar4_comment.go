@@ -3,11 +3,11 @@ package rar
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/crc32"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/rarcrypt"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // pending4 is a block read ahead by prefetch.
@@ -78,7 +78,7 @@ func (r *reader4) subBlock(flags uint16, body []byte, pos int64, archiveLevel bo
 		packed = plain
 	}
 	text, err := r.decodeComment(sub.unpVer, sub.method, int(sub.unpSize), packed)
-	if err != nil || crc32.ChecksumIEEE(text) != sub.crc {
+	if err != nil || verify.SumCRC32(text) != sub.crc {
 		r.opt.Warnf("rar: archive comment is damaged; ignored")
 		return nil
 	}
@@ -131,7 +131,7 @@ func (r *reader4) oldComment(b []byte) string {
 	}
 	unp := int(binary.LittleEndian.Uint16(b[7:]))
 	text, err := r.decodeComment(b[9], b[10], unp, b[13:size])
-	if err != nil || uint16(crc32.ChecksumIEEE(text)) != binary.LittleEndian.Uint16(b[11:]) {
+	if err != nil || uint16(verify.SumCRC32(text)) != binary.LittleEndian.Uint16(b[11:]) {
 		r.opt.Warnf("rar: comment is damaged or encrypted; ignored")
 		return ""
 	}

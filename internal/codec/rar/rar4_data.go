@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -58,8 +59,9 @@ func (r *reader4) readPacked(p []byte) (int, error) {
 // nextPart continues the current file in the next volume.
 func (r *reader4) nextPart() error {
 	// A part's header CRC is that of its packed data (RAR 2.0 and later).
-	if r.hdr.unpVer >= 20 && r.partWant != 0xffffffff && r.partCRC.Sum32() != r.partWant {
-		return archive.Corruptf("rar: packed data CRC mismatch in %s", volName4(r.vol.path))
+	if got := r.partCRC.Sum32(); r.hdr.unpVer >= 20 && r.partWant != 0xffffffff && got != r.partWant {
+		return fmt.Errorf("rar: packed data in %s: %w", volName4(r.vol.path), &verify.MismatchError{Kind: verify.CRC32,
+			Want: binary.BigEndian.AppendUint32(nil, r.partWant), Got: binary.BigEndian.AppendUint32(nil, got)})
 	}
 	if err := r.nextVolume(); err != nil {
 		return err

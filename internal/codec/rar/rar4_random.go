@@ -2,11 +2,11 @@ package rar
 
 import (
 	"bufio"
-	"hash/crc32"
 	"io"
 	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // errNoRandomAccess4 tells the caller to read the archive sequentially.
@@ -39,7 +39,7 @@ func (r *reader4) Entries() ([]*archive.Entry, error) {
 
 func (r *reader4) scan() {
 	in := &archive.Input{R: io.NewSectionReader(r.ra, r.sfx, r.size-r.sfx), Size: r.size, Path: r.vol.path}
-	s := &reader4{opt: r.opt, hbuf: make([]byte, 256), crc: crc32.NewIEEE(), partCRC: crc32.NewIEEE()}
+	s := &reader4{opt: r.opt, hbuf: make([]byte, 256), crc: verify.NewCRC32(), partCRC: verify.NewCRC32()}
 	s.unp.limit = r.opt.Limit()
 	s.vol = volume4{r: in.R, path: in.Path, pos: r.sfx}
 	if err := s.startVolume(true); err != nil {
@@ -85,7 +85,7 @@ func (r *reader4) Open(i int) (io.ReadCloser, error) {
 		return io.NopCloser(emptyData4{}), nil
 	}
 	sec := io.NewSectionReader(r.ra, r.idx.pos[i], h.packSize)
-	x := &reader4{opt: r.opt, crc: crc32.NewIEEE(), partCRC: crc32.NewIEEE(), hdr: h, entry: e}
+	x := &reader4{opt: r.opt, crc: verify.NewCRC32(), partCRC: verify.NewCRC32(), hdr: h, entry: e}
 	x.unp.limit = r.opt.Limit()
 	x.vol = volume4{r: bufio.NewReaderSize(sec, 32<<10), path: r.vol.path, pos: r.idx.pos[i]}
 	if r.idx.havePw {

@@ -1,6 +1,7 @@
 package rar
 
 import (
+	"fmt"
 	"io"
 	"sync"
 
@@ -276,6 +277,11 @@ func (u *unpacker4) read(p []byte) (int, error) {
 			return 0, errFilterOrder4
 		}
 		if err := u.dec.decode(u); err != nil {
+			if u.br.err != nil {
+				// The input failed to read: the decoder ran on padding and
+				// saw "truncated" data, but the cause is the read error.
+				return 0, fmt.Errorf("rar: reading the input: %w", u.br.err)
+			}
 			return 0, err
 		}
 	}

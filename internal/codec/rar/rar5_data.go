@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"hash/crc32"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -83,7 +82,7 @@ func (r *reader5) startPart(fh *file5) {
 	r.partLeft, r.partSplit = fh.dataSize, fh.flags&hfl5SplitAfter != 0
 	r.partRead = r.partSplit
 	if r.partCRC == nil {
-		r.partCRC = crc32.NewIEEE()
+		r.partCRC = verify.NewCRC32()
 	}
 	r.partCRC.Reset()
 	r.partBlake = nil
@@ -294,6 +293,9 @@ func (r *reader5) entryKeys(c *crypt5) (*rarcrypt.RAR5Keys, string, error) {
 			return nil, "", err
 		}
 		if !checkable || k.Matches(c.check) {
+			if checkable {
+				r.opt.Accepted(pw)
+			}
 			return k, pw, nil
 		}
 	}

@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"io"
 	"os"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/rarcrypt"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // Reading RAR 5 headers from a sequence of volumes.
@@ -94,7 +94,7 @@ func (r *reader5) readBlock() (block5, error) {
 			return block5{}, r.headerReadErr(err, off)
 		}
 		r.hdrCBC.Decrypt(buf[16:])
-		if crc32.ChecksumIEEE(buf[4:total]) != binary.LittleEndian.Uint32(buf) {
+		if verify.SumCRC32(buf[4:total]) != binary.LittleEndian.Uint32(buf) {
 			return block5{}, r.badHeaderCRC(off)
 		}
 		h = buf[4+vlen : total]
@@ -123,7 +123,7 @@ func (r *reader5) readBlock() (block5, error) {
 		if err := v.read(buf[n:]); err != nil {
 			return block5{}, r.headerReadErr(err, off)
 		}
-		if crc32.ChecksumIEEE(buf[4:total]) != binary.LittleEndian.Uint32(buf) {
+		if verify.SumCRC32(buf[4:total]) != binary.LittleEndian.Uint32(buf) {
 			return block5{}, r.badHeaderCRC(off)
 		}
 		h = buf[4+vlen : total]
@@ -237,6 +237,9 @@ func (r *reader5) headerKeys(b *block5) error {
 		if !checkable || k.Matches(c.check) {
 			r.hdrKeys, r.hdrPassword = k, pw
 			r.hdrChecked = checkable
+			if checkable {
+				r.opt.Accepted(pw)
+			}
 			return nil
 		}
 	}

@@ -1,7 +1,7 @@
 package rar
 
 import (
-	"hash/crc32"
+	"hash/crc32" // not a checksum: RAR 3 identifies its standard VM filters by the CRC32 of their code
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )

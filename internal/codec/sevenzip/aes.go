@@ -3,7 +3,7 @@ package sevenzip
 import (
 	"crypto/aes"
 	"crypto/cipher"
-	"crypto/sha256"
+	"crypto/sha256" // not a checksum: 7z AES derives its key by iterated SHA-256
 	"encoding/binary"
 	"io"
 	"sync"

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math/bits"
 	"strconv"
@@ -12,12 +11,13 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/flate"
-	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+	"github.com/unpack-dev/unpack/internal/codec/lz4"
+	"github.com/unpack-dev/unpack/internal/codec/zstdframe"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // Method IDs as 7-Zip stores them (big-endian bytes read as a number).
@@ -201,16 +201,19 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		env.closers = append(env.closers, d)
 		return d, nil
 	case mZstd:
-		d, err := zstd.NewReader(in[0], zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxMemory(uint64(env.limit)), zstd.WithDecoderMaxWindow(uint64(min(env.limit, 1<<31))))
+		d, err := zstdframe.NewReader(in[0], zstdframe.Config{MaxWindow: uint64(min(env.limit, 1<<31))})
 		if err != nil {
 			return nil, corrupt(err)
 		}
-		rc := d.IOReadCloser()
-		env.closers = append(env.closers, rc)
-		return rc, nil
+		env.closers = append(env.closers, d)
+		return d, nil
 	case mLZ4:
-		return lz4.NewReader(in[0]), nil
+		d, err := lz4.NewReader(in[0], lz4.Config{MemLimit: env.limit})
+		if err != nil {
+			return nil, corrupt(err)
+		}
+		env.closers = append(env.closers, d)
+		return d, nil
 	case mBrotli:
 		return newBrotli(env.byteReader(in[0])), nil
 	case mDelta, mX86, mPPC, mIA64, mARM, mARMT, mSPARC, mARM64, mRISCV:
@@ -317,7 +320,7 @@ type crcReader struct {
 
 func (c *crcReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
+	c.crc = verify.UpdateCRC32(c.crc, p[:n])
 	c.left -= uint64(n)
 	if c.left == 0 && n > 0 && c.crc != c.want {
 		return n, fmt.Errorf("7z: pack stream: %w", mismatch(c.want, c.crc))

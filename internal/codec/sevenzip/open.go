@@ -3,7 +3,6 @@ package sevenzip
 import (
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -67,7 +66,7 @@ func (r *Reader) init(ra io.ReaderAt, size int64, in *archive.Input) error {
 		if _, err := ra.ReadAt(buf, r.src.base+int64(sh.nextOff)); err != nil {
 			return ErrTruncated
 		}
-		if crc32.ChecksumIEEE(buf) != sh.nextCRC {
+		if verify.SumCRC32(buf) != sh.nextCRC {
 			return fmt.Errorf("%w at offset %d", ErrHeaderCRC, r.src.base+int64(sh.nextOff))
 		}
 		if err := r.readDatabase(buf); err != nil {
@@ -206,6 +205,7 @@ func (r *Reader) decodeHeader(si *streamsInfo) ([]byte, error) {
 		if err == nil {
 			if h := (&hreader{b: buf}); h.number() == idHeader || h.err == nil && buf[0] == idEncodedHeader {
 				r.password, r.havePW = pw, true
+				r.opt.Accepted(pw)
 				return buf, nil
 			}
 			continue
@@ -235,7 +235,7 @@ func decodeFolders(si *streamsInfo, src *folderSource, env *decodeEnv, total uin
 			}
 			return nil, corrupt(err)
 		}
-		if f.crcDefined && crc32.ChecksumIEEE(part) != f.crc {
+		if f.crcDefined && verify.SumCRC32(part) != f.crc {
 			return nil, ErrHeaderCRC
 		}
 		off += f.unpackSize()

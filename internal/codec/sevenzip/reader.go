@@ -3,7 +3,6 @@ package sevenzip
 import (
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"strings"
 	"sync"
@@ -106,6 +105,7 @@ func (r *Reader) dataPassword(idx int) (string, error) {
 		for _, pw := range pws {
 			if r.tryPassword(idx, pw) {
 				r.password = pw
+				r.opt.Accepted(pw)
 				break
 			}
 		}
@@ -133,7 +133,7 @@ func (r *Reader) tryPassword(idx int, pw string) bool {
 	}
 	fl := &r.db.files[f.firstFile]
 	n := min(fl.size, trialSize)
-	h := crc32.NewIEEE()
+	h := verify.NewCRC32()
 	if _, err := io.CopyN(h, fr, int64(n)); err != nil {
 		return false
 	}
@@ -161,7 +161,7 @@ func (fs *folderStream) read(p []byte) (int, error) {
 	n, err := fs.r.Read(p)
 	fs.pos += uint64(n)
 	if fs.hashAll {
-		fs.crc = crc32.Update(fs.crc, crc32.IEEETable, p[:n])
+		fs.crc = verify.UpdateCRC32(fs.crc, p[:n])
 	}
 	if err == io.EOF && fs.pos < fs.f.unpackSize() {
 		err = ErrTruncated
@@ -223,7 +223,7 @@ func (e *entryReader) Read(p []byte) (int, error) {
 		p = p[:e.remain]
 	}
 	n, err := e.fs.read(p)
-	e.crc = crc32.Update(e.crc, crc32.IEEETable, p[:n])
+	e.crc = verify.UpdateCRC32(e.crc, p[:n])
 	e.remain -= uint64(n)
 	if err != nil {
 		e.err = err

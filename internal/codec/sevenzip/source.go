@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 var magic = []byte{'7', 'z', 0xBC, 0xAF, 0x27, 0x1C}
@@ -135,7 +135,7 @@ func parseSigHeader(b []byte) (sigHeader, bool) {
 	if len(b) < sigHeaderSize || !bytes.HasPrefix(b, magic) || b[6] != 0 {
 		return sigHeader{}, false
 	}
-	if crc32.ChecksumIEEE(b[12:32]) != binary.LittleEndian.Uint32(b[8:]) {
+	if verify.SumCRC32(b[12:32]) != binary.LittleEndian.Uint32(b[8:]) {
 		return sigHeader{}, false
 	}
 	return sigHeader{

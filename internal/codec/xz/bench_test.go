@@ -3,6 +3,7 @@ package xz
 import (
 	"bytes"
 	"fmt"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"io"
 	"os"
 	"testing"
@@ -21,7 +22,7 @@ func BenchmarkReader(b *testing.B) {
 	for _, fx := range fixtures(b) {
 		switch fx.name {
 		case "x86big.xz", "blocks-sized.xz", "x86-lzma2.xz", "check-sha256.xz":
-			inputs = append(inputs, input{fx.name, readFixture(b, fx.name), fx.size})
+			inputs = append(inputs, input{fx.name, testutil.Fixture(b, fx.name), fx.size})
 		}
 	}
 	if path := os.Getenv("UNPACK_XZ_BENCH"); path != "" {

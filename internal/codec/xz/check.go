@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash"
-	"hash/crc64"
 
 	"github.com/unpack-dev/unpack/internal/verify"
 )
@@ -78,8 +77,6 @@ func (c *checker) verify(stored []byte) error {
 	return &verify.MismatchError{Kind: c.kind, Want: want, Got: append([]byte(nil), got...)}
 }
 
-var crc64Table = crc64.MakeTable(crc64.ECMA)
-
 // records sums up block sizes, from the blocks read or from an index, so
 // the two can be compared without keeping a list.
 type records struct {
@@ -101,6 +98,6 @@ func (r *records) add(unpadded, uncomp uint64) error {
 	var b [16]byte
 	binary.LittleEndian.PutUint64(b[:], unpadded)
 	binary.LittleEndian.PutUint64(b[8:], uncomp)
-	r.crc = crc64.Update(r.crc, crc64Table, b[:])
+	r.crc = verify.UpdateCRC64(r.crc, b[:])
 	return nil
 }

@@ -3,7 +3,6 @@ package xz
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/crc32"
 
 	"github.com/unpack-dev/unpack/internal/verify"
 )
@@ -70,7 +69,7 @@ func parseStreamHeader(h []byte) ([2]byte, error) {
 	if !bytes.Equal(h[:6], headerMagic) {
 		return [2]byte{}, ErrHeaderMagic
 	}
-	if crc32.ChecksumIEEE(h[6:8]) != binary.LittleEndian.Uint32(h[8:]) {
+	if verify.SumCRC32(h[6:8]) != binary.LittleEndian.Uint32(h[8:]) {
 		return [2]byte{}, ErrHeaderCRC
 	}
 	if _, err := parseStreamFlags(h[6:8]); err != nil {
@@ -85,7 +84,7 @@ func parseStreamFooter(f []byte) (flags [2]byte, indexSize int64, err error) {
 	if !bytes.Equal(f[10:], footerMagic) {
 		return flags, 0, ErrFooterMagic
 	}
-	if crc32.ChecksumIEEE(f[4:10]) != binary.LittleEndian.Uint32(f) {
+	if verify.SumCRC32(f[4:10]) != binary.LittleEndian.Uint32(f) {
 		return flags, 0, ErrHeaderCRC
 	}
 	if _, err := parseStreamFlags(f[8:10]); err != nil {
@@ -142,7 +141,7 @@ const maxHeader = 1024
 // stream whose checks are checkLen bytes.
 func (bh *blockHeader) parse(h []byte, checkLen int) error {
 	n := len(h)
-	if crc32.ChecksumIEEE(h[:n-4]) != binary.LittleEndian.Uint32(h[n-4:]) {
+	if verify.SumCRC32(h[:n-4]) != binary.LittleEndian.Uint32(h[n-4:]) {
 		return ErrHeaderCRC
 	}
 	flags := h[1]

@@ -2,6 +2,7 @@ package xz
 
 import (
 	"bytes"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"hash/crc32"
 	"io"
 	"testing"
@@ -13,7 +14,7 @@ import (
 // modes must agree.
 func FuzzXZ(f *testing.F) {
 	for _, fx := range fixtures(f) {
-		if b := readFixture(f, fx.name); len(b) < 4<<10 {
+		if b := testutil.Fixture(f, fx.name); len(b) < 4<<10 {
 			f.Add(b)
 		}
 	}

@@ -2,10 +2,10 @@ package xz
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // errIndexCRC: the index's CRC32 does not match.
@@ -27,7 +27,7 @@ func (r *indexReader) byte() (byte, error) {
 		return 0, err
 	}
 	b := [1]byte{c}
-	r.crc = crc32.Update(r.crc, crc32.IEEETable, b[:])
+	r.crc = verify.UpdateCRC32(r.crc, b[:])
 	r.size++
 	return c, nil
 }
@@ -54,7 +54,7 @@ func (r *indexReader) vli() (uint64, error) {
 // compares it with the blocks read and returns its size in bytes.
 func (z *Reader) readIndex() (int64, error) {
 	r := indexReader{in: &z.in}
-	r.crc = crc32.Update(0, crc32.IEEETable, []byte{0})
+	r.crc = verify.UpdateCRC32(0, []byte{0})
 	r.size = 1
 	count, err := r.vli()
 	if err != nil {

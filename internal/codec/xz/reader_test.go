@@ -8,10 +8,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,15 +45,6 @@ func fixtures(t testing.TB) []fixture {
 		fs = append(fs, fixture{name: fields[2], sum: fields[0], size: size})
 	}
 	return fs
-}
-
-func readFixture(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // decode reads all of r's output through wrap, with a timeout against hangs.
@@ -98,7 +89,7 @@ var readerWraps = map[string]func(io.Reader) io.Reader{
 
 func TestFixtures(t *testing.T) {
 	for _, fx := range fixtures(t) {
-		data := readFixture(t, fx.name)
+		data := testutil.Fixture(t, fx.name)
 		for _, threads := range []int{1, 2, 4} {
 			for wn, wrap := range readerWraps {
 				for inName, in := range readerWraps {
@@ -124,7 +115,7 @@ func TestFixtures(t *testing.T) {
 func TestReset(t *testing.T) {
 	var z *Reader
 	for _, fx := range fixtures(t) {
-		in := bytes.NewReader(readFixture(t, fx.name))
+		in := bytes.NewReader(testutil.Fixture(t, fx.name))
 		if z == nil {
 			var err error
 			if z, err = NewReader(in, Config{Threads: 2}); err != nil {
@@ -149,7 +140,7 @@ func TestReset(t *testing.T) {
 
 // TestCloseMidStream stops reading a multi-block file early.
 func TestCloseMidStream(t *testing.T) {
-	z, err := NewReader(bytes.NewReader(readFixture(t, "blocks-sized.xz")), Config{Threads: 4})
+	z, err := NewReader(bytes.NewReader(testutil.Fixture(t, "blocks-sized.xz")), Config{Threads: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +160,7 @@ func isCategorized(err error) bool {
 // big ones): each must fail as corrupt input, never succeed.
 func TestTruncated(t *testing.T) {
 	for _, name := range []string{"x86-lzma2.xz", "blocks-sized.xz", "tiny-blocks.xz", "chain3.xz", "empty.xz"} {
-		data := readFixture(t, name)
+		data := testutil.Fixture(t, name)
 		step := max(1, len(data)/400)
 		for _, threads := range []int{1, 2} {
 			for n := 0; n < len(data); n += step {
@@ -187,7 +178,7 @@ func TestTruncated(t *testing.T) {
 // error of a category or the exact content.
 func TestBitFlips(t *testing.T) {
 	for _, name := range []string{"empty.xz", "tiny-blocks.xz", "tiny-x86-delta.xz"} {
-		data := readFixture(t, name)
+		data := testutil.Fixture(t, name)
 		var want fixture
 		for _, fx := range fixtures(t) {
 			if fx.name == name {
@@ -214,7 +205,7 @@ func TestBitFlips(t *testing.T) {
 }
 
 func TestMemLimit(t *testing.T) {
-	data := readFixture(t, "x86-lzma2.xz") // 64 KiB dictionary, sizes not in the header
+	data := testutil.Fixture(t, "x86-lzma2.xz") // 64 KiB dictionary, sizes not in the header
 	_, _, err := decode(t, bytes.NewReader(data), Config{MemLimit: 32 << 10}, plain)
 	var le *LimitError
 	if !errors.As(err, &le) || !errors.Is(err, archive.ErrLimit) || le.Need != 64<<10 || le.Limit != 32<<10 {
@@ -228,7 +219,7 @@ func TestMemLimit(t *testing.T) {
 			if f.name != "blocks-sized.xz" {
 				continue
 			}
-			sum, _, err := decode(t, bytes.NewReader(readFixture(t, f.name)), Config{MemLimit: limit, Threads: 4}, plain)
+			sum, _, err := decode(t, bytes.NewReader(testutil.Fixture(t, f.name)), Config{MemLimit: limit, Threads: 4}, plain)
 			if err != nil || sum != f.sum {
 				t.Fatalf("limit %d: %v", limit, err)
 			}
@@ -238,7 +229,7 @@ func TestMemLimit(t *testing.T) {
 
 func TestIOErrorPassesThrough(t *testing.T) {
 	boom := errors.New("boom")
-	data := readFixture(t, "blocks-unsized.xz")
+	data := testutil.Fixture(t, "blocks-unsized.xz")
 	for _, cut := range []int{5, 20, 3000, len(data) - 10} {
 		for _, threads := range []int{1, 2} {
 			in := io.MultiReader(bytes.NewReader(data[:cut]), iotest.ErrReader(boom))
@@ -252,7 +243,7 @@ func TestIOErrorPassesThrough(t *testing.T) {
 
 // TestConcatenatedStopsAtGarbage checks data after valid streams.
 func TestTrailingData(t *testing.T) {
-	good := readFixture(t, "empty.xz")
+	good := testutil.Fixture(t, "empty.xz")
 	for name, tail := range map[string][]byte{
 		"zeros3":  {0, 0, 0},
 		"zeros5":  {0, 0, 0, 0, 0},
@@ -273,7 +264,7 @@ func TestAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes 32 MiB")
 	}
-	data := readFixture(t, "x86big.xz")
+	data := testutil.Fixture(t, "x86big.xz")
 	const dict = 8 << 20 // preset 6
 	buf := make([]byte, 64<<10)
 	var z *Reader
@@ -330,7 +321,7 @@ func TestUnknownCheck(t *testing.T) {
 			want = fx
 		}
 	}
-	data := withCheckID(readFixture(t, want.name), 0x02) // 4-byte check, like CRC32
+	data := withCheckID(testutil.Fixture(t, want.name), 0x02) // 4-byte check, like CRC32
 	for _, threads := range []int{1, 2} {
 		var warnings []string
 		sum, n, err := decode(t, bytes.NewReader(data), Config{Threads: threads, Warn: func(s string) { warnings = append(warnings, s) }}, plain)
@@ -342,7 +333,7 @@ func TestUnknownCheck(t *testing.T) {
 		}
 	}
 	// Reserved bits in the stream flags are unsupported.
-	_, _, err := decode(t, bytes.NewReader(withCheckID(readFixture(t, "empty.xz"), 0x11)), Config{}, plain)
+	_, _, err := decode(t, bytes.NewReader(withCheckID(testutil.Fixture(t, "empty.xz"), 0x11)), Config{}, plain)
 	if !errors.Is(err, archive.ErrUnsupported) {
 		t.Fatalf("reserved flag bits: %v", err)
 	}

@@ -5,10 +5,10 @@ import (
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/pbkdf2"
-	"crypto/sha1"
+	"crypto/sha1" // not a checksum: WinZip AES derives its keys with PBKDF2-HMAC-SHA1
 	"crypto/subtle"
 	"hash"
-	"hash/crc32"
+	"hash/crc32" // not a checksum: ZipCrypto's key schedule steps its keys with the CRC32 table (APPNOTE 6.1.5)
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -50,21 +50,21 @@ func (z *zipCrypto) decrypt(b []byte) {
 }
 
 // open tries each password against the 12-byte encryption header hdr and
-// leaves z keyed with the first that passes the check byte. The check
-// byte is the CRC's high byte, or the DOS time's high byte for entries
-// with a data descriptor (Info-ZIP); both are accepted.
-func (z *zipCrypto) open(hdr *[zipCryptoHeaderLen]byte, h *header, passwords []string) error {
+// leaves z keyed with the first that passes the check byte, whose index it
+// returns. The check byte is the CRC's high byte, or the DOS time's high
+// byte for entries with a data descriptor (Info-ZIP); both are accepted.
+func (z *zipCrypto) open(hdr *[zipCryptoHeaderLen]byte, h *header, passwords []string) (int, error) {
 	var b [zipCryptoHeaderLen]byte
-	for _, pw := range passwords {
+	for i, pw := range passwords {
 		z.init(pw)
 		b = *hdr
 		z.decrypt(b[:])
 		c := b[11]
 		if c == byte(h.crc>>24) || (h.flags&flagDescriptor != 0 && c == byte(h.dosTime>>8)) {
-			return nil
+			return i, nil
 		}
 	}
-	return errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
+	return 0, errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
 }
 
 func (z *zipCrypto) Read(p []byte) (int, error) {
@@ -117,26 +117,27 @@ func aesKeys(password string, salt []byte, strength uint8) (key, macKey, verifie
 	return dk[:kl], dk[kl : 2*kl], dk[2*kl:], nil
 }
 
-// open checks the passwords against the stored verifier and keys a.
-func (a *aesReader) open(salt, verifier []byte, h *header, passwords []string) error {
-	for _, pw := range passwords {
+// open checks the passwords against the stored verifier, keys a with the
+// first that matches and returns its index.
+func (a *aesReader) open(salt, verifier []byte, h *header, passwords []string) (int, error) {
+	for i, pw := range passwords {
 		key, macKey, v, err := aesKeys(pw, salt, h.aesStrength)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if subtle.ConstantTimeCompare(v, verifier) != 1 {
 			continue
 		}
 		a.block, err = aes.NewCipher(key)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		a.mac = hmac.New(sha1.New, macKey)
 		a.ctr = [aes.BlockSize]byte{}
 		a.ksPos = len(a.ks)
-		return nil
+		return i, nil
 	}
-	return errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
+	return 0, errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
 }
 
 // refill computes the next batch of key stream.

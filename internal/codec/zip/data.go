@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"io"
 	"io/fs"
 
@@ -108,9 +107,10 @@ type pipeline struct {
 	inflate [2]*deflate64.Inflater // deflate, Deflate64
 	lzma    *lzma.Reader1
 	ppmd    *ppmdReader
-	warn    func(string) // Options.Warnf of the archive being read
-	lzmaHdr [4 + 5]byte  // version, properties size, properties
-	closer  io.Closer    // a decoder to close at the end of the entry (zstd)
+	warn    func(string)     // Options.Warnf of the archive being read
+	opt     *archive.Options // the archive's options, told which password passed
+	lzmaHdr [4 + 5]byte      // version, properties size, properties
+	closer  io.Closer        // a decoder to close at the end of the entry (zstd)
 	chk     checker
 	hdr     [localLen]byte
 	tail    []byte // name and extra field of the local header
@@ -247,9 +247,11 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 				return nil, ErrTruncated
 			}
 			p.aes.r = asByteReader(src)
-			if err := p.aes.open(buf[:sl], buf[sl:sl+aesVerifierLen], h, passwords); err != nil {
+			i, err := p.aes.open(buf[:sl], buf[sl:sl+aesVerifierLen], h, passwords)
+			if err != nil {
 				return nil, err
 			}
+			p.opt.Accepted(passwords[i])
 			p.aes.remain = -1
 			if !h.usizeUnknown {
 				p.aes.remain = csize - overhead
@@ -264,9 +266,11 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 			if _, err := io.ReadFull(src, hdr[:]); err != nil {
 				return nil, ErrTruncated
 			}
-			if err := p.zc.open(&hdr, h, passwords); err != nil {
+			i, err := p.zc.open(&hdr, h, passwords)
+			if err != nil {
 				return nil, err
 			}
+			p.opt.Accepted(passwords[i])
 			p.zc.r = asByteReader(src)
 			in = &p.zc
 		}
@@ -335,7 +339,7 @@ func (c *checker) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	if n > 0 {
 		c.n += uint64(n)
-		c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
+		c.crc = verify.UpdateCRC32(c.crc, p[:n])
 		if !c.h.usizeUnknown && c.n > c.h.usize {
 			c.err = errorf(ErrSize, "zip: %q decodes to more than its %d bytes", c.h.name, c.h.usize)
 			return n, c.err

@@ -2,13 +2,13 @@ package zip
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"io/fs"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // Record signatures.
@@ -269,7 +269,7 @@ func (h *header) parseExtra(extra readBuf, central bool, needUsize, needCsize, n
 			if len(f) < 5 || f.uint8() != 1 {
 				continue
 			}
-			if f.uint32() == crc32.ChecksumIEEE(rawName) && utf8.Valid(f) {
+			if f.uint32() == verify.SumCRC32(rawName) && utf8.Valid(f) {
 				unicode = string(f)
 			}
 		case extWinZipAES:

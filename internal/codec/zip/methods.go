@@ -6,13 +6,13 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/flate"
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
+	"github.com/unpack-dev/unpack/internal/codec/zstdframe"
 )
 
 // Compression methods (APPNOTE 4.4.5).
@@ -122,13 +122,11 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 		p.closer = r
 		return r, nil
 	case methodZstd, methodZstdOld:
-		d, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxMemory(uint64(limit)), zstd.WithDecoderMaxWindow(uint64(limit)),
-			zstd.WithDecoderLowmem(true))
+		d, err := zstdframe.NewReader(src, zstdframe.Config{MaxWindow: uint64(limit), LowMem: true})
 		if err != nil {
 			return nil, archive.Corruptf("zip: zstd: %v", err)
 		}
-		p.closer = d.IOReadCloser()
+		p.closer = d
 		return d, nil
 	case methodImplode:
 		return newExploder(src, h)

@@ -200,7 +200,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		if r.pipe == nil {
 			r.pipe = newPipeline()
 		}
-		r.pipe.warn = r.warn
+		r.pipe.warn, r.pipe.opt = r.warn, r.opt
 		d, err := r.pipe.open(r.ra, r.dir.files[r.cur], r.passwords, r.limit)
 		if err != nil {
 			r.err = err
@@ -248,7 +248,7 @@ func (r *Reader) Open(i int) (io.ReadCloser, error) {
 		return nil, archive.Errorf(archive.ErrCorrupt, "zip: no entry %d", i)
 	}
 	p := pipelines.Get().(*pipeline)
-	p.warn = r.warn
+	p.warn, p.opt = r.warn, r.opt
 	d, err := p.open(r.ra, r.dir.files[i], r.passwords, r.limit)
 	if err != nil {
 		p.finish()
@@ -277,7 +277,7 @@ func (e *entryReader) Close() error {
 	if p := e.p; p != nil {
 		e.p = nil
 		p.finish()
-		p.warn = nil
+		p.warn, p.opt = nil, nil
 		pipelines.Put(p)
 	}
 	return nil

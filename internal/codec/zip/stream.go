@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"hash/crc32"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // StreamReader reads a zip archive from its local headers, for input that
@@ -45,16 +47,35 @@ type StreamReader struct {
 	name     []byte
 }
 
-// countReader counts the bytes read from r.
+// countReader counts the bytes read from r and keeps the first read error
+// (other than io.EOF): a failing input is reported as such, not as damage.
 type countReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	err error
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
 	return n, err
+}
+
+// inputErr returns err, or the input's read error when reading the input
+// failed: a decoder starved by it reports truncated or corrupt data, which
+// it is not. The stream has then lost its place: every later call fails.
+func (s *StreamReader) inputErr(err error) error {
+	if err == nil || err == io.EOF || s.cr.err == nil {
+		return err
+	}
+	if !errors.Is(err, s.cr.err) {
+		err = fmt.Errorf("zip: reading the input: %w", s.cr.err)
+	}
+	s.fatal = err
+	return err
 }
 
 // NewStreamReader returns a reader of the zip archive read from r.
@@ -63,7 +84,7 @@ func NewStreamReader(r io.Reader, opt *archive.Options) *StreamReader {
 		opt = &archive.Options{}
 	}
 	s := &StreamReader{opt: opt, limit: opt.Limit(), pipe: newPipeline()}
-	s.pipe.warn = opt.Warnf
+	s.pipe.warn, s.pipe.opt = opt.Warnf, opt
 	s.cr.r = r
 	s.br = bufio.NewReaderSize(&s.cr, bufSize)
 	return s
@@ -88,8 +109,8 @@ func (s *StreamReader) Next() (*archive.Entry, error) {
 	}
 	if s.cur != nil {
 		if err := s.skipRest(); err != nil {
-			s.fatal = err
-			return nil, err
+			s.fatal = s.inputErr(err)
+			return nil, s.fatal
 		}
 	}
 	s.pipe.finish()
@@ -97,7 +118,8 @@ func (s *StreamReader) Next() (*archive.Entry, error) {
 	h, err := s.readLocal()
 	if err != nil {
 		if err != io.EOF {
-			s.fatal = err
+			s.fatal = s.inputErr(err)
+			return nil, s.fatal
 		}
 		return nil, err
 	}
@@ -141,6 +163,9 @@ func (s *StreamReader) readLocal() (*header, error) {
 	for {
 		sig, err := s.br.Peek(4)
 		if err != nil {
+			if err != io.EOF {
+				return nil, s.inputErr(err)
+			}
 			if len(sig) == 0 && s.started {
 				return nil, io.EOF
 			}
@@ -358,6 +383,7 @@ func (s *StreamReader) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		if err := s.openData(); err != nil {
+			err = s.inputErr(err)
 			s.err = err
 			if s.cur.usizeUnknown {
 				s.fatal = err
@@ -367,6 +393,7 @@ func (s *StreamReader) Read(p []byte) (int, error) {
 	}
 	n, err := s.data.Read(p)
 	if err != nil {
+		err = s.inputErr(err)
 		s.err = err
 		if err != io.EOF && s.cur.usizeUnknown {
 			// Without a size there is no way to the next header.
@@ -425,7 +452,7 @@ func (t *storedScanner) Read(p []byte) (int, error) {
 			break
 		}
 		i += j
-		crc := crc32.Update(t.crc, crc32.IEEETable, buf[:i])
+		crc := verify.UpdateCRC32(t.crc, buf[:i])
 		n := t.n + uint64(i)
 		r := readBuf(buf[i+4:])
 		dcrc := r.uint32()
@@ -443,7 +470,7 @@ func (t *storedScanner) Read(p []byte) (int, error) {
 	}
 	m := copy(p, buf[:i])
 	t.br.Discard(m)
-	t.crc = crc32.Update(t.crc, crc32.IEEETable, p[:m])
+	t.crc = verify.UpdateCRC32(t.crc, p[:m])
 	t.n += uint64(m)
 	if found && m == i {
 		t.done = true

@@ -1,0 +1,31 @@
+package archive
+
+import "testing"
+
+func TestAccepted(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pws  []string
+		pw   string
+		want int // -1: not called
+	}{
+		{"first", []string{"a", "b"}, "a", 0},
+		{"second", []string{"a", "b", "c"}, "b", 1},
+		{"listed twice", []string{"a", "b", "b"}, "b", 1},
+		{"empty password", []string{"a", ""}, "", 1},
+		{"not a candidate", []string{"a"}, "z", -1},
+		{"no candidates", nil, "a", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := -1
+			o := &Options{Passwords: tc.pws, PasswordAccepted: func(i int) { got = i }}
+			o.Accepted(tc.pw)
+			if got != tc.want {
+				t.Errorf("Accepted(%q) told %d, want %d", tc.pw, got, tc.want)
+			}
+		})
+	}
+	var nilOpt *Options
+	nilOpt.Accepted("a")                               // no panic
+	(&Options{Passwords: []string{"a"}}).Accepted("a") // no hook: no panic
+}

@@ -1,0 +1,194 @@
+package zstdframe
+
+import (
+	"encoding/binary"
+	"hash"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+// Config sets up a Reader. The zero value decodes on one goroutine with
+// klauspost's default window limit.
+type Config struct {
+	// MaxWindow is the largest window (and so decoder memory) accepted;
+	// 0 keeps the decoder's default. Larger frames fail with
+	// zstd.ErrDecoderSizeExceeded.
+	MaxWindow uint64
+	// Threads is how many goroutines decode blocks ahead of the reader;
+	// 0 or 1 decodes on the reader's goroutine.
+	Threads int
+	// LowMem makes the decoder keep smaller buffers, for the many small
+	// streams of an archive's entries.
+	LowMem bool
+}
+
+// smallFrame is the largest declared frame content for which decoding on
+// the reader's goroutine is preferred to the concurrent decoder: starting
+// and stopping its goroutines costs more than a small frame gains from them
+// (files of many small frames, as pzstd or seekable zstd write them).
+const smallFrame = 1 << 20
+
+// Reader decompresses a zstd stream of one or more frames, verifying each
+// frame's Content_Checksum (when it has one) with verify's XXH64.
+type Reader struct {
+	w     walker
+	cfg   Config
+	sync  *zstd.Decoder // decodes on the reader's goroutine
+	async *zstd.Decoder // decodes blocks ahead on cfg.Threads goroutines; nil for 1
+	cur   *zstd.Decoder // the one decoding the current frame
+	h     hash.Hash64
+	err   error // sticky
+}
+
+// NewReader returns a Reader of r's frames. It reads the first frame
+// header, so a stream that is no zstd fails here.
+func NewReader(r io.Reader, cfg Config) (*Reader, error) {
+	z := &Reader{cfg: cfg, h: verify.New(verify.XXH64).(hash.Hash64)}
+	var err error
+	if z.sync, err = z.newDecoder(1); err == nil && cfg.Threads > 1 {
+		z.async, err = z.newDecoder(cfg.Threads)
+	}
+	if err == nil {
+		err = z.Reset(r)
+	}
+	if err != nil {
+		z.Close()
+		return nil, err
+	}
+	return z, nil
+}
+
+// newDecoder returns a klauspost decoder of cfg with its checksum off.
+func (z *Reader) newDecoder(threads int) (*zstd.Decoder, error) {
+	opts := []zstd.DOption{
+		zstd.IgnoreChecksum(true), // verified here, with verify.XXH64
+		zstd.WithDecoderConcurrency(threads),
+		zstd.WithDecoderLowmem(z.cfg.LowMem),
+		zstd.WithDecoderMaxMemory(1 << 62), // the window limit is what bounds a stream
+	}
+	if z.cfg.MaxWindow > 0 {
+		opts = append(opts, zstd.WithDecoderMaxWindow(z.cfg.MaxWindow))
+	}
+	return zstd.NewReader(nil, opts...)
+}
+
+// Reset makes z read a new stream, reusing its decoders. It reads the
+// first frame header.
+func (z *Reader) Reset(r io.Reader) error {
+	z.detach()
+	z.w.reset(r)
+	z.err = nil
+	return z.startFrame()
+}
+
+// detach stops the decoder of the last frame: Reset(nil) waits for its
+// stream goroutine, which may still hold the walker, to finish.
+func (z *Reader) detach() {
+	if z.cur != nil {
+		z.cur.Reset(nil)
+		z.cur = nil
+	}
+}
+
+// startFrame moves to the next frame and points a decoder at it: the
+// concurrent one unless the frame declares a small content size. At the
+// clean end of the input it sets z.err to io.EOF.
+func (z *Reader) startFrame() error {
+	z.detach()
+	if err := z.w.next(); err != nil {
+		z.err = err
+		if err == io.EOF {
+			return nil
+		}
+		return err
+	}
+	z.h.Reset()
+	z.cur = z.sync
+	if z.async != nil && (z.w.contentSize < 0 || z.w.contentSize > smallFrame) {
+		z.cur = z.async
+	}
+	if err := z.cur.Reset(&z.w); err != nil {
+		z.err = err
+		return err
+	}
+	return nil
+}
+
+// Read returns decompressed bytes. At each frame's end it compares the
+// frame's checksum; a mismatch is a *verify.MismatchError of kind XXH64
+// with the 32 stored and computed bits.
+func (z *Reader) Read(p []byte) (int, error) {
+	if len(p) == 0 && z.err == nil {
+		return 0, nil
+	}
+	for z.err == nil {
+		n, err := z.cur.Read(p)
+		if n > 0 {
+			z.h.Write(p[:n])
+		}
+		if err == nil {
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
+		if err != io.EOF {
+			z.err = z.decodeErr(err)
+			return n, z.err
+		}
+		if err := z.endFrame(); err != nil {
+			z.err = err
+			return n, err
+		}
+		if err := z.startFrame(); err != nil {
+			return n, err
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return 0, z.err
+}
+
+// decodeErr prefers the walker's error (a structural or input error the
+// decoder saw as a short read) to the decoder's.
+func (z *Reader) decodeErr(err error) error {
+	if z.w.err != nil {
+		return z.w.err
+	}
+	return err
+}
+
+// endFrame checks, after the decoder's io.EOF, that the walker passed the
+// whole frame and that its checksum matches.
+func (z *Reader) endFrame() error {
+	if z.w.err != nil {
+		return z.w.err
+	}
+	if !z.w.atEnd() {
+		return ErrFrameEnd
+	}
+	if !z.w.hasSum {
+		return nil
+	}
+	got := uint32(z.h.Sum64())
+	if got == z.w.sum {
+		return nil
+	}
+	return &verify.MismatchError{Kind: verify.XXH64,
+		Want: binary.BigEndian.AppendUint32(nil, z.w.sum),
+		Got:  binary.BigEndian.AppendUint32(nil, got)}
+}
+
+// Close releases the decoders' goroutines; z cannot be used afterwards.
+func (z *Reader) Close() error {
+	for _, d := range []*zstd.Decoder{z.sync, z.async} {
+		if d != nil {
+			d.Close()
+		}
+	}
+	return nil
+}

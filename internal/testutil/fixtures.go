@@ -1,0 +1,103 @@
+package testutil
+
+import (
+	"archive/tar"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Fixture returns the contents of testdata/name in the test's package.
+func Fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// HashAll reads r to the end and returns the SHA-256 (hex) and length of
+// what it produced, and the error that ended it (nil for io.EOF).
+func HashAll(r io.Reader) (string, int64, error) {
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	return hex.EncodeToString(h.Sum(nil)), n, err
+}
+
+// SHA256Sums reads a sha256sum-style file ("HEX  NAME" lines) into a map
+// from name to hex digest.
+func SHA256Sums(t testing.TB, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if len(line) < 66 {
+			t.Fatalf("%s: malformed line %q", path, line)
+		}
+		m[line[66:]] = line[:64]
+	}
+	return m
+}
+
+// CheckStream compares a decompressed stream with a corpus .sha256s file:
+// its "<stream>" entry, or the regular files of the tar the stream holds.
+// Errors of the comparison are reported on t; the returned error is the
+// one that ended reading r (nil at its end), for tests of failing rows.
+func CheckStream(t *testing.T, r io.Reader, expected string) error {
+	t.Helper()
+	want, err := ExpectedFiles(expected)
+	if err != nil || want == nil {
+		t.Fatalf("expected sums %s: %v", expected, err)
+	}
+	if sha, ok := want["<stream>"]; ok {
+		got, _, err := HashAll(r)
+		if err != nil {
+			return err
+		}
+		if got != sha {
+			t.Errorf("stream sha256 %s, want %s", got, sha)
+		}
+		return nil
+	}
+	tr := tar.NewReader(r)
+	seen := 0
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		got, _, err := HashAll(tr)
+		if err != nil {
+			return err
+		}
+		if w, ok := want[h.Name]; ok {
+			seen++
+			if got != w {
+				t.Errorf("%s: sha256 %s, want %s", h.Name, got, w)
+			}
+		}
+	}
+	// The tar reader may stop before the compressed stream's end: drain
+	// it so its end is verified too.
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return err
+	}
+	if seen != len(want) {
+		t.Errorf("%d files checked, want %d", seen, len(want))
+	}
+	return nil
+}
