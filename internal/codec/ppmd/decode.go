@@ -195,15 +195,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		st := heap[s : s+ns*6]
 		num := ns - numMasked
 		esc := m.escCount
-		var hi, n uint32
-		for off := uint32(0); n != num; off += 6 {
-			rec := (*[6]byte)(st[off : off+6])
-			if mask[rec[0]] != esc {
-				hi += uint32(rec[1])
-				ps[byte(n)] = s + off
-				n++
-			}
-		}
+		hi, n := collectUnmasked(st, mask, esc, ps, s, num)
 
 		// MakeEscFreq: the SEE context of this escape.
 		se, escFreq := &m.dummy, uint32(1)
@@ -259,6 +251,22 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 			mask[heap[p]] = esc
 		}
 	}
+}
+
+// collectUnmasked stores in ps the references of the first num states
+// of st (the stats at s) whose symbols are not masked, and returns the
+// sum of their frequencies. It branches on no mask test, which on binary
+// data is as good as random, and is a function of its own so that its
+// loop keeps everything in registers.
+func collectUnmasked(st []byte, mask *[256]byte, esc byte, ps *[256]uint32, s, num uint32) (hi, n uint32) {
+	for off := 0; n != num; off += 6 {
+		rec := st[off : off+2 : off+2]
+		u := b2u(mask[rec[0]] != esc)
+		hi += uint32(rec[1]) & -u
+		ps[byte(n)] = s + uint32(off)
+		n += u
+	}
+	return hi, n
 }
 
 // newMask starts a new set of masked symbols: a symbol is masked while

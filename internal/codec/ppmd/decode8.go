@@ -178,15 +178,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		st := heap[s : s+(ns+1)*6]
 		num := ns - numMasked
 		esc := m.escCount
-		var hi, n uint32
-		for off := uint32(0); n != num; off += 6 {
-			rec := (*[6]byte)(st[off : off+6])
-			if mask[rec[0]] != esc {
-				hi += uint32(rec[1])
-				ps[byte(n)] = s + off
-				n++
-			}
-		}
+		hi, n := collectUnmasked(st, mask, esc, ps, s, num)
 
 		// MakeEscFreq.
 		se, escFreq := &m.dummy, uint32(1)
