@@ -257,7 +257,10 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 // of st (the stats at s) whose symbols are not masked, and returns the
 // sum of their frequencies. It branches on no mask test, which on binary
 // data is as good as random, and is a function of its own so that its
-// loop keeps everything in registers.
+// loop keeps everything in registers (inlined into decodeEscaped it
+// would spill them).
+//
+//go:noinline
 func collectUnmasked(st []byte, mask *[256]byte, esc byte, ps *[256]uint32, s, num uint32) (hi, n uint32) {
 	for off := 0; n != num; off += 6 {
 		rec := st[off : off+2 : off+2]
