@@ -1,15 +1,19 @@
 // Package ppmd decodes PPMd variant H (Dmitry Shkarin's PPMII as 7-Zip's
-// Ppmd7 and RAR 3.x use it). The model keeps its contexts in one byte heap
+// Ppmd7 and RAR 3.x use it) and variant I revision 1 (7-Zip's Ppmd8, zip
+// method 98, APPNOTE 5.8). A model keeps its contexts in one byte heap
 // with PPMd's own sub-allocator, so that it runs out of memory, and
-// restarts, exactly where the reference encoders do.
+// restarts (H; I restarts or cuts its tree down), exactly where the
+// reference encoders do.
 //
-// A model decodes symbols through a RangeDecoder: Init7z for 7-Zip
-// streams, InitRAR for RAR 3.x blocks.
+// A model decodes symbols through a RangeDecoder: Init7z for 7-Zip's
+// variant H streams, InitRAR for RAR 3.x blocks, InitI for variant I.
 //
 // # Security concerns
 //
 // The heap is allocated once at the size the stream declares; callers
-// bound that size (by their memory limit) before calling NewH or Reset.
+// bound that size (by their memory limit) before calling NewH, NewI or
+// Reset. Every heap access is bounds-checked and the decoders recover a
+// violation as ErrCorrupt.
 package ppmd
 
 import (
@@ -164,7 +168,7 @@ func (m *ModelH) Reset(order, memSize int) error {
 	}
 	need := 1 + memSize + unitSize
 	if cap(m.heap) < need {
-		m.heap = make([]byte, need)
+		m.heap = newHeap(need)
 	} else {
 		m.heap = m.heap[:need]
 	}

@@ -163,7 +163,7 @@ func TestBadParams(t *testing.T) {
 	}
 }
 
-func FuzzPPMd(f *testing.F) {
+func FuzzPPMdH(f *testing.F) {
 	for _, fx := range loadFixtures(f) {
 		n := len(fx.packed)
 		if n > 4096 {

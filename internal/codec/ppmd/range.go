@@ -43,6 +43,18 @@ func (rc *RangeDecoder) InitRAR(br io.ByteReader) error {
 	return rc.err
 }
 
+// InitI starts a PPMd variant I stream (7-Zip's Ppmd8, zip method 98):
+// RAR's carry-less coder, 4 bytes, which may not be all ones.
+func (rc *RangeDecoder) InitI(br io.ByteReader) error {
+	if err := rc.InitRAR(br); err != nil {
+		return err
+	}
+	if rc.code == 0xFFFFFFFF {
+		rc.err = ErrCorrupt
+	}
+	return rc.err
+}
+
 func (rc *RangeDecoder) next() byte {
 	c, err := rc.br.ReadByte()
 	if err != nil {
@@ -71,31 +83,48 @@ func (rc *RangeDecoder) threshold(total uint32) uint32 {
 func (rc *RangeDecoder) decode(start, size uint32) {
 	if rc.isRAR {
 		rc.low += start * rc.rng
-		rc.rng *= size
-		for {
-			if rc.low^(rc.low+rc.rng) >= rcTop {
-				if rc.rng >= rcBot {
-					return
-				}
-				rc.rng = -rc.low & (rcBot - 1)
-			}
-			if rc.rng == 0 || rc.err != nil {
-				// Only invalid data gets here; stop rather than spin.
-				if rc.err == nil {
-					rc.err = ErrCorrupt
-				}
-				return
-			}
-			rc.code = rc.code<<8 | uint32(rc.next())
-			rc.rng <<= 8
-			rc.low <<= 8
-		}
+	} else {
+		rc.code -= start * rc.rng
 	}
-	rc.code -= start * rc.rng
 	rc.rng *= size
-	rc.normalize7z()
+	if rc.rng < rcTop || rc.isRAR {
+		rc.normalize()
+	}
 }
 
+// normalize refills the range after decode, kept out of line so that
+// decode inlines.
+func (rc *RangeDecoder) normalize() {
+	if rc.isRAR {
+		rc.normalizeRAR()
+	} else {
+		rc.normalize7z()
+	}
+}
+
+// normalizeRAR is the normalisation of RAR's carry-less coder.
+func (rc *RangeDecoder) normalizeRAR() {
+	for {
+		if rc.low^(rc.low+rc.rng) >= rcTop {
+			if rc.rng >= rcBot {
+				return
+			}
+			rc.rng = -rc.low & (rcBot - 1)
+		}
+		if rc.rng == 0 || rc.err != nil {
+			// Only invalid data gets here; stop rather than spin.
+			if rc.err == nil {
+				rc.err = ErrCorrupt
+			}
+			return
+		}
+		rc.code = rc.code<<8 | uint32(rc.next())
+		rc.rng <<= 8
+		rc.low <<= 8
+	}
+}
+
+// normalize7z refills the 7-Zip coder's range (below rcTop).
 func (rc *RangeDecoder) normalize7z() {
 	if rc.rng == 0 {
 		if rc.err == nil {
@@ -112,19 +141,26 @@ func (rc *RangeDecoder) normalize7z() {
 
 // bit decodes a binary choice with probability size0/2^14 for 0.
 func (rc *RangeDecoder) bit(size0 uint32) uint32 {
-	if !rc.isRAR {
-		// 7-Zip splits the range exactly rather than by the scaled unit.
-		bound := (rc.rng >> 14) * size0
-		if rc.code < bound {
-			rc.rng = bound
-			rc.normalize7z()
-			return 0
-		}
+	if rc.isRAR {
+		return rc.bitRAR(size0)
+	}
+	// 7-Zip splits the range exactly rather than by the scaled unit.
+	bound := (rc.rng >> 14) * size0
+	b := uint32(1)
+	if rc.code < bound {
+		rc.rng = bound
+		b = 0
+	} else {
 		rc.code -= bound
 		rc.rng -= bound
-		rc.normalize7z()
-		return 1
 	}
+	if rc.rng < rcTop {
+		rc.normalize7z()
+	}
+	return b
+}
+
+func (rc *RangeDecoder) bitRAR(size0 uint32) uint32 {
 	if rc.threshold(1<<14) < size0 {
 		rc.decode(0, size0)
 		return 0

@@ -106,6 +106,7 @@ type pipeline struct {
 	d64     *deflate64.Reader      // likewise
 	inflate [2]*deflate64.Inflater // deflate, Deflate64
 	lzma    *lzma.Reader1
+	ppmd    *ppmdReader
 	warn    func(string)     // Options.Warnf of the archive being read
 	opt     *archive.Options // the archive's options, told which password passed
 	pwFrom  int              // the first candidate to try

@@ -79,7 +79,8 @@ type byteReader interface {
 // buffered inflater of internal/codec/deflate64, which reads ahead; a
 // streamed entry of unknown size needs a decoder that stops exactly at its
 // end (klauspost/compress/flate, deflate64.Reader). LZMA and xz are the
-// project's own decoders, as is bzip2.
+// project's own decoders, as is bzip2; PPMd is internal/codec/ppmd's
+// variant I, its model kept in p.
 func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, limit int64) (io.Reader, error) {
 	switch m {
 	case methodStore:
@@ -131,7 +132,9 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 		return newExploder(src, h)
 	case methodShrink:
 		return newUnshrinker(src, h)
-	case methodReduce1, 3, 4, methodReduce4, methodPPMd:
+	case methodPPMd:
+		return p.newPPMd(src, h, limit)
+	case methodReduce1, 3, 4, methodReduce4:
 		return nil, archive.Unsupportedf("zip: compression method %d (%s) is not supported", m, methodName(m))
 	}
 	return nil, archive.Unsupportedf("zip: compression method %d is not supported", m)

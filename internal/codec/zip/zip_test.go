@@ -55,7 +55,7 @@ var fixtures = []struct {
 	{file: "7zip-deflate64.zip"},
 	{file: "7zip-bzip2.zip"},
 	{file: "7zip-lzma.zip"},
-	{file: "7zip-ppmd.zip", err: archive.ErrUnsupported},
+	{file: "7zip-ppmd.zip"},
 	{file: "7zip-aes256.zip", password: "secret"},
 	{file: "7zip-aes128-lzma.zip", password: "secret"},
 	{file: "7zip-zipcrypto.zip", password: "secret"},
@@ -195,12 +195,23 @@ func TestPasswords(t *testing.T) {
 }
 
 func TestUnsupportedNamesMethod(t *testing.T) {
-	r, err := openBytes(readFixture(t, "7zip-ppmd.zip"), nil)
+	// 7zip-deflate.zip with every method field (local headers @8, central
+	// headers @10) set to 97, a number no reader supports.
+	b := readFixture(t, "7zip-deflate.zip")
+	for i := 0; i+4 <= len(b); i++ {
+		switch string(b[i : i+4]) {
+		case "PK\x03\x04":
+			binary.LittleEndian.PutUint16(b[i+8:], 97)
+		case "PK\x01\x02":
+			binary.LittleEndian.PutUint16(b[i+10:], 97)
+		}
+	}
+	r, err := openBytes(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = readAllVia(r, func(r io.Reader) io.Reader { return r })
-	if !errors.Is(err, archive.ErrUnsupported) || !strings.Contains(err.Error(), "ppmd") {
+	if !errors.Is(err, archive.ErrUnsupported) || !strings.Contains(err.Error(), "97") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -431,6 +442,87 @@ func TestMemLimit(t *testing.T) {
 	}
 	if !errors.Is(err, archive.ErrLimit) {
 		t.Fatalf("got %v, want ErrLimit", err)
+	}
+}
+
+// TestPPMdParams checks the refusals of a PPMd entry's parameter word
+// (7zip-ppmd.zip's lorem.txt: order 8, 1 MiB, RESTART) and damaged data.
+func TestPPMdParams(t *testing.T) {
+	orig := readFixture(t, "7zip-ppmd.zip")
+	// word returns the offset of the PPMd entry's parameter word.
+	word := func(b []byte) int {
+		for i := 0; i+30 <= len(b); i++ {
+			if string(b[i:i+4]) == "PK\x03\x04" && binary.LittleEndian.Uint16(b[i+8:]) == methodPPMd {
+				return i + 30 + int(binary.LittleEndian.Uint16(b[i+26:])) + int(binary.LittleEndian.Uint16(b[i+28:]))
+			}
+		}
+		t.Fatal("no PPMd entry")
+		return 0
+	}
+	for _, tc := range []struct {
+		name  string
+		patch func(b []byte)
+		opt   *archive.Options
+		want  error
+	}{
+		{"limit", func([]byte) {}, &archive.Options{MemLimit: 1 << 19}, archive.ErrLimit},
+		{"freeze", func(b []byte) { b[word(b)+1] |= 0x20 }, nil, archive.ErrUnsupported},
+		{"order1", func(b []byte) { b[word(b)] &^= 0x0F }, nil, archive.ErrCorrupt},
+		{"flipped", func(b []byte) { b[word(b)+40] ^= 0x10 }, nil, archive.ErrCorrupt},
+		{"zeroed", func(b []byte) { copy(b[word(b)+100:], make([]byte, 200)) }, nil, archive.ErrCorrupt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := append([]byte(nil), orig...)
+			tc.patch(b)
+			r, err := openBytes(b, tc.opt)
+			if err == nil {
+				_, err = readAllVia(r, func(r io.Reader) io.Reader { return r })
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPPMdStreamedUnknownSize rewrites 7zip-ppmd.zip's PPMd entry as a
+// streaming writer leaves it (flag bit 3, zero sizes in the local header,
+// a data descriptor after the data) and reads it from a non-seekable
+// stream, where the decoder must stop at the end marker.
+func TestPPMdStreamedUnknownSize(t *testing.T) {
+	orig := readFixture(t, "7zip-ppmd.zip")
+	sums := srcSums(t)
+	var b []byte
+	for i := 0; i+30 <= len(orig); i++ {
+		if string(orig[i:i+4]) != "PK\x03\x04" || binary.LittleEndian.Uint16(orig[i+8:]) != methodPPMd {
+			continue
+		}
+		end := i + 30 + int(binary.LittleEndian.Uint16(orig[i+26:])) + int(binary.LittleEndian.Uint16(orig[i+28:])) +
+			int(binary.LittleEndian.Uint32(orig[i+18:]))
+		hdr := append([]byte(nil), orig[i:i+30]...)
+		dd := append([]byte("PK\x07\x08"), hdr[14:26]...) // CRC, sizes
+		hdr[6] |= 0x08
+		clear(hdr[14:26])
+		b = append(append(append(append(b, orig[:i]...), hdr...), orig[i+30:end]...), dd...)
+		b = append(b, orig[end:]...)
+		break
+	}
+	if b == nil {
+		t.Fatal("no PPMd entry")
+	}
+	for _, wrap := range []func(io.Reader) io.Reader{iotest.OneByteReader, iotest.HalfReader} {
+		r, err := Open(&archive.Input{R: wrap(bytes.NewReader(b)), Size: -1, Name: "dd"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := readAllVia(r, func(r io.Reader) io.Reader { return r })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.files["lorem.txt"] != sums["lorem.txt"] {
+			t.Fatalf("lorem.txt: sha256 %s, want %s", x.files["lorem.txt"], sums["lorem.txt"])
+		}
+		r.Close()
 	}
 }
 

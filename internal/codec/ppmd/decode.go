@@ -1,0 +1,288 @@
+package ppmd
+
+import "encoding/binary"
+
+// The symbol decoder (7-Zip's Ppmd7_DecodeSymbol, unrar's
+// ModelPPM::DecodeChar). It is the hot path: the heap is held in a local
+// slice, contexts and state arrays are resliced once to fixed-size views
+// so that field loads carry no further bounds checks, and the frequent
+// updates (Update1, Update1_0, UpdateBin, NextContext) are inlined here;
+// UpdateModel, CreateSuccessors and Rescale stay out of line.
+
+// DecodeSymbol decodes one byte (0..255). At the end marker it returns
+// ErrEndMark; invalid data gives ErrCorrupt, a read error that error.
+func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (sym int, err error) {
+	defer func() {
+		// The model's references are derived from decoded data only; this
+		// guards the heap against a defect turning into a crash.
+		if p := recover(); p != nil {
+			sym, err = 0, ErrCorrupt
+		}
+	}()
+	sym = m.decode(rc)
+	if rc.err != nil {
+		return 0, rc.err
+	}
+	switch sym {
+	case -1:
+		return 0, ErrEndMark
+	case -2:
+		return 0, ErrCorrupt
+	}
+	return sym, nil
+}
+
+// Decode fills dst with decoded bytes (7z streams, whose size is known),
+// returning how many were decoded before an error or the end marker.
+func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (n int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = ErrCorrupt
+		}
+	}()
+	for n < len(dst) {
+		sym := m.decode(rc)
+		if rc.err != nil {
+			return n, rc.err
+		}
+		if sym < 0 {
+			if sym == -1 {
+				return n, ErrEndMark
+			}
+			return n, ErrCorrupt
+		}
+		dst[n] = byte(sym)
+		n++
+	}
+	return n, nil
+}
+
+// le16 and le32 read the little-endian fields of heap records.
+func le16(b []byte) uint32 { return uint32(binary.LittleEndian.Uint16(b)) }
+func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+
+// nextContext moves to the found state's successor or updates the model
+// (NextContext).
+func (m *ModelH) nextContext(heap []byte) {
+	c := le32(heap[m.found+2:])
+	if m.orderFall == 0 && c > m.text {
+		m.minCtx, m.maxCtx = c, c
+	} else {
+		m.updateModel()
+	}
+}
+
+// decode returns the next symbol, -1 at the end marker or -2 for data no
+// encoder produces.
+func (m *ModelH) decode(rc *RangeDecoder) int {
+	heap := m.heap
+	mask := &m.charMask
+	c := m.minCtx
+	ctx := (*[12]byte)(heap[c : c+12])
+	if ns := le16(ctx[0:]); ns != 1 {
+		s := le32(ctx[4:])
+		summ := le16(ctx[2:])
+		st := heap[s : s+ns*6]
+		count := rc.threshold(summ)
+		hi := uint32(st[1])
+		if count < hi {
+			// Update1_0: the most probable symbol.
+			rc.decode(0, hi)
+			sym := st[0]
+			if 2*hi > summ {
+				m.prevSuccess = 1
+				m.runLength++
+			} else {
+				m.prevSuccess = 0
+			}
+			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
+			hi += 4
+			st[1] = byte(hi)
+			m.found = s
+			if hi > maxFreq {
+				m.rescale()
+			}
+			m.nextContext(heap)
+			return int(sym)
+		}
+		m.prevSuccess = 0
+		for rest := st[6:]; len(rest) >= 6; rest = rest[6:] {
+			f := uint32(rest[1])
+			hi += f
+			if hi <= count {
+				continue
+			}
+			// Update1: a later symbol moves up past a less frequent one.
+			rc.decode(hi-f, f)
+			sym := rest[0]
+			off := uint32(len(st) - len(rest))
+			f += 4
+			rest[1] = byte(f)
+			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
+			m.found = s + off
+			if f > uint32(st[off-5]) {
+				m.swapStates(s+off, s+off-6)
+				m.found = s + off - 6
+				if f > maxFreq {
+					m.rescale()
+				}
+			}
+			m.nextContext(heap)
+			return int(sym)
+		}
+		if count >= summ {
+			return -2
+		}
+		m.hiBitsFlag = uint32(hb2Flag[heap[m.found]])
+		rc.decode(hi, summ-hi)
+		esc := m.newMask()
+		for rest := st; len(rest) >= 6; rest = rest[6:] {
+			mask[rest[0]] = esc
+		}
+	} else {
+		sym, freq := ctx[2], ctx[3]
+		m.hiBitsFlag = uint32(hb2Flag[heap[m.found]])
+		suf := le32(ctx[8:])
+		prob := &m.binSumm[freq-1][m.prevSuccess+
+			uint32(ns2BSIndx[le16(heap[suf:])-1])+
+			m.hiBitsFlag+2*uint32(hb2Flag[sym])+
+			uint32((m.runLength>>26)&0x20)]
+		if rc.bit(uint32(*prob)) == 0 {
+			// UpdateBin.
+			*prob = *prob + 1<<intBits - getMean(*prob)
+			m.found = c + 2
+			if freq < 128 {
+				ctx[3] = freq + 1
+			}
+			m.prevSuccess = 1
+			m.runLength++
+			m.nextContext(heap)
+			return int(sym)
+		}
+		*prob -= getMean(*prob)
+		m.initEsc = uint32(expEscape[*prob>>10])
+		mask[sym] = m.newMask()
+		m.prevSuccess = 0
+	}
+	return m.decodeEscaped(rc, heap)
+}
+
+// decodeEscaped continues after an escape from minCtx in the shorter
+// contexts, skipping the symbols already seen (masked).
+func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
+	mask := &m.charMask
+	ps := &m.ps
+	mc := m.minCtx
+	for {
+		numMasked := le16(heap[mc:])
+		var ctx *[12]byte
+		for {
+			m.orderFall++
+			suf := le32(heap[mc+8:])
+			if suf == 0 {
+				m.minCtx = mc
+				return -1
+			}
+			mc = suf
+			ctx = (*[12]byte)(heap[mc : mc+12])
+			if le16(ctx[0:]) != numMasked {
+				break
+			}
+		}
+		m.minCtx = mc
+		ns := le16(ctx[0:])
+		s := le32(ctx[4:])
+		st := heap[s : s+ns*6]
+		num := ns - numMasked
+		esc := m.escCount
+		hi, n := collectUnmasked(st, mask, esc, ps, s, num)
+
+		// MakeEscFreq: the SEE context of this escape.
+		se, escFreq := &m.dummy, uint32(1)
+		if ns != 256 {
+			nonMasked := ns - numMasked
+			i := m.hiBitsFlag
+			if nonMasked < le16(heap[le32(ctx[8:]):])-ns {
+				i++
+			}
+			if le16(ctx[2:]) < 11*ns {
+				i += 2
+			}
+			if numMasked > nonMasked {
+				i += 4
+			}
+			se = &m.see[ns2Indx[byte(nonMasked-1)]][i&15]
+			escFreq = se.mean()
+		}
+
+		total := escFreq + hi
+		count := rc.threshold(total)
+		if count < hi {
+			k := 0
+			acc := uint32(heap[ps[0]+1])
+			for acc <= count {
+				k++
+				acc += uint32(heap[ps[byte(k)]+1])
+			}
+			s = ps[byte(k)]
+			rec := (*[6]byte)(heap[s : s+6])
+			f := uint32(rec[1])
+			rc.decode(acc-f, f)
+			se.update()
+			// Update2.
+			m.found = s
+			f += 4
+			rec[1] = byte(f)
+			binary.LittleEndian.PutUint16(ctx[2:], uint16(le16(ctx[2:])+4))
+			sym := rec[0]
+			if f > maxFreq {
+				m.rescale()
+			}
+			m.runLength = m.initRL
+			m.updateModel()
+			return int(sym)
+		}
+		if count >= total {
+			return -2
+		}
+		rc.decode(hi, total-hi)
+		se.summ += uint16(total)
+		for _, p := range ps[:n] {
+			mask[heap[p]] = esc
+		}
+	}
+}
+
+// collectUnmasked stores in ps the references of the first num states
+// of st (the stats at s) whose symbols are not masked, and returns the
+// sum of their frequencies. It branches on no mask test, which on binary
+// data is as good as random, and is a function of its own so that its
+// loop keeps everything in registers (inlined into decodeEscaped it
+// would spill them).
+//
+//go:noinline
+func collectUnmasked(st []byte, mask *[256]byte, esc byte, ps *[256]uint32, s, num uint32) (hi, n uint32) {
+	for off := 0; n != num; off += 6 {
+		rec := st[off : off+2 : off+2]
+		u := b2u(mask[rec[0]] != esc)
+		hi += uint32(rec[1]) & -u
+		ps[byte(n)] = s + uint32(off)
+		n += u
+	}
+	return hi, n
+}
+
+// newMask starts a new set of masked symbols: a symbol is masked while
+// its charMask entry equals escCount.
+func (m *ModelH) newMask() byte {
+	m.escCount++
+	if m.escCount == 0 {
+		m.charMask = [256]byte{}
+		m.escCount = 1
+	}
+	return m.escCount
+}
+
+func getMean(prob uint16) uint16 {
+	return (prob + 1<<(periodBits-2)) >> periodBits
+}

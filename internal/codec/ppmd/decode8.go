@@ -1,0 +1,229 @@
+package ppmd
+
+// The variant I symbol decoder (7-Zip's Ppmd8_DecodeSymbol) over the
+// carry-less range decoder started by InitI.
+
+import "encoding/binary"
+
+// DecodeSymbol decodes one byte (0..255). At the end marker it returns
+// ErrEndMark; invalid data gives ErrCorrupt, a read error that error.
+func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (sym int, err error) {
+	defer func() {
+		// References are derived from decoded data only; this guards the
+		// heap against a defect turning into a crash.
+		if p := recover(); p != nil {
+			sym, err = 0, ErrCorrupt
+		}
+	}()
+	sym = m.decode(rc)
+	if rc.err != nil {
+		return 0, rc.err
+	}
+	switch sym {
+	case -1:
+		return 0, ErrEndMark
+	case -2:
+		return 0, ErrCorrupt
+	}
+	return sym, nil
+}
+
+// Decode fills dst with decoded bytes, returning how many were decoded
+// before an error or the end marker (ErrEndMark).
+func (m *ModelI) Decode(rc *RangeDecoder, dst []byte) (n int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = ErrCorrupt
+		}
+	}()
+	for n < len(dst) {
+		sym := m.decode(rc)
+		if rc.err != nil {
+			return n, rc.err
+		}
+		if sym < 0 {
+			if sym == -1 {
+				return n, ErrEndMark
+			}
+			return n, ErrCorrupt
+		}
+		dst[n] = byte(sym)
+		n++
+	}
+	return n, nil
+}
+
+// newMask starts a new set of masked symbols, as ModelH.newMask.
+func (m *ModelI) newMask() byte {
+	m.escCount++
+	if m.escCount == 0 {
+		m.charMask = [256]byte{}
+		m.escCount = 1
+	}
+	return m.escCount
+}
+
+// decode returns the next symbol, -1 at the end marker or -2 for data no
+// encoder produces. Like ModelH.decode it works on fixed-size views of
+// the heap and inlines the frequent updates.
+func (m *ModelI) decode(rc *RangeDecoder) int {
+	heap := m.heap
+	mask := &m.charMask
+	c := m.minCtx
+	ctx := (*[12]byte)(heap[c : c+12])
+	if ns := uint32(ctx[0]); ns != 0 {
+		s := le32(ctx[4:])
+		summ := le16(ctx[2:])
+		st := heap[s : s+(ns+1)*6]
+		count := rc.threshold(summ)
+		hi := uint32(st[1])
+		if count < hi {
+			// Update1_0.
+			rc.decode(0, hi)
+			sym := st[0]
+			m.prevSuccess = b2u(2*hi >= summ)
+			m.runLength += int32(m.prevSuccess)
+			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
+			hi += 4
+			st[1] = byte(hi)
+			m.found = s
+			if hi > maxFreq {
+				m.rescale()
+			}
+			m.nextContext()
+			return int(sym)
+		}
+		m.prevSuccess = 0
+		for rest := st[6:]; len(rest) >= 6; rest = rest[6:] {
+			f := uint32(rest[1])
+			hi += f
+			if hi <= count {
+				continue
+			}
+			// Update1.
+			rc.decode(hi-f, f)
+			sym := rest[0]
+			off := uint32(len(st) - len(rest))
+			f += 4
+			rest[1] = byte(f)
+			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
+			m.found = s + off
+			if f > uint32(st[off-5]) {
+				m.swapStates(s+off, s+off-6)
+				m.found = s + off - 6
+				if f > maxFreq {
+					m.rescale()
+				}
+			}
+			m.nextContext()
+			return int(sym)
+		}
+		if count >= summ {
+			return -2
+		}
+		rc.decode(hi, summ-hi)
+		esc := m.newMask()
+		for rest := st; len(rest) >= 6; rest = rest[6:] {
+			mask[rest[0]] = esc
+		}
+	} else {
+		sym, freq := ctx[2], ctx[3]
+		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][uint32(ns2BSIndx[heap[le32(ctx[8:])]])+
+			m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20)]
+		if rc.bit(uint32(*prob)) == 0 {
+			// UpdateBin.
+			*prob = *prob + 1<<intBits - getMean(*prob)
+			m.found = c + 2
+			if freq < 196 {
+				ctx[3] = freq + 1
+			}
+			m.prevSuccess = 1
+			m.runLength++
+			m.nextContext()
+			return int(sym)
+		}
+		*prob -= getMean(*prob)
+		m.initEsc = uint32(expEscape[*prob>>10])
+		mask[sym] = m.newMask()
+		m.prevSuccess = 0
+	}
+	return m.decodeEscaped(rc, heap)
+}
+
+// decodeEscaped continues after an escape from minCtx in the shorter
+// contexts, skipping the symbols already seen (masked).
+func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
+	mask := &m.charMask
+	ps := &m.ps
+	mc := m.minCtx
+	for {
+		numMasked := uint32(heap[mc])
+		var ctx *[12]byte
+		for {
+			m.orderFall++
+			suf := le32(heap[mc+8:])
+			if suf == 0 {
+				m.minCtx = mc
+				return -1
+			}
+			mc = suf
+			ctx = (*[12]byte)(heap[mc : mc+12])
+			if uint32(ctx[0]) != numMasked {
+				break
+			}
+		}
+		m.minCtx = mc
+		ns := uint32(ctx[0])
+		s := le32(ctx[4:])
+		st := heap[s : s+(ns+1)*6]
+		num := ns - numMasked
+		esc := m.escCount
+		hi, n := collectUnmasked(st, mask, esc, ps, s, num)
+
+		// MakeEscFreq.
+		se, escFreq := &m.dummy, uint32(1)
+		if ns != 0xFF {
+			i := b2u(le16(ctx[2:]) > 11*(ns+1)) +
+				2*b2u(2*ns < uint32(heap[le32(ctx[8:])])+numMasked) + uint32(ctx[1])
+			se = &m.see[ns2IndxI[ns+2]-3][i&31]
+			escFreq = se.mean()
+		}
+
+		total := escFreq + hi
+		count := rc.threshold(total)
+		if count < hi {
+			k := 0
+			acc := uint32(heap[ps[0]+1])
+			for acc <= count {
+				k++
+				acc += uint32(heap[ps[byte(k)]+1])
+			}
+			s = ps[byte(k)]
+			rec := (*[6]byte)(heap[s : s+6])
+			f := uint32(rec[1])
+			rc.decode(acc-f, f)
+			se.update()
+			// Update2.
+			m.found = s
+			f += 4
+			rec[1] = byte(f)
+			binary.LittleEndian.PutUint16(ctx[2:], uint16(le16(ctx[2:])+4))
+			sym := rec[0]
+			if f > maxFreq {
+				m.rescale()
+			}
+			m.runLength = m.initRL
+			m.updateModel()
+			m.minCtx = m.maxCtx
+			return int(sym)
+		}
+		if count >= total {
+			return -2
+		}
+		rc.decode(hi, total-hi)
+		se.summ += uint16(total)
+		for _, p := range ps[:n] {
+			mask[heap[p]] = esc
+		}
+	}
+}

@@ -1,0 +1,512 @@
+package ppmd
+
+// The variant I model updates (7-Zip's Ppmd8.c without FREEZE support).
+
+// errModelLoop stops a cut-off that cannot free memory, which only
+// invalid data causes; the decoder's recover turns it into ErrCorrupt.
+type errModelLoop struct{}
+
+// refresh halves (scale 1) or keeps the frequencies of c's states after
+// its stats shrank to fit its state count (Refresh).
+func (m *ModelI) refresh(c, oldNU, scale uint32) {
+	i := m.numStats(c)
+	s := m.shrinkUnits(m.stats(c), oldNU, (i+2)>>1)
+	m.set32(c+4, s)
+	flags := m.flags(c)&(0x10+0x04*scale) + 0x08*hi40(m.sym(s))
+	escFreq := m.summFreq(c) - m.freq(s)
+	f := (m.freq(s) + scale) >> scale
+	m.setFreq(s, f)
+	sumFreq := f
+	for ; i > 0; i-- {
+		s += 6
+		escFreq -= m.freq(s)
+		f := (m.freq(s) + scale) >> scale
+		m.setFreq(s, f)
+		sumFreq += f
+		flags |= 0x08 * hi40(m.sym(s))
+	}
+	m.setSummFreq(c, sumFreq+(escFreq+scale)>>scale)
+	m.setFlags(c, flags)
+}
+
+// cutOff drops the states of c and its successors (to the model's order)
+// whose successors lie in the text area, and frees contexts left empty
+// (CutOff). It returns c, or 0 when c was freed.
+func (m *ModelI) cutOff(c, order uint32) uint32 {
+	if m.numStats(c) == 0 {
+		s := c + 2
+		if m.successor(s) >= m.unitsStart {
+			if order < m.maxOrder {
+				m.setSucc(s, m.cutOff(m.successor(s), order+1))
+			} else {
+				m.setSucc(s, 0)
+			}
+			if m.successor(s) != 0 || order <= 9 {
+				return c
+			}
+		}
+		m.specialFreeUnit(c)
+		return 0
+	}
+	tmp := (m.numStats(c) + 2) >> 1
+	m.set32(c+4, m.moveUnitsUp(m.stats(c), tmp))
+	stats := int64(m.stats(c))
+	i := int64(m.numStats(c))
+	for s := stats + i*6; s >= stats; s -= 6 {
+		p := uint32(s)
+		switch {
+		case m.successor(p) < m.unitsStart:
+			s2 := uint32(stats + i*6)
+			i--
+			m.setSucc(p, 0)
+			m.swapStates(p, s2)
+		case order < m.maxOrder:
+			m.setSucc(p, m.cutOff(m.successor(p), order+1))
+		default:
+			m.setSucc(p, 0)
+		}
+	}
+	if i != int64(m.numStats(c)) && order != 0 {
+		m.setNumStats(c, uint32(i))
+		s := m.stats(c)
+		switch {
+		case i < 0:
+			m.freeUnits(s, tmp)
+			m.specialFreeUnit(c)
+			return 0
+		case i == 0:
+			m.setFlags(c, m.flags(c)&0x10+0x08*hi40(m.sym(s)))
+			m.copyState(c+2, s)
+			m.freeUnits(s, tmp)
+			m.setFreq(c+2, (m.freq(c+2)+11)>>3)
+		default:
+			scale := uint32(0)
+			if m.summFreq(c) > 16*uint32(i) {
+				scale = 1
+			}
+			m.refresh(c, tmp, scale)
+		}
+	}
+	return c
+}
+
+// restoreModel deals with a full heap (RestoreModel): it undoes the
+// partial update from maxCtx down to c1, then restarts the model or cuts
+// it down.
+func (m *ModelI) restoreModel(c1 uint32) {
+	m.text = m.alignOffset
+	c := m.maxCtx
+	for ; c != c1; c = m.suffix(c) {
+		ns := (m.numStats(c) - 1) & 0xFF
+		m.setNumStats(c, ns)
+		if ns == 0 {
+			s := m.stats(c)
+			m.setFlags(c, m.flags(c)&0x10+0x08*hi40(m.sym(s)))
+			m.copyState(c+2, s)
+			m.specialFreeUnit(s)
+			m.setFreq(c+2, (m.freq(c+2)+11)>>3)
+		} else {
+			m.refresh(c, (ns+3)>>1, 0)
+		}
+	}
+	for ; c != m.minCtx; c = m.suffix(c) {
+		if ns := m.numStats(c); ns == 0 {
+			f := m.freq(c + 2)
+			m.setFreq(c+2, f-f>>1)
+		} else {
+			sf := (m.summFreq(c) + 4) & 0xFFFF
+			m.setSummFreq(c, sf)
+			if sf > 128+4*ns {
+				m.refresh(c, (ns+2)>>1, 1)
+			}
+		}
+	}
+	if m.restoreMethod == RestoreRestart || m.usedMemory() < m.size>>1 {
+		m.restart()
+		return
+	}
+	for m.suffix(m.maxCtx) != 0 {
+		m.maxCtx = m.suffix(m.maxCtx)
+	}
+	for n := 0; ; n++ {
+		if n == 64 {
+			panic(errModelLoop{})
+		}
+		m.cutOff(m.maxCtx, 0)
+		m.expandTextArea()
+		if m.usedMemory() <= 3*(m.size>>2) {
+			break
+		}
+	}
+	m.glueCount = 0
+	m.orderFall = m.maxOrder
+}
+
+// createSuccessors builds the chain of order+1 contexts for the found
+// state (CreateSuccessors); s1 is the found symbol's state in c's suffix
+// when the caller has it. It returns 0 when memory ran out.
+func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
+	upBranch := m.successor(m.found)
+	fsym := m.sym(m.found)
+	var ps [MaxOrderI + 1]uint32
+	num := 0
+	if !skip {
+		ps[num] = m.found
+		num++
+	}
+	for m.suffix(c) != 0 {
+		c = m.suffix(c)
+		var s uint32
+		switch {
+		case s1 != 0:
+			s, s1 = s1, 0
+		case m.numStats(c) != 0:
+			for s = m.stats(c); m.sym(s) != fsym; s += 6 {
+			}
+			if m.freq(s) < maxFreq-9 {
+				m.setFreq(s, m.freq(s)+1)
+				m.setSummFreq(c, m.summFreq(c)+1)
+			}
+		default:
+			s = c + 2
+			if m.numStats(m.suffix(c)) == 0 && m.freq(s) < 24 {
+				m.setFreq(s, m.freq(s)+1)
+			}
+		}
+		succ := m.successor(s)
+		if succ != upBranch {
+			c = succ
+			if num == 0 {
+				return c
+			}
+			break
+		}
+		ps[num] = s
+		num++
+	}
+	upSym := uint32(m.heap[upBranch])
+	upSucc := upBranch + 1
+	flags := 0x10*hi40(fsym) + 0x08*hi40(upSym)
+	var upFreq uint32
+	if m.numStats(c) == 0 {
+		upFreq = m.freq(c + 2)
+	} else {
+		s := m.stats(c)
+		for m.sym(s) != upSym {
+			s += 6
+		}
+		cf := m.freq(s) - 1
+		s0 := m.summFreq(c) - m.numStats(c) - cf
+		if 2*cf <= s0 {
+			upFreq = 1
+			if 5*cf > s0 {
+				upFreq = 2
+			}
+		} else {
+			upFreq = 1 + (cf+2*s0-3)/s0
+		}
+	}
+	for {
+		c1 := m.allocContext()
+		if c1 == 0 {
+			return 0
+		}
+		m.setNumStats(c1, 0)
+		m.setFlags(c1, flags)
+		m.heap[c1+2] = byte(upSym)
+		m.heap[c1+3] = byte(upFreq)
+		m.setSucc(c1+2, upSucc)
+		m.set32(c1+8, c)
+		num--
+		m.setSucc(ps[num], c1)
+		c = c1
+		if num == 0 {
+			return c
+		}
+	}
+}
+
+// reduceOrder handles a found state without successor (ReduceOrder).
+func (m *ModelI) reduceOrder(s1, c uint32) uint32 {
+	var s uint32
+	c1 := c
+	upBranch := m.text
+	fsym := m.sym(m.found)
+	m.setSucc(m.found, upBranch)
+	m.orderFall++
+	for {
+		if s1 != 0 {
+			c = m.suffix(c)
+			s, s1 = s1, 0
+		} else {
+			if m.suffix(c) == 0 {
+				return c
+			}
+			c = m.suffix(c)
+			if m.numStats(c) != 0 {
+				for s = m.stats(c); m.sym(s) != fsym; s += 6 {
+				}
+				if m.freq(s) < maxFreq-9 {
+					m.setFreq(s, m.freq(s)+2)
+					m.setSummFreq(c, m.summFreq(c)+2)
+				}
+			} else {
+				s = c + 2
+				if m.freq(s) < 32 {
+					m.setFreq(s, m.freq(s)+1)
+				}
+			}
+		}
+		if m.successor(s) != 0 {
+			break
+		}
+		m.setSucc(s, upBranch)
+		m.orderFall++
+	}
+	if m.successor(s) <= upBranch {
+		s2 := m.found
+		m.found = s
+		m.setSucc(s, m.createSuccessors(false, 0, c))
+		m.found = s2
+	}
+	if m.orderFall == 1 && c1 == m.maxCtx {
+		m.setSucc(m.found, m.successor(s))
+		m.text--
+	}
+	return m.successor(s)
+}
+
+// updateModel adds the found symbol to the contexts from maxCtx down to
+// minCtx (UpdateModel).
+func (m *ModelI) updateModel() {
+	fs := m.found
+	fSucc := m.successor(fs)
+	fFreq, fSym := m.freq(fs), m.sym(fs)
+	var s uint32
+	if fFreq < maxFreq/4 && m.suffix(m.minCtx) != 0 {
+		c := m.suffix(m.minCtx)
+		if m.numStats(c) == 0 {
+			s = c + 2
+			if m.freq(s) < 32 {
+				m.setFreq(s, m.freq(s)+1)
+			}
+		} else {
+			s = m.stats(c)
+			if m.sym(s) != fSym {
+				for {
+					s += 6
+					if m.sym(s) == fSym {
+						break
+					}
+				}
+				if m.freq(s) >= m.freq(s-6) {
+					m.swapStates(s, s-6)
+					s -= 6
+				}
+			}
+			if m.freq(s) < maxFreq-9 {
+				m.setFreq(s, m.freq(s)+2)
+				m.setSummFreq(c, m.summFreq(c)+2)
+			}
+		}
+	}
+	c := m.maxCtx
+	if m.orderFall == 0 && fSucc != 0 {
+		cs := m.createSuccessors(true, s, m.minCtx)
+		if cs == 0 {
+			m.setSucc(m.found, 0)
+			m.restoreModel(c)
+		} else {
+			m.setSucc(m.found, cs)
+			m.maxCtx = cs
+		}
+		return
+	}
+	m.heap[m.text] = byte(fSym)
+	m.text++
+	succ := m.text
+	if m.text >= m.unitsStart {
+		m.restoreModel(c)
+		return
+	}
+	if fSucc == 0 {
+		cs := m.reduceOrder(s, m.minCtx)
+		if cs == 0 {
+			m.restoreModel(c)
+			return
+		}
+		fSucc = cs
+	} else if fSucc < m.unitsStart {
+		cs := m.createSuccessors(false, s, m.minCtx)
+		if cs == 0 {
+			m.restoreModel(c)
+			return
+		}
+		fSucc = cs
+	}
+	m.orderFall--
+	if m.orderFall == 0 {
+		succ = fSucc
+		if m.maxCtx != m.minCtx {
+			m.text--
+		}
+	}
+	ns := m.numStats(m.minCtx)
+	s0 := m.summFreq(m.minCtx) - ns - fFreq
+	flag := 0x08 * hi40(fSym)
+	for ; c != m.minCtx; c = m.suffix(c) {
+		ns1 := m.numStats(c)
+		if ns1 != 0 {
+			if ns1&1 != 0 {
+				oldNU := (ns1 + 1) >> 1
+				i := u2i(oldNU)
+				if i != u2i(oldNU+1) {
+					p := m.allocUnits(i + 1)
+					if p == 0 {
+						m.restoreModel(c)
+						return
+					}
+					old := m.stats(c)
+					m.copyUnits(p, old, oldNU)
+					m.insertNode(old, i)
+					m.set32(c+4, p)
+				}
+			}
+			if 3*ns1+1 < ns {
+				m.setSummFreq(c, m.summFreq(c)+1)
+			}
+		} else {
+			p := m.allocUnits(0)
+			if p == 0 {
+				m.restoreModel(c)
+				return
+			}
+			m.copyState(p, c+2)
+			m.set32(c+4, p)
+			f := m.freq(p)
+			if f < maxFreq/4-1 {
+				f <<= 1
+			} else {
+				f = maxFreq - 4
+			}
+			m.setFreq(p, f)
+			sf := f + m.initEsc
+			if ns > 2 {
+				sf++
+			}
+			m.setSummFreq(c, sf)
+		}
+		sf := m.summFreq(c)
+		cf := 2 * fFreq * (sf + 6)
+		sf += s0
+		var n uint32
+		if cf < 6*sf {
+			n = 1 + b2u(cf > sf) + b2u(cf >= 4*sf)
+			m.setSummFreq(c, m.summFreq(c)+4)
+		} else {
+			n = 4 + b2u(cf > 9*sf) + b2u(cf > 12*sf) + b2u(cf > 15*sf)
+			m.setSummFreq(c, m.summFreq(c)+n)
+		}
+		s2 := m.stats(c) + (ns1+1)*6
+		m.setSucc(s2, succ)
+		m.heap[s2] = byte(fSym)
+		m.heap[s2+1] = byte(n)
+		m.setFlags(c, m.flags(c)|flag)
+		m.setNumStats(c, ns1+1)
+	}
+	m.minCtx, m.maxCtx = fSucc, fSucc
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// rescale halves the frequencies of minCtx's states (Rescale).
+func (m *ModelI) rescale() {
+	mc := m.minCtx
+	stats := m.stats(mc)
+	s := m.found
+	var tmp [6]byte
+	copy(tmp[:], m.heap[s:s+6])
+	for ; s != stats; s -= 6 {
+		m.copyState(s, s-6)
+	}
+	copy(m.heap[s:s+6], tmp[:])
+	escFreq := m.summFreq(mc) - m.freq(s)
+	adder := b2u(m.orderFall != 0)
+	f := ((m.freq(s)+4)&0xFF + adder) >> 1
+	m.setFreq(s, f)
+	sumFreq := f
+	i := m.numStats(mc)
+	for ; i > 0; i-- {
+		s += 6
+		escFreq -= m.freq(s)
+		f := (m.freq(s) + adder) >> 1
+		m.setFreq(s, f)
+		sumFreq += f
+		if f > m.freq(s-6) {
+			copy(tmp[:], m.heap[s:s+6])
+			s1 := s
+			for {
+				m.copyState(s1, s1-6)
+				s1 -= 6
+				if s1 == stats || uint32(tmp[1]) <= m.freq(s1-6) {
+					break
+				}
+			}
+			copy(m.heap[s1:s1+6], tmp[:])
+		}
+	}
+	if m.freq(s) == 0 {
+		numStats := m.numStats(mc)
+		i = 0
+		for {
+			i++
+			s -= 6
+			if m.freq(s) != 0 {
+				break
+			}
+		}
+		escFreq += i
+		newNS := numStats - i
+		m.setNumStats(mc, newNS)
+		if newNS == 0 {
+			copy(tmp[:], m.heap[stats:stats+6])
+			tmp[1] = byte((2*uint32(tmp[1]) + escFreq - 1) / escFreq)
+			tmp[1] = min(tmp[1], maxFreq/3)
+			m.insertNode(stats, u2i((numStats+2)>>1))
+			m.setFlags(mc, m.flags(mc)&0x10+0x08*hi40(uint32(tmp[0])))
+			m.found = mc + 2
+			copy(m.heap[mc+2:mc+8], tmp[:])
+			return
+		}
+		n0, n1 := (numStats+2)>>1, (newNS+2)>>1
+		if n0 != n1 {
+			m.set32(mc+4, m.shrinkUnits(stats, n0, n1))
+		}
+		s = m.stats(mc)
+		flags := m.flags(mc)&^0x08 | 0x08*hi40(m.sym(s))
+		for i = newNS; i > 0; i-- {
+			s += 6
+			flags |= 0x08 * hi40(m.sym(s))
+		}
+		m.setFlags(mc, flags)
+	}
+	m.setSummFreq(mc, sumFreq+escFreq-escFreq>>1)
+	m.setFlags(mc, m.flags(mc)|0x04)
+	m.found = m.stats(mc)
+}
+
+// nextContext moves to the found state's successor or updates the model.
+func (m *ModelI) nextContext() {
+	c := m.successor(m.found)
+	if m.orderFall == 0 && c >= m.unitsStart {
+		m.minCtx, m.maxCtx = c, c
+	} else {
+		m.updateModel()
+		m.minCtx = m.maxCtx
+	}
+}
