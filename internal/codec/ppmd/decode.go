@@ -11,10 +11,23 @@ import "encoding/binary"
 
 // DecodeSymbol decodes one byte (0..255). At the end marker it returns
 // ErrEndMark; invalid data gives ErrCorrupt, a read error that error.
-func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (sym int, err error) {
+func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (int, error) { return decodeSymbol(m, rc) }
+
+// Decode fills dst with decoded bytes (7z streams, whose size is known),
+// returning how many were decoded before an error or the end marker.
+func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (int, error) { return decodeInto(m, rc, dst) }
+
+// symbolDecoder is a model's raw symbol decoder: a byte, -1 at the end
+// marker, -2 for invalid data.
+type symbolDecoder interface {
+	decode(rc *RangeDecoder) int
+}
+
+// decodeSymbol turns one raw decode into a symbol or an error. The model's
+// references are derived from decoded data only; the recover guards the
+// heap against a defect turning into a crash.
+func decodeSymbol(m symbolDecoder, rc *RangeDecoder) (sym int, err error) {
 	defer func() {
-		// The model's references are derived from decoded data only; this
-		// guards the heap against a defect turning into a crash.
 		if p := recover(); p != nil {
 			sym, err = 0, ErrCorrupt
 		}
@@ -32,9 +45,9 @@ func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (sym int, err error) {
 	return sym, nil
 }
 
-// Decode fills dst with decoded bytes (7z streams, whose size is known),
-// returning how many were decoded before an error or the end marker.
-func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (n int, err error) {
+// decodeInto fills dst with decoded bytes, returning how many were decoded
+// before an error or the end marker (ErrEndMark).
+func decodeInto(m symbolDecoder, rc *RangeDecoder, dst []byte) (n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = ErrCorrupt

@@ -7,51 +7,11 @@ import "encoding/binary"
 
 // DecodeSymbol decodes one byte (0..255). At the end marker it returns
 // ErrEndMark; invalid data gives ErrCorrupt, a read error that error.
-func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (sym int, err error) {
-	defer func() {
-		// References are derived from decoded data only; this guards the
-		// heap against a defect turning into a crash.
-		if p := recover(); p != nil {
-			sym, err = 0, ErrCorrupt
-		}
-	}()
-	sym = m.decode(rc)
-	if rc.err != nil {
-		return 0, rc.err
-	}
-	switch sym {
-	case -1:
-		return 0, ErrEndMark
-	case -2:
-		return 0, ErrCorrupt
-	}
-	return sym, nil
-}
+func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (int, error) { return decodeSymbol(m, rc) }
 
 // Decode fills dst with decoded bytes, returning how many were decoded
 // before an error or the end marker (ErrEndMark).
-func (m *ModelI) Decode(rc *RangeDecoder, dst []byte) (n int, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = ErrCorrupt
-		}
-	}()
-	for n < len(dst) {
-		sym := m.decode(rc)
-		if rc.err != nil {
-			return n, rc.err
-		}
-		if sym < 0 {
-			if sym == -1 {
-				return n, ErrEndMark
-			}
-			return n, ErrCorrupt
-		}
-		dst[n] = byte(sym)
-		n++
-	}
-	return n, nil
-}
+func (m *ModelI) Decode(rc *RangeDecoder, dst []byte) (int, error) { return decodeInto(m, rc, dst) }
 
 // newMask starts a new set of masked symbols, as ModelH.newMask.
 func (m *ModelI) newMask() byte {
