@@ -1,16 +1,17 @@
 package deflate64
 
 import (
-	"encoding/binary"
 	"io"
 )
 
 // Inflater decodes deflate (RFC 1951) or Deflate64 from a source it reads
 // ahead of the decoder in large chunks, so it may consume bytes past the end
 // of the compressed stream: use it when the caller bounds the source (a zip
-// entry of known compressed size). Its inner loop works on byte slices with
-// a 64-bit bit buffer refilled eight bytes at a time and copies matches
-// eight bytes at a time.
+// entry of known compressed size), or take the excess back with Rest. Its
+// inner loop (fastloop.go) works on byte slices with a 64-bit bit buffer
+// refilled eight bytes at a time, decodes each symbol with one lookup in
+// tables whose entries carry their bit counts (fasttable.go), and copies
+// matches in 16- and 8-byte words into one large output buffer.
 //
 // Reader, by contrast, reads one byte at a time and never past the stream.
 type Inflater struct {
@@ -29,10 +30,10 @@ type Inflater struct {
 	final      bool
 	storedLeft int
 
-	lit, dist      *table
-	dynLit, dynDis table
-	clen           table
-	lengths        codeLengths
+	lit     *litTable
+	dist    *distTable
+	tables  *dynTables
+	lengths codeLengths
 
 	out     []byte // window, then output, then slack for one match
 	win     int
@@ -41,12 +42,26 @@ type Inflater struct {
 	rp      int
 }
 
+// dynTables are the tables of dynamic blocks, allocated once per Inflater.
+type dynTables struct {
+	lit  litTable
+	dist distTable
+	clen [clenTableSize]uint32
+}
+
 const (
 	inBufSize = 32 << 10
-	outChunk  = 128 << 10
+	outChunk  = 256 << 10
+	// outSlack follows the longest match that may start at flushAt-1:
+	// room for the word copies' overshoot.
+	outSlack = 64
 )
 
-var fixed = func() (t [2][2]table) {
+// fixedTables holds the tables of fixed-code blocks, per mode.
+var fixedTables = func() (t [2]struct {
+	lit  litTable
+	dist distTable
+}) {
 	var l [288]uint8
 	for i := range l {
 		switch {
@@ -65,8 +80,8 @@ var fixed = func() (t [2][2]table) {
 		d[i] = 5
 	}
 	for m := range t {
-		t[m][0].build(l[:], litPrimary, symEntries[m][0])
-		t[m][1].build(d[:], distPrimary, symEntries[m][1])
+		buildTable(t[m].lit[:], l[:], litRootBits, symEntries[m][0])
+		buildTable(t[m].dist[:], d[:], distRootBits, symEntries[m][1])
 	}
 	return t
 }()
@@ -81,7 +96,8 @@ func NewInflater(r io.Reader, d64 bool) *Inflater {
 		f.win, maxMatch = windowSize, 3+0xffff
 	}
 	f.flushAt = f.win + outChunk
-	f.out = make([]byte, f.flushAt+maxMatch+16)
+	f.out = make([]byte, f.flushAt+maxMatch+outSlack)
+	f.tables = new(dynTables)
 	f.Reset(r)
 	return f
 }
@@ -202,16 +218,18 @@ func (f *Inflater) bits(n uint) (uint32, bool) {
 	return v, true
 }
 
-// sym decodes one symbol with t, one table lookup at a time.
-func (f *Inflater) sym(t *table) (uint32, bool) {
+// sym decodes one symbol with table t of rootBits, refilling byte by
+// byte, and consumes its code (not its extra bits).
+func (f *Inflater) sym(t []uint32, rootBits uint) (uint32, bool) {
 	f.fill(maxCodeLen) // may stop short at the end of the input
-	e := t.prim[f.bitbuf&(1<<t.primary-1)&(1<<litPrimary-1)]
-	if e>>10&7 == kindLink {
-		e = t.links[e>>16+uint32(f.bitbuf>>t.primary)&(1<<(e&31)-1)]
+	e := t[f.bitbuf&(1<<rootBits-1)]
+	l := shiftOf(e)
+	if e&flagSub != 0 {
+		e = t[int(e>>16)+int(f.bitbuf>>rootBits)&(1<<shiftOf(e)-1)]
+		l = rootBits + shiftOf(e)
 	}
-	l := uint(e & 31)
 	switch {
-	case e>>10&7 == kindInvalid:
+	case e&flagInvalid != 0:
 		if f.bitsleft >= maxCodeLen {
 			f.err = ErrSymbol
 		} else {
@@ -252,11 +270,11 @@ func (f *Inflater) header() {
 		f.storedLeft = n
 		f.state = stateStored
 	case blockFixed:
-		f.lit, f.dist = &fixed[f.mode()][0], &fixed[f.mode()][1]
+		f.lit, f.dist = &fixedTables[f.mode()].lit, &fixedTables[f.mode()].dist
 		f.state = stateHuffman
 	case blockDynamic:
 		if f.dynamic() {
-			f.lit, f.dist = &f.dynLit, &f.dynDis
+			f.lit, f.dist = &f.tables.lit, &f.tables.dist
 			f.state = stateHuffman
 		}
 	}
@@ -292,10 +310,12 @@ func (f *Inflater) stored() {
 	}
 }
 
-func (f *Inflater) buildCodeLengthCode(cl []uint8) bool { return f.clen.build(cl, 7, clenEntries) }
+func (f *Inflater) buildCodeLengthCode(cl []uint8) bool {
+	return buildTable(f.tables.clen[:], cl, clenRootBits, clenEntries)
+}
 
 func (f *Inflater) codeLengthSym() (uint32, bool) {
-	e, ok := f.sym(&f.clen)
+	e, ok := f.sym(f.tables.clen[:], clenRootBits)
 	return e >> 16, ok
 }
 
@@ -304,8 +324,8 @@ func (f *Inflater) dynamic() bool {
 	nlit, ndist, err := readCodeLengths(f, &f.lengths, f.d64)
 	if err == nil {
 		m := f.mode()
-		if !f.dynLit.build(f.lengths.all[:nlit], litPrimary, symEntries[m][0]) ||
-			!f.dynDis.build(f.lengths.all[nlit:nlit+ndist], distPrimary, symEntries[m][1]) {
+		if !buildTable(f.tables.lit[:], f.lengths.all[:nlit], litRootBits, symEntries[m][0]) ||
+			!buildTable(f.tables.dist[:], f.lengths.all[nlit:nlit+ndist], distRootBits, symEntries[m][1]) {
 			err = ErrCodeLengths
 		}
 	}
@@ -313,200 +333,4 @@ func (f *Inflater) dynamic() bool {
 		f.err = err
 	}
 	return err == nil
-}
-
-// huffman decodes a compressed block until it ends or the output chunk is
-// full: the fast loop while eight-byte loads stay inside the input buffer,
-// symbol by symbol near its end.
-func (f *Inflater) huffman() {
-	for f.op < f.flushAt && f.err == nil && f.state == stateHuffman {
-		if f.iend-f.ip < 32 {
-			f.topUp()
-		}
-		if f.iend-f.ip >= 32 {
-			f.fast()
-		} else {
-			f.slow()
-		}
-	}
-}
-
-// match copies length bytes from dist back; the caller checked dist and
-// that the output has room for length plus 8 bytes.
-func match(out []byte, op, dist, length int) {
-	src := op - dist
-	switch {
-	case dist >= length && length > 32:
-		copy(out[op:op+length], out[src:src+length])
-	case dist >= 8:
-		for i := 0; i < length; i += 8 {
-			binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[src+i:]))
-		}
-	default:
-		// A short period: lay it down once, then double it.
-		s := out[op : op+length]
-		k := copy(s[:min(dist, length)], out[src:op])
-		for k < length {
-			k += copy(s[k:], s[:k])
-		}
-	}
-}
-
-// fast is the inner loop. Entering it, the input holds at least 32 bytes:
-// one pass reads at most three 8-byte loads.
-func (f *Inflater) fast() {
-	in, out := f.in, f.out
-	ip, iend, op, flushAt := f.ip, f.iend, f.op, f.flushAt
-	bitbuf, bitsleft := f.bitbuf, f.bitsleft
-	lit, dist := f.lit, f.dist
-	lp, dp := &lit.prim, &dist.prim
-	const lmask, dmask = 1<<litPrimary - 1, 1<<distPrimary - 1
-	le := lit.links
-	for op < flushAt && iend-ip >= 32 {
-		bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << bitsleft
-		ip += int(63-bitsleft) >> 3
-		bitsleft |= 56
-
-		e := lp[bitbuf&lmask]
-		if e>>10&7 == kindLink {
-			e = le[e>>16+uint32(bitbuf>>litPrimary)&(1<<(e&31)-1)]
-		}
-		n := uint(e & 31)
-		bitbuf >>= n
-		bitsleft -= n
-		if e>>10&7 == kindLiteral {
-			// Up to two more literals fit in the bits already loaded
-			// (each code is at most 15 bits).
-			out[op] = byte(e >> 16)
-			op++
-			e = lp[bitbuf&lmask]
-			if e>>10&7 == kindLink {
-				e = le[e>>16+uint32(bitbuf>>litPrimary)&(1<<(e&31)-1)]
-			}
-			n = uint(e & 31)
-			bitbuf >>= n
-			bitsleft -= n
-			if e>>10&7 == kindLiteral {
-				out[op] = byte(e >> 16)
-				op++
-				e = lp[bitbuf&lmask]
-				if e>>10&7 == kindLink {
-					e = le[e>>16+uint32(bitbuf>>litPrimary)&(1<<(e&31)-1)]
-				}
-				n = uint(e & 31)
-				bitbuf >>= n
-				bitsleft -= n
-				if e>>10&7 == kindLiteral {
-					out[op] = byte(e >> 16)
-					op++
-					continue
-				}
-			}
-			// A length or the end follows: reload for its extra bits.
-			bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << bitsleft
-			ip += int(63-bitsleft) >> 3
-			bitsleft |= 56
-		}
-		switch e >> 10 & 7 {
-		case kindLength:
-		case kindEnd:
-			f.state = stateHeader
-			f.ip, f.op, f.bitbuf, f.bitsleft = ip, op, bitbuf, bitsleft
-			return
-		default:
-			f.err = ErrSymbol
-			f.ip, f.op, f.bitbuf, f.bitsleft = ip, op, bitbuf, bitsleft
-			return
-		}
-		extra := uint(e >> 5 & 31)
-		length := int(e>>16) + int(bitbuf&(1<<extra-1))
-		bitbuf >>= extra
-		bitsleft -= extra
-
-		bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << bitsleft
-		ip += int(63-bitsleft) >> 3
-		bitsleft |= 56
-		e = dp[bitbuf&dmask]
-		if e>>10&7 == kindLink {
-			e = dist.links[e>>16+uint32(bitbuf>>distPrimary)&(1<<(e&31)-1)]
-		}
-		if e>>10&7 != kindLength {
-			f.err = ErrSymbol
-			f.ip, f.op, f.bitbuf, f.bitsleft = ip, op, bitbuf, bitsleft
-			return
-		}
-		n = uint(e & 31)
-		bitbuf >>= n
-		bitsleft -= n
-		extra = uint(e >> 5 & 31)
-		d := int(e>>16) + int(bitbuf&(1<<extra-1))
-		bitbuf >>= extra
-		bitsleft -= extra
-		if d > op {
-			f.err = ErrDistance
-			f.ip, f.op, f.bitbuf, f.bitsleft = ip, op, bitbuf, bitsleft
-			return
-		}
-		if d >= 8 && length <= 32 {
-			// Two words unconditionally (most matches are short), then
-			// the rest; out has slack past flushAt for the overshoot.
-			src := out[op-d : op-d+32]
-			dst := out[op : op+32]
-			binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
-			binary.LittleEndian.PutUint64(dst[8:], binary.LittleEndian.Uint64(src[8:]))
-			if length > 16 {
-				binary.LittleEndian.PutUint64(dst[16:], binary.LittleEndian.Uint64(src[16:]))
-				binary.LittleEndian.PutUint64(dst[24:], binary.LittleEndian.Uint64(src[24:]))
-			}
-		} else {
-			match(out, op, d, length)
-		}
-		op += length
-	}
-	f.ip, f.op, f.bitbuf, f.bitsleft = ip, op, bitbuf, bitsleft
-}
-
-// slow decodes one symbol (and its match) with bounds-checked refills.
-func (f *Inflater) slow() {
-	e, ok := f.sym(f.lit)
-	if !ok {
-		return
-	}
-	switch e >> 10 & 7 {
-	case kindLiteral:
-		f.out[f.op] = byte(e >> 16)
-		f.op++
-		return
-	case kindLength:
-	case kindEnd:
-		f.state = stateHeader
-		return
-	default:
-		f.err = ErrSymbol
-		return
-	}
-	v, ok := f.bits(uint(e >> 5 & 31))
-	if !ok {
-		return
-	}
-	length := int(e>>16) + int(v)
-	e, ok = f.sym(f.dist)
-	if !ok {
-		return
-	}
-	if e>>10&7 != kindLength {
-		f.err = ErrSymbol
-		return
-	}
-	v, ok = f.bits(uint(e >> 5 & 31))
-	if !ok {
-		return
-	}
-	d := int(e>>16) + int(v)
-	if d > f.op {
-		f.err = ErrDistance
-		return
-	}
-	match(f.out, f.op, d, length)
-	f.op += length
 }
