@@ -17,7 +17,7 @@ import (
 type Inflater struct {
 	src    io.Reader
 	srcErr error
-	in     []byte
+	in     *inBuf
 	ip     int
 	iend   int
 
@@ -35,7 +35,7 @@ type Inflater struct {
 	tables  *dynTables
 	lengths codeLengths
 
-	out     []byte // window, then output, then slack for one match
+	out     *outBuf // window, then output, then slack for one match
 	win     int
 	flushAt int
 	op      int
@@ -49,12 +49,23 @@ type dynTables struct {
 	clen [clenTableSize]uint32
 }
 
+// The buffers are arrays of a power-of-two size (plus padding for word
+// loads and stores) so that the fast loop's indexes, masked, need no
+// bounds checks: the masks never change an index, which the loop keeps
+// inside the buffer.
 const (
 	inBufSize = 32 << 10
-	outChunk  = 256 << 10
-	// outSlack follows the longest match that may start at flushAt-1:
-	// room for the word copies' overshoot.
+	inMask    = inBufSize - 1
+	outSize   = 256 << 10
+	outMask   = outSize - 1
+	// outSlack follows the longest match, which may start at flushAt+2
+	// (after literals): the word copies' overshoot.
 	outSlack = 64
+)
+
+type (
+	inBuf  [inBufSize + 8]byte
+	outBuf [outSize + 16]byte
 )
 
 // fixedTables holds the tables of fixed-code blocks, per mode.
@@ -89,15 +100,13 @@ var fixedTables = func() (t [2]struct {
 // NewInflater returns an Inflater of deflate (d64 false) or Deflate64
 // reading from r.
 func NewInflater(r io.Reader, d64 bool) *Inflater {
-	f := &Inflater{d64: d64, in: make([]byte, inBufSize)}
+	f := &Inflater{d64: d64, in: new(inBuf), out: new(outBuf), tables: new(dynTables)}
 	f.win = 32 << 10
 	maxMatch := 258
 	if d64 {
 		f.win, maxMatch = windowSize, 3+0xffff
 	}
-	f.flushAt = f.win + outChunk
-	f.out = make([]byte, f.flushAt+maxMatch+outSlack)
-	f.tables = new(dynTables)
+	f.flushAt = outSize - maxMatch - outSlack
 	f.Reset(r)
 	return f
 }
@@ -130,7 +139,7 @@ func (f *Inflater) Read(p []byte) (int, error) {
 			return 0, f.err
 		}
 		if f.op >= f.flushAt {
-			copy(f.out, f.out[f.op-f.win:f.op])
+			copy(f.out[:], f.out[f.op-f.win:f.op])
 			f.op, f.rp = f.win, f.win
 		}
 		switch f.state {
@@ -166,10 +175,10 @@ func (f *Inflater) topUp() {
 	// Keep the eight bytes before ip: the bit buffer may hold them, and
 	// Rest hands them back.
 	keep := min(f.ip, 8)
-	n := copy(f.in, f.in[f.ip-keep:f.iend])
+	n := copy(f.in[:], f.in[f.ip-keep:f.iend])
 	f.ip, f.iend = keep, n
-	for f.iend < len(f.in)/2 && f.srcErr == nil {
-		m, err := f.src.Read(f.in[f.iend:])
+	for f.iend < inBufSize/2 && f.srcErr == nil {
+		m, err := f.src.Read(f.in[f.iend:inBufSize])
 		f.iend += m
 		if err != nil {
 			f.srcErr = err

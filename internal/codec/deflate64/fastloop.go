@@ -32,9 +32,10 @@ var (
 )
 
 // match copies length bytes from dist back (dist ≥ 1, checked against the
-// output by the caller), writing up to 16 bytes past the end: out has
-// slack for that.
-func match(out []byte, op, dist, length int) {
+// output by the caller), writing up to 16 bytes past the end, which stays
+// below outSize (flushAt leaves room).
+func match(buf *outBuf, op, dist, length int) {
+	out := buf[:]
 	src := op - dist
 	end := op + length
 	switch {
@@ -44,7 +45,7 @@ func match(out []byte, op, dist, length int) {
 			return
 		}
 		for {
-			*(*[16]byte)(out[op:]) = *(*[16]byte)(out[src:])
+			*(*[16]byte)(out[op&outMask:]) = *(*[16]byte)(out[src&outMask:])
 			op += 16
 			src += 16
 			if op >= end {
@@ -53,7 +54,7 @@ func match(out []byte, op, dist, length int) {
 		}
 	case dist >= 8:
 		for {
-			binary.LittleEndian.PutUint64(out[op:], binary.LittleEndian.Uint64(out[src:]))
+			*(*[8]byte)(out[op&outMask:]) = *(*[8]byte)(out[src&outMask:])
 			op += 8
 			src += 8
 			if op >= end {
@@ -64,10 +65,10 @@ func match(out []byte, op, dist, length int) {
 		// The period's bytes, spread over a word, then written a stride
 		// at a time (a memset for dist 1).
 		d := dist & 7
-		v := binary.LittleEndian.Uint64(out[src:]) & (1<<(8*uint(d)) - 1) * patMul[d]
+		v := binary.LittleEndian.Uint64(out[src&outMask:]) & (1<<(8*uint(d)) - 1) * patMul[d]
 		stride := patStride[d]
 		for {
-			binary.LittleEndian.PutUint64(out[op:], v)
+			binary.LittleEndian.PutUint64(out[op&outMask:], v)
 			op += stride
 			if op >= end {
 				return
@@ -87,15 +88,17 @@ func match(out []byte, op, dist, length int) {
 //
 // Entering, the input holds at least fastInput bytes and op < flushAt;
 // the loop stops when either no longer holds, at the end of the block or
-// at an error.
+// at an error. Indexes are masked (see inBuf): they stay inside anyway.
 func (f *Inflater) fast() {
-	in, out := f.in, f.out
-	ip, iend, op, flushAt := f.ip, f.iend, f.op, f.flushAt
+	buf := f.out
+	in, out := f.in[:], buf[:] // slices of constant length: no nil checks
+	ip, op := f.ip, f.op
+	ipLimit, opLimit := f.iend-fastInput, f.flushAt
 	bitbuf, bitsleft := f.bitbuf, f.bitsleft
 	lt, dt := f.lit, f.dist
 	const lmask, dmask = 1<<litRootBits - 1, 1<<distRootBits - 1
 
-	bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
+	bitbuf |= binary.LittleEndian.Uint64(in[ip&inMask:]) << (bitsleft & 63)
 	ip += int(63-bitsleft) >> 3
 	bitsleft |= 56
 	e := lt[bitbuf&lmask]
@@ -104,23 +107,23 @@ func (f *Inflater) fast() {
 			// Up to three literals from the bits loaded.
 			bitbuf >>= e & 63
 			bitsleft -= uint(e & 63)
-			out[op] = byte(e >> 16)
+			out[op&outMask] = byte(e >> 16)
 			e = lt[bitbuf&lmask]
 			if e&flagLit != 0 {
 				bitbuf >>= e & 63
 				bitsleft -= uint(e & 63)
-				out[op+1] = byte(e >> 16)
+				out[(op+1)&outMask] = byte(e >> 16)
 				e = lt[bitbuf&lmask]
 				if e&flagLit != 0 {
 					bitbuf >>= e & 63
 					bitsleft -= uint(e & 63)
-					out[op+2] = byte(e >> 16)
+					out[(op+2)&outMask] = byte(e >> 16)
 					op += 3
-					bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
+					bitbuf |= binary.LittleEndian.Uint64(in[ip&inMask:]) << (bitsleft & 63)
 					ip += int(63-bitsleft) >> 3
 					bitsleft |= 56
 					e = lt[bitbuf&lmask]
-					if op >= flushAt || iend-ip < fastInput {
+					if op >= opLimit || ip > ipLimit {
 						break
 					}
 					continue
@@ -131,7 +134,7 @@ func (f *Inflater) fast() {
 			}
 			// A length, the end or a long code follows: the entry
 			// looked up stays right, as refilling adds bits above.
-			bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
+			bitbuf |= binary.LittleEndian.Uint64(in[ip&inMask:]) << (bitsleft & 63)
 			ip += int(63-bitsleft) >> 3
 			bitsleft |= 56
 		}
@@ -143,13 +146,13 @@ func (f *Inflater) fast() {
 				if e&flagLit != 0 {
 					bitbuf >>= e & 63
 					bitsleft -= uint(e & 63)
-					out[op] = byte(e >> 16)
+					out[op&outMask] = byte(e >> 16)
 					op++
-					bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
+					bitbuf |= binary.LittleEndian.Uint64(in[ip&inMask:]) << (bitsleft & 63)
 					ip += int(63-bitsleft) >> 3
 					bitsleft |= 56
 					e = lt[bitbuf&lmask]
-					if op >= flushAt || iend-ip < fastInput {
+					if op >= opLimit || ip > ipLimit {
 						break
 					}
 					continue
@@ -174,7 +177,7 @@ func (f *Inflater) fast() {
 		length := int(e>>16) + int(saved&(1<<(e&63)-1)>>shiftOf(e))
 		if bitsleft < 32 {
 			// Only after Deflate64's 16 extra bits.
-			bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
+			bitbuf |= binary.LittleEndian.Uint64(in[ip&inMask:]) << (bitsleft & 63)
 			ip += int(63-bitsleft) >> 3
 			bitsleft |= 56
 		}
@@ -198,7 +201,7 @@ func (f *Inflater) fast() {
 			f.err = ErrDistance
 			break
 		}
-		bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
+		bitbuf |= binary.LittleEndian.Uint64(in[ip&inMask:]) << (bitsleft & 63)
 		ip += int(63-bitsleft) >> 3
 		bitsleft |= 56
 		e = lt[bitbuf&lmask]
@@ -206,13 +209,13 @@ func (f *Inflater) fast() {
 		if dist >= 16 && length <= 32 {
 			// Most matches: two 16-byte words, unconditionally.
 			src := op - dist
-			*(*[16]byte)(out[op:]) = *(*[16]byte)(out[src:])
-			*(*[16]byte)(out[op+16:]) = *(*[16]byte)(out[src+16:])
+			*(*[16]byte)(out[op&outMask:]) = *(*[16]byte)(out[src&outMask:])
+			*(*[16]byte)(out[(op+16)&outMask:]) = *(*[16]byte)(out[(src+16)&outMask:])
 		} else {
-			match(out, op, dist, length)
+			match(buf, op, dist, length)
 		}
 		op += length
-		if op >= flushAt || iend-ip < fastInput {
+		if op >= opLimit || ip > ipLimit {
 			break
 		}
 	}

@@ -12,8 +12,9 @@
 //
 // # Security concerns
 //
-// Memory is fixed: the window (32 or 64 KiB) plus an output chunk, the
-// input buffer and the decoding tables.
+// Memory is fixed. An Inflater holds a 256 KiB output buffer (the window,
+// the output chunk and room for one match), a 32 KiB input buffer and
+// 44 KiB of decoding tables; a Reader holds its 64 KiB window and tables.
 package deflate64
 
 import (

@@ -327,7 +327,7 @@ func TestMemoryBounded(t *testing.T) {
 		t.Fatal(n, err)
 	}
 	runtime.ReadMemStats(&after)
-	if got := after.TotalAlloc - before.TotalAlloc; got > 600<<10 {
+	if got := after.TotalAlloc - before.TotalAlloc; got > 500<<10 {
 		t.Errorf("%d bytes allocated for one stream", got)
 	}
 }
