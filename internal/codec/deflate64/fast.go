@@ -1,6 +1,7 @@
 package deflate64
 
 import (
+	"encoding/binary"
 	"io"
 )
 
@@ -192,6 +193,16 @@ func (f *Inflater) topUp() {
 // fill brings bitsleft up to n (at most 56) bits, or as far as the input
 // goes; it reports whether n bits are there.
 func (f *Inflater) fill(n uint) bool {
+	if f.bitsleft >= n {
+		return true
+	}
+	if f.iend-f.ip >= 8 {
+		// As the fast loop does: whole bytes, up to 56 bits or more.
+		f.bitbuf |= binary.LittleEndian.Uint64(f.in[f.ip&inMask:]) << (f.bitsleft & 63)
+		f.ip += int(63-f.bitsleft) >> 3
+		f.bitsleft |= 56
+		return true
+	}
 	for f.bitsleft < n {
 		if f.ip >= f.iend {
 			f.topUp()

@@ -61,6 +61,9 @@ var invalidEntry = uint32(flagInvalid)
 // Symbols are taken in canonical order (by code length, then symbol), in
 // which the codes sharing a root prefix come one after another, so each
 // prefix's subtable is allocated when its first code comes.
+//
+// The tables must have room for 1<<rootBits entries plus a subtable per
+// code longer than rootBits.
 func buildTable(t []uint32, lengths []uint8, rootBits uint, syms []uint32) bool {
 	var count [maxCodeLen + 1]int
 	for _, l := range lengths {
@@ -88,31 +91,33 @@ func buildTable(t []uint32, lengths []uint8, rootBits uint, syms []uint32) bool 
 			offs[l]++
 		}
 	}
-	n := offs[maxCodeLen+1]
-	size := 1 << rootBits
-	if left != 0 {
-		// Incomplete: not every slot gets an entry.
-		for i := range t[:size] {
-			t[i] = invalidEntry
+	// The root table grows by doubling: once the codes up to length l
+	// are in its first 1<<l slots, a copy makes them cover 1<<(l+1)
+	// (bit l is not part of those codes), and the codes of length l+1
+	// are written once each. Slots no code reaches keep the invalid
+	// entry the table starts from.
+	t[0] = invalidEntry
+	code := uint32(0) // the next code, left-aligned to 16 bits
+	i := 0
+	for l := uint(1); l <= rootBits; l++ {
+		copy(t[1<<(l-1):1<<l], t[:1<<(l-1)])
+		e := uint32(l) + uint32(l)<<8
+		for _, s := range sorted[i : i+count[l]] {
+			t[bits.Reverse16(uint16(code))] = syms[s] + e
+			code += 1 << (16 - l)
 		}
+		i += count[l]
 	}
+	size := 1 << rootBits
 	subBits := uint(0)
 	if maxLen > rootBits {
 		subBits = maxLen - rootBits
 	}
 	subEnd, prefix := size, -1
-	code := uint32(0) // the next code, left-aligned to 16 bits
-	for _, s := range sorted[:n] {
+	for _, s := range sorted[i:offs[maxCodeLen+1]] {
 		l := uint(lengths[s])
 		rev := uint32(bits.Reverse16(uint16(code)))
 		code += 1 << (16 - l)
-		if l <= rootBits {
-			e := syms[s] + uint32(l) + uint32(l)<<8
-			for j := int(rev); j < size; j += 1 << l {
-				t[j] = e
-			}
-			continue
-		}
 		if p := int(rev) & (size - 1); p != prefix {
 			prefix = p
 			t[p] = uint32(subEnd)<<16 | flagSub | uint32(subBits)<<8 | uint32(rootBits)
