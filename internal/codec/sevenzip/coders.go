@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/klauspost/compress/flate"
-
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/deflate64"
@@ -120,9 +118,12 @@ func lzma2Dict(p byte) int64 {
 }
 
 var (
-	bufPool      = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
-	inflaterPool = sync.Pool{New: func() any { return deflate64.NewInflater(nil, true) }}
-	flatePool    = sync.Pool{New: func() any { return flate.NewReader(nil) }}
+	bufPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+	// Inflaters for deflate and Deflate64.
+	inflaterPools = [2]sync.Pool{
+		{New: func() any { return deflate64.NewInflater(nil, false) }},
+		{New: func() any { return deflate64.NewInflater(nil, true) }},
+	}
 )
 
 // decodeEnv is what constructing a coder needs beyond its inputs, and what
@@ -186,12 +187,15 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 			return nil, archive.Errorf(archive.ErrNeedPassword, "7z: encrypted data needs a password")
 		}
 		return newAESReader(c.props, in[0], env.password, env.keys)
-	case mDeflate:
-		d := flatePool.Get().(io.ReadCloser)
-		if err := d.(flate.Resetter).Reset(env.byteReader(in[0]), nil); err != nil {
-			return nil, corrupt(err)
+	case mDeflate, mDeflate64:
+		// The packed stream bounds the input: the inflater may read ahead.
+		pool := &inflaterPools[0]
+		if c.id == mDeflate64 {
+			pool = &inflaterPools[1]
 		}
-		env.pooled = append(env.pooled, func() { flatePool.Put(d) })
+		d := pool.Get().(*deflate64.Inflater)
+		d.Reset(in[0])
+		env.pooled = append(env.pooled, func() { pool.Put(d) })
 		return d, nil
 	case mBZip2:
 		d, err := bzip2.NewReader(in[0], bzip2.Config{Threads: env.threads, MemLimit: env.limit})
@@ -218,11 +222,6 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		return newBrotli(env.byteReader(in[0])), nil
 	case mDelta, mX86, mPPC, mIA64, mARM, mARMT, mSPARC, mARM64, mRISCV:
 		return newFilter(c, in[0], env)
-	case mDeflate64:
-		d := inflaterPool.Get().(*deflate64.Inflater)
-		d.Reset(in[0])
-		env.pooled = append(env.pooled, func() { inflaterPool.Put(d) })
-		return d, nil
 	case mPPMD:
 		return newPPMd(c.props, env.byteReader(in[0]), size, env)
 	}
