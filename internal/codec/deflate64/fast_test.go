@@ -5,10 +5,14 @@ import (
 	"compress/flate"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
+	"os"
 	"math/rand/v2"
 	"testing"
 	"testing/iotest"
+
+	"github.com/unpack-dev/unpack/internal/archive"
 )
 
 func TestInflaterFar7zip(t *testing.T) {
@@ -100,13 +104,31 @@ func FuzzInflater(f *testing.F) {
 	w.Write(bytes.Repeat([]byte("fuzzing the inflater "), 100))
 	w.Close()
 	f.Add(buf.Bytes(), false)
+	for _, name := range []string{"zlib-fixed", "zlib-rle", "zlib-stored", "zopfli"} {
+		b, err := os.ReadFile("testdata/" + name + ".deflate")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b[:min(len(b), 4096)], false)
+	}
 	f.Fuzz(func(t *testing.T, b []byte, d64 bool) {
 		got, gerr := io.ReadAll(io.LimitReader(NewInflater(bytes.NewReader(b), d64), 1<<24))
+		if gerr != nil && gerr != io.ErrUnexpectedEOF && !errors.Is(gerr, archive.ErrCorrupt) {
+			t.Fatalf("error of the wrong category: %v", gerr)
+		}
 		if d64 {
 			want, werr := io.ReadAll(io.LimitReader(NewReader(bytes.NewReader(b)), 1<<24))
 			if !bytes.Equal(got, want) || (werr == nil) != (gerr == nil) {
 				t.Fatalf("Reader %d bytes, %v; Inflater %d bytes, %v", len(want), werr, len(got), gerr)
 			}
+			return
+		}
+		// A stream compress/flate accepts is valid: the output must be
+		// the same. (The Inflater also accepts incomplete codes, which
+		// compress/flate rejects.)
+		want, werr := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(b)), 1<<24))
+		if werr == nil && (gerr != nil || !bytes.Equal(got, want)) {
+			t.Fatalf("compress/flate %d bytes; Inflater %d bytes, %v", len(want), len(got), gerr)
 		}
 	})
 }
