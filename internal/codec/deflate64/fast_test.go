@@ -7,8 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"os"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"testing/iotest"
 
