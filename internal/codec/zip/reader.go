@@ -92,17 +92,30 @@ func NewReader(in *archive.Input, opt *archive.Options) (*Reader, error) {
 	if r.dir.duplicates > 0 {
 		opt.Warnf(fmt.Sprintf("zip: %d repeated central directory records ignored", r.dir.duplicates))
 	}
+	// The entries and their CRC values in two allocations, not two per
+	// entry.
 	r.entries = make([]*archive.Entry, len(r.dir.files))
+	slab := make([]archive.Entry, len(r.dir.files))
+	sums := make([]byte, 4*len(r.dir.files))
 	for i, h := range r.dir.files {
-		r.entries[i] = h.entry()
+		h.fillEntry(&slab[i], sums[4*i:4*i:4*i+4])
+		r.entries[i] = &slab[i]
 	}
 	return r, nil
 }
 
 // entry builds the archive.Entry of h (without a symlink's target).
 func (h *header) entry() *archive.Entry {
+	e := new(archive.Entry)
+	h.fillEntry(e, nil)
+	return e
+}
+
+// fillEntry sets e to the archive.Entry of h (without a symlink's
+// target), appending the CRC value to sum.
+func (h *header) fillEntry(e *archive.Entry, sum []byte) {
 	t, mode := h.typeAndMode()
-	e := &archive.Entry{
+	*e = archive.Entry{
 		Name: h.name, Type: t, Size: int64(h.usize), PackedSize: int64(h.csize),
 		Mode: mode, ModTime: h.modTime, AccessTime: h.accessTime,
 		Method: methodName(h.realMethod()), Encrypted: h.encrypted(), Comment: h.comment,
@@ -112,12 +125,11 @@ func (h *header) entry() *archive.Entry {
 	}
 	if h.hasCRC() && !h.usizeUnknown {
 		e.Checksum = verify.CRC32
-		e.ChecksumValue = binary.BigEndian.AppendUint32(nil, h.crc)
+		e.ChecksumValue = binary.BigEndian.AppendUint32(sum, h.crc)
 	}
 	if t == archive.TypeDir || t == archive.TypeOther {
 		e.Size = 0
 	}
-	return e
 }
 
 // Comment returns the archive comment.
