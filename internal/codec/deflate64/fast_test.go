@@ -133,6 +133,27 @@ func FuzzInflater(f *testing.F) {
 	})
 }
 
+// BenchmarkInflaterDeflate64 decodes the 7-Zip Deflate64 fixture.
+func BenchmarkInflaterDeflate64(b *testing.B) {
+	raw, _ := farStream(b)
+	f := NewInflater(nil, true)
+	in := bytes.NewReader(raw)
+	f.Reset(in)
+	size, err := io.Copy(io.Discard, f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		in.Reset(raw)
+		f.Reset(in)
+		if n, err := io.Copy(io.Discard, f); err != nil || n != size {
+			b.Fatal(n, err)
+		}
+	}
+}
+
 func BenchmarkInflater(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for k, name := range []string{"runs", "text", "small", "random"} {
