@@ -3,6 +3,7 @@ package deflate64
 import (
 	"encoding/binary"
 	"io"
+	"sync"
 )
 
 // Inflater decodes deflate (RFC 1951) or Deflate64 from a source it reads
@@ -69,11 +70,17 @@ type (
 	outBuf [outSize + 16]byte
 )
 
-// fixedTables holds the tables of fixed-code blocks, per mode.
-var fixedTables = func() (t [2]struct {
+// fixedTables returns the tables of fixed-code blocks, per mode, built
+// on first use (they are 86 KiB: not a cost for programs that never
+// decode a fixed block).
+var fixedTables = sync.OnceValue(func() *[2]struct {
 	lit  litTable
 	dist distTable
-}) {
+} {
+	t := new([2]struct {
+		lit  litTable
+		dist distTable
+	})
 	var l [288]uint8
 	for i := range l {
 		switch {
@@ -96,7 +103,7 @@ var fixedTables = func() (t [2]struct {
 		buildTable(t[m].dist[:], d[:], distRootBits, symEntries[m][1])
 	}
 	return t
-}()
+})
 
 // NewInflater returns an Inflater of deflate (d64 false) or Deflate64
 // reading from r.
@@ -290,7 +297,8 @@ func (f *Inflater) header() {
 		f.storedLeft = n
 		f.state = stateStored
 	case blockFixed:
-		f.lit, f.dist = &fixedTables[f.mode()].lit, &fixedTables[f.mode()].dist
+		t := &fixedTables()[f.mode()]
+		f.lit, f.dist = &t.lit, &t.dist
 		f.state = stateHuffman
 	case blockDynamic:
 		if f.dynamic() {
