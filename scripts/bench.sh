@@ -13,7 +13,7 @@ ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
-go build -o bin/unpack ./cmd/unpack
+CGO_ENABLED=0 go build -o bin/unpack ./cmd/unpack
 U=$PWD/bin/unpack
 
 gen() { # kind file
