@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Deflate fixtures of internal/codec/deflate64 from real encoders: raw
+# Deflate fixtures of internal/codec/inflate from real encoders: raw
 # streams from zlib (python3's zlib module) with each strategy, from pigz
 # -11 (zopfli's block splitting) and a zip from 7-Zip's deflate encoder
 # (-mx9: long matches, distances up to 32 KiB). The input is deterministic
 # (text, runs, short periods, a random block repeated about 30 KiB
 # apart); tests decode the streams with compress/flate as the oracle, so
 # the plain data is not committed.
-# Output: internal/codec/deflate64/testdata/*.deflate, deflate-7zip.zip
+# Output: internal/codec/inflate/testdata/*.deflate, deflate-7zip.zip
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-out=internal/codec/deflate64/testdata
+out=internal/codec/inflate/testdata
 rm -f "$out"/*.deflate "$out"/deflate-7zip.zip
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 python3 - "$work" "$out" <<'PY'
@@ -33,6 +33,7 @@ PY
 # pigz writes gzip: a 10-byte header (no name with -n) and an 8-byte trailer.
 pigz -11 -n -c "$work/data" > "$work/data.gz"
 head -c -8 "$work/data.gz" | tail -c +11 > "$out/zopfli.deflate"
+touch -d "2026-01-01 00:00:00 UTC" "$work/data" # a fixed time: the same zip each run
 (cd "$work" && 7zz a -bso0 -bsp0 -tzip -mm=Deflate -mx9 deflate-7zip.zip data)
 cp "$work/deflate-7zip.zip" "$out/"
 ls -l "$out"

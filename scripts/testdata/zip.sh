@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates internal/codec/zip/testdata and internal/codec/deflate64/testdata
+# Regenerates internal/codec/zip/testdata and internal/codec/inflate/testdata
 # with Info-ZIP zip, 7-Zip (7zz) and Go's archive/zip. Idempotent: the
 # content is generated from fixed seeds and timestamps are pinned.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 out=$root/internal/codec/zip/testdata
-d64=$root/internal/codec/deflate64/testdata
+d64=$root/internal/codec/inflate/testdata
 mkdir -p "$out" "$d64"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -1,7 +1,7 @@
 // Package gzip reads gzip files (RFC 1952): every member of a multi-member
 // file in turn, each member's CRC32 and ISIZE verified at its end, the
 // deflate data decoded by the shared buffered inflater of
-// internal/codec/deflate64.
+// internal/codec/inflate.
 //
 // # Security concerns
 //
@@ -16,7 +16,7 @@ import (
 	"hash"
 	"io"
 
-	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+	"github.com/unpack-dev/unpack/internal/codec/inflate"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -25,7 +25,7 @@ type Reader struct {
 	Header
 
 	in      input
-	inf     *deflate64.Inflater
+	inf     *inflate.Inflater
 	crc     hash.Hash32
 	size    uint32 // decompressed length of the member, mod 2^32
 	err     error
@@ -62,7 +62,7 @@ func (z *Reader) Reset(r io.Reader) error {
 // startMember readies the inflater and the checks for a member's data.
 func (z *Reader) startMember() {
 	if z.inf == nil {
-		z.inf = deflate64.NewInflater(&z.in, false)
+		z.inf = inflate.NewInflater(&z.in, false)
 		z.crc = verify.NewCRC32()
 	} else {
 		z.inf.Reset(&z.in)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
-	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+	"github.com/unpack-dev/unpack/internal/codec/inflate"
 	"github.com/unpack-dev/unpack/internal/codec/lz4"
 	"github.com/unpack-dev/unpack/internal/codec/zstdframe"
 	"github.com/unpack-dev/unpack/internal/verify"
@@ -121,8 +121,8 @@ var (
 	bufPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 	// Inflaters for deflate and Deflate64.
 	inflaterPools = [2]sync.Pool{
-		{New: func() any { return deflate64.NewInflater(nil, false) }},
-		{New: func() any { return deflate64.NewInflater(nil, true) }},
+		{New: func() any { return inflate.NewInflater(nil, false) }},
+		{New: func() any { return inflate.NewInflater(nil, true) }},
 	}
 )
 
@@ -193,7 +193,7 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		if c.id == mDeflate64 {
 			pool = &inflaterPools[1]
 		}
-		d := pool.Get().(*deflate64.Inflater)
+		d := pool.Get().(*inflate.Inflater)
 		d.Reset(in[0])
 		env.pooled = append(env.pooled, func() { pool.Put(d) })
 		return d, nil

@@ -8,7 +8,7 @@ import (
 	"io/fs"
 
 	"github.com/unpack-dev/unpack/internal/archive"
-	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+	"github.com/unpack-dev/unpack/internal/codec/inflate"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
@@ -102,9 +102,9 @@ type pipeline struct {
 	zc      zipCrypto
 	aes     aesReader
 	br      *bufio.Reader
-	flate   io.ReadCloser          // for streamed entries of unknown size
-	d64     *deflate64.Reader      // likewise
-	inflate [2]*deflate64.Inflater // deflate, Deflate64
+	flate   io.ReadCloser        // for streamed entries of unknown size
+	d64     *inflate.Reader      // likewise
+	inflate [2]*inflate.Inflater // deflate, Deflate64
 	lzma    *lzma.Reader1
 	ppmd    *ppmdReader
 	warn    func(string)     // Options.Warnf of the archive being read

@@ -10,7 +10,7 @@
 // pipes are streamed from the local headers (a *StreamReader), with data
 // descriptors with or without signature, 32- or 64-bit.
 //
-// Methods: stored, deflate and Deflate64 (internal/codec/deflate64), bzip2
+// Methods: stored, deflate and Deflate64 (internal/codec/inflate), bzip2
 // (compress/bzip2, a stand-in), LZMA (internal/codec/lzma), xz
 // (internal/codec/xz), zstd (klauspost/compress), shrink and implode.
 // Reduce and PPMd are reported as archive.ErrUnsupported naming them.

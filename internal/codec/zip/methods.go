@@ -9,7 +9,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
-	"github.com/unpack-dev/unpack/internal/codec/deflate64"
+	"github.com/unpack-dev/unpack/internal/codec/inflate"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
 	"github.com/unpack-dev/unpack/internal/codec/zstdframe"
@@ -76,9 +76,9 @@ type byteReader interface {
 // through a byte reader (buffered unless the entry's size is unknown). The
 // deflate and Deflate64 decoders are kept in p and reset for each entry;
 // the rarer methods get a fresh decoder. Entries of known size use the
-// buffered inflater of internal/codec/deflate64, which reads ahead; a
+// buffered inflater of internal/codec/inflate, which reads ahead; a
 // streamed entry of unknown size needs a decoder that stops exactly at its
-// end (klauspost/compress/flate, deflate64.Reader). LZMA and xz are the
+// end (klauspost/compress/flate, inflate.Reader). LZMA and xz are the
 // project's own decoders, as is bzip2; PPMd is internal/codec/ppmd's
 // variant I, its model kept in p.
 func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, limit int64) (io.Reader, error) {
@@ -89,7 +89,7 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 		d64 := m == methodDeflate64
 		if !h.usizeUnknown {
 			if p.inflate[b2i(d64)] == nil {
-				p.inflate[b2i(d64)] = deflate64.NewInflater(raw, d64)
+				p.inflate[b2i(d64)] = inflate.NewInflater(raw, d64)
 			} else {
 				p.inflate[b2i(d64)].Reset(raw)
 			}
@@ -97,7 +97,7 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 		}
 		if d64 {
 			if p.d64 == nil {
-				p.d64 = deflate64.NewReader(src)
+				p.d64 = inflate.NewReader(src)
 			} else {
 				p.d64.Reset(src)
 			}

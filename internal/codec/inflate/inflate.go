@@ -1,21 +1,23 @@
-// Package deflate64 decodes Deflate64 ("enhanced deflate", zip method 9):
-// deflate (RFC 1951) with a 64 KiB window, a length code 285 that carries
-// 16 extra bits, and distance codes 30 and 31. PKWARE never published it;
-// this follows the description in APPNOTE.TXT 6.3.10 §4.4.5 and the
-// behaviour of zlib's contrib/infback9.
+// Package inflate decodes deflate (RFC 1951) and Deflate64 ("enhanced
+// deflate", zip method 9): deflate with a 64 KiB window, a length code 285
+// that carries 16 extra bits, and distance codes 30 and 31. PKWARE never
+// published Deflate64; this follows the description in APPNOTE.TXT 6.3.10
+// §4.4.5 and the behaviour of zlib's contrib/infback9.
 //
-// Two decoders share the format tables. Inflater decodes deflate or
-// Deflate64 fast, from a source it reads ahead of (for inputs the caller
-// bounds, such as a zip entry of known size). Reader decodes Deflate64 one
-// input byte at a time and never reads past the end of the stream, so a
-// container streaming from a pipe can find what follows it.
+// Two decoders share the format tables. Inflater (fast.go, fastloop.go,
+// fasttable.go) decodes deflate or Deflate64 fast, from a source it reads
+// ahead of: for inputs the caller bounds, such as a zip entry of known
+// size, or whose excess it takes back with Rest, as gzip does. Reader
+// (this file) decodes Deflate64 one input byte at a time and never reads
+// past the end of the stream, so a container streaming from a pipe can
+// find what follows it.
 //
 // # Security concerns
 //
 // Memory is fixed. An Inflater holds a 256 KiB output buffer (the window,
 // the output chunk and room for one match), a 32 KiB input buffer and
 // 44 KiB of decoding tables; a Reader holds its 64 KiB window and tables.
-package deflate64
+package inflate
 
 import (
 	"bufio"
@@ -27,15 +29,15 @@ import (
 // Errors. Each is an archive.ErrCorrupt.
 var (
 	// ErrBlockType: a block with the reserved type 3.
-	ErrBlockType = archive.Corruptf("deflate64: invalid block type")
+	ErrBlockType = archive.Corruptf("inflate: invalid block type")
 	// ErrStoredLength: a stored block whose length and its complement disagree.
-	ErrStoredLength = archive.Corruptf("deflate64: stored block length check failed")
+	ErrStoredLength = archive.Corruptf("inflate: stored block length check failed")
 	// ErrCodeLengths: a dynamic block's code lengths are invalid.
-	ErrCodeLengths = archive.Corruptf("deflate64: invalid code lengths")
+	ErrCodeLengths = archive.Corruptf("inflate: invalid code lengths")
 	// ErrSymbol: a bit pattern that is no code, or a symbol out of range.
-	ErrSymbol = archive.Corruptf("deflate64: invalid symbol")
+	ErrSymbol = archive.Corruptf("inflate: invalid symbol")
 	// ErrDistance: a match reaching before the start of the data.
-	ErrDistance = archive.Corruptf("deflate64: distance too far back")
+	ErrDistance = archive.Corruptf("inflate: distance too far back")
 )
 
 const windowSize = 1 << 16

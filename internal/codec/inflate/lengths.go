@@ -1,4 +1,4 @@
-package deflate64
+package inflate
 
 import "errors"
 
@@ -6,7 +6,7 @@ import "errors"
 var codeOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
 
 // errNoInput means the bits ran out; the decoder has already recorded why.
-var errNoInput = errors.New("deflate64: input ended")
+var errNoInput = errors.New("inflate: input ended")
 
 // bitSource is what reading block headers needs from a decoder: raw bits,
 // byte alignment, and a table for the code length code that it builds and

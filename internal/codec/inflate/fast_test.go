@@ -1,4 +1,4 @@
-package deflate64
+package inflate
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package deflate64
+package inflate
 
 // Canonical Huffman decoding tables. A code is looked up by its first
 // chunkBits bits (stored least-significant bit first, as deflate sends

@@ -1,4 +1,4 @@
-package deflate64
+package inflate
 
 import (
 	"archive/zip"
@@ -126,7 +126,7 @@ func TestCorrupt(t *testing.T) {
 
 func TestErrorsAreCorrupt(t *testing.T) {
 	for _, err := range []error{ErrBlockType, ErrStoredLength, ErrCodeLengths, ErrSymbol, ErrDistance} {
-		if !errors.Is(err, archive.ErrCorrupt) || !strings.HasPrefix(err.Error(), "deflate64: ") {
+		if !errors.Is(err, archive.ErrCorrupt) || !strings.HasPrefix(err.Error(), "inflate: ") {
 			t.Errorf("%v", err)
 		}
 	}
