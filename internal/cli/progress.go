@@ -1,13 +1,12 @@
 package cli
 
 import (
-	"regexp"
+	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/schollz/progressbar/v3"
 
 	"github.com/unpack-dev/unpack/internal/formats"
 )
@@ -37,24 +36,9 @@ func (r *runner) progress(a *formats.Archive) func() {
 	if !r.f.ErrIsTerminal || r.o.Quiet || r.o.Verbose || r.o.JSON {
 		return func() {}
 	}
-	color := r.f.colorAllowed()
 	width := nameWidth(r.f.termWidth())
-	theme := progressbar.Theme{Saucer: "=", SaucerHead: ">", SaucerPadding: " ", BarStart: "[", BarEnd: "]"}
-	if color {
-		theme.Saucer, theme.SaucerHead = "[green]=[reset]", "[green]>[reset]"
-	}
-	bar := progressbar.NewOptions64(a.Size,
-		progressbar.OptionSetWriter(r.f.ErrOut),
-		progressbar.OptionSetDescription(barLabel(a.Name, width, color)),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionShowCount(), // and so redraw at every tick, not only when the percentage moves
-		progressbar.OptionUseIECUnits(true),
-		progressbar.OptionSetWidth(barWidth),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionEnableColorCodes(color),
-		progressbar.OptionSetTheme(theme),
-	)
+	bar := &progressBar{w: r.f.ErrOut, total: a.Size, color: r.f.colorAllowed(),
+		label: barLabel(a.Name, width), start: time.Now()}
 	base := r.out.Load()
 	r.entryName.Store(nil)
 	r.barMu.Lock()
@@ -73,16 +57,14 @@ func (r *runner) progress(a *formats.Archive) func() {
 				return
 			case <-t.C:
 				r.barMu.Lock()
-				// Not throttled by the bar (the ticker is the throttle):
-				// Describe draws at once, and Set64 right after it.
 				if name := r.entryName.Load(); name != nil && name != shown {
 					shown = name
-					bar.Describe(barLabel(*name, width, color))
+					bar.label = barLabel(*name, width)
 				}
 				if a.Size < 0 {
-					bar.Set64(r.out.Load() - base)
+					bar.draw(r.out.Load() - base)
 				} else {
-					bar.Set64(a.Consumed())
+					bar.draw(a.Consumed())
 				}
 				r.barMu.Unlock()
 			}
@@ -93,10 +75,104 @@ func (r *runner) progress(a *formats.Archive) func() {
 		<-stopped
 		r.barMu.Lock()
 		defer r.barMu.Unlock()
-		bar.Finish()
-		bar.Clear()
+		bar.clear()
 		r.bar = nil
 	}
+}
+
+// progressBar draws "NAME  42% [=====>     ] (1.2/2.9 GiB, 12 MiB/s) [3s:4s]"
+// on one terminal line, redrawn in place; without a total it shows the
+// bytes, the rate and the time so far.
+type progressBar struct {
+	w     io.Writer
+	total int64 // bytes in all, or negative when unknown
+	color bool
+	label string // the entry's name, from barLabel
+	start time.Time
+	drawn int // columns of the last line drawn, for clear
+	line  []byte
+}
+
+// draw shows done bytes of the total.
+func (b *progressBar) draw(done int64) {
+	elapsed := time.Since(b.start)
+	rate := 0.0
+	if s := elapsed.Seconds(); s > 0 {
+		rate = float64(done) / s
+	}
+	l := append(b.line[:0], b.label...)
+	l = append(l, ' ', ' ')
+	if b.total > 0 {
+		done = min(max(done, 0), b.total)
+		frac := float64(done) / float64(b.total)
+		l = fmt.Appendf(l, "%3d%% [", int(frac*100))
+		fill := int(frac * barWidth)
+		if b.color {
+			l = append(l, "\x1b[32m"...)
+		}
+		l = append(l, strings.Repeat("=", fill)...)
+		if fill < barWidth {
+			l = append(l, '>')
+		}
+		if b.color {
+			l = append(l, "\x1b[0m"...)
+		}
+		l = append(l, strings.Repeat(" ", max(barWidth-fill-1, 0))...)
+		left := "?"
+		if rate > 0 {
+			left = roundDuration(time.Duration(float64(b.total-done) / rate * float64(time.Second))).String()
+		}
+		l = fmt.Appendf(l, "] (%s/%s, %s/s) [%s:%s]", iecSize(done, b.total), iecSize(b.total, b.total),
+			iecSize(int64(rate), int64(rate)), roundDuration(elapsed), left)
+	} else {
+		l = fmt.Appendf(l, "(%s, %s/s) [%s]", iecSize(done, done), iecSize(int64(rate), int64(rate)), roundDuration(elapsed))
+	}
+	cols := utf8.RuneCount(l)
+	if b.color {
+		cols -= 9 // the two escape sequences take no columns
+	}
+	if pad := b.drawn - cols; pad > 0 {
+		l = append(l, strings.Repeat(" ", pad)...)
+	}
+	b.drawn = max(b.drawn, cols)
+	b.line = l
+	io.WriteString(b.w, "\r")
+	b.w.Write(l)
+}
+
+// clear blanks the line the bar was drawn on and returns to its start.
+func (b *progressBar) clear() {
+	if b.drawn > 0 {
+		io.WriteString(b.w, "\r"+strings.Repeat(" ", b.drawn)+"\r")
+	}
+}
+
+// roundDuration rounds d to what the bar shows: seconds, or tenths under
+// ten seconds.
+func roundDuration(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
+// iecSize formats n bytes in the unit suited to scale bytes (so that
+// "done/total" share one unit): "512 B", "3.4 KiB", "12 MiB".
+func iecSize(n, scale int64) string {
+	const units = "KMGTPE"
+	if scale < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	u, div := 0, int64(1024)
+	for scale/div >= 1024 && u < len(units)-1 {
+		u++
+		div *= 1024
+	}
+	v := float64(n) / float64(div)
+	if v < 10 {
+		return fmt.Sprintf("%.1f %ciB", v, units[u])
+	}
+	return fmt.Sprintf("%.0f %ciB", v, units[u])
 }
 
 // aside runs fn, which writes to the terminal (a problem, a warning, the
@@ -106,7 +182,7 @@ func (r *runner) aside(fn func()) {
 	r.barMu.Lock()
 	defer r.barMu.Unlock()
 	if r.bar != nil {
-		r.bar.Clear()
+		r.bar.clear()
 	}
 	fn()
 }
@@ -140,15 +216,11 @@ func nameWidth(width int) int {
 	return min(max(width-progressFixed-barWidth, minNameWidth), maxNameWidth)
 }
 
-// colorCode matches what the bar would turn into a colour ("[red]").
-var colorCode = regexp.MustCompile(`\[[a-z0-9_-]+\]`)
-
 // barLabel is name made safe and exactly width columns wide: control
 // characters become '?', a name too long keeps its end after "…" (the
 // file name matters more than its folders), a short one is padded so the
-// bar does not move. With colour, text that looks like a colour code has
-// its bracket replaced so that it is shown, not interpreted.
-func barLabel(name string, width int, color bool) string {
+// bar does not move.
+func barLabel(name string, width int) string {
 	runes := []rune(strings.Map(func(c rune) rune {
 		if unicode.IsControl(c) || c == utf8.RuneError {
 			return '?'
@@ -160,9 +232,5 @@ func barLabel(name string, width int, color bool) string {
 	if len(runes) > width {
 		runes = append([]rune{'…'}, runes[len(runes)-width+1:]...)
 	}
-	s := string(runes) + strings.Repeat(" ", width-len(runes))
-	if color {
-		s = colorCode.ReplaceAllStringFunc(s, func(m string) string { return "［" + m[1:] })
-	}
-	return s
+	return string(runes) + strings.Repeat(" ", width-len(runes))
 }

@@ -18,21 +18,19 @@ func TestBarLabel(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		width int
-		color bool
 		want  string
 	}{
-		{"a.txt", 8, false, "a.txt   "},
-		{"exactly8", 8, false, "exactly8"},
-		{"dir/sub/file-name.txt", 12, false, "…le-name.txt"},
-		{"bad\x1b[2Jname\n", 14, false, "bad?[2Jname?  "},
-		{"x[red]y", 8, false, "x[red]y "},
-		{"x[red]y", 8, true, "x［red]y "},
-		{"Grüße.txt", 10, false, "Grüße.txt "},
-		{"éééééééééééé", 5, false, "…éééé"},
+		{"a.txt", 8, "a.txt   "},
+		{"exactly8", 8, "exactly8"},
+		{"dir/sub/file-name.txt", 12, "…le-name.txt"},
+		{"bad\x1b[2Jname\n", 14, "bad?[2Jname?  "},
+		{"x[red]y", 8, "x[red]y "},
+		{"Grüße.txt", 10, "Grüße.txt "},
+		{"éééééééééééé", 5, "…éééé"},
 	} {
-		got := barLabel(tc.name, tc.width, tc.color)
+		got := barLabel(tc.name, tc.width)
 		if got != tc.want {
-			t.Errorf("barLabel(%q, %d, %v) = %q, want %q", tc.name, tc.width, tc.color, got, tc.want)
+			t.Errorf("barLabel(%q, %d) = %q, want %q", tc.name, tc.width, got, tc.want)
 		}
 		if n := utf8.RuneCountInString(got); n != tc.width {
 			t.Errorf("barLabel(%q, %d) is %d runes", tc.name, tc.width, n)
@@ -142,7 +140,7 @@ func TestProgressShowsEntries(t *testing.T) {
 			go func() { codec <- Run(f, []string{"x", "-c", arch}) }()
 			for _, name := range []string{"first.bin", "dir/second.bin"} {
 				<-out.reached
-				waitFor(t, errOut, barLabel(name, nameWidth(100), tc.color))
+				waitFor(t, errOut, barLabel(name, nameWidth(100)))
 				out.release <- struct{}{}
 			}
 			if code := <-codec; code != ExitOK {

@@ -15,8 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
 	"github.com/unpack-dev/unpack/internal/formats"
@@ -45,7 +43,7 @@ type runner struct {
 	pwAccepted      []bool                 // by candidate index: passed a format's password check in the current archive
 	entryName       atomic.Pointer[string] // the entry being read, for the progress bar
 	barMu           sync.Mutex             // held while the bar or a line beside it is drawn
-	bar             *progressbar.ProgressBar
+	bar             *progressBar
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
