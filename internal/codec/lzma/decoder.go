@@ -57,7 +57,7 @@ func (d *decoder) initWindow(size int64) error {
 	if cap(d.win) >= n {
 		d.win = d.win[:n]
 	} else {
-		d.win = make([]byte, n)
+		d.win = newWindow(n)
 	}
 	return nil
 }
