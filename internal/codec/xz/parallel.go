@@ -2,7 +2,10 @@ package xz
 
 import (
 	"bytes"
+	"errors"
 	"io"
+
+	"github.com/unpack-dev/unpack/internal/codec/lzma"
 )
 
 // jobOverhead is what a block in flight costs beyond its buffers and
@@ -17,7 +20,7 @@ type job struct {
 	pad    int
 	raw    []byte // compressed data, block padding, check
 	rawLen int    // the length raw must reach
-	out    []byte
+	out    []byte // the decoded block; its capacity is kept for the next block
 	cost   int64
 	err    error
 	done   chan struct{} // receives once when the job is finished
@@ -100,9 +103,11 @@ func (p *parallel) job(h *blockHeader, index int64, checkID byte, checkLen, pad 
 	return j
 }
 
-// growStep is the first allocation for a block's buffers. They grow as the
-// data arrives rather than by what a header declares, so a false size costs
-// memory only if the data is really there.
+// growStep is the first allocation for a block's compressed data, which
+// grows as the data arrives rather than by what a header declares, so a
+// false size costs memory only if the data is really there. The output
+// buffer is allocated at its declared size (charged to the memory limit
+// before the block is taken) and decoded into in place.
 const growStep = 1 << 20
 
 // extend makes room after len(b) for more of the n bytes b will hold,
@@ -166,20 +171,57 @@ func (j *job) run() {
 // decode decodes, filters and verifies the block.
 func (j *job) decode(d *lzma2Decoder) error {
 	h := &j.hdr
+	want := int(h.uncompSize)
+	if cap(j.out) < want {
+		// The declared size, already charged to the memory limit: the
+		// output is decoded in place, with no growing and no copy.
+		j.out = lzma.NewBuffer(want)
+	}
+	j.br.Reset(j.raw[:h.compSize])
+	n, err := d.decodeAll(j.out[:cap(j.out)], &j.br, dictFor(h))
+	switch {
+	case errors.Is(err, lzma.ErrNotFlat):
+		if err := j.decodeStream(d); err != nil {
+			return err
+		}
+	case errors.Is(err, lzma.ErrOutputFull):
+		return ErrBlockSize
+	case err != nil:
+		return categorize(err, j.index)
+	case n != want || j.br.Len() != 0:
+		return ErrBlockSize
+	default:
+		j.out = j.out[:n]
+	}
+	for i := h.nfilters - 2; i >= 0; i-- {
+		j.convs[i].get(h.filters[i]).Convert(j.out)
+	}
+	tail := j.raw[h.compSize:]
+	for _, c := range tail[:j.pad] {
+		if c != 0 {
+			return ErrPadding
+		}
+	}
+	j.chk.reset()
+	j.chk.write(j.out)
+	return j.chk.verify(tail[j.pad:])
+}
+
+// decodeStream decodes the block through the decoder's own window, for
+// LZMA2 data that resets its dictionary after its start.
+func (j *job) decodeStream(d *lzma2Decoder) error {
+	h := &j.hdr
 	j.br.Reset(j.raw[:h.compSize])
 	if err := d.reset(&j.br, dictFor(h)); err != nil {
 		return categorize(err, j.index)
 	}
-	for want := int(h.uncompSize); len(j.out) < want; {
-		j.out = extend(j.out, want)
-		n, err := d.Read(j.out[len(j.out):min(cap(j.out), want)])
-		j.out = j.out[:len(j.out)+n]
-		if err == io.EOF {
+	want := int(h.uncompSize)
+	j.out = j.out[:want]
+	if _, err := io.ReadFull(d, j.out); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			return ErrBlockSize // the data ended before the declared size
 		}
-		if err != nil {
-			return categorize(err, j.index)
-		}
+		return categorize(err, j.index)
 	}
 	// The LZMA2 data must end here, having used all the compressed bytes.
 	for tries := 0; ; tries++ {
@@ -200,18 +242,7 @@ func (j *job) decode(d *lzma2Decoder) error {
 	if j.br.Len() != 0 {
 		return ErrBlockSize
 	}
-	for i := h.nfilters - 2; i >= 0; i-- {
-		j.convs[i].get(h.filters[i]).Convert(j.out)
-	}
-	tail := j.raw[h.compSize:]
-	for _, c := range tail[:j.pad] {
-		if c != 0 {
-			return ErrPadding
-		}
-	}
-	j.chk.reset()
-	j.chk.write(j.out)
-	return j.chk.verify(tail[j.pad:])
+	return nil
 }
 
 // read delivers the output of the oldest block in flight, waiting for it.
