@@ -103,12 +103,13 @@ func (p *parallel) job(h *blockHeader, index int64, checkID byte, checkLen, pad 
 	return j
 }
 
-// growStep is the first allocation for a block's compressed data, which
-// grows as the data arrives rather than by what a header declares, so a
-// false size costs memory only if the data is really there. The output
+// growStep is the first allocation for a block's compressed data (enough
+// for the blocks xz -T writes, so they are read without a copy); beyond
+// it the buffer grows as the data arrives rather than by what a header
+// declares, so a false size costs memory only if the data is there. The output
 // buffer is allocated at its declared size (charged to the memory limit
 // before the block is taken) and decoded into in place.
-const growStep = 1 << 20
+const growStep = 8 << 20
 
 // extend makes room after len(b) for more of the n bytes b will hold,
 // keeping its contents.
