@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -155,4 +156,49 @@ func readAllFlat(data []byte, size, dict int) ([]byte, error) {
 	dst := make([]byte, size)
 	n, err := z.DecodeAll(dst, bytes.NewReader(data), dict)
 	return dst[:n], err
+}
+
+// TestNext reads the LZMA2 fixtures through Next, alone and mixed with
+// Read.
+func TestNext(t *testing.T) {
+	sums := readSums(t)
+	for _, f := range lzma2Fixtures() {
+		data := testutil.Fixture(t, f.file)
+		want := sums[f.want]
+		for _, mixed := range []bool{false, true} {
+			z, err := NewReader2(iotest.HalfReader(bytes.NewReader(data)), f.dict)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := sha256.New()
+			var n int64
+			for i := 0; ; i++ {
+				if mixed && i%2 == 1 {
+					var small [100]byte
+					k, err := z.Read(small[:])
+					h.Write(small[:k])
+					n += int64(k)
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						t.Fatalf("%s: Read: %v", f.file, err)
+					}
+					continue
+				}
+				b, err := z.Next()
+				h.Write(b)
+				n += int64(len(b))
+				if err == io.EOF {
+					break
+				}
+				if err != nil || len(b) == 0 {
+					t.Fatalf("%s: Next: %d bytes, %v", f.file, len(b), err)
+				}
+			}
+			if n != want.size || hex.EncodeToString(h.Sum(nil)) != want.sha {
+				t.Fatalf("%s mixed %v: %d bytes", f.file, mixed, n)
+			}
+		}
+	}
 }

@@ -131,6 +131,23 @@ func (z *Reader2) Read(p []byte) (int, error) {
 	return 0, z.err
 }
 
+// Next returns the next decoded bytes straight from the dictionary window,
+// as many as are ready (up to an LZMA2 chunk's worth), instead of copying
+// them as Read does. They stay valid until the next call to Next, Read or
+// Reset. At the end of the stream it returns nil and io.EOF; a non-nil
+// error comes with no bytes.
+func (z *Reader2) Next() ([]byte, error) {
+	for z.rd == z.d.pos {
+		if z.err != nil {
+			return nil, z.err
+		}
+		z.err = z.decode()
+	}
+	b := z.d.win[z.rd:z.d.pos]
+	z.rd = z.d.pos
+	return b, nil
+}
+
 // readFull reads len(b) bytes; a short stream is ErrTruncated.
 func (z *Reader2) readFull(b []byte) error {
 	_, err := io.ReadFull(z.r, b)

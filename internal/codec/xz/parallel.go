@@ -259,14 +259,37 @@ func (p *parallel) read(b []byte) (int, error) {
 	n := copy(b, j.out[j.pos:])
 	j.pos += n
 	if j.pos == len(j.out) {
-		copy(p.inflight, p.inflight[1:])
-		p.inflight[len(p.inflight)-1] = nil
-		p.inflight = p.inflight[:len(p.inflight)-1]
-		p.used -= j.cost
-		p.waited = false
-		p.free = append(p.free, j)
+		p.retire(j)
 	}
 	return n, nil
+}
+
+// retire takes the oldest block, delivered, out of flight and keeps its
+// job (and buffers) for another block.
+func (p *parallel) retire(j *job) {
+	copy(p.inflight, p.inflight[1:])
+	p.inflight[len(p.inflight)-1] = nil
+	p.inflight = p.inflight[:len(p.inflight)-1]
+	p.used -= j.cost
+	p.waited = false
+	p.free = append(p.free, j)
+}
+
+// next returns the rest of the oldest block's output, waiting for it; the
+// bytes stay valid until the next block is put in flight.
+func (p *parallel) next() ([]byte, error) {
+	j := p.inflight[0]
+	if !p.waited {
+		<-j.done
+		p.waited = true
+	}
+	if j.err != nil {
+		return nil, j.err
+	}
+	b := j.out[j.pos:]
+	j.pos = len(j.out)
+	p.retire(j)
+	return b, nil
 }
 
 // drain abandons the blocks in flight; their goroutines finish on their
