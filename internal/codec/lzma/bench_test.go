@@ -2,6 +2,7 @@ package lzma
 
 import (
 	"bytes"
+	"github.com/unpack-dev/unpack/internal/hugemem"
 	"github.com/unpack-dev/unpack/internal/testutil"
 	"io"
 	"os"
@@ -114,7 +115,7 @@ func BenchmarkDecodeAll(b *testing.B) {
 	for _, in := range benchInputs(b, ".lzma2") {
 		b.Run(in.name+"/flat", func(b *testing.B) {
 			var z Reader2
-			dst := NewBuffer(int(in.size))
+			dst := hugemem.Bytes(int(in.size))
 			br := bytes.NewReader(in.data)
 			b.SetBytes(in.size)
 			b.ReportAllocs()

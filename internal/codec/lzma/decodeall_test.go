@@ -11,6 +11,7 @@ import (
 	"testing/iotest"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/hugemem"
 	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
@@ -46,7 +47,7 @@ func TestDecodeAll(t *testing.T) {
 		want := sums[f.want]
 		for _, rd := range readers {
 			for _, extra := range []int{0, 1, 100} {
-				dst := NewBuffer(int(want.size) + extra)
+				dst := hugemem.Bytes(int(want.size) + extra)
 				n, err := z.DecodeAll(dst, rd.wrap(data), f.dict)
 				sum := sha256.Sum256(dst[:n])
 				if err != nil || int64(n) != want.size || hex.EncodeToString(sum[:]) != want.sha {

@@ -102,11 +102,6 @@ func (z *Reader2) DecodeAll(dst []byte, r io.Reader, dictSize int) (int, error) 
 	return n, err
 }
 
-// NewBuffer returns a buffer of n zero bytes for DecodeAll to decode into,
-// allocated as the decoders' own windows are: on Linux, one of several
-// MiB is advised to use huge pages (fewer page faults and TLB misses).
-func NewBuffer(n int) []byte { return newWindow(n) }
-
 // errNeedReset is what Read returns after DecodeAll until Reset.
 var errNeedReset = errors.New("lzma2: Read after DecodeAll without Reset")
 

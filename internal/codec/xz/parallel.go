@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
+	"github.com/unpack-dev/unpack/internal/hugemem"
 )
 
 // jobOverhead is what a block in flight costs beyond its buffers and
@@ -176,7 +177,7 @@ func (j *job) decode(d *lzma2Decoder) error {
 	if cap(j.out) < want {
 		// The declared size, already charged to the memory limit: the
 		// output is decoded in place, with no growing and no copy.
-		j.out = lzma.NewBuffer(want)
+		j.out = hugemem.Bytes(want)
 	}
 	j.br.Reset(j.raw[:h.compSize])
 	n, err := d.decodeAll(j.out[:cap(j.out)], &j.br, dictFor(h))
