@@ -97,11 +97,22 @@ func (p *parallel) job(h *blockHeader, index int64, checkID byte, checkLen, pad 
 	}
 	j.hdr, j.index, j.pad, j.err, j.pos = *h, index, pad, nil, 0
 	j.cost = p.cost(h)
-	j.raw = j.raw[:0]
 	j.rawLen = int(h.compSize) + pad + checkLen
-	j.out = j.out[:0]
+	j.raw = keep(j.raw, j.rawLen)
+	j.out = keep(j.out, int(h.uncompSize))
 	j.chk.setID(checkID)
 	return j
+}
+
+// keep empties a reused job's buffer for a block needing n bytes, and lets
+// it go when it is much larger than that, so a big block earlier in the
+// file does not pin its buffers (beyond the memory limit's account) while
+// small ones follow.
+func keep(b []byte, n int) []byte {
+	if cap(b) > 2*n+growStep {
+		return nil
+	}
+	return b[:0]
 }
 
 // growStep is the first allocation for a block's compressed data (enough
