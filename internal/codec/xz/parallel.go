@@ -116,11 +116,13 @@ func keep(b []byte, n int) []byte {
 }
 
 // growStep is the first allocation for a block's compressed data (enough
-// for the blocks xz -T writes, so they are read without a copy); beyond
-// it the buffer grows as the data arrives rather than by what a header
-// declares, so a false size costs memory only if the data is there. The output
-// buffer is allocated at its declared size (charged to the memory limit
-// before the block is taken) and decoded into in place.
+// for the blocks xz -T writes, so they are read without a copy); beyond it
+// the buffer grows as the data arrives rather than by what a header
+// declares, so a false size costs memory only if the data is there. The
+// output buffer is allocated at its declared size (charged to the memory
+// limit before the block is taken) and decoded into in place. The cost
+// charged still includes a dictionary, which only the fallback for LZMA2
+// data resetting its dictionary mid-block allocates.
 const growStep = 8 << 20
 
 // extend makes room after len(b) for more of the n bytes b will hold,
