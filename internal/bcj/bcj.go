@@ -76,11 +76,25 @@ func (br *Reader) Reset(r io.Reader, conv Converter) {
 
 // Read implements io.Reader.
 func (br *Reader) Read(p []byte) (int, error) {
-	if br.buf == nil {
-		return 0, ErrClosed
-	}
 	if len(p) == 0 {
+		if br.buf == nil {
+			return 0, ErrClosed
+		}
 		return 0, nil
+	}
+	b, err := br.Next()
+	n := copy(p, b)
+	br.cs -= len(b) - n // what did not fit stays for the next call
+	return n, err
+}
+
+// Next returns the next decoded bytes straight from the Reader's buffer
+// (up to its 32 KiB) instead of copying them as Read does. They stay valid
+// until the next call to Next, Read, Reset or Close. A non-nil error comes
+// with no bytes; io.EOF marks the end.
+func (br *Reader) Next() ([]byte, error) {
+	if br.buf == nil {
+		return nil, ErrClosed
 	}
 	buf := *br.buf
 	empty := 0
@@ -90,7 +104,7 @@ func (br *Reader) Read(p []byte) (int, error) {
 				br.ce = br.end // the undecodable tail passes unchanged
 				break
 			}
-			return 0, br.err
+			return nil, br.err
 		}
 		// Move the undecoded tail to the front and read more after it.
 		br.end = copy(buf, buf[br.ce:br.end])
@@ -107,9 +121,9 @@ func (br *Reader) Read(p []byte) (int, error) {
 		}
 		br.ce = br.conv.Convert(buf[:br.end])
 	}
-	n := copy(p, buf[br.cs:br.ce])
-	br.cs += n
-	return n, nil
+	b := buf[br.cs:br.ce]
+	br.cs = br.ce
+	return b, nil
 }
 
 // Close returns the Reader's buffer to the pool; the source is not closed.

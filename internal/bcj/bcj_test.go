@@ -68,6 +68,34 @@ func readAll(t *testing.T, r io.Reader) []byte {
 	return got
 }
 
+// nextAll reads br to the end through Next, alternating with small Reads.
+func nextAll(t *testing.T, br *Reader) []byte {
+	t.Helper()
+	var got []byte
+	for i := 0; ; i++ {
+		if i%3 == 2 {
+			var small [7]byte
+			n, err := br.Read(small[:])
+			got = append(got, small[:n]...)
+			if err == io.EOF {
+				return got
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		b, err := br.Next()
+		got = append(got, b...)
+		if err == io.EOF {
+			return got
+		}
+		if err != nil || len(b) == 0 {
+			t.Fatalf("Next: %d bytes, %v", len(b), err)
+		}
+	}
+}
+
 // chunkReader returns the data in chunks of random sizes.
 type chunkReader struct {
 	data []byte
@@ -105,6 +133,12 @@ func TestSplitInvariance(t *testing.T) {
 					br.Close()
 					if !bytes.Equal(got, want) {
 						t.Fatalf("differs from one-shot decoding (first at %d)", firstDiff(got, want))
+					}
+					br = NewReader(mk(), a.new(start))
+					got = nextAll(t, br)
+					br.Close()
+					if !bytes.Equal(got, want) {
+						t.Fatalf("Next: differs from one-shot decoding (first at %d)", firstDiff(got, want))
 					}
 				})
 			}

@@ -2,6 +2,7 @@ package lzma
 
 import (
 	"bytes"
+	"github.com/unpack-dev/unpack/internal/hugemem"
 	"github.com/unpack-dev/unpack/internal/testutil"
 	"io"
 	"os"
@@ -101,6 +102,52 @@ func BenchmarkReader2(b *testing.B) {
 					b.Fatal(err)
 				}
 				if n := drain(b, &z, buf); n != in.size {
+					b.Fatalf("decoded %d bytes, want %d", n, in.size)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeAll decodes raw LZMA2 streams into a flat buffer (the
+// buffer as the dictionary) with one reused Reader2, and through Next.
+func BenchmarkDecodeAll(b *testing.B) {
+	for _, in := range benchInputs(b, ".lzma2") {
+		b.Run(in.name+"/flat", func(b *testing.B) {
+			var z Reader2
+			dst := hugemem.Bytes(int(in.size))
+			br := bytes.NewReader(in.data)
+			b.SetBytes(in.size)
+			b.ReportAllocs()
+			for b.Loop() {
+				br.Reset(in.data)
+				if n, err := z.DecodeAll(dst, br, 8<<20); err != nil || int64(n) != in.size {
+					b.Fatalf("decoded %d bytes, %v; want %d", n, err, in.size)
+				}
+			}
+		})
+		b.Run(in.name+"/next", func(b *testing.B) {
+			var z Reader2
+			br := bytes.NewReader(in.data)
+			b.SetBytes(in.size)
+			b.ReportAllocs()
+			for b.Loop() {
+				br.Reset(in.data)
+				if err := z.Reset(br, 8<<20); err != nil {
+					b.Fatal(err)
+				}
+				var n int64
+				for {
+					p, err := z.Next()
+					n += int64(len(p))
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				if n != in.size {
 					b.Fatalf("decoded %d bytes, want %d", n, in.size)
 				}
 			}

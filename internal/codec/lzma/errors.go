@@ -1,6 +1,7 @@
 package lzma
 
 import (
+	"errors"
 	"io"
 	"strconv"
 
@@ -31,6 +32,14 @@ var (
 	ErrChunk = archive.Corruptf("lzma2: invalid chunk")
 	// ErrHeader reports an invalid .lzma (LZMA-alone) header.
 	ErrHeader = archive.Corruptf("lzma: invalid header")
+	// ErrOutputFull reports an LZMA2 stream producing more than the buffer
+	// Reader2.DecodeAll was given (which the caller sized by a declared
+	// size, so the data contradicts it).
+	ErrOutputFull = archive.Corruptf("lzma2: more data than the declared size")
+	// ErrNotFlat reports an LZMA2 stream that resets its dictionary after
+	// its start, which Reader2.DecodeAll does not decode; Reader2.Read
+	// does. It is not a corruption: valid streams may do it.
+	ErrNotFlat = errors.New("lzma2: dictionary reset inside the stream (decode it with Read)")
 	// ErrTruncated reports input that ends in the middle of the stream. It
 	// errors.Is both archive.ErrCorrupt and io.ErrUnexpectedEOF.
 	ErrTruncated error = truncatedError{}

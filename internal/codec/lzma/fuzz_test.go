@@ -68,7 +68,8 @@ func FuzzLZMA(f *testing.F) {
 }
 
 // FuzzLZMA2 decodes raw LZMA2 streams with a 64 KiB dictionary and
-// compares successful output with ulikunitz/xz/lzma's.
+// compares successful output with ulikunitz/xz/lzma's, and with DecodeAll's
+// (which must agree with Read, or report ErrNotFlat).
 func FuzzLZMA2(f *testing.F) {
 	addSeeds(f, "small-*.lzma2")
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -79,7 +80,20 @@ func FuzzLZMA2(f *testing.F) {
 		got, capped, err := readCapped(r)
 		checkCategory(t, err)
 		if err != nil || capped {
+			flat, ferr := readAllFlat(data, 1<<20, 64<<10)
+			if ferr == nil && err != nil && len(flat) < 1<<20 {
+				t.Fatalf("Read failed (%v), DecodeAll did not", err)
+			}
+			if !errors.Is(ferr, ErrNotFlat) {
+				checkCategory(t, ferr)
+			}
 			return
+		}
+		for _, room := range []int{len(got), len(got) + 100} {
+			flat, ferr := readAllFlat(data, room, 64<<10)
+			if !errors.Is(ferr, ErrNotFlat) && (ferr != nil || !bytes.Equal(flat, got)) {
+				t.Fatalf("DecodeAll into %d: %d bytes, %v; Read gave %d", room, len(flat), ferr, len(got))
+			}
 		}
 		or, err := ulzma.Reader2Config{DictCap: 64 << 10}.NewReader2(bytes.NewReader(data))
 		if err != nil {

@@ -22,6 +22,7 @@ type Reader2 struct {
 	lzmaChunk bool // the current chunk is LZMA (else uncompressed)
 	needDict  bool // the next chunk must reset the dictionary
 	needProps bool // the next LZMA chunk must set properties
+	flat      bool // DecodeAll is decoding into its caller's buffer
 	rd        int  // read position in d.win
 	err       error
 }
@@ -45,10 +46,16 @@ func (z *Reader2) Reset(r io.Reader, dictSize int) error {
 	if dictSize < 0 {
 		return ErrProps
 	}
-	z.r = r
 	if err := z.d.initWindow(int64(dictSize)); err != nil {
 		return err
 	}
+	z.start(r)
+	return nil
+}
+
+// start prepares decoding a new stream from r into the window in z.d.win.
+func (z *Reader2) start(r io.Reader) {
+	z.r = r
 	z.d.resetDict()
 	if z.chunk == nil {
 		z.chunk = make([]byte, maxChunkPacked+maxSymbolBytes)
@@ -60,8 +67,43 @@ func (z *Reader2) Reset(r io.Reader, dictSize int) error {
 	z.needDict, z.needProps = true, true
 	z.rd = 0
 	z.err = nil
-	return nil
 }
+
+// DecodeAll decodes a whole LZMA2 stream from r, through its end marker,
+// into dst, which serves as the dictionary itself: no window is allocated
+// and nothing is copied out of one, so a caller that knows the
+// decompressed size (an xz block header, a 7z folder) decodes straight
+// into its output buffer. dictSize bounds the match distances as in
+// streaming. DecodeAll returns how many bytes the stream produced; bytes
+// of dst after them may have been written. A stream producing more than
+// len(dst) bytes is ErrOutputFull; one resetting its dictionary after its
+// start is ErrNotFlat (Reset and Read decode it). The zero Reader2 is
+// ready for DecodeAll; after it, Reset z before reading with it.
+func (z *Reader2) DecodeAll(dst []byte, r io.Reader, dictSize int) (int, error) {
+	if dictSize < 0 {
+		return 0, ErrProps
+	}
+	own := z.d.win
+	z.d.win = dst
+	z.d.dictCap = int(min(dictCap(int64(dictSize)), int64(len(dst))))
+	z.flat = true
+	z.start(r)
+	var err error
+	for err == nil {
+		err = z.decode()
+	}
+	n := z.d.pos
+	z.d.resetDict()
+	z.d.win, z.flat = own, false
+	z.err = errNeedReset
+	if err == io.EOF {
+		return n, nil
+	}
+	return n, err
+}
+
+// errNeedReset is what Read returns after DecodeAll until Reset.
+var errNeedReset = errors.New("lzma2: Read after DecodeAll without Reset")
 
 // Read implements io.Reader.
 func (z *Reader2) Read(p []byte) (int, error) {
@@ -84,6 +126,23 @@ func (z *Reader2) Read(p []byte) (int, error) {
 	return 0, z.err
 }
 
+// Next returns the next decoded bytes straight from the dictionary window,
+// as many as are ready (up to an LZMA2 chunk's worth), instead of copying
+// them as Read does. They stay valid until the next call to Next, Read or
+// Reset. At the end of the stream it returns nil and io.EOF; a non-nil
+// error comes with no bytes.
+func (z *Reader2) Next() ([]byte, error) {
+	for z.rd == z.d.pos {
+		if z.err != nil {
+			return nil, z.err
+		}
+		z.err = z.decode()
+	}
+	b := z.d.win[z.rd:z.d.pos]
+	z.rd = z.d.pos
+	return b, nil
+}
+
 // readFull reads len(b) bytes; a short stream is ErrTruncated.
 func (z *Reader2) readFull(b []byte) error {
 	_, err := io.ReadFull(z.r, b)
@@ -103,6 +162,9 @@ func (z *Reader2) decode() error {
 		}
 	}
 	if d.pos == len(d.win) {
+		if z.flat {
+			return ErrOutputFull
+		}
 		d.pos, z.rd, d.wrapped = 0, 0, true
 	}
 	limit := min(len(d.win), d.pos+z.left)
@@ -143,6 +205,9 @@ func (z *Reader2) nextChunk() error {
 	case c == 0x00:
 		return io.EOF
 	case c >= 0xE0 || c == 0x01:
+		if z.flat && d.pos > 0 {
+			return ErrNotFlat
+		}
 		z.needProps = true
 		z.needDict = false
 		d.resetDict()

@@ -17,8 +17,8 @@ type blockReader struct {
 	lz    lzma2Decoder
 	filt  [maxFilters - 1]bcj.Reader
 	convs [maxFilters - 1]converters
-	src   io.Reader // the end of the chain
-	out   int64     // uncompressed bytes produced
+	src   nexter // the end of the chain
+	out   int64  // uncompressed bytes produced
 }
 
 // start begins decoding the block described by hdr from in.
@@ -47,17 +47,37 @@ func dictFor(h *blockHeader) int64 {
 	return d
 }
 
+// nexter is a stage of the chain: the LZMA2 decoder or a filter, which
+// hands out its decoded bytes from its own buffer.
+type nexter interface {
+	io.Reader
+	Next() ([]byte, error)
+}
+
 // read reads decoded bytes; io.EOF marks the end of the block's data.
 func (b *blockReader) read(p []byte) (int, error) {
 	n, err := b.src.Read(p)
+	return n, b.account(n, err)
+}
+
+// next returns the next decoded bytes from the last stage's buffer, valid
+// until the next call; io.EOF marks the end of the block's data.
+func (b *blockReader) next() ([]byte, error) {
+	p, err := b.src.Next()
+	return p, b.account(len(p), err)
+}
+
+// account counts n bytes produced and checks them against the declared
+// size; it categorizes err.
+func (b *blockReader) account(n int, err error) error {
 	b.out += int64(n)
 	if b.hdr.uncompSize >= 0 && b.out > b.hdr.uncompSize {
-		return n, ErrBlockSize
+		return ErrBlockSize
 	}
 	if err != nil && err != io.EOF {
 		err = b.fail(err)
 	}
-	return n, err
+	return err
 }
 
 // fail prefers the input's own error (truncation, I/O) over the decoder's

@@ -10,11 +10,14 @@ import (
 	"testing"
 )
 
-// testBlock is a block for buildXZ: its content and whether its header
-// carries both sizes.
+// testBlock is a block for buildXZ: its content, whether its header
+// carries both sizes and whether every LZMA2 chunk resets the dictionary
+// (valid, but not decodable in place: parallel decoding falls back to a
+// window).
 type testBlock struct {
-	data  []byte
-	sized bool
+	data   []byte
+	sized  bool
+	resets bool
 }
 
 func putVLI(b []byte, x uint64) []byte {
@@ -36,10 +39,13 @@ func buildXZ(blocks []testBlock) []byte {
 	var recs []rec
 	for _, b := range blocks {
 		var lz []byte
-		for i, ctrl := 0, byte(1); i < len(b.data); i, ctrl = i+60000, 2 {
+		for i, ctrl := 0, byte(1); i < len(b.data); i = i + 60000 {
 			n := min(60000, len(b.data)-i)
 			lz = append(lz, ctrl, byte((n-1)>>8), byte(n-1))
 			lz = append(lz, b.data[i:i+n]...)
+			if !b.resets {
+				ctrl = 2
+			}
 		}
 		lz = append(lz, 0)
 		h := []byte{0, 0}
@@ -93,7 +99,7 @@ func TestMixedBlocks(t *testing.T) {
 			for i := range d {
 				d[i] = byte(r.IntN(16))
 			}
-			blocks = append(blocks, testBlock{d, r.IntN(4) != 0})
+			blocks = append(blocks, testBlock{d, r.IntN(4) != 0, r.IntN(3) == 0})
 			want = append(want, d...)
 		}
 		file := buildXZ(blocks)

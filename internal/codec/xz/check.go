@@ -50,29 +50,25 @@ func (c *checker) verify(stored []byte) error {
 		return nil
 	}
 	got := c.h.Sum(c.sum[:0])
-	want := stored
+	var want []byte
 	switch c.kind {
 	case verify.CRC32:
-		var be [4]byte
-		binary.BigEndian.PutUint32(be[:], binary.LittleEndian.Uint32(stored))
-		want = be[:]
-		if bytes.Equal(got, want) {
+		v := binary.LittleEndian.Uint32(stored)
+		if binary.BigEndian.Uint32(got) == v {
 			return nil
 		}
-		want = append([]byte(nil), want...)
+		want = binary.BigEndian.AppendUint32(nil, v)
 	case verify.CRC64:
-		var be [8]byte
-		binary.BigEndian.PutUint64(be[:], binary.LittleEndian.Uint64(stored))
-		want = be[:]
-		if bytes.Equal(got, want) {
+		v := binary.LittleEndian.Uint64(stored)
+		if binary.BigEndian.Uint64(got) == v {
 			return nil
 		}
-		want = append([]byte(nil), want...)
+		want = binary.BigEndian.AppendUint64(nil, v)
 	default:
-		if bytes.Equal(got, want) {
+		if bytes.Equal(got, stored) {
 			return nil
 		}
-		want = append([]byte(nil), want...)
+		want = append([]byte(nil), stored...)
 	}
 	return &verify.MismatchError{Kind: c.kind, Want: want, Got: append([]byte(nil), got...)}
 }

@@ -2,6 +2,7 @@ package xz
 
 import (
 	"bytes"
+	"errors"
 	"github.com/unpack-dev/unpack/internal/testutil"
 	"hash/crc32"
 	"io"
@@ -9,9 +10,9 @@ import (
 )
 
 // FuzzXZ, seeded with the small fixtures (big seeds make the fuzzer spend
-// its time minimizing), decodes arbitrary input single- and multi-threaded: no panics, no
-// hangs, bounded memory, and every error of an archive category; both
-// modes must agree.
+// its time minimizing), decodes arbitrary input single- and multi-threaded,
+// through Read and through WriteTo: no panics, no hangs, bounded memory,
+// and every error of an archive category; all modes must agree.
 func FuzzXZ(f *testing.F) {
 	for _, fx := range fixtures(f) {
 		if b := testutil.Fixture(f, fx.name); len(b) < 4<<10 {
@@ -19,9 +20,10 @@ func FuzzXZ(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var sums [2]uint32
-		var errs [2]error
-		for i, threads := range []int{1, 3} {
+		var sums [4]uint32
+		var errs [4]error
+		for i := range sums {
+			threads := 1 + 2*(i%2)
 			cfg := Config{Threads: threads, MemLimit: 8 << 20}
 			z, err := NewReader(bytes.NewReader(data), cfg)
 			if err != nil {
@@ -31,15 +33,43 @@ func FuzzXZ(f *testing.F) {
 				return
 			}
 			out := crc32.NewIEEE()
-			_, err = io.Copy(out, io.LimitReader(z, 1<<20))
+			if i < 2 {
+				_, err = io.Copy(out, io.LimitReader(onlyReader{z}, 1<<20))
+			} else {
+				_, err = z.WriteTo(&cappedWriter{w: out, n: 1 << 20})
+				if err == errCapped {
+					err = nil
+				}
+			}
 			z.Close()
 			if err != nil && !isCategorized(err) {
 				t.Fatalf("threads %d: uncategorized %v", threads, err)
 			}
 			sums[i], errs[i] = out.Sum32(), err
 		}
-		if (errs[0] == nil) != (errs[1] == nil) || (errs[0] == nil && sums[0] != sums[1]) {
-			t.Fatalf("single-threaded (%v) and parallel (%v) decoding disagree", errs[0], errs[1])
+		for i := 1; i < len(sums); i++ {
+			if (errs[0] == nil) != (errs[i] == nil) || (errs[0] == nil && sums[0] != sums[i]) {
+				t.Fatalf("mode %d (%v) and mode 0 (%v) disagree", i, errs[i], errs[0])
+			}
 		}
 	})
+}
+
+// cappedWriter passes on the first n bytes written to it, then fails with
+// errCapped.
+type cappedWriter struct {
+	w io.Writer
+	n int
+}
+
+var errCapped = errors.New("output cap reached")
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	if len(p) > c.n {
+		k, _ := c.w.Write(p[:c.n])
+		c.n = 0
+		return k, errCapped
+	}
+	c.n -= len(p)
+	return c.w.Write(p)
 }

@@ -2,10 +2,10 @@ package xz
 
 import (
 	"encoding/binary"
+	"hash/crc32"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
-	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // errIndexCRC: the index's CRC32 does not match.
@@ -26,8 +26,7 @@ func (r *indexReader) byte() (byte, error) {
 		}
 		return 0, err
 	}
-	b := [1]byte{c}
-	r.crc = verify.UpdateCRC32(r.crc, b[:])
+	r.crc = ^(crc32.IEEETable[byte(^r.crc)^c] ^ ^r.crc>>8)
 	r.size++
 	return c, nil
 }
@@ -54,7 +53,7 @@ func (r *indexReader) vli() (uint64, error) {
 // compares it with the blocks read and returns its size in bytes.
 func (z *Reader) readIndex() (int64, error) {
 	r := indexReader{in: &z.in}
-	r.crc = verify.UpdateCRC32(0, []byte{0})
+	r.crc = 0xD202EF8D // the CRC32 of the indicator byte, 0x00
 	r.size = 1
 	count, err := r.vli()
 	if err != nil {
@@ -86,11 +85,11 @@ func (z *Reader) readIndex() (int64, error) {
 			return 0, ErrPadding
 		}
 	}
-	var crc [4]byte
-	if err := z.in.readFull(crc[:]); err != nil {
+	crc := z.buf[:4]
+	if err := z.in.readFull(crc); err != nil {
 		return 0, errTruncated
 	}
-	if binary.LittleEndian.Uint32(crc[:]) != r.crc {
+	if binary.LittleEndian.Uint32(crc) != r.crc {
 		return 0, errIndexCRC
 	}
 	if listed != z.read {

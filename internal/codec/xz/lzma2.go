@@ -24,3 +24,16 @@ func (d *lzma2Decoder) reset(r io.Reader, dictSize int64) error {
 }
 
 func (d *lzma2Decoder) Read(p []byte) (int, error) { return d.r.Read(p) }
+
+// Next returns the next decoded bytes from the decoder's window.
+func (d *lzma2Decoder) Next() ([]byte, error) { return d.r.Next() }
+
+// decodeAll decodes a whole LZMA2 stream from r into dst, which serves as
+// the dictionary (see lzma.Reader2.DecodeAll); a decoder used only this way
+// never allocates a window.
+func (d *lzma2Decoder) decodeAll(dst []byte, r io.Reader, dictSize int64) (int, error) {
+	if d.r == nil {
+		d.r = new(lzma.Reader2)
+	}
+	return d.r.DecodeAll(dst, r, int(dictSize))
+}

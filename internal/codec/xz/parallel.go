@@ -2,7 +2,11 @@ package xz
 
 import (
 	"bytes"
+	"errors"
 	"io"
+
+	"github.com/unpack-dev/unpack/internal/codec/lzma"
+	"github.com/unpack-dev/unpack/internal/hugemem"
 )
 
 // jobOverhead is what a block in flight costs beyond its buffers and
@@ -17,7 +21,7 @@ type job struct {
 	pad    int
 	raw    []byte // compressed data, block padding, check
 	rawLen int    // the length raw must reach
-	out    []byte
+	out    []byte // the decoded block; its capacity is kept for the next block
 	cost   int64
 	err    error
 	done   chan struct{} // receives once when the job is finished
@@ -93,17 +97,33 @@ func (p *parallel) job(h *blockHeader, index int64, checkID byte, checkLen, pad 
 	}
 	j.hdr, j.index, j.pad, j.err, j.pos = *h, index, pad, nil, 0
 	j.cost = p.cost(h)
-	j.raw = j.raw[:0]
 	j.rawLen = int(h.compSize) + pad + checkLen
-	j.out = j.out[:0]
+	j.raw = keep(j.raw, j.rawLen)
+	j.out = keep(j.out, int(h.uncompSize))
 	j.chk.setID(checkID)
 	return j
 }
 
-// growStep is the first allocation for a block's buffers. They grow as the
-// data arrives rather than by what a header declares, so a false size costs
-// memory only if the data is really there.
-const growStep = 1 << 20
+// keep empties a reused job's buffer for a block needing n bytes, and lets
+// it go when it is much larger than that, so a big block earlier in the
+// file does not pin its buffers (beyond the memory limit's account) while
+// small ones follow.
+func keep(b []byte, n int) []byte {
+	if cap(b) > 2*n+growStep {
+		return nil
+	}
+	return b[:0]
+}
+
+// growStep is the first allocation for a block's compressed data (enough
+// for the blocks xz -T writes, so they are read without a copy); beyond it
+// the buffer grows as the data arrives rather than by what a header
+// declares, so a false size costs memory only if the data is there. The
+// output buffer is allocated at its declared size (charged to the memory
+// limit before the block is taken) and decoded into in place. The cost
+// charged still includes a dictionary, which only the fallback for LZMA2
+// data resetting its dictionary mid-block allocates.
+const growStep = 8 << 20
 
 // extend makes room after len(b) for more of the n bytes b will hold,
 // keeping its contents.
@@ -166,20 +186,57 @@ func (j *job) run() {
 // decode decodes, filters and verifies the block.
 func (j *job) decode(d *lzma2Decoder) error {
 	h := &j.hdr
+	want := int(h.uncompSize)
+	if cap(j.out) < want {
+		// The declared size, already charged to the memory limit: the
+		// output is decoded in place, with no growing and no copy.
+		j.out = hugemem.Bytes(want)
+	}
+	j.br.Reset(j.raw[:h.compSize])
+	n, err := d.decodeAll(j.out[:cap(j.out)], &j.br, dictFor(h))
+	switch {
+	case errors.Is(err, lzma.ErrNotFlat):
+		if err := j.decodeStream(d); err != nil {
+			return err
+		}
+	case errors.Is(err, lzma.ErrOutputFull):
+		return ErrBlockSize
+	case err != nil:
+		return categorize(err, j.index)
+	case n != want || j.br.Len() != 0:
+		return ErrBlockSize
+	default:
+		j.out = j.out[:n]
+	}
+	for i := h.nfilters - 2; i >= 0; i-- {
+		j.convs[i].get(h.filters[i]).Convert(j.out)
+	}
+	tail := j.raw[h.compSize:]
+	for _, c := range tail[:j.pad] {
+		if c != 0 {
+			return ErrPadding
+		}
+	}
+	j.chk.reset()
+	j.chk.write(j.out)
+	return j.chk.verify(tail[j.pad:])
+}
+
+// decodeStream decodes the block through the decoder's own window, for
+// LZMA2 data that resets its dictionary after its start.
+func (j *job) decodeStream(d *lzma2Decoder) error {
+	h := &j.hdr
 	j.br.Reset(j.raw[:h.compSize])
 	if err := d.reset(&j.br, dictFor(h)); err != nil {
 		return categorize(err, j.index)
 	}
-	for want := int(h.uncompSize); len(j.out) < want; {
-		j.out = extend(j.out, want)
-		n, err := d.Read(j.out[len(j.out):min(cap(j.out), want)])
-		j.out = j.out[:len(j.out)+n]
-		if err == io.EOF {
+	want := int(h.uncompSize)
+	j.out = j.out[:want]
+	if _, err := io.ReadFull(d, j.out); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			return ErrBlockSize // the data ended before the declared size
 		}
-		if err != nil {
-			return categorize(err, j.index)
-		}
+		return categorize(err, j.index)
 	}
 	// The LZMA2 data must end here, having used all the compressed bytes.
 	for tries := 0; ; tries++ {
@@ -200,18 +257,7 @@ func (j *job) decode(d *lzma2Decoder) error {
 	if j.br.Len() != 0 {
 		return ErrBlockSize
 	}
-	for i := h.nfilters - 2; i >= 0; i-- {
-		j.convs[i].get(h.filters[i]).Convert(j.out)
-	}
-	tail := j.raw[h.compSize:]
-	for _, c := range tail[:j.pad] {
-		if c != 0 {
-			return ErrPadding
-		}
-	}
-	j.chk.reset()
-	j.chk.write(j.out)
-	return j.chk.verify(tail[j.pad:])
+	return nil
 }
 
 // read delivers the output of the oldest block in flight, waiting for it.
@@ -227,14 +273,37 @@ func (p *parallel) read(b []byte) (int, error) {
 	n := copy(b, j.out[j.pos:])
 	j.pos += n
 	if j.pos == len(j.out) {
-		copy(p.inflight, p.inflight[1:])
-		p.inflight[len(p.inflight)-1] = nil
-		p.inflight = p.inflight[:len(p.inflight)-1]
-		p.used -= j.cost
-		p.waited = false
-		p.free = append(p.free, j)
+		p.retire(j)
 	}
 	return n, nil
+}
+
+// retire takes the oldest block, delivered, out of flight and keeps its
+// job (and buffers) for another block.
+func (p *parallel) retire(j *job) {
+	copy(p.inflight, p.inflight[1:])
+	p.inflight[len(p.inflight)-1] = nil
+	p.inflight = p.inflight[:len(p.inflight)-1]
+	p.used -= j.cost
+	p.waited = false
+	p.free = append(p.free, j)
+}
+
+// next returns the rest of the oldest block's output, waiting for it; the
+// bytes stay valid until the next block is put in flight.
+func (p *parallel) next() ([]byte, error) {
+	j := p.inflight[0]
+	if !p.waited {
+		<-j.done
+		p.waited = true
+	}
+	if j.err != nil {
+		return nil, j.err
+	}
+	b := j.out[j.pos:]
+	j.pos = len(j.out)
+	p.retire(j)
+	return b, nil
 }
 
 // drain abandons the blocks in flight; their goroutines finish on their

@@ -166,8 +166,39 @@ func (z *Reader) Read(p []byte) (int, error) {
 	}
 }
 
-// step makes progress: it delivers data or moves to the next part of the
-// file.
+// WriteTo implements io.WriterTo: it writes the rest of the decompressed
+// data to w straight from the decoders' buffers (the LZMA2 window, the
+// filter buffer, a parallel block's output) instead of copying it into a
+// caller's buffer first, and returns the bytes written. Errors are those
+// Read returns, or w's; after WriteTo, Read returns the same error (or
+// io.EOF).
+func (z *Reader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for z.err == nil {
+		b, err := z.next()
+		if len(b) > 0 {
+			n, werr := w.Write(b)
+			total += int64(n)
+			if werr == nil && n < len(b) {
+				werr = io.ErrShortWrite
+			}
+			if werr != nil {
+				z.err = werr
+				return total, werr
+			}
+		}
+		if err != nil {
+			z.err = err
+		}
+	}
+	if z.err == io.EOF {
+		return total, nil
+	}
+	return total, z.err
+}
+
+// step makes progress: it delivers data into p or moves to the next part
+// of the file.
 func (z *Reader) step(p []byte) (int, error) {
 	if z.inBlock {
 		n, err := z.blk.read(p)
@@ -184,22 +215,49 @@ func (z *Reader) step(p []byte) (int, error) {
 		}
 		return z.par.read(p)
 	}
+	return 0, z.advance()
+}
+
+// next is step for WriteTo: it returns data from a decoder's buffer, valid
+// until the next call, or moves to the next part of the file.
+func (z *Reader) next() ([]byte, error) {
+	if z.inBlock {
+		b, err := z.blk.next()
+		z.chk.write(b)
+		if err == io.EOF {
+			z.inBlock = false
+			err = z.endBlock()
+		}
+		return b, err
+	}
+	if z.par.busy() {
+		if err := z.feed(); err != nil {
+			return nil, err
+		}
+		return z.par.next()
+	}
+	return nil, z.advance()
+}
+
+// advance moves past what comes next between blocks: it starts a block,
+// streamed or in parallel, or ends the stream.
+func (z *Reader) advance() error {
 	if z.pending == itemNone {
 		it, err := z.readItem()
 		if err != nil {
-			return 0, err
+			return err
 		}
 		z.pending = it
 	}
 	it := z.pending
 	z.pending = itemNone
 	if it == itemIndex {
-		return 0, z.endStream()
+		return z.endStream()
 	}
 	if z.par.take(&z.hdr) {
-		return 0, z.dispatch()
+		return z.dispatch()
 	}
-	return 0, z.startBlock()
+	return z.startBlock()
 }
 
 // feed reads blocks ahead for the parallel decoder while it has room.
