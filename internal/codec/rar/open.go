@@ -18,6 +18,7 @@
 package rar
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 
@@ -42,10 +43,21 @@ const scanChunk = 64 << 10
 // byte of the file; a self-extractor stub before the signature is skipped
 // (up to archive.SFXScanLimit bytes). The format's own reader receives an
 // Input whose R starts at the signature, together with the signature's
-// offset in the file.
+// offset in the file. When in.R is a *bufio.Reader (as the caller is asked
+// to give) and the signature starts the file, it is peeked at and in.R
+// itself is read on, without another buffer.
 func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 	if opt == nil {
 		opt = &archive.Options{}
+	}
+	if br, ok := in.R.(*bufio.Reader); ok {
+		head, _ := br.Peek(len(sigRAR5))
+		switch {
+		case bytes.HasPrefix(head, sigRAR5):
+			return openRAR5(in, opt, 0)
+		case bytes.HasPrefix(head, sigRAR4):
+			return openRAR4(in, opt, 0)
+		}
 	}
 	buf := make([]byte, 0, scanChunk)
 	var base int64 // file offset of buf[0]

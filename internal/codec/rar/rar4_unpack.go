@@ -3,7 +3,6 @@ package rar
 import (
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -33,6 +32,28 @@ func winSizeFor(dictBits uint) int {
 	}
 	if n > maxWin4 {
 		n = maxWin4
+	}
+	return n
+}
+
+// needWin4 is the smallest window used: a stream of fewer bytes than the
+// dictionary gets a window of its own length (rounded up to a power of
+// two, plus the margin), as no distance reaches before its start.
+const needWin4 = 64 << 10
+
+// winSizeNeed returns the window for a stream holding unp bytes by the end
+// of a file of size bytes, when the dictionary's window is win: win, or
+// less when the stream is shorter.
+func winSizeNeed(win int, unp, size int64) int {
+	if size < 0 || unp+size > int64(win) {
+		return win
+	}
+	n := roundPow2(int(unp+size) + winMargin4)
+	if n < needWin4 {
+		n = needWin4
+	}
+	if n > win {
+		n = win
 	}
 	return n
 }
@@ -71,9 +92,10 @@ type unpacker4 struct {
 	out     []byte     // filtered bytes not yet delivered
 }
 
-// init prepares u for a new file compressed with algorithm version ver,
-// reading packed bytes from r. It reuses the window and decoder state when
-// solid is set and the version is unchanged.
+// init prepares u for a new file of size bytes compressed with algorithm
+// version ver, reading packed bytes from r. It reuses the window and
+// decoder state when solid is set and the version is unchanged; win is the
+// dictionary's window, of which the stream gets what it can use.
 func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64, win int) error {
 	if solid && u.dec != nil && ver != u.ver {
 		return archive.Unsupportedf("rar: solid stream mixes algorithm versions %d and %d", u.ver, ver)
@@ -81,11 +103,13 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64, win int) 
 	if !solid || u.dec == nil {
 		// The window's old bytes are never read: copyMatch yields zeros
 		// for distances reaching before the start of the stream.
-		if len(u.win) < win {
-			putBuf4(u.win)
-			u.win = getBuf4(win)
-			u.mask = int64(win - 1)
+		win = winSizeNeed(win, 0, size)
+		if cap(u.win) < win {
+			putBuf(u.win)
+			u.win = getBuf(win)
 		}
+		u.win = u.win[:win]
+		u.mask = int64(win - 1)
 		u.unp, u.wr = 0, 0
 		if u.dec == nil || ver != u.ver {
 			switch ver {
@@ -102,7 +126,7 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64, win int) 
 		}
 		u.dec.reset(false)
 	} else {
-		u.grow(win)
+		u.grow(winSizeNeed(win, u.unp, size))
 		u.dec.reset(true)
 	}
 	u.br.reset(r)
@@ -123,49 +147,23 @@ func (u *unpacker4) grow(win int) {
 	if len(u.win) >= win {
 		return
 	}
-	nw := getBuf4(win)
+	nw := getBuf(win)
 	nmask := int64(win - 1)
 	from := u.unp - int64(len(u.win))
 	if from < 0 {
 		from = 0
 	}
-	for p := from; p < u.unp; p++ {
-		nw[p&nmask] = u.win[p&u.mask]
-	}
-	putBuf4(u.win)
+	copyRing(nw, u.win, uint64(from), uint64(u.unp))
+	putBuf(u.win)
 	u.win, u.mask = nw, nmask
 }
 
 // release returns the window and filter memory to their pools.
 func (u *unpacker4) release() {
-	putBuf4(u.win)
-	putBuf4(u.fmem)
+	putBuf(u.win)
+	putBuf(u.fmem)
 	u.win, u.fmem, u.dec = nil, nil, nil
 	u.unp, u.wr = 0, 0
-}
-
-// Pools of windows (1, 2 and 4 MiB) and filter memories, so that archives
-// and independently opened entries do not each allocate megabytes.
-var bufPools4 = map[int]*sync.Pool{
-	1 << 20:          {},
-	2 << 20:          {},
-	4 << 20:          {},
-	2*vmMemSize4 + 4: {},
-}
-
-func getBuf4(n int) []byte {
-	if p := bufPools4[n]; p != nil {
-		if b, ok := p.Get().(*[]byte); ok {
-			return *b
-		}
-	}
-	return make([]byte, n)
-}
-
-func putBuf4(b []byte) {
-	if p := bufPools4[len(b)]; p != nil {
-		p.Put(&b)
-	}
 }
 
 // room reports whether the decoder may add another step's worth of bytes.
@@ -183,7 +181,7 @@ func (u *unpacker4) putByte(c byte) {
 // before the start of the stream read as zeros (only corrupt data refers
 // to them), so windows need no clearing.
 func (u *unpacker4) copyMatch(length int, dist int64) {
-	if dist > u.unp {
+	if uint64(dist-1) >= uint64(u.unp) {
 		u.copyBeforeStart(length, dist)
 		return
 	}
@@ -211,11 +209,12 @@ func (u *unpacker4) copyMatch(length int, dist int64) {
 	}
 }
 
-// copyBeforeStart is copyMatch for a distance reaching before the stream.
+// copyBeforeStart is copyMatch for a distance reaching before the stream
+// (or zero, an unset repeated distance): those bytes read as zeros.
 func (u *unpacker4) copyBeforeStart(length int, dist int64) {
 	for i := 0; i < length; i++ {
 		var c byte
-		if from := u.unp - dist; from >= 0 {
+		if from := u.unp - dist; from >= 0 && dist > 0 {
 			c = u.win[from&u.mask]
 		}
 		u.win[u.unp&u.mask] = c

@@ -196,11 +196,13 @@ func identifyVMFilter(prog []byte) (vmFilterKind, error) {
 // runFilters runs the filter at the head of the queue, and any following
 // filters on the same block, leaving the result in u.out.
 func (u *unpacker4) runFilters() error {
-	if u.fmem == nil {
-		u.fmem = getBuf4(2*vmMemSize4 + 4)
-	}
 	f := u.filters[0]
 	n := f.length
+	if need := 2*n + 4; len(u.fmem) < need {
+		// Filter memory grows with the blocks seen, to 2×vmMemSize4.
+		putBuf(u.fmem)
+		u.fmem = getBuf(roundPow2(max(need, 4<<10)))
+	}
 	s := f.start & u.mask
 	if e := s + int64(n); e <= int64(len(u.win)) {
 		copy(u.fmem, u.win[s:e])
