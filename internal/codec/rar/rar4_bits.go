@@ -19,7 +19,7 @@ type bitReader4 struct {
 	read int64  // bytes taken from r
 }
 
-const bitBufSize4 = 8 << 10
+const bitBufSize4 = 4 << 10
 
 // reset makes b read a new input, keeping its buffer.
 func (b *bitReader4) reset(r io.Reader) {

@@ -77,6 +77,7 @@ type decoder4 interface {
 type unpacker4 struct {
 	win       []byte
 	mask      int64
+	ahead     int64 // how far the decoder may write ahead of delivery
 	unp       int64 // next byte the decoder writes
 	wr        int64 // next byte delivered
 	fileStart int64 // where the current file's output starts
@@ -88,7 +89,7 @@ type unpacker4 struct {
 	size      int64 // the file's unpacked size, -1 when unknown
 
 	filters []filter29 // pending filter blocks, in stream order
-	fmem    []byte     // filter memory, 2×vmMemSize4+slack
+	fmem    []byte     // filter memory, up to 2×vmMemSize4
 	out     []byte     // filtered bytes not yet delivered
 }
 
@@ -129,6 +130,7 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64, win int) 
 		u.grow(winSizeNeed(win, u.unp, size))
 		u.dec.reset(true)
 	}
+	u.setAhead()
 	u.br.reset(r)
 	u.fileStart = u.unp
 	u.size = size
@@ -166,9 +168,20 @@ func (u *unpacker4) release() {
 	u.unp, u.wr = 0, 0
 }
 
+// decodeAhead4 bounds how far decoding runs ahead of delivery: room for
+// the largest filter block, and a batch small enough to stay in cache and
+// keep few filter blocks pending.
+const decodeAhead4 = 2 * vmMemSize4
+
+// setAhead sets how far ahead of delivery the decoder may write in the
+// current window.
+func (u *unpacker4) setAhead() {
+	u.ahead = min(int64(len(u.win))-winMargin4, decodeAhead4)
+}
+
 // room reports whether the decoder may add another step's worth of bytes.
 func (u *unpacker4) room() bool {
-	return u.unp-u.wr < int64(len(u.win))-winMargin4
+	return u.unp-u.wr < u.ahead
 }
 
 // putByte appends a literal.

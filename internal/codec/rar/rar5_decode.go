@@ -27,12 +27,12 @@ var (
 )
 
 const (
-	maxMatch5     = 0x1004          // longest match plus the distance bonus
-	minWindow5    = 64 << 10        // smallest window allocated
-	inBuf5Size    = 16<<10 - inPad5 // the input buffer with its padding is 16 KiB
-	inPad5        = 64              // zero bytes after the input data, for peeks
-	inMargin5     = 40              // bytes of look-ahead the decoding loop needs
-	tablesBytes5  = 1400            // most bytes a table description can take
+	maxMatch5     = 0x1004         // longest match plus the distance bonus
+	minWindow5    = 64 << 10       // smallest window allocated
+	inBuf5Size    = 4<<10 - inPad5 // the input buffer with its padding is 4 KiB
+	inPad5        = 64             // zero bytes after the input data, for peeks
+	inMargin5     = 40             // bytes of look-ahead the decoding loop needs
+	tablesBytes5  = 1400           // most bytes a table description can take
 	decodeBatch5  = 256 << 10
 	maxFilters5   = 8192
 	maxFilterLen5 = 0x400000
@@ -615,8 +615,14 @@ func (d *decoder5) readFilter(unp uint64) error {
 	if len(d.filters)-d.fhead >= maxFilters5 {
 		return errTooMany5
 	}
-	if d.fhead > 0 && d.fhead == len(d.filters) {
-		d.filters, d.fhead = d.filters[:0], 0
+	if d.filters == nil {
+		d.filters = make([]filter5, 0, 64) // more are rarely pending
+	}
+	if d.fhead > 0 && d.fhead >= len(d.filters)/2 {
+		// Drop the filters done, so the queue does not grow with the
+		// stream when output lags behind decoding.
+		n := copy(d.filters, d.filters[d.fhead:])
+		d.filters, d.fhead = d.filters[:n], 0
 	}
 	d.filters = append(d.filters, filter5{start: unp + uint64(start), length: length, typ: typ, channels: channels})
 	return nil

@@ -113,7 +113,7 @@ func openRAR5(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive
 
 // newReader5 returns a reader with its buffers and stages wired up.
 func newReader5(opt *archive.Options, path string) *reader5 {
-	r := &reader5{opt: opt, path: path, hdrBuf: make([]byte, 4096), crc: verify.NewCRC32(), keys: new(rarcrypt.KeyCache5)}
+	r := &reader5{opt: opt, path: path, hdrBuf: make([]byte, 512), crc: verify.NewCRC32(), keys: new(rarcrypt.KeyCache5)}
 	r.raw.r = r
 	r.packed.r = r
 	r.store.r = r
