@@ -173,7 +173,7 @@ func (d *decoder5) applyFilter(f *filter5) error {
 			d.fdst = getBuf(grow5(n))
 		}
 		dst := d.fdst[:n]
-		deltaFilter5(dst, buf, int(f.channels))
+		undelta(dst, buf, int(f.channels))
 		buf = dst
 	default:
 		return errFilter5
@@ -247,20 +247,6 @@ func armFilter5(buf []byte, offset uint32) {
 		v := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
 		v -= (offset + uint32(i)) / 4
 		b[0], b[1], b[2] = byte(v), byte(v>>8), byte(v>>16)
-	}
-}
-
-// deltaFilter5 undoes the delta transform: src holds each channel's byte
-// differences one channel after the other; dst gets them interleaved.
-func deltaFilter5(dst, src []byte, channels int) {
-	s := 0
-	for ch := 0; ch < channels; ch++ {
-		var prev byte
-		for i := ch; i < len(dst); i += channels {
-			prev -= src[s]
-			dst[i] = prev
-			s++
-		}
 	}
 }
 
