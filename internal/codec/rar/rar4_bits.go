@@ -1,6 +1,9 @@
 package rar
 
-import "io"
+import (
+	"encoding/binary"
+	"io"
+)
 
 // bitReader4 reads the MSB-first bit stream of the RAR 1.5–4.x decoders from
 // a reused byte buffer. Past the end of its input it feeds zero bytes and
@@ -57,6 +60,16 @@ func (b *bitReader4) refill() {
 
 // fill tops the container up to at least 57 bits.
 func (b *bitReader4) fill() {
+	if b.pos+8 <= b.end && b.n <= 56 {
+		// The whole bytes that fit, from one load.
+		k := (64 - b.n) >> 3
+		x := binary.BigEndian.Uint64(b.buf[b.pos:])
+		x = x >> (64 - 8*k) << (64 - 8*k)
+		b.v |= x >> b.n
+		b.pos += int(k)
+		b.n += 8 * k
+		return
+	}
 	for b.n <= 56 {
 		if b.pos < b.end {
 			b.v |= uint64(b.buf[b.pos]) << (56 - b.n)
