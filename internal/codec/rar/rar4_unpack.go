@@ -1,6 +1,7 @@
 package rar
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 
@@ -203,14 +204,23 @@ func (u *unpacker4) copyMatch(length int, dist int64) {
 	u.unp += int64(length)
 	w := u.win
 	n := int64(length)
-	if dst+n <= int64(len(w)) && src+n <= int64(len(w)) {
-		d, s := w[dst:dst+n], w[src:src+n]
-		if dist >= n {
-			copy(d, s)
-			return
-		}
-		for i := range d {
-			d[i] = s[i] // overlapping: repeats the last dist bytes
+	if dst+n+8 <= int64(len(w)) && src+n+8 <= int64(len(w)) {
+		// Up to 7 bytes past the match may be written: the window keeps
+		// winMargin4 free bytes ahead of the decoder.
+		switch {
+		case dist >= n && n > 32:
+			copy(w[dst:dst+n], w[src:src+n])
+		case dist >= 8:
+			for i := int64(0); i < n; i += 8 {
+				binary.LittleEndian.PutUint64(w[dst+i:], binary.LittleEndian.Uint64(w[src+i:]))
+			}
+		default:
+			// A short period: repeat it, doubling what each copy moves.
+			for d := dst; n > 0; {
+				c := int64(copy(w[d:d+n], w[src:d]))
+				d += c
+				n -= c
+			}
 		}
 		return
 	}
