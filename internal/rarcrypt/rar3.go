@@ -1,6 +1,7 @@
 // Package rarcrypt implements the encryption of RAR archives: for RAR 3.x
 // and 4.x the salted, iterated SHA-1 key derivation and AES-128-CBC (files
-// and, with -hp, headers).
+// and, with -hp, headers); the block cipher of RAR 2.0 (rar3_crypt20.go)
+// and the stream cipher of RAR 1.5 (rar15.go).
 package rarcrypt
 
 import (

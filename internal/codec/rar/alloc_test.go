@@ -217,6 +217,13 @@ func buildEncrypted4(t testing.TB, e rar3Entry, password string) []byte {
 	}
 	cipher.NewCBCEncrypter(b, k.IV[:]).CryptBlocks(data, data)
 
+	return archive4(e, filePassword4|fileSalt4, salt, data)
+}
+
+// archive4 writes a RAR 1.5–4 archive of one entry e whose data (as
+// stored: packed, maybe encrypted) is data, with file header flags (the
+// dictionary bits come from e) and salt (nil for none).
+func archive4(e rar3Entry, flags uint16, salt, data []byte) []byte {
 	out := append([]byte(nil), markRAR4...)
 	out = append(out, block4(blockMain4, 0, make([]byte, 6))...)
 	le := binary.LittleEndian
@@ -231,8 +238,7 @@ func buildEncrypted4(t testing.TB, e rar3Entry, password string) []byte {
 	le.PutUint32(body[21:], 0x20)
 	body = append(body, e.name...)
 	body = append(body, salt...)
-	flags := uint16(flagLong4|filePassword4|fileSalt4) | e.dictFlags
-	out = append(out, block4(blockFile4, flags, body)...)
+	out = append(out, block4(blockFile4, flagLong4|flags|e.dictFlags, body)...)
 	out = append(out, data...)
 	return append(out, block4(blockEnd4, 0, nil)...)
 }

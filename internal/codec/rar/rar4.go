@@ -37,7 +37,7 @@ const maxLink4 = 64 << 10
 // it: marker, main, file, sub-block (NEWSUB: CMT, ACL, STM, RR…), old
 // comment, AV, signature and end blocks, each header checked by its CRC16;
 // files compressed by RAR 1.5, 2.0 (LZ and audio) or 2.9 (LZ, PPMd, VM
-// filters); RAR 3 AES-128 and RAR 2.0 encryption; volumes named .partN.rar
+// filters); RAR 3 AES-128, RAR 2.0 and RAR 1.5 encryption; volumes named .partN.rar
 // or .rar/.r00/.r01….
 //
 // # Security concerns

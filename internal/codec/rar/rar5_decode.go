@@ -104,14 +104,17 @@ const (
 // at the start of a stream) through an entry of declared size (-1
 // unknown) with dictionary dict: a power of two, at least minWindow5,
 // no larger than the dictionary nor than what the stream holds by the
-// entry's end (plus a longest match), since no distance reaches before
-// the start of the stream.
+// entry's end, since no distance reaches before the start of the stream.
+// An entry shorter than the longest filter block gets a longest match
+// more, so that a block over all of it fits beside the decoding margin.
 func windowSize5(dict, unp uint64, size int64) uint64 {
 	need := dict
 	if size >= 0 {
-		if n := unp + uint64(size) + maxMatch5; n < need {
-			need = n
+		n := unp + uint64(size)
+		if size < maxFilterLen5+maxMatch5 {
+			n += maxMatch5
 		}
+		need = min(need, n)
 	}
 	w := uint64(minWindow5)
 	for w < need {
