@@ -208,14 +208,15 @@ func (u *unpacker4) copyMatch(length int, dist int64) {
 		// Up to 7 bytes past the match may be written: the window keeps
 		// winMargin4 free bytes ahead of the decoder.
 		switch {
-		case dist >= n && n > 32:
-			copy(w[dst:dst+n], w[src:src+n])
-		case dist >= 8:
+		case dist >= 8 && n <= 64:
 			for i := int64(0); i < n; i += 8 {
 				binary.LittleEndian.PutUint64(w[dst+i:], binary.LittleEndian.Uint64(w[src+i:]))
 			}
+		case dist >= n:
+			copy(w[dst:dst+n], w[src:src+n])
 		default:
-			// A short period: repeat it, doubling what each copy moves.
+			// The match overlaps itself: repeat its period, doubling what
+			// each copy moves.
 			for d := dst; n > 0; {
 				c := int64(copy(w[d:d+n], w[src:d]))
 				d += c

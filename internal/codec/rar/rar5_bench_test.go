@@ -71,6 +71,9 @@ func BenchmarkRAR5Decode(b *testing.B) {
 	b.Run("solid", func(b *testing.B) {
 		benchArchive5(b, "files/sharpcompress/tests/TestArchives/Archives/Rar5.solid.rar", "")
 	})
+	b.Run("large", func(b *testing.B) { // 64 MiB of long matches from 3 KB
+		benchArchive5(b, "files/sharpcompress/tests/TestArchives/Archives/Large/Large.rar", "")
+	})
 }
 
 // BenchmarkRAR5Encrypted reads the corpus's encrypted archives; each

@@ -573,17 +573,18 @@ func copyMatch5(win []byte, mask, unp, dist uint64, length uint32) {
 	n := uint64(length)
 	size := uint64(len(win))
 	if dst+n+8 <= size && src+n+8 <= size && src < dst {
-		if dist >= n && n > 32 {
-			copy(win[dst:dst+n], win[src:src+n])
-			return
-		}
-		if dist >= 8 {
+		switch {
+		case dist >= 8 && n <= 64:
 			for i := uint64(0); i < n; i += 8 {
 				binary.LittleEndian.PutUint64(win[dst+i:], binary.LittleEndian.Uint64(win[src+i:]))
 			}
 			return
+		case dist >= n:
+			copy(win[dst:dst+n], win[src:src+n])
+			return
 		}
-		// A short period: repeat it, doubling what each copy moves.
+		// The match overlaps itself: repeat its period, doubling what each
+		// copy moves.
 		for n > 0 {
 			c := uint64(copy(win[dst:dst+n], win[src:dst]))
 			dst += c
