@@ -42,7 +42,7 @@ func TestWindowSize5(t *testing.T) {
 		{4 << 30, 0, 100 << 10, 128 << 10},
 		{4 << 30, 0, 128 << 10, 256 << 10}, // a filter block over all of it fits
 		{4 << 30, 0, 5 << 20, 8 << 20},
-		{4 << 30, 0, 64 << 20, 64 << 20},      // no filter block is that long
+		{4 << 30, 0, 64 << 20, 64 << 20},     // no filter block is that long
 		{4 << 30, 3 << 20, 5 << 20, 8 << 20}, // a solid entry after 3 MiB
 		{4 << 20, 3 << 20, 5 << 20, 4 << 20},
 		{4 << 30, 0, -1, 4 << 30},
