@@ -27,7 +27,7 @@ const bitBufSize4 = 4 << 10
 // reset makes b read a new input, keeping its buffer.
 func (b *bitReader4) reset(r io.Reader) {
 	if b.buf == nil {
-		b.buf = make([]byte, bitBufSize4)
+		b.buf = getBuf(bitBufSize4)
 	}
 	b.r, b.pos, b.end, b.v, b.n, b.eof, b.pad, b.err, b.read = r, 0, 0, 0, 0, false, 0, nil, 0
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -118,9 +119,14 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64, win int) 
 			case 15:
 				u.dec = new(unpack15)
 			case 20:
-				u.dec = new(unpack20)
+				d := decoders20.Get().(*unpack20)
+				*d = unpack20{} // as new
+				u.dec = d
 			case 29:
-				u.dec = new(unpack29)
+				d := decoders29.Get().(*unpack29)
+				f := &d.filt // as new, but for the filter bookkeeping's buffers
+				*d = unpack29{filt: filterState29{kinds: f.kinds[:0], lengths: f.lengths[:0], code: f.code, prog: f.prog}}
+				u.dec = d
 			default:
 				return archive.Unsupportedf("rar: compression version %d", ver)
 			}
@@ -161,11 +167,27 @@ func (u *unpacker4) grow(win int) {
 	u.win, u.mask = nw, nmask
 }
 
-// release returns the window and filter memory to their pools.
+// decoders29 and decoders20 hold the 2.9 and 2.0 decoders (Huffman
+// tables, 14 and 23 KiB) of closed readers.
+var (
+	decoders29 = sync.Pool{New: func() any { return new(unpack29) }}
+	decoders20 = sync.Pool{New: func() any { return new(unpack20) }}
+)
+
+// release returns the window, filter memory, input buffer and decoder to
+// their pools.
 func (u *unpacker4) release() {
 	putBuf(u.win)
 	putBuf(u.fmem)
-	u.win, u.fmem, u.dec = nil, nil, nil
+	putBuf(u.br.buf)
+	switch d := u.dec.(type) {
+	case *unpack29:
+		d.ppm = nil // a PPMd model is not kept
+		decoders29.Put(d)
+	case *unpack20:
+		decoders20.Put(d)
+	}
+	u.win, u.fmem, u.dec, u.br.buf = nil, nil, nil, nil
 	u.unp, u.wr = 0, 0
 }
 
