@@ -10,11 +10,16 @@
 // Everything an archive declares is bounded before it is trusted: a RAR 5
 // header is at most 2 MiB and is CRC-checked before its fields are used;
 // names are at most 64 KiB; the decompression window is the entry's
-// dictionary (or its size, when smaller and not solid) and must fit
+// dictionary, or less when the stream (the solid chain so far and the
+// entry) is shorter, grown as a solid chain goes on, and must fit
 // Options.Limit, checked before allocating (archive.ErrLimit); filter
 // blocks are at most 4 MiB and at most 8192 wait at once; an archive
 // comment is read only up to 1 MiB; key derivation is refused above 2^24
 // rounds. Output never exceeds an entry's declared size.
+//
+// Windows, filter memory, input buffers and decoder tables come from pools
+// (pool.go) that readers return them to when closed, so that entries and
+// archives read one after another do not each allocate them.
 package rar
 
 import (

@@ -42,8 +42,9 @@ const maxLink4 = 64 << 10
 //
 // # Security concerns
 //
-// Windows are 1–4 MiB (the declared dictionary) and PPMd models up to
-// 256 MiB, both checked against Options.Limit before allocation; filter
+// Windows are 1–4 MiB (the declared dictionary), or 64 KiB and up when
+// the stream is shorter, and PPMd models up to 256 MiB, both checked
+// against Options.Limit before allocation; filter
 // blocks are bounded by the VM memory (256 KiB); header, link and comment
 // sizes are bounded; no VM program other than the standard filters runs.
 // Each distinct salt of an encrypted archive costs one RAR 3 key
