@@ -27,7 +27,7 @@ import (
 // filter memory.
 const allocBudget = 16 << 10
 
-// readSizes is the read size of the guards.
+// readSize is the read size of the guards.
 const readSize = 8 << 10
 
 // coldAlloc returns the bytes f allocates with empty pools: the least of
