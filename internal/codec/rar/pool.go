@@ -3,6 +3,8 @@ package rar
 import (
 	"math/bits"
 	"sync"
+
+	"github.com/unpack-dev/unpack/internal/hugemem"
 )
 
 // Buffers shared by the readers of the package: decompression windows and
@@ -44,7 +46,7 @@ func getBuf(n int) []byte {
 			return (*b)[:n]
 		}
 	}
-	return make([]byte, n)
+	return hugemem.Bytes(n) // windows of 2 MiB and more may get huge pages
 }
 
 // putBuf returns b to its pool (nothing happens for a nil buffer or one
