@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar4 rar4-audio"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -137,11 +137,20 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
         printf 't, 2 threads\t%s\t7zz t -mmt1\t7zz t -mmt1 %s\n' "$U t -q $a" "$a"
         printf 't, 2 threads\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a"
       fi ;;
-    rar5|rar4|rar4-audio)
+    rar5|rar5-large|rar4|rar4-audio|rar4-e8|rar4-ppmd)
+      # The largest corpus archives of each kind. Filter-heavy: rar5 (459
+      # DELTA blocks) and rar4-audio (177 DELTA blocks and an AUDIO one);
+      # rar4-e8 is the largest with an E8 block (a RAR behind a JPEG);
+      # rar4-ppmd is the only RAR with PPMd blocks (163 bytes: start-up);
+      # rar5-large is 64 MiB of LZ output from 3 KB (decoder throughput).
+      local d=$CORPUS/files/sharpcompress/tests/TestArchives/Archives
       case $k in
-        rar5) a=$CORPUS/files/sharpcompress/tests/TestArchives/Archives/Rar.issue1050.rar ;;
-        rar4) a=$CORPUS/files/sharpcompress/tests/TestArchives/Archives/Rar.rar ;;
-        rar4-audio) a=$CORPUS/files/sharpcompress/tests/TestArchives/Archives/Rar.Audio_program.rar ;;
+        rar5) a=$d/Rar.issue1050.rar ;;
+        rar5-large) a=$d/Large/Large.rar ;;
+        rar4) a=$d/Rar.rar ;;
+        rar4-audio) a=$d/Rar.Audio_program.rar ;;
+        rar4-e8) a=$d/Rar.jpeg.jpg ;;
+        rar4-ppmd) a=$CORPUS/files/rarfile/test/files/unicode.rar ;;
       esac
       [ -s "$a" ] || return 0
       printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"

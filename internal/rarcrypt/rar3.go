@@ -1,6 +1,7 @@
 // Package rarcrypt implements the encryption of RAR archives: for RAR 3.x
 // and 4.x the salted, iterated SHA-1 key derivation and AES-128-CBC (files
-// and, with -hp, headers).
+// and, with -hp, headers); the block cipher of RAR 2.0 (rar3_crypt20.go)
+// and the stream cipher of RAR 1.5 (rar15.go).
 package rarcrypt
 
 import (
@@ -114,15 +115,11 @@ func DeriveKey3(password string, salt []byte) Key3 {
 // of AES blocks.
 var errPartial3 = archive.Corruptf("rar: encrypted data is not a multiple of 16 bytes")
 
-// Reader3 decrypts an AES-128-CBC stream in place in a reused buffer.
+// Reader3 decrypts an AES-128-CBC stream in place in the caller's buffer
+// (a block that a short read leaves over is kept inside), so Read
+// allocates nothing and the data is copied no more than it is read.
 type Reader3 struct {
-	r    io.Reader
-	mode cipher.BlockMode
-	buf  []byte
-	pos  int // next plaintext byte in buf
-	end  int // end of plaintext in buf
-	tail int // ciphertext bytes after end (a partial block)
-	err  error
+	d Reader
 }
 
 // NewReader3 returns a Reader3 decrypting r with k.
@@ -132,40 +129,20 @@ func NewReader3(r io.Reader, k Key3) *Reader3 {
 	return d
 }
 
-// Reset makes d decrypt a new stream, keeping its buffer.
+// Reset makes d decrypt a new stream, keeping its key schedule when the
+// key is unchanged.
 func (d *Reader3) Reset(r io.Reader, k Key3) {
-	b, _ := aes.NewCipher(k.Key[:]) // a 16-byte key never fails
-	d.mode = cipher.NewCBCDecrypter(b, k.IV[:])
-	if d.buf == nil {
-		d.buf = make([]byte, 32<<10)
-	}
-	d.r, d.pos, d.end, d.tail, d.err = r, 0, 0, 0, nil
+	d.d.Reset(r, k.Key[:], k.IV[:]) // a 16-byte key never fails
 }
 
-// Read returns decrypted bytes.
+// Read returns decrypted bytes; data that does not end on a block
+// boundary is archive.ErrCorrupt.
 func (d *Reader3) Read(p []byte) (int, error) {
-	for d.pos == d.end {
-		if d.err != nil {
-			return 0, d.err
-		}
-		copy(d.buf, d.buf[d.end:d.end+d.tail])
-		n, err := d.r.Read(d.buf[d.tail:])
-		n += d.tail
-		whole := n &^ 15
-		if whole > 0 {
-			d.mode.CryptBlocks(d.buf[:whole], d.buf[:whole])
-		}
-		d.pos, d.end, d.tail = 0, whole, n-whole
-		if err != nil {
-			if err == io.EOF && d.tail != 0 {
-				err = errPartial3
-			}
-			d.err = err
-		}
+	n, err := d.d.Read(p)
+	if err == ErrBlockSize {
+		err = errPartial3
 	}
-	n := copy(p, d.buf[d.pos:d.end])
-	d.pos += n
-	return n, nil
+	return n, err
 }
 
 // Decrypt3 decrypts whole blocks of b in place with mode (used for

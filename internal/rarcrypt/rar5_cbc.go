@@ -1,6 +1,7 @@
 package rarcrypt
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"errors"
@@ -19,23 +20,20 @@ type ivSetter interface{ SetIV([]byte) }
 // reused when the key is unchanged.
 type CBC struct {
 	key   [32]byte
+	klen  int
 	block cipher.Block
 	mode  cipher.BlockMode
 }
 
 // Reset prepares c to decrypt a stream with key (16 or 32 bytes) and iv.
 func (c *CBC) Reset(key, iv []byte) error {
-	if c.block == nil || len(key) != 32 || [32]byte(key) != c.key {
+	if c.block == nil || len(key) != c.klen || !bytes.Equal(key, c.key[:c.klen]) {
 		b, err := aes.NewCipher(key)
 		if err != nil {
 			return err
 		}
 		c.block, c.mode = b, nil
-		if len(key) == 32 {
-			c.key = [32]byte(key)
-		} else {
-			c.key = [32]byte{}
-		}
+		c.klen = copy(c.key[:], key)
 	}
 	if s, ok := c.mode.(ivSetter); ok {
 		s.SetIV(iv)

@@ -10,14 +10,20 @@
 // Everything an archive declares is bounded before it is trusted: a RAR 5
 // header is at most 2 MiB and is CRC-checked before its fields are used;
 // names are at most 64 KiB; the decompression window is the entry's
-// dictionary (or its size, when smaller and not solid) and must fit
+// dictionary, or less when the stream (the solid chain so far and the
+// entry) is shorter, grown as a solid chain goes on, and must fit
 // Options.Limit, checked before allocating (archive.ErrLimit); filter
 // blocks are at most 4 MiB and at most 8192 wait at once; an archive
 // comment is read only up to 1 MiB; key derivation is refused above 2^24
 // rounds. Output never exceeds an entry's declared size.
+//
+// Windows, filter memory, input buffers and decoder tables come from pools
+// (pool.go) that readers return them to when closed, so that entries and
+// archives read one after another do not each allocate them.
 package rar
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 
@@ -42,10 +48,21 @@ const scanChunk = 64 << 10
 // byte of the file; a self-extractor stub before the signature is skipped
 // (up to archive.SFXScanLimit bytes). The format's own reader receives an
 // Input whose R starts at the signature, together with the signature's
-// offset in the file.
+// offset in the file. When in.R is a *bufio.Reader (as the caller is asked
+// to give) and the signature starts the file, it is peeked at and in.R
+// itself is read on, without another buffer.
 func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 	if opt == nil {
 		opt = &archive.Options{}
+	}
+	if br, ok := in.R.(*bufio.Reader); ok {
+		head, _ := br.Peek(len(sigRAR5))
+		switch {
+		case bytes.HasPrefix(head, sigRAR5):
+			return openRAR5(in, opt, 0)
+		case bytes.HasPrefix(head, sigRAR4):
+			return openRAR4(in, opt, 0)
+		}
 	}
 	buf := make([]byte, 0, scanChunk)
 	var base int64 // file offset of buf[0]

@@ -37,13 +37,14 @@ const maxLink4 = 64 << 10
 // it: marker, main, file, sub-block (NEWSUB: CMT, ACL, STM, RR…), old
 // comment, AV, signature and end blocks, each header checked by its CRC16;
 // files compressed by RAR 1.5, 2.0 (LZ and audio) or 2.9 (LZ, PPMd, VM
-// filters); RAR 3 AES-128 and RAR 2.0 encryption; volumes named .partN.rar
+// filters); RAR 3 AES-128, RAR 2.0 and RAR 1.5 encryption; volumes named .partN.rar
 // or .rar/.r00/.r01….
 //
 // # Security concerns
 //
-// Windows are 1–4 MiB (the declared dictionary) and PPMd models up to
-// 256 MiB, both checked against Options.Limit before allocation; filter
+// Windows are 1–4 MiB (the declared dictionary), or 64 KiB and up when
+// the stream is shorter, and PPMd models up to 256 MiB, both checked
+// against Options.Limit before allocation; filter
 // blocks are bounded by the VM memory (256 KiB); header, link and comment
 // sizes are bounded; no VM program other than the standard filters runs.
 // Each distinct salt of an encrypted archive costs one RAR 3 key

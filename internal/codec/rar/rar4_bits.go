@@ -1,6 +1,9 @@
 package rar
 
-import "io"
+import (
+	"encoding/binary"
+	"io"
+)
 
 // bitReader4 reads the MSB-first bit stream of the RAR 1.5–4.x decoders from
 // a reused byte buffer. Past the end of its input it feeds zero bytes and
@@ -19,12 +22,12 @@ type bitReader4 struct {
 	read int64  // bytes taken from r
 }
 
-const bitBufSize4 = 32 << 10
+const bitBufSize4 = 4 << 10
 
 // reset makes b read a new input, keeping its buffer.
 func (b *bitReader4) reset(r io.Reader) {
 	if b.buf == nil {
-		b.buf = make([]byte, bitBufSize4)
+		b.buf = getBuf(bitBufSize4)
 	}
 	b.r, b.pos, b.end, b.v, b.n, b.eof, b.pad, b.err, b.read = r, 0, 0, 0, 0, false, 0, nil, 0
 }
@@ -57,6 +60,16 @@ func (b *bitReader4) refill() {
 
 // fill tops the container up to at least 57 bits.
 func (b *bitReader4) fill() {
+	if b.pos+8 <= b.end && b.n <= 56 {
+		// The whole bytes that fit, from one load.
+		k := (64 - b.n) >> 3
+		x := binary.BigEndian.Uint64(b.buf[b.pos:])
+		x = x >> (64 - 8*k) << (64 - 8*k)
+		b.v |= x >> b.n
+		b.pos += int(k)
+		b.n += 8 * k
+		return
+	}
 	for b.n <= 56 {
 		if b.pos < b.end {
 			b.v |= uint64(b.buf[b.pos]) << (56 - b.n)

@@ -133,6 +133,8 @@ func (r *reader4) setupData() error {
 		switch v := h.unpVer; {
 		case v == 20 || v == 26:
 			src = rarcrypt.NewReader20(src, r.password)
+		case v == 15:
+			src = rarcrypt.NewReader15(src, r.password)
 		case v < 20:
 			return archive.Unsupportedf("rar: RAR %d.%d encryption", v/10, v%10)
 		default:

@@ -18,8 +18,7 @@ const probeLen4 = 2048
 type pwTrial4 struct {
 	packed []byte // the packed bytes read ahead, given back through pre
 	plain  []byte // a candidate's decryption of packed
-	br     bitReader4
-	bitLen huffman4
+	grade  *gradeState4
 	pre    prefixReader4
 
 	from   int  // the first candidate to try
@@ -29,6 +28,13 @@ type pwTrial4 struct {
 	check  bool // the candidates went through the first-block check
 	passed bool // the chosen one passed it
 	fixed  bool // trialOpen4 chose from (and reported it)
+}
+
+// gradeState4 is the scratch of the first-block check, made when a
+// choice among candidates first needs it.
+type gradeState4 struct {
+	br     bitReader4
+	bitLen huffman4
 }
 
 // prefixReader4 gives back bytes read ahead, then reads on from r.
@@ -73,7 +79,9 @@ func (r *reader4) password3(src io.Reader, salt []byte) (string, io.Reader, erro
 		return cands[t.from], src, nil
 	}
 	h := &r.hdr
-	probe := !r.stored && (h.unpVer == 29 || h.unpVer == 36) && h.flags&fileSolid4 == 0 && h.unpSize > 0
+	// With one candidate there is nothing to choose: decoding and the CRC
+	// tell a wrong one.
+	probe := len(cands) > 1 && !r.stored && (h.unpVer == 29 || h.unpVer == 36) && h.flags&fileSolid4 == 0 && h.unpSize > 0
 	if !probe {
 		if t.trial || t.from > 0 {
 			t.alt = t.from+1 < len(cands)
@@ -138,8 +146,12 @@ func (r *reader4) blockGrade3(pw string, salt, packed []byte) int {
 	t := &r.pw
 	plain := t.plain[:len(packed)]
 	rarcrypt.NewHeaderDecrypter3(rarcrypt.DeriveKey3(pw, salt)).CryptBlocks(plain, packed)
-	t.br.resetBytes(plain)
-	return firstBlock29(&t.br, &t.bitLen, r.opt.Limit())
+	if t.grade == nil {
+		t.grade = new(gradeState4)
+	}
+	g := t.grade
+	g.br.resetBytes(plain)
+	return firstBlock29(&g.br, &g.bitLen, r.opt.Limit())
 }
 
 // firstBlock29 grades the block header br starts with as one the 2.9

@@ -112,7 +112,8 @@ func (r *reader4) dataReader(h fileHeader4, e *archive.Entry, pos int64) *reader
 	x := &reader4{opt: r.opt, crc: verify.NewCRC32(), partCRC: verify.NewCRC32(), hdr: h, entry: e}
 	x.unp.limit = r.opt.Limit()
 	sec := io.NewSectionReader(r.ra, pos, h.packSize)
-	x.vol = volume4{r: bufio.NewReaderSize(sec, 32<<10), path: r.vol.path, pos: pos}
+	// A buffer no larger than the packed data (small entries are many).
+	x.vol = volume4{r: bufio.NewReaderSize(sec, int(min(32<<10, max(h.packSize, 16)))), path: r.vol.path, pos: pos}
 	x.hasData = true
 	x.partLeft, x.partAfter = h.packSize, false
 	x.crcKnown, x.finalCRC = true, h.crc

@@ -1,6 +1,7 @@
 package rar
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"sync"
@@ -37,6 +38,28 @@ func winSizeFor(dictBits uint) int {
 	return n
 }
 
+// needWin4 is the smallest window used: a stream of fewer bytes than the
+// dictionary gets a window of its own length (rounded up to a power of
+// two, plus the margin), as no distance reaches before its start.
+const needWin4 = 64 << 10
+
+// winSizeNeed returns the window for a stream holding unp bytes by the end
+// of a file of size bytes, when the dictionary's window is win: win, or
+// less when the stream is shorter.
+func winSizeNeed(win int, unp, size int64) int {
+	if size < 0 || unp+size > int64(win) {
+		return win
+	}
+	n := roundPow2(int(unp+size) + winMargin4)
+	if n < needWin4 {
+		n = needWin4
+	}
+	if n > win {
+		n = win
+	}
+	return n
+}
+
 // winMargin4 is the room kept free in the window for one decoding step
 // (the longest match or PPMd copy is under 300 bytes).
 const winMargin4 = 0x1000
@@ -56,6 +79,7 @@ type decoder4 interface {
 type unpacker4 struct {
 	win       []byte
 	mask      int64
+	ahead     int64 // how far the decoder may write ahead of delivery
 	unp       int64 // next byte the decoder writes
 	wr        int64 // next byte delivered
 	fileStart int64 // where the current file's output starts
@@ -67,13 +91,14 @@ type unpacker4 struct {
 	size      int64 // the file's unpacked size, -1 when unknown
 
 	filters []filter29 // pending filter blocks, in stream order
-	fmem    []byte     // filter memory, 2×vmMemSize4+slack
+	fmem    []byte     // filter memory, up to 2×vmMemSize4
 	out     []byte     // filtered bytes not yet delivered
 }
 
-// init prepares u for a new file compressed with algorithm version ver,
-// reading packed bytes from r. It reuses the window and decoder state when
-// solid is set and the version is unchanged.
+// init prepares u for a new file of size bytes compressed with algorithm
+// version ver, reading packed bytes from r. It reuses the window and
+// decoder state when solid is set and the version is unchanged; win is the
+// dictionary's window, of which the stream gets what it can use.
 func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64, win int) error {
 	if solid && u.dec != nil && ver != u.ver {
 		return archive.Unsupportedf("rar: solid stream mixes algorithm versions %d and %d", u.ver, ver)
@@ -81,20 +106,27 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64, win int) 
 	if !solid || u.dec == nil {
 		// The window's old bytes are never read: copyMatch yields zeros
 		// for distances reaching before the start of the stream.
-		if len(u.win) < win {
-			putBuf4(u.win)
-			u.win = getBuf4(win)
-			u.mask = int64(win - 1)
+		win = winSizeNeed(win, 0, size)
+		if cap(u.win) < win {
+			putBuf(u.win)
+			u.win = getBuf(win)
 		}
+		u.win = u.win[:win]
+		u.mask = int64(win - 1)
 		u.unp, u.wr = 0, 0
 		if u.dec == nil || ver != u.ver {
 			switch ver {
 			case 15:
 				u.dec = new(unpack15)
 			case 20:
-				u.dec = new(unpack20)
+				d := decoders20.Get().(*unpack20)
+				*d = unpack20{} // as new
+				u.dec = d
 			case 29:
-				u.dec = new(unpack29)
+				d := decoders29.Get().(*unpack29)
+				f := &d.filt // as new, but for the filter bookkeeping's buffers
+				*d = unpack29{filt: filterState29{kinds: f.kinds[:0], lengths: f.lengths[:0], code: f.code, prog: f.prog}}
+				u.dec = d
 			default:
 				return archive.Unsupportedf("rar: compression version %d", ver)
 			}
@@ -102,9 +134,10 @@ func (u *unpacker4) init(r io.Reader, ver int, solid bool, size int64, win int) 
 		}
 		u.dec.reset(false)
 	} else {
-		u.grow(win)
+		u.grow(winSizeNeed(win, u.unp, size))
 		u.dec.reset(true)
 	}
+	u.setAhead()
 	u.br.reset(r)
 	u.fileStart = u.unp
 	u.size = size
@@ -123,54 +156,55 @@ func (u *unpacker4) grow(win int) {
 	if len(u.win) >= win {
 		return
 	}
-	nw := getBuf4(win)
+	nw := getBuf(win)
 	nmask := int64(win - 1)
 	from := u.unp - int64(len(u.win))
 	if from < 0 {
 		from = 0
 	}
-	for p := from; p < u.unp; p++ {
-		nw[p&nmask] = u.win[p&u.mask]
-	}
-	putBuf4(u.win)
+	copyRing(nw, u.win, uint64(from), uint64(u.unp))
+	putBuf(u.win)
 	u.win, u.mask = nw, nmask
 }
 
-// release returns the window and filter memory to their pools.
+// decoders29 and decoders20 hold the 2.9 and 2.0 decoders (Huffman
+// tables, 14 and 23 KiB) of closed readers.
+var (
+	decoders29 = sync.Pool{New: func() any { return new(unpack29) }}
+	decoders20 = sync.Pool{New: func() any { return new(unpack20) }}
+)
+
+// release returns the window, filter memory, input buffer and decoder to
+// their pools.
 func (u *unpacker4) release() {
-	putBuf4(u.win)
-	putBuf4(u.fmem)
-	u.win, u.fmem, u.dec = nil, nil, nil
+	putBuf(u.win)
+	putBuf(u.fmem)
+	putBuf(u.br.buf)
+	switch d := u.dec.(type) {
+	case *unpack29:
+		d.ppm = nil // a PPMd model is not kept
+		decoders29.Put(d)
+	case *unpack20:
+		decoders20.Put(d)
+	}
+	u.win, u.fmem, u.dec, u.br.buf = nil, nil, nil, nil
 	u.unp, u.wr = 0, 0
 }
 
-// Pools of windows (1, 2 and 4 MiB) and filter memories, so that archives
-// and independently opened entries do not each allocate megabytes.
-var bufPools4 = map[int]*sync.Pool{
-	1 << 20:          {},
-	2 << 20:          {},
-	4 << 20:          {},
-	2*vmMemSize4 + 4: {},
-}
+// decodeAhead4 bounds how far decoding runs ahead of delivery: room for
+// the largest filter block, and a batch small enough to stay in cache and
+// keep few filter blocks pending.
+const decodeAhead4 = 2 * vmMemSize4
 
-func getBuf4(n int) []byte {
-	if p := bufPools4[n]; p != nil {
-		if b, ok := p.Get().(*[]byte); ok {
-			return *b
-		}
-	}
-	return make([]byte, n)
-}
-
-func putBuf4(b []byte) {
-	if p := bufPools4[len(b)]; p != nil {
-		p.Put(&b)
-	}
+// setAhead sets how far ahead of delivery the decoder may write in the
+// current window.
+func (u *unpacker4) setAhead() {
+	u.ahead = min(int64(len(u.win))-winMargin4, decodeAhead4)
 }
 
 // room reports whether the decoder may add another step's worth of bytes.
 func (u *unpacker4) room() bool {
-	return u.unp-u.wr < int64(len(u.win))-winMargin4
+	return u.unp-u.wr < u.ahead
 }
 
 // putByte appends a literal.
@@ -183,7 +217,7 @@ func (u *unpacker4) putByte(c byte) {
 // before the start of the stream read as zeros (only corrupt data refers
 // to them), so windows need no clearing.
 func (u *unpacker4) copyMatch(length int, dist int64) {
-	if dist > u.unp {
+	if uint64(dist-1) >= uint64(u.unp) {
 		u.copyBeforeStart(length, dist)
 		return
 	}
@@ -192,14 +226,24 @@ func (u *unpacker4) copyMatch(length int, dist int64) {
 	u.unp += int64(length)
 	w := u.win
 	n := int64(length)
-	if dst+n <= int64(len(w)) && src+n <= int64(len(w)) {
-		d, s := w[dst:dst+n], w[src:src+n]
-		if dist >= n {
-			copy(d, s)
-			return
-		}
-		for i := range d {
-			d[i] = s[i] // overlapping: repeats the last dist bytes
+	if dst+n+8 <= int64(len(w)) && src+n+8 <= int64(len(w)) {
+		// Up to 7 bytes past the match may be written: the window keeps
+		// winMargin4 free bytes ahead of the decoder.
+		switch {
+		case dist >= 8 && n <= 64:
+			for i := int64(0); i < n; i += 8 {
+				binary.LittleEndian.PutUint64(w[dst+i:], binary.LittleEndian.Uint64(w[src+i:]))
+			}
+		case dist >= n:
+			copy(w[dst:dst+n], w[src:src+n])
+		default:
+			// The match overlaps itself: repeat its period, doubling what
+			// each copy moves.
+			for d := dst; n > 0; {
+				c := int64(copy(w[d:d+n], w[src:d]))
+				d += c
+				n -= c
+			}
 		}
 		return
 	}
@@ -211,11 +255,12 @@ func (u *unpacker4) copyMatch(length int, dist int64) {
 	}
 }
 
-// copyBeforeStart is copyMatch for a distance reaching before the stream.
+// copyBeforeStart is copyMatch for a distance reaching before the stream
+// (or zero, an unset repeated distance): those bytes read as zeros.
 func (u *unpacker4) copyBeforeStart(length int, dist int64) {
 	for i := 0; i < length; i++ {
 		var c byte
-		if from := u.unp - dist; from >= 0 {
+		if from := u.unp - dist; from >= 0 && dist > 0 {
 			c = u.win[from&u.mask]
 		}
 		u.win[u.unp&u.mask] = c

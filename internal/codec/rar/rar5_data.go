@@ -32,11 +32,14 @@ func (r *reader5) finishEntry() error {
 			err = nil
 		}
 		// A later solid entry needs this one decoded to its end.
-		if dec, ok := r.src.(*decoder5); !ok || dec != &r.dec || !dec.fileDone || dec.err != nil {
+		if dec, ok := r.src.(*decoder5); !ok || dec != r.dec || !dec.fileDone || dec.err != nil {
 			if err == nil {
 				err = errSolid5
 			}
-			r.solidErr, r.dec.err = err, err
+			r.solidErr = err
+			if r.dec != nil {
+				r.dec.err = err
+			}
 		}
 	}
 	r.cur = nil
@@ -44,16 +47,7 @@ func (r *reader5) finishEntry() error {
 }
 
 // drain decodes the rest of the current entry without returning it.
-func (r *reader5) drain() error {
-	if r.skipBuf == nil {
-		r.skipBuf = make([]byte, 32<<10)
-	}
-	for {
-		if _, err := r.dec.Read(r.skipBuf); err != nil {
-			return err
-		}
-	}
-}
+func (r *reader5) drain() error { return r.dec.discard() }
 
 // skipRest skips what is left of the current entry's packed data, in this
 // and any later volume.
@@ -265,14 +259,16 @@ func (r *reader5) setup() error {
 	} else if r.solidErr != nil {
 		return r.solidErr
 	}
-	alone := r.main.flags&mhfl5Solid == 0
-	if err := r.dec.Reset(&r.packed, fh.dictSize, fh.unpSize, fh.solid, alone, fh.extraDist, r.opt.Limit()); err != nil {
+	if r.dec == nil {
+		r.dec = decoders5.Get().(*decoder5)
+	}
+	if err := r.dec.Reset(&r.packed, fh.dictSize, fh.unpSize, fh.solid, fh.extraDist, r.opt.Limit()); err != nil {
 		if errors.Is(err, errSolid5) && r.solidErr != nil {
 			return r.solidErr
 		}
 		return err
 	}
-	r.src = &r.dec
+	r.src = r.dec
 	return nil
 }
 

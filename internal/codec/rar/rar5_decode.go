@@ -23,15 +23,16 @@ var (
 	errFilterWin5 = archive.Corruptf("rar: filter block larger than the window")
 	errShort5     = archive.Corruptf("rar: compressed data ends before the declared size")
 	errSolid5     = archive.Corruptf("rar: solid entry without the entries before it")
+	errDist5      = archive.Corruptf("rar: match reaches before the start of the data")
 )
 
 const (
-	maxMatch5     = 0x1004  // longest match plus the distance bonus
-	minWindow5    = 0x40000 // smallest window allocated, as unrar
-	inBuf5Size    = 256 << 10
-	inPad5        = 64   // zero bytes after the input data, for peeks
-	inMargin5     = 40   // bytes of look-ahead the decoding loop needs
-	tablesBytes5  = 1400 // most bytes a table description can take
+	maxMatch5     = 0x1004         // longest match plus the distance bonus
+	minWindow5    = 64 << 10       // smallest window allocated
+	inBuf5Size    = 4<<10 - inPad5 // the input buffer with its padding is 4 KiB
+	inPad5        = 64             // zero bytes after the input data, for peeks
+	inMargin5     = 40             // bytes of look-ahead the decoding loop needs
+	tablesBytes5  = 1400           // most bytes a table description can take
 	decodeBatch5  = 256 << 10
 	maxFilters5   = 8192
 	maxFilterLen5 = 0x400000
@@ -99,16 +100,21 @@ const (
 	filter5ARM   = 3
 )
 
-// windowSize5 is the window a decoder allocates for an entry with
-// dictionary dict and declared size (-1 unknown): at least minWindow5, a
-// power of two, and no larger than the entry needs when it stands alone.
-func windowSize5(dict uint64, size int64, alone bool) uint64 {
+// windowSize5 is the window a decoder needs to go on from position unp (0
+// at the start of a stream) through an entry of declared size (-1
+// unknown) with dictionary dict: a power of two, at least minWindow5,
+// no larger than the dictionary nor than what the stream holds by the
+// entry's end, since no distance reaches before the start of the stream.
+// An entry shorter than the longest filter block gets a longest match
+// more, so that a block over all of it fits beside the decoding margin.
+func windowSize5(dict, unp uint64, size int64) uint64 {
 	need := dict
-	if alone && size >= 0 && uint64(size) < need {
-		need = uint64(size)
-	}
-	if need < minWindow5 {
-		need = minWindow5
+	if size >= 0 {
+		n := unp + uint64(size)
+		if size < maxFilterLen5+maxMatch5 {
+			n += maxMatch5
+		}
+		need = min(need, n)
 	}
 	w := uint64(minWindow5)
 	for w < need {
@@ -118,15 +124,19 @@ func windowSize5(dict uint64, size int64, alone bool) uint64 {
 }
 
 // Reset prepares d to decode one entry from src. solid continues the
-// previous entry's state; alone says no later entry will continue this
-// one (so the window can be cut to the entry's size). limit bounds the
-// window; a larger one is archive.ErrLimit before anything is allocated.
-func (d *decoder5) Reset(src io.Reader, dict uint64, size int64, solid, alone, extraDist bool, limit int64) error {
+// previous entry's state, growing the window when the stream needs more
+// of the dictionary. limit bounds the window; a larger one is
+// archive.ErrLimit before anything is allocated.
+func (d *decoder5) Reset(src io.Reader, dict uint64, size int64, solid, extraDist bool, limit int64) error {
 	if solid && (d.win == nil || d.err != nil || !d.fileDone) {
 		d.err = errSolid5
 		return d.err
 	}
-	w := windowSize5(dict, size, alone && !solid)
+	var unp uint64
+	if solid {
+		unp = d.unpPtr
+	}
+	w := windowSize5(dict, unp, size)
 	if solid && w < uint64(len(d.win)) {
 		w = uint64(len(d.win))
 	}
@@ -139,13 +149,13 @@ func (d *decoder5) Reset(src io.Reader, dict uint64, size int64, solid, alone, e
 		} else if uint64(cap(d.win)) >= w {
 			d.win = d.win[:w]
 		} else {
-			d.win = nil
-			d.win = make([]byte, w)
+			putBuf(d.win)
+			d.win = getBuf(int(w))
 		}
 		d.mask = w - 1
 	}
 	if d.in == nil {
-		d.in = make([]byte, inBuf5Size+inPad5)
+		d.in = getBuf(inBuf5Size + inPad5)
 	}
 	d.src = src
 	d.inEnd, d.bp, d.border, d.blockEnd, d.lastBlock, d.srcEOF = 0, 0, 0, 0, false, false
@@ -162,17 +172,29 @@ func (d *decoder5) Reset(src io.Reader, dict uint64, size int64, solid, alone, e
 	return d.startFile()
 }
 
+// release returns d's buffers to their pools; d is then as new.
+func (d *decoder5) release() {
+	putBuf(d.win)
+	putBuf(d.in)
+	putBuf(d.fbuf)
+	putBuf(d.fdst)
+	*d = decoder5{filters: d.filters[:0]}
+}
+
 const maxInt5 = int(^uint(0) >> 1)
 
 // growWindow enlarges the window to w bytes keeping its content at the same
-// absolute positions (a solid entry with a larger dictionary).
+// absolute positions (a solid entry with a larger dictionary, or a stream
+// grown past the window sized for its start).
 func (d *decoder5) growWindow(w uint64) {
-	nw := make([]byte, w)
+	nw := getBuf(int(w))
 	old := uint64(len(d.win))
-	for i := uint64(1); i <= old && i <= d.unpPtr; i++ {
-		p := d.unpPtr - i
-		nw[p&(w-1)] = d.win[p&d.mask]
+	from := uint64(0)
+	if d.unpPtr > old {
+		from = d.unpPtr - old
 	}
+	copyRing(nw, d.win, from, d.unpPtr)
+	putBuf(d.win)
 	d.win = nw
 }
 
@@ -528,6 +550,13 @@ func (d *decoder5) decode(stopAt uint64) error {
 			length = l
 			d.lastLength = length
 		}
+		if dist-1 >= unp {
+			// Zero (an unset repeated distance) or before the start of the
+			// stream: only damaged data does this, and a pooled window
+			// holds another stream's bytes there.
+			d.bp, d.unpPtr = bp, unp
+			return errDist5
+		}
 		copyMatch5(win, mask, unp, dist, length)
 		unp += uint64(length)
 	}
@@ -544,17 +573,18 @@ func copyMatch5(win []byte, mask, unp, dist uint64, length uint32) {
 	n := uint64(length)
 	size := uint64(len(win))
 	if dst+n+8 <= size && src+n+8 <= size && src < dst {
-		if dist >= n && n > 32 {
-			copy(win[dst:dst+n], win[src:src+n])
-			return
-		}
-		if dist >= 8 {
+		switch {
+		case dist >= 8 && n <= 64:
 			for i := uint64(0); i < n; i += 8 {
 				binary.LittleEndian.PutUint64(win[dst+i:], binary.LittleEndian.Uint64(win[src+i:]))
 			}
 			return
+		case dist >= n:
+			copy(win[dst:dst+n], win[src:src+n])
+			return
 		}
-		// A short period: repeat it, doubling what each copy moves.
+		// The match overlaps itself: repeat its period, doubling what each
+		// copy moves.
 		for n > 0 {
 			c := uint64(copy(win[dst:dst+n], win[src:dst]))
 			dst += c
@@ -589,8 +619,14 @@ func (d *decoder5) readFilter(unp uint64) error {
 	if len(d.filters)-d.fhead >= maxFilters5 {
 		return errTooMany5
 	}
-	if d.fhead > 0 && d.fhead == len(d.filters) {
-		d.filters, d.fhead = d.filters[:0], 0
+	if d.filters == nil {
+		d.filters = make([]filter5, 0, 64) // more are rarely pending
+	}
+	if d.fhead > 0 && d.fhead >= len(d.filters)/2 {
+		// Drop the filters done, so the queue does not grow with the
+		// stream when output lags behind decoding.
+		n := copy(d.filters, d.filters[d.fhead:])
+		d.filters, d.fhead = d.filters[:n], 0
 	}
 	d.filters = append(d.filters, filter5{start: unp + uint64(start), length: length, typ: typ, channels: channels})
 	return nil

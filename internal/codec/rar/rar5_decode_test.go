@@ -29,23 +29,28 @@ func TestGrowWindow5(t *testing.T) {
 	}
 }
 
+// TestWindowSize5: windows are sized by what the stream can refer to: the
+// dictionary, or the bytes of the stream by the entry's end when fewer.
 func TestWindowSize5(t *testing.T) {
 	tests := []struct {
-		dict  uint64
-		size  int64
-		alone bool
-		want  uint64
+		dict, unp uint64
+		size      int64
+		want      uint64
 	}{
-		{128 << 10, 10, true, minWindow5},
-		{4 << 30, 1000, true, minWindow5},
-		{4 << 30, 5 << 20, true, 8 << 20},
-		{4 << 30, 5 << 20, false, 4 << 30},
-		{4 << 30, -1, true, 4 << 30},
-		{3 << 20, -1, false, 4 << 20}, // a 7.0 fractional dictionary
+		{128 << 10, 0, 10, minWindow5},
+		{4 << 30, 0, 1000, minWindow5},
+		{4 << 30, 0, 100 << 10, 128 << 10},
+		{4 << 30, 0, 128 << 10, 256 << 10}, // a filter block over all of it fits
+		{4 << 30, 0, 5 << 20, 8 << 20},
+		{4 << 30, 0, 64 << 20, 64 << 20},     // no filter block is that long
+		{4 << 30, 3 << 20, 5 << 20, 8 << 20}, // a solid entry after 3 MiB
+		{4 << 20, 3 << 20, 5 << 20, 4 << 20},
+		{4 << 30, 0, -1, 4 << 30},
+		{3 << 20, 0, -1, 4 << 20}, // a 7.0 fractional dictionary
 	}
 	for _, tc := range tests {
-		if got := windowSize5(tc.dict, tc.size, tc.alone); got != tc.want {
-			t.Errorf("windowSize5(%d, %d, %v) = %d, want %d", tc.dict, tc.size, tc.alone, got, tc.want)
+		if got := windowSize5(tc.dict, tc.unp, tc.size); got != tc.want {
+			t.Errorf("windowSize5(%d, %d, %d) = %d, want %d", tc.dict, tc.unp, tc.size, got, tc.want)
 		}
 	}
 }
@@ -72,7 +77,7 @@ func TestDecoder5Errors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var d decoder5
-		err := d.Reset(bytes.NewReader(tc.data), 1<<20, -1, tc.solid, true, false, 1<<30)
+		err := d.Reset(bytes.NewReader(tc.data), 1<<20, -1, tc.solid, false, 1<<30)
 		if err == nil {
 			_, err = d.Read(make([]byte, 100))
 		}

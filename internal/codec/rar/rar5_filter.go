@@ -83,6 +83,40 @@ func (d *decoder5) Read(p []byte) (int, error) {
 	}
 }
 
+// discard decodes the rest of the current entry without delivering it (a
+// solid entry skipped): its filters are dropped, since the window keeps
+// unfiltered bytes and later entries refer only to those. It returns
+// io.EOF at the entry's end.
+func (d *decoder5) discard() error {
+	for {
+		d.pend = nil
+		d.fhead = len(d.filters)
+		d.wrPtr = d.unpPtr
+		if d.err != nil {
+			return d.err
+		}
+		decoded := d.unpPtr - d.fileStart
+		if d.fileDone {
+			if d.size >= 0 && decoded < uint64(d.size) {
+				d.err = errShort5
+				return d.err
+			}
+			return io.EOF
+		}
+		if d.size >= 0 && decoded > uint64(d.size) {
+			d.fileDone = true
+			continue
+		}
+		stopAt := d.wrPtr + uint64(len(d.win)) - maxMatch5
+		if s := d.unpPtr + decodeBatch5; s < stopAt {
+			stopAt = s
+		}
+		if err := d.decode(stopAt); err != nil {
+			d.err = err
+		}
+	}
+}
+
 // flushWindow returns window bytes from wrPtr up to limit.
 func (d *decoder5) flushWindow(p []byte, limit uint64) int {
 	from := d.wrPtr & d.mask
@@ -118,7 +152,8 @@ func (d *decoder5) emit(p, src []byte) int {
 func (d *decoder5) applyFilter(f *filter5) error {
 	n := int(f.length)
 	if cap(d.fbuf) < n {
-		d.fbuf = make([]byte, grow5(n))
+		putBuf(d.fbuf)
+		d.fbuf = getBuf(grow5(n))
 	}
 	buf := d.fbuf[:n]
 	from := f.start & d.mask
@@ -134,10 +169,11 @@ func (d *decoder5) applyFilter(f *filter5) error {
 		armFilter5(buf, offset)
 	case filter5Delta:
 		if cap(d.fdst) < n {
-			d.fdst = make([]byte, grow5(n))
+			putBuf(d.fdst)
+			d.fdst = getBuf(grow5(n))
 		}
 		dst := d.fdst[:n]
-		deltaFilter5(dst, buf, int(f.channels))
+		undelta(dst, buf, int(f.channels))
 		buf = dst
 	default:
 		return errFilter5
@@ -211,20 +247,6 @@ func armFilter5(buf []byte, offset uint32) {
 		v := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
 		v -= (offset + uint32(i)) / 4
 		b[0], b[1], b[2] = byte(v), byte(v>>8), byte(v>>16)
-	}
-}
-
-// deltaFilter5 undoes the delta transform: src holds each channel's byte
-// differences one channel after the other; dst gets them interleaved.
-func deltaFilter5(dst, src []byte, channels int) {
-	s := 0
-	for ch := 0; ch < channels; ch++ {
-		var prev byte
-		for i := ch; i < len(dst); i += channels {
-			prev -= src[s]
-			dst[i] = prev
-			s++
-		}
 	}
 }
 

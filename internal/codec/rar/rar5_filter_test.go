@@ -35,7 +35,7 @@ func TestFilters5(t *testing.T) {
 			armFilter5(buf, tc.offset)
 		case filter5Delta:
 			dst := make([]byte, len(buf))
-			deltaFilter5(dst, buf, tc.channels)
+			undelta(dst, buf, tc.channels)
 			buf = dst
 		}
 		if !bytes.Equal(buf, tc.want) {
@@ -61,7 +61,7 @@ func BenchmarkFilters5(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		for b.Loop() {
-			deltaFilter5(dst, data, 4)
+			undelta(dst, data, 4)
 		}
 	})
 }

@@ -90,7 +90,7 @@ func FuzzRAR5Decode(f *testing.F) {
 		var d decoder5
 		buf := make([]byte, 4096)
 		for pass := 0; pass < 2; pass++ {
-			if err := d.Reset(bytes.NewReader(data), 256<<10, -1, pass == 1, false, extra, 64<<20); err != nil {
+			if err := d.Reset(bytes.NewReader(data), 256<<10, -1, pass == 1, extra, 64<<20); err != nil {
 				return
 			}
 			var n int

@@ -42,11 +42,16 @@ func (r *random5) Entries() ([]*archive.Entry, error) {
 }
 
 // section returns a reader of the volume set positioned at offset off of
-// volume vol, seeking rather than reading to skip data.
-func (r *random5) section(x *reader5, vol int, off int64) error {
+// volume vol, seeking rather than reading to skip data. size is how much
+// will be read there (-1: headers to scan), which bounds the buffer.
+func (r *random5) section(x *reader5, vol int, off, size int64) error {
+	bufSize := 64 << 10
+	if size >= 0 && size < int64(bufSize) {
+		bufSize = max(int(size), 16)
+	}
 	if vol == r.index0 {
 		sr := io.NewSectionReader(r.ra, off, 1<<62)
-		x.vol = volume5{r: bufio.NewReaderSize(sr, 64<<10), sr: sr, pos: off, index: vol, name: r.name0}
+		x.vol = volume5{r: bufio.NewReaderSize(sr, bufSize), sr: sr, pos: off, index: vol, name: r.name0}
 		return nil
 	}
 	name := r.names.name(vol)
@@ -55,7 +60,7 @@ func (r *random5) section(x *reader5, vol int, off int64) error {
 		return err
 	}
 	sr := io.NewSectionReader(f, off, 1<<62)
-	x.vol = volume5{r: bufio.NewReaderSize(sr, 64<<10), sr: sr, f: f, pos: off, index: vol, name: name}
+	x.vol = volume5{r: bufio.NewReaderSize(sr, bufSize), sr: sr, f: f, pos: off, index: vol, name: name}
 	return nil
 }
 
@@ -70,7 +75,7 @@ func (r *random5) child() *reader5 {
 func (r *random5) scan() {
 	s := r.child()
 	s.hdrKeys = nil
-	if r.err = r.section(s, r.index0, r.sfxOffset); r.err != nil {
+	if r.err = r.section(s, r.index0, r.sfxOffset, -1); r.err != nil {
 		return
 	}
 	defer s.Close()
@@ -112,7 +117,7 @@ func (r *random5) Open(i int) (io.ReadCloser, error) {
 	}
 	x := &r.index[i]
 	c := r.child()
-	if err := r.section(c, x.vol, x.off); err != nil {
+	if err := r.section(c, x.vol, x.off, x.fh.dataSize); err != nil {
 		return nil, err
 	}
 	c.begin(x.fh)

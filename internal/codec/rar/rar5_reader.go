@@ -3,11 +3,13 @@ package rar
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/rarcrypt"
@@ -60,12 +62,11 @@ type reader5 struct {
 	raw       rawPart5
 	packed    packed5
 	store     stored5
-	dec       decoder5
+	dec       *decoder5 // allocated for the first compressed entry
 	src       io.Reader
 	crc       hash.Hash32
 	blake     hash.Hash
 	solidErr  error // why the solid stream cannot be continued
-	skipBuf   []byte
 }
 
 // openRAR5 opens a RAR 5 archive whose signature starts in.R, at offset
@@ -77,7 +78,11 @@ func openRAR5(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive
 	if name == "" {
 		name = in.Path
 	}
-	r.vol = volume5{r: bufio.NewReaderSize(in.R, 64<<10), pos: sfxOffset, name: name}
+	br, ok := in.R.(*bufio.Reader) // the caller's buffer, read on as it is
+	if !ok {
+		br = bufio.NewReaderSize(in.R, 64<<10)
+	}
+	r.vol = volume5{r: br, pos: sfxOffset, name: name}
 	r.name0 = name
 	if err := r.startVolume(); err != nil {
 		return nil, err
@@ -108,7 +113,7 @@ func openRAR5(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive
 
 // newReader5 returns a reader with its buffers and stages wired up.
 func newReader5(opt *archive.Options, path string) *reader5 {
-	r := &reader5{opt: opt, path: path, hdrBuf: make([]byte, 4096), crc: verify.NewCRC32(), keys: new(rarcrypt.KeyCache5)}
+	r := &reader5{opt: opt, path: path, hdrBuf: make([]byte, 512), crc: verify.NewCRC32(), keys: new(rarcrypt.KeyCache5)}
 	r.raw.r = r
 	r.packed.r = r
 	r.store.r = r
@@ -140,8 +145,22 @@ func (r *reader5) readAhead() error {
 // Comment returns the archive comment.
 func (r *reader5) Comment() string { return r.comment }
 
-// Close closes any volume the reader opened.
+// errClosed5 is what a closed reader returns.
+var errClosed5 = errors.New("rar: reader closed")
+
+// decoders5 holds the decoders (Huffman tables, 25 KiB) of closed readers.
+var decoders5 = sync.Pool{New: func() any { return new(decoder5) }}
+
+// Close returns the reader's decoder and window to their pools and closes
+// any volume the reader opened. The reader cannot be used afterwards.
 func (r *reader5) Close() error {
+	if r.dec != nil {
+		r.dec.release()
+		decoders5.Put(r.dec)
+		r.dec = nil
+	}
+	r.src = nil
+	r.fatal, r.finished, r.rerr = errClosed5, true, errClosed5
 	if r.vol.f != nil {
 		err := r.vol.f.Close()
 		r.vol.f = nil

@@ -134,7 +134,7 @@ func (r *reader5) readBlock() (block5, error) {
 // header returns the header buffer grown to n bytes, keeping its content.
 func (r *reader5) header(n int) []byte {
 	if cap(r.hdrBuf) < n {
-		nb := make([]byte, n)
+		nb := make([]byte, max(n, 2*cap(r.hdrBuf)))
 		copy(nb, r.hdrBuf[:cap(r.hdrBuf)])
 		r.hdrBuf = nb
 	}

@@ -29,6 +29,7 @@ type w5entry struct {
 	symlink  string // a Unix symlink to this target
 
 	ci          uint64 // compression info (0: stored); data is written as is
+	unpCRC      uint32 // with ci: the CRC32 of the unpacked data
 	unknownSize bool   // flag the size as unknown
 	claimSize   int64  // declare this size instead of len(data)
 }
@@ -249,6 +250,9 @@ func buildRAR5(t testing.TB, opts w5opts, entries []w5entry) [][]byte {
 	for i := range entries {
 		e := &entries[i]
 		crc := crc32.ChecksumIEEE(e.data)
+		if e.ci != 0 {
+			crc = e.unpCRC
+		}
 		var k *rarcrypt.RAR5Keys
 		var salt []byte
 		if e.password != "" {

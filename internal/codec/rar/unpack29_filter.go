@@ -29,6 +29,7 @@ type filterState29 struct {
 	lengths []int
 	last    int
 	code    []byte // reused buffer for a filter definition
+	prog    []byte // reused buffer for a filter's VM program
 }
 
 func (f *filterState29) reset() {
@@ -39,7 +40,7 @@ func (f *filterState29) reset() {
 
 func (f *filterState29) codeBuf(n int) []byte {
 	if cap(f.code) < n {
-		f.code = make([]byte, n)
+		f.code = make([]byte, max(n, 2*cap(f.code), 256))
 	}
 	return f.code[:n]
 }
@@ -114,12 +115,19 @@ func (f *filterState29) add(u *unpacker4, first byte, code []byte) error {
 	}
 	f.last = num
 	isNew := num == len(f.kinds)
+	if f.kinds == nil {
+		// Streams define a few dozen filters at most, as a rule.
+		f.kinds, f.lengths = make([]vmFilterKind, 0, 64), make([]int, 0, 64)
+	}
 	if isNew {
 		f.kinds = append(f.kinds, vmNone)
 		f.lengths = append(f.lengths, 0)
 	}
 	if len(u.filters) >= maxFilters29 {
 		return errTooMany4
+	}
+	if u.filters == nil {
+		u.filters = make([]filter29, 0, 64) // more are rarely pending
 	}
 	start := int64(in.readData())
 	if first&0x40 != 0 {
@@ -150,11 +158,15 @@ func (f *filterState29) add(u *unpacker4, first byte, code []byte) error {
 		if size == 0 || size >= maxFilterCode29 || in.pos/8+size > len(code) {
 			return errBadFilter4
 		}
-		prog := make([]byte, 0, 256)
+		if cap(f.prog) < size {
+			f.prog = make([]byte, 0, max(size, 256)) // the standard filters' are shorter
+		}
+		prog := f.prog[:0]
 		for i := 0; i < size; i++ {
 			prog = append(prog, byte(in.get16()>>8))
 			in.add(8)
 		}
+		f.prog = prog
 		kind, err := identifyVMFilter(prog)
 		if err != nil {
 			return err
@@ -196,11 +208,18 @@ func identifyVMFilter(prog []byte) (vmFilterKind, error) {
 // runFilters runs the filter at the head of the queue, and any following
 // filters on the same block, leaving the result in u.out.
 func (u *unpacker4) runFilters() error {
-	if u.fmem == nil {
-		u.fmem = getBuf4(2*vmMemSize4 + 4)
-	}
 	f := u.filters[0]
 	n := f.length
+	if need := 2 * n; len(u.fmem) < need {
+		// Filter memory for the largest block the file can hold, taken
+		// once: 2×vmMemSize4, or less for a smaller file.
+		m := 2 * vmMemSize4
+		if u.size >= 0 && u.size < vmMemSize4 {
+			m = roundPow2(max(2*int(u.size), 4<<10))
+		}
+		putBuf(u.fmem)
+		u.fmem = getBuf(max(m, roundPow2(need)))
+	}
 	s := f.start & u.mask
 	if e := s + int64(n); e <= int64(len(u.win)) {
 		copy(u.fmem, u.win[s:e])

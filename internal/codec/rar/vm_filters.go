@@ -55,7 +55,7 @@ func runVMFilter(f *filter29, mem []byte, fileOffset uint32) []byte {
 			return data
 		}
 		dst := mem[n : 2*n]
-		vmFilterDelta(dst, data, ch)
+		undelta(dst, data, ch)
 		return dst
 	case vmRGB:
 		width, posR := int(f.r[0])-3, int(f.r[1])
@@ -178,16 +178,33 @@ func vmFilterItanium(data []byte, fileOffset uint32) {
 	}
 }
 
-// vmFilterDelta undoes byte-wise delta coding of ch interleaved channels.
-func vmFilterDelta(dst, src []byte, ch int) {
+// undelta undoes byte-wise delta coding of ch interleaved channels (the
+// DELTA filter of RAR 3 and RAR 5): src holds each channel's differences,
+// one channel after the other; dst (at least as long) gets the channels
+// interleaved. Each channel's run of src is one slice, so only the strided
+// store is bounds-checked.
+func undelta(dst, src []byte, ch int) {
 	n := len(src)
-	s := 0
-	for c := 0; c < ch; c++ {
+	dst = dst[:n]
+	if ch == 1 {
 		var prev byte
-		for d := c; d < n; d += ch {
-			prev -= src[s]
-			s++
+		for i, b := range src {
+			prev -= b
+			dst[i] = prev
+		}
+		return
+	}
+	s := 0
+	for c := 0; c < ch && c < n; c++ {
+		cnt := (n - c + ch - 1) / ch
+		in := src[s : s+cnt : s+cnt]
+		s += cnt
+		var prev byte
+		d := c
+		for _, b := range in {
+			prev -= b
 			dst[d] = prev
+			d += ch
 		}
 	}
 }

@@ -266,3 +266,32 @@ func TestCopyBeforeStart(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }
+
+// refUndelta is the plain reading of the DELTA filter.
+func refUndelta(dst, src []byte, ch int) {
+	s := 0
+	for c := 0; c < ch; c++ {
+		var prev byte
+		for d := c; d < len(src); d += ch {
+			prev -= src[s]
+			s++
+			dst[d] = prev
+		}
+	}
+}
+
+// TestUndelta checks undelta against refUndelta for lengths that do and
+// do not divide by the channel count.
+func TestUndelta(t *testing.T) {
+	src := patternData5(3001, 9)
+	for _, ch := range []int{1, 2, 3, 4, 7, 32, 1024, 5000} {
+		for _, n := range []int{0, 1, 2, 5, 64, 1000, 3001} {
+			want, got := make([]byte, n), make([]byte, n+8)
+			refUndelta(want, src[:n], ch)
+			undelta(got, src[:n], ch)
+			if !bytes.Equal(want, got[:n]) {
+				t.Fatalf("channels %d, length %d: differs", ch, n)
+			}
+		}
+	}
+}
