@@ -304,6 +304,42 @@ func (c *counter) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// WriteTo passes the data to w without a copy when the reader below can
+// write it itself (a stream decoder writing from its own buffers), counting
+// what is written.
+func (c *counter) WriteTo(w io.Writer) (int64, error) {
+	return writeTo(&countingWriter{w: w, c: c}, c.r)
+}
+
+// countingWriter counts for a counter the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	c *counter
+}
+
+func (cw *countingWriter) Write(p []byte) (int, error) {
+	n, err := cw.w.Write(p)
+	cw.c.n += int64(n)
+	cw.c.total.Add(int64(n))
+	return n, err
+}
+
+// onlyReader hides the WriteTo of the reader it holds from io.CopyBuffer.
+type onlyReader struct{ io.Reader }
+
+var copyPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// writeTo writes r's data to w: through r's WriteTo when it has one, else
+// through a pooled buffer.
+func writeTo(w io.Writer, r io.Reader) (int64, error) {
+	if wt, ok := r.(io.WriterTo); ok {
+		return wt.WriteTo(w)
+	}
+	bp := copyPool.Get().(*[]byte)
+	defer copyPool.Put(bp)
+	return io.CopyBuffer(w, onlyReader{r}, *bp)
+}
+
 // each opens path and calls fn for every entry; fn reads the entry's data
 // from the reader it is given. It reports archive-level problems and
 // returns the archive's exit code.
