@@ -213,7 +213,13 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	if !ok {
 		return &notImplemented{f}
 	}
-	d, err := open(in.R, opt)
+	r := in.R
+	if size := streamInput[f]; size > 0 {
+		if br, ok := r.(*bufio.Reader); ok && br.Buffered() == 0 {
+			r = bufio.NewReaderSize(a.src, size)
+		}
+	}
+	d, err := open(r, opt)
 	if err != nil {
 		return a.src.classify(string(f), err)
 	}

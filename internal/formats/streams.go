@@ -33,6 +33,14 @@ var streams = map[archive.Format]StreamOpener{
 	archive.Lzip:   openLzip,
 }
 
+// streamInput is, for a decoder that reads its input in large pieces of
+// its own (whole blocks), the smaller input buffer it gets instead of
+// Open's 1 MiB one, when that one holds nothing yet: its large reads go
+// straight to the file, and the small ones (headers) are still buffered.
+var streamInput = map[archive.Format]int{
+	archive.LZ4: 64 << 10,
+}
+
 func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
 	z, err := gzip.NewReader(r)
 	if err != nil {
