@@ -33,12 +33,14 @@ var streams = map[archive.Format]StreamOpener{
 	archive.Lzip:   openLzip,
 }
 
-// streamInput is, for a decoder that reads its input in large pieces of
-// its own (whole blocks), the smaller input buffer it gets instead of
-// Open's 1 MiB one, when that one holds nothing yet: its large reads go
-// straight to the file, and the small ones (headers) are still buffered.
+// streamInput is, for a decoder that reads its input a whole block at a
+// time into buffers of its own, the smaller input buffer it gets instead of
+// Open's 1 MiB one, when that one holds nothing yet: reads of large blocks
+// go straight to the file, and headers and small blocks are still
+// buffered, with a quarter of the memory touched.
 var streamInput = map[archive.Format]int{
-	archive.LZ4: 64 << 10,
+	archive.LZ4:  64 << 10,
+	archive.Zstd: 64 << 10,
 }
 
 func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {

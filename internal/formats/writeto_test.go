@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,5 +99,45 @@ func TestStreamsWriteToSinkError(t *testing.T) {
 	}
 	if _, err := writeAll(t, cut, io.Discard, OpenOptions{Raw: true}); !errors.Is(err, archive.ErrCorrupt) {
 		t.Errorf("truncated: err = %v, want archive.ErrCorrupt", err)
+	}
+}
+
+// TestStreamWriteToAllocs guards the steady state of the x -c path for the
+// decoders that write from their own buffers: writing a whole stream
+// allocates as much for 16 MiB as for 4 MiB (set-up only, nothing per
+// block or per write).
+func TestStreamWriteToAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compresses 16 MiB with the reference tools")
+	}
+	raw := benchText()
+	for _, tool := range [][]string{{"lz4", "-q", "-c"}, {"zstd", "-q", "-3", "-c"}} {
+		t.Run(tool[0], func(t *testing.T) {
+			if _, err := exec.LookPath(tool[0]); err != nil {
+				t.Skip(err)
+			}
+			allocs := func(n int) float64 {
+				cmd := exec.Command(tool[0], tool[1:]...)
+				cmd.Stdin = bytes.NewReader(raw[:n])
+				packed, err := cmd.Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := filepath.Join(t.TempDir(), "s."+tool[0])
+				if err := os.WriteFile(p, packed, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return testing.AllocsPerRun(3, func() {
+					if got, err := writeAll(t, p, io.Discard, OpenOptions{Raw: true}); err != nil || got != int64(n) {
+						t.Fatal(got, err)
+					}
+				})
+			}
+			small, large := allocs(4<<20), allocs(16<<20)
+			t.Logf("%v allocations for 4 MiB, %v for 16 MiB", small, large)
+			if large > small+4 {
+				t.Errorf("%v allocations for 4 MiB, %v for 16 MiB: allocations grow with the stream", small, large)
+			}
+		})
 	}
 }
