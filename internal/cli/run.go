@@ -8,6 +8,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -290,6 +291,14 @@ func (s *sumReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// streamGCPercent is the garbage collector's GOGC while an input is opened
+// and, when it is a single stream whose decoder allocates nothing once open
+// (formats.Archive.SteadyStream), decoded: the decoder's buffers stay live
+// to the end, so a collection finds nothing to free and only costs time
+// (7 ms of CPU for 32 MiB of lz4, 20 ms for zstd, at the default 100),
+// while the heap, all live, does not grow with the higher percentage.
+const streamGCPercent = 1000
+
 // counter counts the bytes read through it.
 type counter struct {
 	r     io.Reader
@@ -360,7 +369,15 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 	if oo.Stdin == nil {
 		oo.Stdin = r.f.In
 	}
+	// A single stream's decoder allocates its buffers as it opens and
+	// keeps them: collections find nothing to free.
+	gcPercent := debug.SetGCPercent(streamGCPercent)
 	a, err := formats.Open(path, r.opt, oo)
+	if err != nil || !a.SteadyStream() {
+		debug.SetGCPercent(gcPercent)
+	} else {
+		defer debug.SetGCPercent(gcPercent)
+	}
 	r.opened = err == nil
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && slices.Contains(r.o.Passwords, promptMarker) {
