@@ -36,6 +36,7 @@ import (
 	"hash"
 	"io"
 
+	"github.com/unpack-dev/unpack/internal/hugemem"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -309,7 +310,7 @@ func (z *Reader) setBuffers(in, out int) error {
 		return &FrameError{Offset: z.off, Err: ErrLimit}
 	}
 	if cap(z.in) < in {
-		z.in = make([]byte, in)
+		z.in = hugemem.Bytes(in) // 4 MiB blocks: two faults for 2 MiB, not 512
 	}
 	if cap(z.out) < out {
 		z.out = make([]byte, out)
