@@ -79,20 +79,48 @@ const ratioSlack = 1 << 20
 
 func (lr *limitedReader) Read(p []byte) (int, error) {
 	n, err := lr.r.Read(p)
-	total := lr.l.out.Add(int64(n))
-	if lr.l.maxSize > 0 && total > lr.l.maxSize {
-		return n, archive.Limitf("output exceeds %s (--max-size)", lr.l.sizeText())
+	if lerr := lr.l.add(int64(n)); lerr != nil {
+		return n, lerr
 	}
-	if lr.l.maxRatio > 0 && total > ratioSlack {
-		in := lr.l.consumed()
+	return n, err
+}
+
+// add counts n more bytes of output and checks the limits.
+func (l *limits) add(n int64) error {
+	total := l.out.Add(n)
+	if l.maxSize > 0 && total > l.maxSize {
+		return archive.Limitf("output exceeds %s (--max-size)", l.sizeText())
+	}
+	if l.maxRatio > 0 && total > ratioSlack {
+		in := l.consumed()
 		if in < 1 {
 			in = 1
 		}
-		if float64(total-ratioSlack) > lr.l.maxRatio*float64(in) {
-			return n, archive.Limitf("output is more than %g times the input read (--max-ratio): a decompression bomb?", lr.l.maxRatio)
+		if float64(total-ratioSlack) > l.maxRatio*float64(in) {
+			return archive.Limitf("output is more than %g times the input read (--max-ratio): a decompression bomb?", l.maxRatio)
 		}
 	}
-	return n, err
+	return nil
+}
+
+// WriteTo passes the data to w through the reader below's WriteTo, when it
+// has one, checking the limits before each write: output past a limit is
+// not written.
+func (lr *limitedReader) WriteTo(w io.Writer) (int64, error) {
+	return writeTo(&limitedWriter{w: w, l: lr.l}, lr.r)
+}
+
+// limitedWriter enforces the limits on the bytes written through it.
+type limitedWriter struct {
+	w io.Writer
+	l *limits
+}
+
+func (lw *limitedWriter) Write(p []byte) (int, error) {
+	if err := lw.l.add(int64(len(p))); err != nil {
+		return 0, err
+	}
+	return lw.w.Write(p)
 }
 
 func (l *limits) sizeText() string { return humanBytes(l.maxSize) }

@@ -8,6 +8,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -288,6 +289,14 @@ func (s *sumReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// streamGCPercent is the garbage collector's GOGC while an input is opened
+// and, when it is a single stream whose decoder allocates nothing once open
+// (formats.Archive.SteadyStream), decoded: the decoder's buffers stay live
+// to the end, so a collection finds nothing to free and only costs time
+// (7 ms of CPU for 32 MiB of lz4, 20 ms for zstd, at the default 100),
+// while the heap, all live, does not grow with the higher percentage.
+const streamGCPercent = 1000
+
 // counter counts the bytes read through it.
 type counter struct {
 	r     io.Reader
@@ -300,6 +309,42 @@ func (c *counter) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	c.total.Add(int64(n))
 	return n, err
+}
+
+// WriteTo passes the data to w without a copy when the reader below can
+// write it itself (a stream decoder writing from its own buffers), counting
+// what is written.
+func (c *counter) WriteTo(w io.Writer) (int64, error) {
+	return writeTo(&countingWriter{w: w, c: c}, c.r)
+}
+
+// countingWriter counts for a counter the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	c *counter
+}
+
+func (cw *countingWriter) Write(p []byte) (int, error) {
+	n, err := cw.w.Write(p)
+	cw.c.n += int64(n)
+	cw.c.total.Add(int64(n))
+	return n, err
+}
+
+// onlyReader hides the WriteTo of the reader it holds from io.CopyBuffer.
+type onlyReader struct{ io.Reader }
+
+var copyPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// writeTo writes r's data to w: through r's WriteTo when it has one, else
+// through a pooled buffer.
+func writeTo(w io.Writer, r io.Reader) (int64, error) {
+	if wt, ok := r.(io.WriterTo); ok {
+		return wt.WriteTo(w)
+	}
+	bp := copyPool.Get().(*[]byte)
+	defer copyPool.Put(bp)
+	return io.CopyBuffer(w, onlyReader{r}, *bp)
 }
 
 // each opens path and calls fn for every entry; fn reads the entry's data
@@ -322,7 +367,15 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 	if oo.Stdin == nil {
 		oo.Stdin = r.f.In
 	}
+	// A single stream's decoder allocates its buffers as it opens and
+	// keeps them: collections find nothing to free.
+	gcPercent := debug.SetGCPercent(streamGCPercent)
 	a, err := formats.Open(path, r.opt, oo)
+	if err != nil || !a.SteadyStream() {
+		debug.SetGCPercent(gcPercent)
+	} else {
+		defer debug.SetGCPercent(gcPercent)
+	}
 	r.opened = err == nil
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && slices.Contains(r.o.Passwords, promptMarker) {

@@ -34,8 +34,13 @@ var ErrSkipped = errors.New("skipped")
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
 
-// copyBuf copies r to w through a pooled 1 MiB buffer.
+// copyBuf copies r to w: through r's WriteTo when it has one (a stream
+// decoder writing from its own buffers, without a copy), else through a
+// pooled 1 MiB buffer.
 func copyBuf(w io.Writer, r io.Reader) (int64, error) {
+	if wt, ok := r.(io.WriterTo); ok {
+		return wt.WriteTo(w)
+	}
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	return io.CopyBuffer(onlyWriter{w}, onlyReader{r}, *bp)

@@ -66,6 +66,14 @@ type Archive struct {
 	closers []io.Closer
 }
 
+// SteadyStream reports whether the archive is one compressed stream read
+// as one entry (not a container, nor a tar inside the stream) by a decoder
+// that allocates nothing once open (see steadyStreams).
+func (a *Archive) SteadyStream() bool {
+	_, ok := a.Reader.(*singleReader)
+	return ok && steadyStreams[a.Format]
+}
+
 // Consumed is how many input bytes were read so far (for progress).
 func (a *Archive) Consumed() int64 { return a.src.Consumed() }
 
@@ -213,7 +221,13 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	if !ok {
 		return &notImplemented{f}
 	}
-	d, err := open(in.R, opt)
+	r := in.R
+	if size := streamInput[f]; size > 0 {
+		if br, ok := r.(*bufio.Reader); ok && br.Buffered() == 0 {
+			r = bufio.NewReaderSize(a.src, size)
+		}
+	}
+	d, err := open(r, opt)
 	if err != nil {
 		return a.src.classify(string(f), err)
 	}

@@ -75,6 +75,7 @@ type classifyingReader struct {
 	r    io.Reader
 	src  *source
 	name string
+	w    sinkWriter // the sink's writer during WriteTo
 }
 
 func (c *classifyingReader) Read(p []byte) (int, error) {

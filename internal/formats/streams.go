@@ -33,6 +33,26 @@ var streams = map[archive.Format]StreamOpener{
 	archive.Lzip:   openLzip,
 }
 
+// streamInput is, for a decoder that reads its input a whole block at a
+// time into buffers of its own, the smaller input buffer it gets instead of
+// Open's 1 MiB one, when that one holds nothing yet: reads of large blocks
+// go straight to the file, and headers and small blocks are still
+// buffered, with a quarter of the memory touched.
+var streamInput = map[archive.Format]int{
+	archive.LZ4:  64 << 10,
+	archive.Zstd: 64 << 10,
+}
+
+// steadyStreams are the formats whose decoders allocate nothing per block
+// once open, as TestStreamSteadyStateAllocs and TestStreamWriteToAllocs
+// check: all their memory is allocated as they open and stays live.
+var steadyStreams = map[archive.Format]bool{
+	archive.Gzip:   true,
+	archive.Zstd:   true,
+	archive.LZ4:    true,
+	archive.Brotli: true,
+}
+
 func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
 	z, err := gzip.NewReader(r)
 	if err != nil {

@@ -75,5 +75,25 @@ func BenchmarkReader(b *testing.B) {
 				decode()
 			}
 		})
+		b.Run(tc.name+"/writeto", func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			z := new(Reader)
+			br := bytes.NewReader(frame)
+			decode := func() {
+				br.Reset(frame)
+				if err := z.Reset(br); err != nil {
+					b.Fatal(err)
+				}
+				n, err := z.WriteTo(io.Discard)
+				if err != nil || n != int64(len(raw)) {
+					b.Fatal(n, err)
+				}
+			}
+			decode() // sizes the buffers
+			for b.Loop() {
+				decode()
+			}
+		})
 	}
 }

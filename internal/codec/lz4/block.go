@@ -1,6 +1,9 @@
 package lz4
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"errors"
+)
 
 // The LZ4 block format (lz4 doc/lz4_Block_format.md): a block is a run of
 // sequences, each a token (literal length in the high nibble, match length
@@ -28,13 +31,23 @@ const (
 func decodeBlock(dst []byte, di int, src []byte) (int, error) {
 	// di never passes len(dst), so only the end of src stops this.
 	_, di, err := decodeSteps(dst, di, src, 0, len(dst)+1)
+	if err == errRoom {
+		err = ErrOverflow
+	}
 	return di, err
 }
+
+// errRoom is decodeSteps' report of a sequence that does not fit in what is
+// left of dst: si is at its token and di where it would start, so that the
+// caller can make room, or copy the sequence in pieces (see parseSeq), and
+// go on. When dst ends where the block must end, it means ErrOverflow.
+var errRoom = errors.New("lz4: sequence does not fit")
 
 // decodeSteps decodes the block src from si on into dst[di:], as
 // decodeBlock does, but returns after the sequence that reaches stop:
 // it returns the positions to go on from, and the block is done when
-// si == len(src) with a nil error.
+// si == len(src) with a nil error. A sequence longer than the room left
+// in dst stops it with errRoom, before the sequence.
 func decodeSteps(dst []byte, di int, src []byte, si, stop int) (int, int, error) {
 	return decodeStepsGeneric(dst, di, src, si, stop)
 }
@@ -98,6 +111,7 @@ func decodeStepsGeneric(dst []byte, di int, src []byte, si, stop int) (int, int,
 			// An empty block, or one ending right after a match.
 			return si, di, ErrShortBlock
 		}
+		seq, di0 := si, di
 		token := src[si]
 		si++
 		ll := int(token >> 4)
@@ -118,7 +132,7 @@ func decodeStepsGeneric(dst []byte, di int, src []byte, si, stop int) (int, int,
 			return si, di, ErrShortBlock
 		}
 		if ll > len(dst)-di {
-			return si, di, ErrOverflow
+			return seq, di0, errRoom
 		}
 		copy(dst[di:di+ll], src[si:si+ll])
 		si += ll
@@ -152,7 +166,7 @@ func decodeStepsGeneric(dst []byte, di int, src []byte, si, stop int) (int, int,
 		}
 		ml += minMatch
 		if ml > len(dst)-di {
-			return si, di, ErrOverflow
+			return seq, di0, errRoom
 		}
 		di = copyMatch(dst, di, m, off, ml)
 	}
@@ -248,4 +262,62 @@ func copyMatch(dst []byte, di, m, off, ml int) int {
 		dst[di] = dst[di-off]
 	}
 	return end
+}
+
+// parseSeq reads the sequence whose token is at src[si], checking it as
+// decodeSteps does: its literals are src[lit:lit+ll], then a match of ml
+// bytes at offset off (ml is 0 for the block's last sequence, literals
+// only), and the next sequence starts at next. It serves the sequences
+// decodeSteps stops at with errRoom.
+func parseSeq(src []byte, si int) (lit, ll, off, ml, next int, err error) {
+	if si >= len(src) {
+		return 0, 0, 0, 0, si, ErrShortBlock
+	}
+	token := src[si]
+	si++
+	ll = int(token >> 4)
+	if ll == 15 {
+		for {
+			if si >= len(src) {
+				return 0, 0, 0, 0, si, ErrShortBlock
+			}
+			b := src[si]
+			si++
+			ll += int(b)
+			if b != 255 {
+				break
+			}
+		}
+	}
+	if ll > len(src)-si {
+		return 0, 0, 0, 0, si, ErrShortBlock
+	}
+	lit = si
+	si += ll
+	if si == len(src) {
+		return lit, ll, 0, 0, si, nil // the last sequence: literals only
+	}
+	if len(src)-si < 2 {
+		return 0, 0, 0, 0, si, ErrShortBlock
+	}
+	off = int(src[si]) | int(src[si+1])<<8
+	si += 2
+	if off == 0 {
+		return 0, 0, 0, 0, si, ErrOffset
+	}
+	ml = int(token & 15)
+	if ml == 15 {
+		for {
+			if si >= len(src) {
+				return 0, 0, 0, 0, si, ErrShortBlock
+			}
+			b := src[si]
+			si++
+			ml += int(b)
+			if b != 255 {
+				break
+			}
+		}
+	}
+	return lit, ll, off, ml + minMatch, si, nil
 }

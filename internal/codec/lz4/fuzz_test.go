@@ -54,7 +54,9 @@ func makeFrame(flg, bd byte, blocks ...[]byte) []byte {
 // FuzzLZ4Frame decodes arbitrary input with a Reader fed whole and one
 // byte at a time: both must agree (same output, same error), never panic
 // or hang, and fail only with errors of the corrupt or unsupported
-// categories.
+// categories. A Reader with an output buffer of a few bytes (history moved
+// and sequences copied in pieces all the time) must succeed where they
+// do, with the same output.
 func FuzzLZ4Frame(f *testing.F) {
 	// Small seeds keep the fuzzer (and its minimisation) fast.
 	f.Add(testutil.Fixture(f, "empty.lz4"))
@@ -65,12 +67,16 @@ func FuzzLZ4Frame(f *testing.F) {
 	f.Add(append([]byte{0x52, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 'h', 'i'}, makeFrame(0x60, 0x40, text[:100])...))
 	f.Add(withDescriptor([]byte{0x68, 0x40, 2, 0, 0, 0, 0, 0, 0, 0}, 0x02, 0, 0, 0x80, 'a', 'b', 0, 0, 0, 0))
 	f.Add([]byte{0x02, 0x21, 0x4c, 0x18, 6, 0, 0, 0, 0x10, 'a', 1, 0, 0x10, 'b'})
-	whole, bytewise := new(Reader), new(Reader)
+	whole, bytewise, small := new(Reader), new(Reader), smallReader(13)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out1, err1 := decodeAll(whole, bytes.NewReader(data))
 		out2, err2 := decodeAll(bytewise, iotest.OneByteReader(bytes.NewReader(data)))
 		if !bytes.Equal(out1, out2) || (err1 == nil) != (err2 == nil) {
 			t.Fatalf("whole and byte-wise input disagree: %v / %v, %d / %d bytes", err1, err2, len(out1), len(out2))
+		}
+		out3, err3 := decodeAll(small, bytes.NewReader(data))
+		if (err1 == nil) != (err3 == nil) || err1 == nil && !bytes.Equal(out1, out3) {
+			t.Fatalf("a small output buffer disagrees: %v / %v, %d / %d bytes", err1, err3, len(out1), len(out3))
 		}
 		if err1 != nil && !isCorrupt(err1) && !errors.Is(err1, archive.ErrUnsupported) && !errors.Is(err1, archive.ErrLimit) {
 			t.Fatalf("error of the wrong category: %v", err1)

@@ -10,21 +10,21 @@
 // whose declared content size is checked as well. Legacy frames carry no
 // checksum.
 //
-// A block is decoded into a buffer the Reader owns, 128 KiB at a time (the
-// decoder stops and resumes between sequences), and each piece is hashed
-// and handed out while it is still in the cache; a stored block is handed
-// out from the input buffer (only its last 64 KiB are copied when blocks
-// are linked). With linked
-// blocks, each block is decoded after the previous ones in that buffer,
-// whose last 64 KiB are moved to its front only when the next block would
-// not fit, so matches reach into the history without any per-block copy.
+// Blocks are decoded into one buffer the Reader owns, 64 KiB of history
+// and 1 MiB of room, 128 KiB at a time (the decoder stops and resumes
+// between sequences, and copies a sequence longer than the room left in
+// pieces): each piece is hashed and handed out while it is still in the
+// cache. When the room left is short, the last 64 KiB are moved to the
+// front, so the buffer serves blocks of any size, independent or linked
+// (matches reach into the history without any per-block copy), and stays
+// in the cache. A stored block is handed out from the input buffer (only
+// its last 64 KiB are copied when blocks are linked).
 //
 // # Security concerns
 //
 // Memory is bounded by the frame's declared block maximum size (at most
 // 4 MiB, 8 MiB for legacy frames): the Reader holds one compressed block
-// and one decoded block (plus 64 KiB of history and room for more blocks,
-// 2 MiB at least, when blocks are linked), never the whole content, and
+// and its 64 KiB + 1 MiB output buffer, never the whole content, and
 // Config.MemLimit refuses frames whose buffers exceed it. A block cannot
 // decode beyond the block maximum size, and no input makes the decoder
 // loop: each step consumes input or ends the stream.
@@ -36,6 +36,7 @@ import (
 	"hash"
 	"io"
 
+	"github.com/unpack-dev/unpack/internal/hugemem"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -51,9 +52,9 @@ type Config struct {
 // handed out while it is still in the cache.
 const piece = 128 << 10
 
-// linkedSpan is the least room after the history in the buffer of a frame
-// with linked blocks, so that small blocks move the history rarely.
-const linkedSpan = 2 << 20
+// span is the room after the history in the output buffer: the history
+// moves to the front once per span decoded.
+const span = 1 << 20
 
 // errClosed is returned by Read after Close.
 var errClosed = errors.New("lz4: reader closed")
@@ -72,19 +73,24 @@ type Reader struct {
 	frames  int    // frames started, skippable ones included
 
 	in    []byte // one compressed block and the word after it
-	out   []byte // decoded blocks; out[:pos] the history of linked blocks
-	pos   int
+	out   []byte // window bytes of history, then the room of z.span
+	pos   int    // out[:pos] the history of linked blocks
 	avail []byte // decoded bytes not yet returned
 	// The block being decoded, piece by piece: its data, the positions
-	// to go on from, the end of its room in out, its input offset.
+	// to go on from, how much more it may produce, its input offset.
 	decoding bool
 	blk      []byte
 	si, di   int
-	lim      int
+	left     int
 	blkOff   int64
-	produced uint64 // bytes decoded from the current frame
-	content  hash.Hash
-	scratch  [4 + maxDescriptor + 4]byte
+	// A sequence too long for the room left, copied piece by piece: lit
+	// literal bytes at blk[litSi:], then a match of mlen bytes at moff.
+	lit, litSi  int
+	mlen, moff  int
+	span, piece int    // the room and piece sizes (span and piece; tests make them small)
+	produced    uint64 // bytes decoded from the current frame
+	content     hash.Hash
+	scratch     [4 + maxDescriptor + 4]byte
 }
 
 // NewReader returns a Reader of the .lz4 stream r, having read the first
@@ -100,6 +106,9 @@ func NewReader(r io.Reader, cfg Config) (*Reader, error) {
 // Reset discards the Reader's state and makes it read r, reusing its
 // buffers; it reads the first frame's header as NewReader does.
 func (z *Reader) Reset(r io.Reader) error {
+	if z.span == 0 {
+		z.span, z.piece = span, piece
+	}
 	z.r, z.err, z.off = r, nil, 0
 	z.inFrame, z.frames, z.avail, z.pos, z.decoding = false, 0, nil, 0, false
 	magic, err := z.readMagic()
@@ -238,7 +247,7 @@ func (z *Reader) startFrame(magic uint32) error {
 	case magic == frameMagic:
 	case magic == legacyMagic:
 		z.frames++
-		if err := z.setBuffers(legacyCompressedMax+4, legacyBlockMax); err != nil {
+		if err := z.setBuffers(legacyCompressedMax+4, window+z.span); err != nil {
 			return err
 		}
 		z.f = frame{legacy: true, independent: true, blockMax: legacyBlockMax}
@@ -274,12 +283,13 @@ func (z *Reader) startFrame(magic uint32) error {
 	if err := z.f.parseDescriptor(d[:n], verify.XXH32Sum, start+4); err != nil {
 		return err
 	}
-	in := z.f.blockMax + 8 // a block, its checksum, the next size word
-	out := z.f.blockMax
-	if !z.f.independent {
-		out = window + max(z.f.blockMax, linkedSpan)
+	// A block, its checksum, the next size word; the output buffer, which
+	// needs no history when blocks are independent and fit in it whole.
+	out := window + z.span
+	if z.f.independent {
+		out = min(out, z.f.blockMax)
 	}
-	if err := z.setBuffers(in, out); err != nil {
+	if err := z.setBuffers(z.f.blockMax+8, out); err != nil {
 		return err
 	}
 	z.word = binary.LittleEndian.Uint32(d[n:])
@@ -300,7 +310,7 @@ func (z *Reader) setBuffers(in, out int) error {
 		return &FrameError{Offset: z.off, Err: ErrLimit}
 	}
 	if cap(z.in) < in {
-		z.in = make([]byte, in)
+		z.in = hugemem.Bytes(in) // 4 MiB blocks: two faults for 2 MiB, not 512
 	}
 	if cap(z.out) < out {
 		z.out = make([]byte, out)
@@ -360,52 +370,95 @@ func (z *Reader) block() error {
 		z.avail = data
 		return z.count(start)
 	case z.f.independent:
-		z.decodeFrom(data, 0, z.f.blockMax, start)
+		z.decodeFrom(data, 0, start)
 		return z.step()
-	}
-	if stored && size >= window {
+	case stored && size == 0:
+		return nil
+	case stored && size >= window:
 		// Handed out from the input buffer; its last 64 KiB are the
 		// history of the next block.
 		copy(z.out, data[size-window:])
 		z.pos = window
 		z.avail = data
 		return z.count(start)
+	case stored:
+		// One run of literals after the history.
+		z.decodeFrom(nil, z.pos, start)
+		z.blk, z.si, z.lit, z.litSi = data, size, size, 0
+		return z.step()
 	}
-	if z.pos+z.f.blockMax > len(z.out) {
-		// Keep the last 64 KiB as the history of the next block.
-		copy(z.out, z.out[z.pos-window:z.pos])
-		z.pos = window
-	}
-	if stored {
-		n := z.pos + copy(z.out[z.pos:], data)
-		z.avail = z.out[z.pos:n]
-		z.pos = n
-		return z.count(start)
-	}
-	z.decodeFrom(data, z.pos, z.pos+z.f.blockMax, start)
+	z.decodeFrom(data, z.pos, start)
 	return z.step()
 }
 
-// decodeFrom starts decoding the compressed block data into z.out[di:lim].
-func (z *Reader) decodeFrom(data []byte, di, lim int, offset int64) {
-	z.decoding, z.blk, z.si, z.di, z.lim, z.blkOff = true, data, 0, di, lim, offset
+// decodeFrom starts decoding the compressed block data into z.out from di
+// on.
+func (z *Reader) decodeFrom(data []byte, di int, offset int64) {
+	z.decoding, z.blk, z.si, z.di, z.left, z.blkOff = true, data, 0, di, z.f.blockMax, offset
+	z.lit, z.mlen = 0, 0
 }
 
-// step decodes the next piece of the block being decoded into z.avail.
+// step decodes the next piece of the block being decoded into z.avail,
+// first moving the last 64 KiB of output to the front of z.out when the
+// room after it is short of a piece and the block may need more.
 func (z *Reader) step() error {
+	if room := len(z.out) - z.di; room < z.piece && room < z.left {
+		copy(z.out, z.out[z.di-window:z.di])
+		z.di = window
+	}
 	from := z.di
-	si, di, err := decodeSteps(z.out[:z.lim], z.di, z.blk, z.si, z.di+piece)
+	var err error
+	switch {
+	case z.lit > 0:
+		n := min(z.lit, z.piece)
+		copy(z.out[z.di:z.di+n], z.blk[z.litSi:z.litSi+n])
+		z.di += n
+		z.lit -= n
+		z.litSi += n
+	case z.mlen > 0:
+		m := z.di - z.moff
+		if m < 0 {
+			err = ErrOffset
+			break
+		}
+		n := min(z.mlen, z.piece)
+		z.di = copyMatch(z.out, z.di, m, z.moff, n)
+		z.mlen -= n
+	default:
+		lim := min(len(z.out), z.di+z.left)
+		z.si, z.di, err = decodeSteps(z.out[:lim], z.di, z.blk, z.si, z.di+z.piece)
+		if err == errRoom {
+			err = z.longSeq(z.left - (z.di - from))
+		}
+	}
 	if err != nil {
 		z.decoding = false
 		return &FrameError{Offset: z.blkOff, Err: err}
 	}
-	z.si, z.di = si, di
-	if si == len(z.blk) {
+	z.left -= z.di - from
+	if z.si == len(z.blk) && z.lit == 0 && z.mlen == 0 {
 		z.decoding = false
-		z.pos = di // the history of a linked block's successor
+		z.pos = z.di // the history of a linked block's successor
 	}
-	z.avail = z.out[from:di]
+	z.avail = z.out[from:z.di]
 	return z.count(z.blkOff)
+}
+
+// longSeq takes up the sequence at z.si that did not fit in the room
+// left: its literals and match are copied in pieces by the next steps.
+// The block may still produce left bytes.
+func (z *Reader) longSeq(left int) error {
+	lit, ll, off, ml, next, err := parseSeq(z.blk, z.si)
+	switch {
+	case err != nil:
+		return err
+	case ll+ml > left:
+		return ErrOverflow
+	case ml > 0 && next == len(z.blk):
+		return ErrShortBlock // the last sequence must be literals only
+	}
+	z.lit, z.litSi, z.mlen, z.moff, z.si = ll, lit, ml, off, next
+	return nil
 }
 
 // count adds the decoded block to the frame's size and content checksum.
@@ -457,7 +510,7 @@ func (z *Reader) legacyBlock() error {
 		return err
 	}
 	z.word = w
-	z.decodeFrom(z.in[:size], 0, legacyBlockMax, start)
+	z.decodeFrom(z.in[:size], 0, start)
 	return z.step()
 }
 

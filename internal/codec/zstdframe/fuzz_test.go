@@ -96,6 +96,15 @@ func FuzzReader(f *testing.F) {
 		if len(got) == fuzzOutputLimit || len(want) == fuzzOutputLimit {
 			return // cut short: the two need not agree on where they stop
 		}
+		// WriteTo gives what Read gave, and fails where Read failed.
+		var wt bytes.Buffer
+		wtErr := z.Reset(bytes.NewReader(data))
+		if wtErr == nil {
+			_, wtErr = z.WriteTo(&limitWriter{w: &wt, n: fuzzOutputLimit})
+		}
+		if (wtErr == nil) != (gotErr == nil) || gotErr == nil && !bytes.Equal(wt.Bytes(), got) {
+			t.Fatalf("WriteTo: %d bytes, %v; Read: %d bytes, %v", wt.Len(), wtErr, len(got), gotErr)
+		}
 		switch {
 		case gotErr == nil && wantErr == nil:
 			if !bytes.Equal(got, want) {
@@ -109,4 +118,18 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("rejected what the reference accepts: %v", gotErr)
 		}
 	})
+}
+
+// limitWriter fails past n bytes, bounding what a fuzz input may expand to.
+type limitWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if len(p) > l.n {
+		return 0, errors.New("output limit")
+	}
+	l.n -= len(p)
+	return l.w.Write(p)
 }

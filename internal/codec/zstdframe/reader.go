@@ -40,7 +40,8 @@ type Reader struct {
 	async *zstd.Decoder // decodes blocks ahead on cfg.Threads goroutines; nil for 1
 	cur   *zstd.Decoder // the one decoding the current frame
 	h     hash.Hash64
-	err   error // sticky
+	hw    hashWriter // the writer of WriteTo
+	err   error      // sticky
 }
 
 // NewReader returns a Reader of r's frames. It reads the first frame
@@ -151,6 +152,55 @@ func (z *Reader) Read(p []byte) (int, error) {
 		}
 	}
 	return 0, z.err
+}
+
+// WriteTo writes the decompressed bytes to w straight from the decoder's
+// block buffers (klauspost's Decoder.WriteTo), hashing each block as it is
+// written, and checks every frame's checksum as Read does. An error of w
+// is returned as it is and ends the stream.
+func (z *Reader) WriteTo(w io.Writer) (int64, error) {
+	z.hw.w, z.hw.h, z.hw.err = w, z.h, nil
+	defer func() { z.hw.w = nil }()
+	var total int64
+	for z.err == nil {
+		n, err := z.cur.WriteTo(&z.hw)
+		total += n
+		if err != nil {
+			if z.hw.err != nil {
+				z.err = z.hw.err
+			} else {
+				z.err = z.decodeErr(err)
+			}
+			return total, z.err
+		}
+		if err := z.endFrame(); err != nil {
+			z.err = err
+			return total, err
+		}
+		if err := z.startFrame(); err != nil {
+			return total, err
+		}
+	}
+	if z.err == io.EOF {
+		return total, nil
+	}
+	return total, z.err
+}
+
+// hashWriter hashes what it writes, and remembers its writer's error.
+type hashWriter struct {
+	w   io.Writer
+	h   hash.Hash64
+	err error
+}
+
+func (hw *hashWriter) Write(p []byte) (int, error) {
+	n, err := hw.w.Write(p)
+	hw.h.Write(p[:n])
+	if err != nil {
+		hw.err = err
+	}
+	return n, err
 }
 
 // decodeErr prefers the walker's error (a structural or input error the
