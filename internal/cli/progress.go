@@ -36,8 +36,9 @@ func (r *runner) progress(a *formats.Archive) func() {
 	if !r.f.ErrIsTerminal || r.o.Quiet || r.o.Verbose || r.o.JSON {
 		return func() {}
 	}
-	width := nameWidth(r.f.termWidth())
-	bar := &progressBar{w: r.f.ErrOut, total: a.Size, color: r.f.colorAllowed(),
+	cols := r.f.termWidth()
+	width := nameWidth(cols)
+	bar := &progressBar{w: r.f.ErrOut, cols: cols, total: a.Size, color: r.f.colorAllowed(),
 		label: barLabel(a.Name, width), start: time.Now()}
 	base := r.out.Load()
 	r.entryName.Store(nil)
@@ -81,10 +82,12 @@ func (r *runner) progress(a *formats.Archive) func() {
 }
 
 // progressBar draws "NAME  42% [=====>     ] (1.2/2.9 GiB, 12 MiB/s) [3s:4s]"
-// on one terminal line, redrawn in place; without a total it shows the
+// on one terminal line, redrawn in place; the bar narrows (or goes) so that
+// the line stays within the terminal's width. Without a total it shows the
 // bytes, the rate and the time so far.
 type progressBar struct {
 	w     io.Writer
+	cols  int   // the terminal's width
 	total int64 // bytes in all, or negative when unknown
 	color bool
 	label string // the entry's name, from barLabel
@@ -100,36 +103,49 @@ func (b *progressBar) draw(done int64) {
 	if s := elapsed.Seconds(); s > 0 {
 		rate = float64(done) / s
 	}
-	l := append(b.line[:0], b.label...)
-	l = append(l, ' ', ' ')
+	speed := iecSize(int64(rate), int64(rate)) + "/s"
+	var head, tail string
+	inner := 0 // the bar's inside, in columns
 	if b.total > 0 {
 		done = min(max(done, 0), b.total)
-		frac := float64(done) / float64(b.total)
-		l = fmt.Appendf(l, "%3d%% [", int(frac*100))
-		fill := int(frac * barWidth)
-		if b.color {
-			l = append(l, "\x1b[32m"...)
-		}
-		l = append(l, strings.Repeat("=", fill)...)
-		if fill < barWidth {
-			l = append(l, '>')
-		}
-		if b.color {
-			l = append(l, "\x1b[0m"...)
-		}
-		l = append(l, strings.Repeat(" ", max(barWidth-fill-1, 0))...)
 		left := "?"
 		if rate > 0 {
 			left = roundDuration(time.Duration(float64(b.total-done) / rate * float64(time.Second))).String()
 		}
-		l = fmt.Appendf(l, "] (%s/%s, %s/s) [%s:%s]", iecSize(done, b.total), iecSize(b.total, b.total),
-			iecSize(int64(rate), int64(rate)), roundDuration(elapsed), left)
+		head = fmt.Sprintf("%s  %3d%% ", b.label, done*100/b.total)
+		tail = fmt.Sprintf(" (%s/%s, %s) [%s:%s]", iecSize(done, b.total), iecSize(b.total, b.total),
+			speed, roundDuration(elapsed), left)
+		// The last column stays free: writing there makes some terminals
+		// wrap, and the next \r would then not reach the bar's line.
+		inner = min(barWidth, b.cols-1-utf8.RuneCountInString(head)-utf8.RuneCountInString(tail)-2)
 	} else {
-		l = fmt.Appendf(l, "(%s, %s/s) [%s]", iecSize(done, done), iecSize(int64(rate), int64(rate)), roundDuration(elapsed))
+		head = fmt.Sprintf("%s  (%s, %s) [%s]", b.label, iecSize(done, done), speed, roundDuration(elapsed))
 	}
+	l := append(b.line[:0], head...)
+	esc := inner >= 5 && b.color // the bar's colour escapes take no columns
+	if inner >= 5 {
+		fill := int(done * int64(inner) / b.total)
+		l = append(l, '[')
+		if esc {
+			l = append(l, "\x1b[32m"...)
+		}
+		l = append(l, strings.Repeat("=", fill)...)
+		if fill < inner {
+			l = append(l, '>')
+		}
+		if esc {
+			l = append(l, "\x1b[0m"...)
+		}
+		l = append(l, strings.Repeat(" ", max(inner-fill-1, 0))...)
+		l = append(l, ']')
+	}
+	l = append(l, tail...)
 	cols := utf8.RuneCount(l)
-	if b.color {
-		cols -= 9 // the two escape sequences take no columns
+	if esc {
+		cols -= len("\x1b[32m\x1b[0m")
+	} else if cols > b.cols-1 { // a terminal too narrow even for the text
+		l = []byte(string([]rune(string(l))[:max(b.cols-1, 0)]))
+		cols = b.cols - 1
 	}
 	if pad := b.drawn - cols; pad > 0 {
 		l = append(l, strings.Repeat(" ", pad)...)

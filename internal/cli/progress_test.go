@@ -253,3 +253,27 @@ func TestProgressClearedForProblems(t *testing.T) {
 		t.Errorf("the problem line does not start on a cleared line: %q", segs)
 	}
 }
+
+// TestProgressBarFits draws the bar on terminals of several widths: the
+// line never reaches the last column, and the bar narrows before it goes.
+func TestProgressBarFits(t *testing.T) {
+	for _, cols := range []int{20, 40, 60, 80, 100, 200} {
+		for _, color := range []bool{false, true} {
+			var buf bytes.Buffer
+			b := &progressBar{w: &buf, cols: cols, total: 3 << 30, color: color,
+				label: barLabel("some/dir/file.bin", nameWidth(cols)), start: time.Now().Add(-3 * time.Second)}
+			b.draw(1 << 30)
+			line := strings.TrimPrefix(buf.String(), "\r")
+			line = strings.NewReplacer("\x1b[32m", "", "\x1b[0m", "").Replace(line)
+			if n := utf8.RuneCountInString(line); n > cols-1 {
+				t.Errorf("%d columns, colour %v: line of %d: %q", cols, color, n, line)
+			}
+			if cols >= 100 && !strings.Contains(line, "[==") {
+				t.Errorf("%d columns: no bar: %q", cols, line)
+			}
+			if cols >= 80 && !strings.Contains(line, "1.0 GiB/3.0 GiB") {
+				t.Errorf("%d columns: no sizes: %q", cols, line)
+			}
+		}
+	}
+}
