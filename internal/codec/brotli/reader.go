@@ -29,10 +29,10 @@ type Config struct {
 
 // Decoder states between calls.
 const (
-	stMetaHeader = iota // next: a meta-block header
-	stCompressed        // inside a compressed meta-block
-	stUncompressed      // inside an uncompressed meta-block
-	stDone              // the stream ended
+	stMetaHeader   = iota // next: a meta-block header
+	stCompressed          // inside a compressed meta-block
+	stUncompressed        // inside an uncompressed meta-block
+	stDone                // the stream ended
 )
 
 // Command states inside a compressed meta-block, where decoding stopped
@@ -135,7 +135,7 @@ func (z *Reader) Reset(r io.Reader) error {
 	if z.err == nil {
 		z.err = z.br.err
 	}
-	if z.err == nil && z.br.overrun() {
+	if z.br.overrun() {
 		z.err = ErrTruncated
 	}
 	z.window = 1<<z.wbits - 16
@@ -218,6 +218,11 @@ func (z *Reader) decode() {
 		case stDone:
 			z.err = z.finish()
 		}
+	}
+	if z.err != io.EOF && z.br.overrun() {
+		// Past the end of the input the decoder reads zeros, which can
+		// look like any kind of corruption: the input was cut short.
+		z.err = ErrTruncated
 	}
 }
 
