@@ -132,12 +132,10 @@ func (z *Reader) Reset(r io.Reader) error {
 	z.distIdx = 3
 	z.br.refill()
 	z.wbits, z.err = z.br.readWindowBits()
-	if z.err == nil {
-		z.err = z.br.err
-	}
-	if z.br.overrun() {
+	if z.err == nil && z.br.overrun() {
 		z.err = ErrTruncated
 	}
+	z.err = z.settle(z.err)
 	z.window = 1<<z.wbits - 16
 	return z.err
 }
@@ -219,11 +217,24 @@ func (z *Reader) decode() {
 			z.err = z.finish()
 		}
 	}
-	if z.err != io.EOF && z.br.overrun() {
-		// Past the end of the input the decoder reads zeros, which can
-		// look like any kind of corruption: the input was cut short.
-		z.err = ErrTruncated
+	z.err = z.settle(z.err)
+}
+
+// settle returns the error to report for err, which ended decoding: an
+// error reading the input (the decoder went on with zeros) or, if bits
+// past the end of the input were used, ErrTruncated, since those zeros
+// can look like any kind of corruption.
+func (z *Reader) settle(err error) error {
+	if err == nil || err == io.EOF {
+		return err
 	}
+	if e := z.br.err; e != nil && e != ErrTruncated {
+		return e
+	}
+	if z.br.overrun() {
+		return ErrTruncated
+	}
+	return err
 }
 
 // endMetaBlock moves on after a meta-block.
