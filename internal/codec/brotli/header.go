@@ -274,7 +274,7 @@ func (z *Reader) readContextMap(m []uint8, ntrees int) error {
 		for i, v := range m {
 			t := mtf[v]
 			m[i] = t
-			copy(mtf[1:v+1], mtf[:v])
+			copy(mtf[1:int(v)+1], mtf[:v])
 			mtf[0] = t
 		}
 	}
