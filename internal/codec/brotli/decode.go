@@ -1,7 +1,5 @@
 package brotli
 
-import "encoding/binary"
-
 // This file decodes the commands of a compressed meta-block (RFC 7932
 // sections 4, 5, 7 and 9.3) into the window buffer.
 
@@ -119,35 +117,11 @@ func (z *Reader) commands() (bool, error) {
 			z.remaining -= z.insert
 			z.cmd = cmdInsert
 		case cmdInsert:
-			if n := z.insert; n > 0 {
-				var p1, p2 byte
-				if z.wrapped || pos >= 2 {
-					p1, p2 = ring[(pos-1)&(rsize-1)], ring[(pos-2)&(rsize-1)]
-				} else if pos == 1 {
-					p1 = ring[0]
+			if z.insert > 0 {
+				if pos = z.literals(pos); z.insert > 0 {
+					z.pos = pos
+					return true, nil
 				}
-				bt := z.btype[catL]
-				lut := &ctxLut[z.modes[bt]]
-				cmap := z.cmapL[bt*64 : bt*64+64]
-				for ; n > 0; n-- {
-					if pos == rsize {
-						z.insert, z.pos = n, pos
-						return true, nil
-					}
-					if z.bcount[catL] == 0 {
-						z.switchBlock(catL)
-						bt = z.btype[catL]
-						lut = &ctxLut[z.modes[bt]]
-						cmap = z.cmapL[bt*64 : bt*64+64]
-					}
-					z.bcount[catL]--
-					ctx := lut[p1] | lut[256+int(p2)]
-					p2 = p1
-					p1 = byte(z.sym(int(z.litTrees[cmap[ctx&63]])))
-					ring[pos] = p1
-					pos++
-				}
-				z.insert = 0
 			}
 			if z.remaining == 0 {
 				z.cmd = cmdNext
@@ -185,6 +159,77 @@ func (z *Reader) commands() (bool, error) {
 			}
 		}
 	}
+}
+
+// literals decodes the command's literals into the window buffer from
+// pos on, up to its end, and returns the new position (z.insert is left
+// non-zero if the buffer filled first).
+func (z *Reader) literals(pos int) int {
+	ring, rsize := z.ring, z.rsize
+	br := &z.br
+	tabs := z.tabs
+	for z.insert > 0 && pos < rsize {
+		if z.bcount[catL] == 0 {
+			z.switchBlock(catL)
+		}
+		// A run of literals of one block type.
+		m := min(z.insert, z.bcount[catL], rsize-pos)
+		z.insert -= m
+		z.bcount[catL] -= m
+		end := pos + m
+		bt := z.btype[catL]
+		val, nb := br.val, br.nbits
+		if off := int(z.litTrivial[bt]); off >= 0 {
+			// Every context uses the same code: no context to compute.
+			for ; pos < end; pos++ {
+				if nb < maxCodeLen {
+					br.val, br.nbits = val, nb
+					br.refill()
+					val, nb = br.val, br.nbits
+				}
+				e := tabs[off+int(val&(1<<rootBits-1))]
+				if n := e & 0xffff; n > rootBits {
+					val >>= rootBits
+					nb -= rootBits
+					e = tabs[off+int(e>>16)+int(val&(1<<(n-rootBits)-1))]
+				}
+				val >>= e & 0xffff
+				nb -= uint(e & 0xffff)
+				ring[pos] = byte(e >> 16)
+			}
+		} else {
+			var p1, p2 byte
+			if z.wrapped || pos >= 2 {
+				p1, p2 = ring[(pos-1)&(rsize-1)], ring[(pos-2)&(rsize-1)]
+			} else if pos == 1 {
+				p1 = ring[0]
+			}
+			lut := &ctxLut[z.modes[bt]]
+			cmap := (*[64]uint8)(z.cmapL[bt*64:])
+			trees := &z.litTrees
+			for ; pos < end; pos++ {
+				if nb < maxCodeLen {
+					br.val, br.nbits = val, nb
+					br.refill()
+					val, nb = br.val, br.nbits
+				}
+				off := int(trees[cmap[(lut[p1]|lut[256+int(p2)])&63]])
+				e := tabs[off+int(val&(1<<rootBits-1))]
+				if n := e & 0xffff; n > rootBits {
+					val >>= rootBits
+					nb -= rootBits
+					e = tabs[off+int(e>>16)+int(val&(1<<(n-rootBits)-1))]
+				}
+				val >>= e & 0xffff
+				nb -= uint(e & 0xffff)
+				p2 = p1
+				p1 = byte(e >> 16)
+				ring[pos] = p1
+			}
+		}
+		br.val, br.nbits = val, nb
+	}
+	return pos
 }
 
 // distance decodes the command's distance and sets up its copy from the
@@ -284,21 +329,33 @@ func copyMatch(ring []byte, rsize, pos, d, n int) {
 		return
 	}
 	switch {
-	case d >= 16 || src > pos:
-		if n > 64 && (d >= n || src > pos) {
+	case src > pos || d >= n:
+		// Each byte copied comes from before pos, or from ahead of it
+		// (the window's older end) by at least 16 bytes: 16-byte blocks
+		// and memmove give the right bytes.
+		if n > 32 {
 			copy(ring[pos:pos+n], ring[src:src+n])
 			return
 		}
+		*(*[16]byte)(ring[pos:]) = *(*[16]byte)(ring[src:])
+		if n > 16 {
+			*(*[16]byte)(ring[pos+16:]) = *(*[16]byte)(ring[src+16:])
+		}
+	case d >= 16:
 		for i := 0; i < n; i += 16 {
 			*(*[16]byte)(ring[pos+i:]) = *(*[16]byte)(ring[src+i:])
 		}
-	case d >= 8:
-		for i := 0; i < n; i += 8 {
-			binary.LittleEndian.PutUint64(ring[pos+i:], binary.LittleEndian.Uint64(ring[src+i:]))
-		}
-	default:
+	case n <= 16:
 		for i := range n {
 			ring[pos+i] = ring[src+i]
+		}
+	default:
+		// A short period repeated: copy what is there, doubling it.
+		for n > 0 {
+			k := min(n, pos-src)
+			copy(ring[pos:pos+k], ring[src:src+k])
+			pos += k
+			n -= k
 		}
 	}
 }

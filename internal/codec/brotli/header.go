@@ -1,6 +1,9 @@
 package brotli
 
-import "math/bits"
+import (
+	"bytes"
+	"math/bits"
+)
 
 // This file reads the stream header, meta-block headers and the prefix
 // codes and context maps of a compressed meta-block (RFC 7932 sections
@@ -399,6 +402,13 @@ func (z *Reader) readCompressedHeader() error {
 			return err
 		}
 		z.litTrees[i] = int32(off)
+	}
+	for t := range z.nbl[catL] {
+		z.litTrivial[t] = -1
+		m := z.cmapL[t*64 : t*64+64]
+		if bytes.Count(m, m[:1]) == 64 {
+			z.litTrivial[t] = z.litTrees[m[0]]
+		}
 	}
 	for i := range z.nbl[catI] {
 		off, err := z.readPrefixCode(704)

@@ -98,13 +98,16 @@ type Reader struct {
 	cmapD    []uint8
 
 	// Prefix code tables, as offsets in tabs.
-	tabs      []uint32
-	used      int
-	litTrees  [256]int32
-	cmdTrees  [256]int32
-	distTrees [256]int32
-	clTab     [1 << rootBits]uint32
-	lens      [maxAlphabet]uint8
+	tabs     []uint32
+	used     int
+	litTrees [256]int32
+	// litTrivial[t] is the literal code's offset when literal block
+	// type t uses one code in every context, else -1.
+	litTrivial [256]int32
+	cmdTrees   [256]int32
+	distTrees  [256]int32
+	clTab      [1 << rootBits]uint32
+	lens       [maxAlphabet]uint8
 
 	cmapLBuf [64 * 256]uint8
 	cmapDBuf [4 * 256]uint8
