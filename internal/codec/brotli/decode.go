@@ -90,32 +90,21 @@ func (z *Reader) switchBlock(c int) {
 // commands decodes the meta-block's commands until it ends (false) or the
 // window buffer is full (true).
 func (z *Reader) commands() (bool, error) {
-	br := &z.br
 	ring := z.ring
 	rsize := z.rsize
 	pos := z.pos
 	for {
 		switch z.cmd {
 		case cmdNext:
-			if br.err != nil {
+			var err error
+			if pos, err = z.fastCommands(pos); err != nil {
 				z.pos = pos
-				return false, br.err
+				return false, err
 			}
-			if z.bcount[catI] == 0 {
-				z.switchBlock(catI)
-			}
-			z.bcount[catI]--
-			c := &cmdTable[z.sym(int(z.cmdTrees[z.btype[catI]]))]
-			br.refill()
-			z.insert = int(c.insBase) + int(br.bits(uint(c.insBits)))
-			z.copyLen = int(c.copyBase) + int(br.bits(uint(c.copyBits)))
-			z.distZero = c.distZero
-			if z.insert > z.remaining {
+			if z.cmd == cmdNext {
 				z.pos = pos
-				return false, ErrBlockLength
+				return false, nil // the meta-block ended
 			}
-			z.remaining -= z.insert
-			z.cmd = cmdInsert
 		case cmdInsert:
 			if z.insert > 0 {
 				if pos = z.literals(pos); z.insert > 0 {

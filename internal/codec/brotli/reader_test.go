@@ -258,3 +258,54 @@ func TestAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per decode, want 0", n)
 	}
 }
+
+// TestRoundTripLarge decodes larger mixed inputs, where the encoder's
+// block splitting gives many block switches of every category, at the
+// qualities that use it.
+func TestRoundTripLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("encodes at quality 11")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	words := strings.Fields("the of and to in is that for it with as was on be by this are from at or an have brotli window literal")
+	var src []byte
+	for len(src) < 300000 {
+		switch rng.IntN(3) {
+		case 0:
+			for range 200 {
+				src = append(src, words[rng.IntN(len(words))]...)
+				src = append(src, " \n"[rng.IntN(2)])
+			}
+		case 1:
+			for range 2000 {
+				src = append(src, byte(rng.IntN(16)*rng.IntN(5)))
+			}
+		default:
+			for range 100 {
+				d := 1 + rng.IntN(len(src)-1+1)
+				n := min(d, 4+rng.IntN(40))
+				if d <= len(src) {
+					src = append(src, src[len(src)-d:len(src)-d+n]...)
+				}
+				src = append(src, byte(rng.Uint32()))
+			}
+		}
+	}
+	z := new(Reader)
+	for _, q := range []int{4, 6, 9, 11} {
+		var buf bytes.Buffer
+		w := ab.NewWriterOptions(&buf, ab.WriterOptions{Quality: q, LGWin: 16 + q%3})
+		w.Write(src)
+		w.Close()
+		if err := z.Reset(&buf); err != nil {
+			t.Fatal(q, err)
+		}
+		got, err := io.ReadAll(z)
+		if err != nil {
+			t.Fatal(q, err)
+		}
+		if !bytes.Equal(got, src) {
+			t.Fatalf("quality %d: round trip differs", q)
+		}
+	}
+}
