@@ -61,6 +61,7 @@ type Reader struct {
 	// output, ring[rpos:pos] those not yet delivered. Decoding stops when
 	// pos reaches rsize; once that is delivered, writing starts over at 0.
 	ring    []byte
+	mapped  *mapping // memory mapped for ring, if any (see ring_linux.go)
 	rsize   int
 	pos     int
 	rpos    int
@@ -299,7 +300,7 @@ func (z *Reader) allocRing() error {
 		return ErrLimit
 	}
 	if cap(z.ring) < need {
-		z.ring = make([]byte, need)
+		z.ring = z.allocRingMem(need)
 	}
 	z.ring = z.ring[:need]
 	z.rsize = size
