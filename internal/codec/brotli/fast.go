@@ -19,12 +19,11 @@ func (z *Reader) fastCommands(pos int) (int, error) {
 	rem := z.remaining
 	cmdOff := int(z.cmdTrees[z.btype[catI]])
 	dmap := (*[4]uint8)(z.cmapD[z.btype[catD]*4:])
+	if br.err != nil {
+		return pos, br.err
+	}
+	window, wrapped := z.window, z.wrapped
 	for {
-		if br.err != nil {
-			save()
-			z.remaining = rem
-			return pos, br.err
-		}
 		if z.bcount[catI] == 0 {
 			save()
 			z.switchBlock(catI)
@@ -42,6 +41,12 @@ func (z *Reader) fastCommands(pos int) (int, error) {
 				save()
 				br.refillSlow()
 				load()
+				if br.err != nil {
+					// Past the end of the input, or a read error: every
+					// refill from now on comes here.
+					z.remaining = rem
+					return pos, br.err
+				}
 			}
 		}
 
@@ -67,6 +72,12 @@ func (z *Reader) fastCommands(pos int) (int, error) {
 				save()
 				br.refillSlow()
 				load()
+				if br.err != nil {
+					// Past the end of the input, or a read error: every
+					// refill from now on comes here.
+					z.remaining = rem
+					return pos, br.err
+				}
 			}
 		}
 		copyLen := int(c.copyBase) + int(val&(1<<c.copyBits-1))
@@ -119,6 +130,10 @@ func (z *Reader) fastCommands(pos int) (int, error) {
 					save()
 					br.refillSlow()
 					load()
+					if br.err != nil {
+						z.remaining = rem
+						return pos, br.err
+					}
 				}
 			}
 			off := int(z.distTrees[dmap[min(copyLen, 5)-2]])
@@ -152,8 +167,8 @@ func (z *Reader) fastCommands(pos int) (int, error) {
 				nb -= nbits
 			}
 		}
-		maxDist := z.window
-		if !z.wrapped && pos < maxDist {
+		maxDist := window
+		if !wrapped && pos < maxDist {
 			maxDist = pos
 		}
 		if d > maxDist {
