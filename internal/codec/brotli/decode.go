@@ -194,15 +194,22 @@ func (z *Reader) literals(pos int) int {
 				p1 = ring[0]
 			}
 			lut := &ctxLut[z.modes[bt]]
-			cmap := (*[64]uint8)(z.cmapL[bt*64:])
-			trees := &z.litTrees
+			if z.ctxOffType != bt {
+				// The code of each context of this block type.
+				cmap := (*[64]uint8)(z.cmapL[bt*64:])
+				for i, t := range cmap {
+					z.ctxOff[i] = z.litTrees[t]
+				}
+				z.ctxOffType = bt
+			}
+			offs := &z.ctxOff
 			for ; pos < end; pos++ {
 				if nb < maxCodeLen {
 					br.val, br.nbits = val, nb
 					br.refill()
 					val, nb = br.val, br.nbits
 				}
-				off := int(trees[cmap[(lut[p1]|lut[256+int(p2)])&63]])
+				off := int(offs[(lut[p1]|lut[256+int(p2)])&63])
 				e := tabs[off+int(val&(1<<rootBits-1))]
 				if n := e & 0xffff; n > rootBits {
 					val >>= rootBits

@@ -6,8 +6,8 @@ import "encoding/binary"
 // held in locals, for as long as each command fits in the window buffer.
 // It returns the new position when the meta-block ends (z.remaining == 0,
 // z.cmd == cmdNext), on an error, or after it set up a command the
-// general loop of commands must finish: one that does not fit, or a
-// static dictionary word (z.cmd is then cmdInsert, cmdCopy or cmdWord).
+// general loop of commands must finish, one that does not fit (z.cmd is
+// then cmdInsert, cmdCopy or cmdWord).
 func (z *Reader) fastCommands(pos int) (int, error) {
 	br := &z.br
 	buf := &br.buf
@@ -175,7 +175,15 @@ func (z *Reader) fastCommands(pos int) (int, error) {
 			save()
 			z.remaining = rem
 			z.copyLen = copyLen
-			return pos, z.dictWord(d - maxDist - 1)
+			if err := z.dictWord(d - maxDist - 1); err != nil || pos+z.wordEnd > rsize {
+				return pos, err // the general loop writes the word
+			}
+			pos += copy(ring[pos:], z.word[:z.wordEnd])
+			z.cmd = cmdNext
+			if rem = z.remaining; rem == 0 {
+				return pos, nil
+			}
+			continue
 		}
 		if copyLen > rem {
 			save()

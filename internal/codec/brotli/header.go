@@ -403,6 +403,7 @@ func (z *Reader) readCompressedHeader() error {
 		}
 		z.litTrees[i] = int32(off)
 	}
+	z.ctxOffType = -1
 	for t := range z.nbl[catL] {
 		z.litTrivial[t] = -1
 		m := z.cmapL[t*64 : t*64+64]

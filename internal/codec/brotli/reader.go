@@ -105,6 +105,10 @@ type Reader struct {
 	// litTrivial[t] is the literal code's offset when literal block
 	// type t uses one code in every context, else -1.
 	litTrivial [256]int32
+	// ctxOff[c] is the literal code's offset for context c of literal
+	// block type ctxOffType (-1: not computed in this meta-block).
+	ctxOff     [64]int32
+	ctxOffType int
 	cmdTrees   [256]int32
 	distTrees  [256]int32
 	clTab      [1 << rootBits]uint32
