@@ -6,8 +6,11 @@ export UNPACK_CORPUS ?= $(abspath ../shared/corpus)
 
 all: build
 
+# A static binary without cgo (nothing here needs it: net and os/user come in
+# through cobra and archive/tar) starts ~6 ms faster on this VM, which counts
+# on small archives.
 build:
-	$(GO) build -o bin/unpack ./cmd/unpack
+	CGO_ENABLED=0 $(GO) build -o bin/unpack ./cmd/unpack
 
 # Installs the reference tools (xz, 7zz, zstd, bsdtar, …) that fixtures,
 # tests and benchmarks use.

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}
 corpus=${UNPACK_CORPUS:-../shared/corpus}
-go build -o bin/unpack ./cmd/unpack
+CGO_ENABLED=0 go build -o bin/unpack ./cmd/unpack
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 # The largest rar5 archives that are a single volume and need no password.

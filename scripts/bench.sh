@@ -13,7 +13,7 @@ ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
-go build -o bin/unpack ./cmd/unpack
+CGO_ENABLED=0 go build -o bin/unpack ./cmd/unpack
 U=$PWD/bin/unpack
 
 gen() { # kind file
@@ -214,6 +214,15 @@ done
 
 echo
 echo "ratio = reference median time / unpack median time (> 1.0: unpack faster); MB = 10^6 bytes of output"
+if [ "${BENCH_CORES-1}" != 0 ]; then
+  # What both cores give on this machine, same run: one reference decoder
+  # alone against two copies at once (scaling 2.0 = two full cores).
+  x=$(compress xz binary)
+  hyperfine -w 1 -r "$RUNS" --export-json "$W/h.json" -n one "xz -dc -T1 $x >/dev/null" \
+    -n two "xz -dc -T1 $x >/dev/null & xz -dc -T1 $x >/dev/null; wait" >/dev/null 2>&1
+  python3 -c "import json; d=json.load(open('$W/h.json'))['results']; t1, t2 = d[0]['median'], d[1]['median']
+print(f'two-core scaling: one xz -dc -T1 {t1:.2f} s, two at once {t2:.2f} s: both cores give {2*t1/t2:.2f}x one core')" | tee "$W/cores.md"
+fi
 if [ "${BENCH_ALLOCS-1}" != 0 ]; then
   echo
   echo "allocations per MiB extracted (Go benchmarks of the archive readers, -benchmem):"

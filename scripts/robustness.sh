@@ -3,5 +3,5 @@
 # scripts/robustness.py for what it counts and the knobs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go build -o bin/unpack ./cmd/unpack
+CGO_ENABLED=0 go build -o bin/unpack ./cmd/unpack
 exec python3 scripts/robustness.py

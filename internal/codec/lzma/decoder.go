@@ -3,6 +3,8 @@ package lzma
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/unpack-dev/unpack/internal/hugemem"
 )
 
 // decoder is the LZMA symbol decoder shared by Reader1 and Reader2: the
@@ -57,7 +59,7 @@ func (d *decoder) initWindow(size int64) error {
 	if cap(d.win) >= n {
 		d.win = d.win[:n]
 	} else {
-		d.win = make([]byte, n)
+		d.win = hugemem.Bytes(n)
 	}
 	return nil
 }

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package hugemem
+
+// Bytes returns a zeroed slice of length and capacity n.
+func Bytes(n int) []byte { return make([]byte, n) }
