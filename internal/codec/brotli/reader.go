@@ -18,6 +18,8 @@ package brotli
 
 import (
 	"io"
+
+	"github.com/unpack-dev/unpack/internal/hugemem"
 )
 
 // Config tunes a Reader. The zero value is ready to use.
@@ -61,7 +63,6 @@ type Reader struct {
 	// output, ring[rpos:pos] those not yet delivered. Decoding stops when
 	// pos reaches rsize; once that is delivered, writing starts over at 0.
 	ring    []byte
-	mapped  *mapping // memory mapped for ring, if any (see ring_linux.go)
 	rsize   int
 	pos     int
 	rpos    int
@@ -304,7 +305,9 @@ func (z *Reader) allocRing() error {
 		return ErrLimit
 	}
 	if cap(z.ring) < need {
-		z.ring = z.allocRingMem(need)
+		// Copies reach anywhere in a window of up to 16 MiB: huge pages
+		// spare most of their TLB misses and page faults.
+		z.ring = hugemem.Bytes(need)
 	}
 	z.ring = z.ring[:need]
 	z.rsize = size
