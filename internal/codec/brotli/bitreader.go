@@ -106,10 +106,6 @@ func (br *bitReader) fill() {
 	}
 }
 
-// peek returns the next bits of the stream (at least 56 valid after a
-// refill).
-func (br *bitReader) peek() uint64 { return br.val }
-
 // skip drops n bits; n must not exceed nbits.
 func (br *bitReader) skip(n uint) {
 	br.val >>= n
@@ -170,9 +166,6 @@ func (br *bitReader) readBytes(p []byte) error {
 	}
 	return nil
 }
-
-// byteAligned reports whether the reader sits on a byte boundary.
-func (br *bitReader) byteAligned() bool { return br.nbits&7 == 0 }
 
 // skipBytes drops the next n bytes of a byte-aligned stream.
 func (br *bitReader) skipBytes(n int) error {
