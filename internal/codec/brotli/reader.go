@@ -4,7 +4,10 @@
 // A Reader decodes one stream into a window buffer sized by the stream's
 // window (or, for a stream whose first data meta-block is its last, by
 // that meta-block's length) and serves the output from there: Read
-// copies it out, WriteTo writes it straight from the buffer.
+// copies it out, WriteTo writes it straight from the buffer. The
+// large-window variant (window bits above 24, not RFC 7932) is refused
+// with ErrLargeWindow; bytes after the end of the stream are ErrTrailing,
+// as `brotli -d` has it.
 //
 // # Security concerns
 //
