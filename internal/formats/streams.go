@@ -4,9 +4,8 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/andybalholm/brotli"
-
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/brotli"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/gzip"
 	"github.com/unpack-dev/unpack/internal/codec/lz4"
@@ -90,8 +89,12 @@ func openBzip2(r io.Reader, opt *archive.Options) (io.Reader, error) {
 	return bzip2.NewReader(r, bzip2.Config{Threads: opt.Threads, MemLimit: opt.Limit()})
 }
 
-func openBrotli(r io.Reader, _ *archive.Options) (io.Reader, error) {
-	return brotli.NewReader(r), nil
+func openBrotli(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	z, err := brotli.NewReader(r, brotli.Config{MemLimit: opt.Limit()})
+	if err != nil {
+		return nil, err
+	}
+	return z, nil
 }
 
 func openLZ4(r io.Reader, opt *archive.Options) (io.Reader, error) {

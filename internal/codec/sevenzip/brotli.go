@@ -4,9 +4,8 @@ import (
 	"encoding/binary"
 	"io"
 
-	"github.com/andybalholm/brotli"
-
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/brotli"
 )
 
 // Brotli as the 7-Zip-zstd fork writes it: either one plain brotli stream,
@@ -21,14 +20,15 @@ const (
 
 type brotliReader struct {
 	in     byteReadReader
+	limit  int64 // the window buffer's memory limit
 	dec    *brotli.Reader
 	frame  io.LimitedReader
 	framed bool
 	err    error
 }
 
-func newBrotli(in byteReadReader) io.Reader {
-	return &brotliReader{in: in}
+func newBrotli(in byteReadReader, limit int64) io.Reader {
+	return &brotliReader{in: in, limit: limit}
 }
 
 // next starts the next frame, or the single plain stream.
@@ -46,8 +46,8 @@ func (b *brotliReader) next() error {
 			return archive.Corruptf("7z: bad brotli frame header")
 		}
 		// A plain stream: hand back the 4 bytes.
-		b.dec = brotli.NewReader(&prefixReader{hdr: append([]byte(nil), hdr[:4]...), r: b.in})
-		return nil
+		b.dec, err = brotli.NewReader(&prefixReader{hdr: append([]byte(nil), hdr[:4]...), r: b.in}, brotli.Config{MemLimit: b.limit})
+		return err
 	}
 	if _, err := io.ReadFull(b.in, hdr[4:]); err != nil {
 		return ErrTruncated
@@ -58,11 +58,10 @@ func (b *brotliReader) next() error {
 	b.framed = true
 	b.frame = io.LimitedReader{R: b.in, N: int64(binary.LittleEndian.Uint32(hdr[8:]))}
 	if b.dec == nil {
-		b.dec = brotli.NewReader(&b.frame)
-	} else if err := b.dec.Reset(&b.frame); err != nil {
-		return corrupt(err)
+		b.dec, err = brotli.NewReader(&b.frame, brotli.Config{MemLimit: b.limit})
+		return err
 	}
-	return nil
+	return b.dec.Reset(&b.frame)
 }
 
 func (b *brotliReader) Read(p []byte) (int, error) {

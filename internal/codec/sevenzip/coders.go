@@ -219,7 +219,7 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 		env.closers = append(env.closers, d)
 		return d, nil
 	case mBrotli:
-		return newBrotli(env.byteReader(in[0])), nil
+		return newBrotli(env.byteReader(in[0]), env.limit), nil
 	case mDelta, mX86, mPPC, mIA64, mARM, mARMT, mSPARC, mARM64, mRISCV:
 		return newFilter(c, in[0], env)
 	case mPPMD:

@@ -1,0 +1,35 @@
+package brotli
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
+)
+
+// FuzzDecoder decodes arbitrary input, seeded with the fixtures: it must
+// end in io.EOF or a categorized error without a panic. Output is cut at
+// 1 MiB: a few bytes can declare meta-blocks of 16 MiB each, which
+// would only slow the fuzzer down.
+func FuzzDecoder(f *testing.F) {
+	for name := range fixtures(f) {
+		if data := testutil.Fixture(f, name); len(data) < 4096 {
+			f.Add(data)
+		}
+	}
+	f.Add(testutil.Fixture(f, "text-q11.br")[:2000])
+	f.Add(testutil.Fixture(f, "mixed-q5.br")[:2000])
+	z := new(Reader)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		z.SetConfig(Config{MemLimit: 1 << 22})
+		err := z.Reset(bytes.NewReader(data))
+		if err == nil {
+			_, err = io.Copy(io.Discard, io.LimitReader(z, 1<<20))
+		}
+		if err != nil && !archive.Categorized(err) {
+			t.Fatalf("error of no category: %v", err)
+		}
+	})
+}
