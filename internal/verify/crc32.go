@@ -22,3 +22,9 @@ func UpdateCRC32(crc uint32, p []byte) uint32 { return crc32.Update(crc, crc32.I
 // NewCRC32 returns a fresh IEEE CRC32 hash; its Sum appends the CRC
 // big-endian. It is New(CRC32) with the hash.Hash32 type.
 func NewCRC32() hash.Hash32 { return crc32.NewIEEE() }
+
+// UpdateCRC32Byte is UpdateCRC32 of the one byte c, for fields read a byte
+// at a time.
+func UpdateCRC32Byte(crc uint32, c byte) uint32 {
+	return ^(crc32.IEEETable[byte(^crc)^c] ^ ^crc>>8)
+}

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestSliceHelpers checks SumCRC32, UpdateCRC32, NewCRC32 and SumCRC64
+// TestSliceHelpers checks SumCRC32, UpdateCRC32, UpdateCRC32Byte, NewCRC32 and SumCRC64
 // against the standard library, whole and split at every point.
 func TestSliceHelpers(t *testing.T) {
 	ecma := crc64.MakeTable(crc64.ECMA)
@@ -24,6 +24,13 @@ func TestSliceHelpers(t *testing.T) {
 		want64 := crc64.Checksum(p, ecma)
 		if got := SumCRC64(p); got != want64 {
 			t.Errorf("SumCRC64(len %d) = %016x, want %016x", n, got, want64)
+		}
+		byByte := uint32(0)
+		for _, c := range p {
+			byByte = UpdateCRC32Byte(byByte, c)
+		}
+		if byByte != want32 {
+			t.Errorf("UpdateCRC32Byte over len %d = %08x, want %08x", n, byByte, want32)
 		}
 		for cut := 0; cut <= n; cut += 1 + n/13 {
 			if got := UpdateCRC32(UpdateCRC32(0, p[:cut]), p[cut:]); got != want32 {

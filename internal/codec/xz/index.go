@@ -2,10 +2,10 @@ package xz
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // errIndexCRC: the index's CRC32 does not match.
@@ -26,7 +26,7 @@ func (r *indexReader) byte() (byte, error) {
 		}
 		return 0, err
 	}
-	r.crc = ^(crc32.IEEETable[byte(^r.crc)^c] ^ ^r.crc>>8)
+	r.crc = verify.UpdateCRC32Byte(r.crc, c)
 	r.size++
 	return c, nil
 }
