@@ -17,6 +17,7 @@ import (
 	"testing/iotest"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -575,7 +576,7 @@ func TestPrefixed(t *testing.T) {
 // the pipeline is warm but the small reader Open returns (encrypted
 // entries derive keys per entry, so they are left out).
 func TestNoAllocs(t *testing.T) {
-	if raceEnabled {
+	if testutil.RaceEnabled {
 		t.Skip("sync.Pool drops items under the race detector")
 	}
 	for _, file := range []string{"infozip-deflate.zip", "infozip-store.zip", "7zip-deflate64.zip", "7zip-lzma.zip"} {

@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -156,6 +157,9 @@ func TestWriteToSinkError(t *testing.T) {
 // allocates nothing at all; the concurrent one a fixed few per stream (its
 // goroutines' set-up), as many for 16 blocks as for 128.
 func TestWriteToAllocs(t *testing.T) {
+	if testutil.RaceEnabled {
+		t.Skip("sync.Pool drops items under the race detector")
+	}
 	small := fixtureData(t, "big-check") // 16 blocks
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 	if err != nil {

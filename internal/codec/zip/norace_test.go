@@ -1,5 +1,0 @@
-//go:build !race
-
-package zip
-
-const raceEnabled = false

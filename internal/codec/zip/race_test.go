@@ -1,6 +1,0 @@
-//go:build race
-
-package zip
-
-// raceEnabled: sync.Pool drops items at random under the race detector.
-const raceEnabled = true
