@@ -70,14 +70,22 @@ func decodeInto(m symbolDecoder, rc *RangeDecoder, dst []byte) (n int, err error
 	return n, nil
 }
 
-// le16 and le32 read the little-endian fields of heap records.
-func le16(b []byte) uint32 { return uint32(binary.LittleEndian.Uint16(b)) }
-func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+// Little-endian fields of heap records, and the records themselves as
+// fixed-size views: one bounds check per record, none per field.
+func le16(b []byte) uint32     { return uint32(binary.LittleEndian.Uint16(b)) }
+func le32(b []byte) uint32     { return binary.LittleEndian.Uint32(b) }
+func put16(b []byte, v uint32) { binary.LittleEndian.PutUint16(b, uint16(v)) }
+func put32(b []byte, v uint32) { binary.LittleEndian.PutUint32(b, v) }
+
+// unit is the 12-byte record (a context) at p, state the 6-byte state
+// at p.
+func unit(heap []byte, p uint32) *[12]byte { return (*[12]byte)(heap[p : p+12]) }
+func state(heap []byte, p uint32) *[6]byte { return (*[6]byte)(heap[p : p+6]) }
 
 // nextContext moves to the found state's successor or updates the model
 // (NextContext).
-func (m *ModelH) nextContext(heap []byte) {
-	c := le32(heap[m.found+2:])
+func (m *ModelH) nextContext() {
+	c := le32(state(m.heap, m.found)[2:])
 	if m.orderFall == 0 && c > m.text {
 		m.minCtx, m.maxCtx = c, c
 	} else {
@@ -89,9 +97,8 @@ func (m *ModelH) nextContext(heap []byte) {
 // encoder produces.
 func (m *ModelH) decode(rc *RangeDecoder) int {
 	heap := m.heap
-	mask := &m.charMask
 	c := m.minCtx
-	ctx := (*[12]byte)(heap[c : c+12])
+	ctx := unit(heap, c)
 	if ns := le16(ctx[0:]); ns != 1 {
 		s := le32(ctx[4:])
 		summ := le16(ctx[2:])
@@ -101,21 +108,25 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		if count < hi {
 			// Update1_0: the most probable symbol.
 			rc.decode(0, hi)
+			rc.norm()
 			sym := st[0]
-			if 2*hi > summ {
-				m.prevSuccess = 1
-				m.runLength++
-			} else {
-				m.prevSuccess = 0
-			}
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
+			ps := b2u(2*hi > summ)
+			m.prevSuccess = ps
+			m.runLength += int32(ps)
+			put16(ctx[2:], summ+4)
 			hi += 4
 			st[1] = byte(hi)
 			m.found = s
 			if hi > maxFreq {
 				m.rescale()
+				m.nextContext()
+				return int(sym)
 			}
-			m.nextContext(heap)
+			if succ := le32(st[2:]); m.orderFall == 0 && succ > m.text {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+			}
 			return int(sym)
 		}
 		m.prevSuccess = 0
@@ -127,20 +138,28 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 			}
 			// Update1: a later symbol moves up past a less frequent one.
 			rc.decode(hi-f, f)
-			sym := rest[0]
-			off := uint32(len(st) - len(rest))
+			rc.norm()
+			rec := (*[6]byte)(rest)
+			sym := rec[0]
 			f += 4
-			rest[1] = byte(f)
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
-			m.found = s + off
-			if f > uint32(st[off-5]) {
-				m.swapStates(s+off, s+off-6)
-				m.found = s + off - 6
+			rec[1] = byte(f)
+			put16(ctx[2:], summ+4)
+			m.found = s + uint32(len(st)-len(rest))
+			prev := (*[6]byte)(heap[m.found-6 : m.found])
+			if f > uint32(prev[1]) {
+				*rec, *prev = *prev, *rec
+				m.found -= 6
 				if f > maxFreq {
 					m.rescale()
 				}
+				m.nextContext()
+				return int(sym)
 			}
-			m.nextContext(heap)
+			if succ := le32(rec[2:]); m.orderFall == 0 && succ > m.text {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+			}
 			return int(sym)
 		}
 		if count >= summ {
@@ -148,19 +167,23 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		}
 		m.hiBitsFlag = uint32(hb2Flag[heap[m.found]])
 		rc.decode(hi, summ-hi)
-		esc := m.newMask()
+		rc.norm()
+		mask := &m.charMask
+		*mask = [256]byte{}
 		for rest := st; len(rest) >= 6; rest = rest[6:] {
-			mask[rest[0]] = esc
+			mask[rest[0]] = 0xFF
 		}
 	} else {
 		sym, freq := ctx[2], ctx[3]
 		m.hiBitsFlag = uint32(hb2Flag[heap[m.found]])
 		suf := le32(ctx[8:])
-		prob := &m.binSumm[freq-1][m.prevSuccess+
-			uint32(ns2BSIndx[le16(heap[suf:])-1])+
+		prob := &m.binSumm[freq-1][(m.prevSuccess+
+			uint32(ns2BSIndx[byte(le16(heap[suf:])-1)])+
 			m.hiBitsFlag+2*uint32(hb2Flag[sym])+
-			uint32((m.runLength>>26)&0x20)]
-		if rc.bit(uint32(*prob)) == 0 {
+			uint32((m.runLength>>26)&0x20))&63]
+		bit := rc.bit(uint32(*prob))
+		rc.norm()
+		if bit == 0 {
 			// UpdateBin.
 			*prob = *prob + 1<<intBits - getMean(*prob)
 			m.found = c + 2
@@ -169,35 +192,41 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 			}
 			m.prevSuccess = 1
 			m.runLength++
-			m.nextContext(heap)
+			if succ := le32(ctx[4:]); m.orderFall == 0 && succ > m.text {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+			}
 			return int(sym)
 		}
 		*prob -= getMean(*prob)
 		m.initEsc = uint32(expEscape[*prob>>10])
-		mask[sym] = m.newMask()
+		m.charMask = [256]byte{}
+		m.charMask[sym] = 0xFF
 		m.prevSuccess = 0
 	}
 	return m.decodeEscaped(rc, heap)
 }
 
 // decodeEscaped continues after an escape from minCtx in the shorter
-// contexts, skipping the symbols already seen (masked).
+// contexts, skipping the symbols already seen: their charMask entries
+// are 0xFF, those of the others 0, so that a masked state's frequency
+// is freq &^ mask without a branch.
 func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 	mask := &m.charMask
-	ps := &m.ps
 	mc := m.minCtx
 	for {
-		numMasked := le16(heap[mc:])
+		numMasked := le16(unit(heap, mc)[0:])
 		var ctx *[12]byte
 		for {
 			m.orderFall++
-			suf := le32(heap[mc+8:])
+			suf := le32(unit(heap, mc)[8:])
 			if suf == 0 {
 				m.minCtx = mc
 				return -1
 			}
 			mc = suf
-			ctx = (*[12]byte)(heap[mc : mc+12])
+			ctx = unit(heap, mc)
 			if le16(ctx[0:]) != numMasked {
 				break
 			}
@@ -206,9 +235,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		ns := le16(ctx[0:])
 		s := le32(ctx[4:])
 		st := heap[s : s+ns*6]
-		num := ns - numMasked
-		esc := m.escCount
-		hi, n := collectUnmasked(st, mask, esc, ps, s, num)
+		hi := sumUnmasked(st, mask)
 
 		// MakeEscFreq: the SEE context of this escape.
 		se, escFreq := &m.dummy, uint32(1)
@@ -231,22 +258,22 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		total := escFreq + hi
 		count := rc.threshold(total)
 		if count < hi {
-			k := 0
-			acc := uint32(heap[ps[0]+1])
+			rest := st
+			acc := uint32(rest[1] &^ mask[rest[0]])
 			for acc <= count {
-				k++
-				acc += uint32(heap[ps[byte(k)]+1])
+				rest = rest[6:]
+				acc += uint32(rest[1] &^ mask[rest[0]])
 			}
-			s = ps[byte(k)]
-			rec := (*[6]byte)(heap[s : s+6])
+			rec := (*[6]byte)(rest)
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
+			rc.norm()
 			se.update()
 			// Update2.
-			m.found = s
+			m.found = s + uint32(len(st)-len(rest))
 			f += 4
 			rec[1] = byte(f)
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(le16(ctx[2:])+4))
+			put16(ctx[2:], le16(ctx[2:])+4)
 			sym := rec[0]
 			if f > maxFreq {
 				m.rescale()
@@ -259,41 +286,22 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 			return -2
 		}
 		rc.decode(hi, total-hi)
+		rc.norm()
 		se.summ += uint16(total)
-		for _, p := range ps[:n] {
-			mask[heap[p]] = esc
+		for rest := st; len(rest) >= 6; rest = rest[6:] {
+			mask[rest[0]] = 0xFF
 		}
 	}
 }
 
-// collectUnmasked stores in ps the references of the first num states
-// of st (the stats at s) whose symbols are not masked, and returns the
-// sum of their frequencies. It branches on no mask test, which on binary
-// data is as good as random, and is a function of its own so that its
-// loop keeps everything in registers (inlined into decodeEscaped it
-// would spill them).
-//
-//go:noinline
-func collectUnmasked(st []byte, mask *[256]byte, esc byte, ps *[256]uint32, s, num uint32) (hi, n uint32) {
-	for off := 0; n != num; off += 6 {
-		rec := st[off : off+2 : off+2]
-		u := b2u(mask[rec[0]] != esc)
-		hi += uint32(rec[1]) & -u
-		ps[byte(n)] = s + uint32(off)
-		n += u
+// sumUnmasked returns the sum of the frequencies of the states in st
+// whose symbols are not masked.
+func sumUnmasked(st []byte, mask *[256]byte) uint32 {
+	var hi uint32
+	for rest := st; len(rest) >= 6; rest = rest[6:] {
+		hi += uint32(rest[1] &^ mask[rest[0]])
 	}
-	return hi, n
-}
-
-// newMask starts a new set of masked symbols: a symbol is masked while
-// its charMask entry equals escCount.
-func (m *ModelH) newMask() byte {
-	m.escCount++
-	if m.escCount == 0 {
-		m.charMask = [256]byte{}
-		m.escCount = 1
-	}
-	return m.escCount
+	return hi
 }
 
 func getMean(prob uint16) uint16 {

@@ -13,16 +13,6 @@ func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (int, error) { return decodeSymb
 // before an error or the end marker (ErrEndMark).
 func (m *ModelI) Decode(rc *RangeDecoder, dst []byte) (int, error) { return decodeInto(m, rc, dst) }
 
-// newMask starts a new set of masked symbols, as ModelH.newMask.
-func (m *ModelI) newMask() byte {
-	m.escCount++
-	if m.escCount == 0 {
-		m.charMask = [256]byte{}
-		m.escCount = 1
-	}
-	return m.escCount
-}
-
 // decode returns the next symbol, -1 at the end marker or -2 for data no
 // encoder produces. Like ModelH.decode it works on fixed-size views of
 // the heap and inlines the frequent updates.
@@ -40,6 +30,7 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		if count < hi {
 			// Update1_0.
 			rc.decode(0, hi)
+			rc.norm()
 			sym := st[0]
 			m.prevSuccess = b2u(2*hi >= summ)
 			m.runLength += int32(m.prevSuccess)
@@ -62,6 +53,7 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			}
 			// Update1.
 			rc.decode(hi-f, f)
+			rc.norm()
 			sym := rest[0]
 			off := uint32(len(st) - len(rest))
 			f += 4
@@ -82,15 +74,18 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			return -2
 		}
 		rc.decode(hi, summ-hi)
-		esc := m.newMask()
+		rc.norm()
+		*mask = [256]byte{}
 		for rest := st; len(rest) >= 6; rest = rest[6:] {
-			mask[rest[0]] = esc
+			mask[rest[0]] = 0xFF
 		}
 	} else {
 		sym, freq := ctx[2], ctx[3]
 		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][uint32(ns2BSIndx[heap[le32(ctx[8:])]])+
 			m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20)]
-		if rc.bit(uint32(*prob)) == 0 {
+		bit := rc.bit(uint32(*prob))
+		rc.norm()
+		if bit == 0 {
 			// UpdateBin.
 			*prob = *prob + 1<<intBits - getMean(*prob)
 			m.found = c + 2
@@ -104,17 +99,18 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		}
 		*prob -= getMean(*prob)
 		m.initEsc = uint32(expEscape[*prob>>10])
-		mask[sym] = m.newMask()
+		*mask = [256]byte{}
+		mask[sym] = 0xFF
 		m.prevSuccess = 0
 	}
 	return m.decodeEscaped(rc, heap)
 }
 
 // decodeEscaped continues after an escape from minCtx in the shorter
-// contexts, skipping the symbols already seen (masked).
+// contexts, skipping the symbols already seen (masked), as
+// ModelH.decodeEscaped.
 func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 	mask := &m.charMask
-	ps := &m.ps
 	mc := m.minCtx
 	for {
 		numMasked := uint32(heap[mc])
@@ -136,9 +132,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		ns := uint32(ctx[0])
 		s := le32(ctx[4:])
 		st := heap[s : s+(ns+1)*6]
-		num := ns - numMasked
-		esc := m.escCount
-		hi, n := collectUnmasked(st, mask, esc, ps, s, num)
+		hi := sumUnmasked(st, mask)
 
 		// MakeEscFreq.
 		se, escFreq := &m.dummy, uint32(1)
@@ -152,19 +146,19 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		total := escFreq + hi
 		count := rc.threshold(total)
 		if count < hi {
-			k := 0
-			acc := uint32(heap[ps[0]+1])
+			rest := st
+			acc := uint32(rest[1] &^ mask[rest[0]])
 			for acc <= count {
-				k++
-				acc += uint32(heap[ps[byte(k)]+1])
+				rest = rest[6:]
+				acc += uint32(rest[1] &^ mask[rest[0]])
 			}
-			s = ps[byte(k)]
-			rec := (*[6]byte)(heap[s : s+6])
+			rec := (*[6]byte)(rest)
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
+			rc.norm()
 			se.update()
 			// Update2.
-			m.found = s
+			m.found = s + uint32(len(st)-len(rest))
 			f += 4
 			rec[1] = byte(f)
 			binary.LittleEndian.PutUint16(ctx[2:], uint16(le16(ctx[2:])+4))
@@ -181,9 +175,10 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 			return -2
 		}
 		rc.decode(hi, total-hi)
+		rc.norm()
 		se.summ += uint16(total)
-		for _, p := range ps[:n] {
-			mask[heap[p]] = esc
+		for rest := st; len(rest) >= 6; rest = rest[6:] {
+			mask[rest[0]] = 0xFF
 		}
 	}
 }

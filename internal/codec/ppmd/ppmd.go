@@ -124,6 +124,7 @@ func (s *see) update() {
 type ModelH struct {
 	heap     []byte
 	size     uint32 // memory size as declared
+	base     uint32 // where the text area starts
 	text     uint32 // next free byte of the text area
 	unitsBeg uint32
 	loUnit   uint32
@@ -145,9 +146,7 @@ type ModelH struct {
 	see     [25][16]see
 	dummy   see
 
-	charMask [256]byte
-	escCount byte
-	ps       [256]uint32
+	charMask [256]byte // 0xFF for the symbols masked after escapes
 	stack    [MaxOrder]uint32
 }
 
@@ -166,7 +165,10 @@ func (m *ModelH) Reset(order, memSize int) error {
 	if order < MinOrder || order > MaxOrder || memSize < MinMemSize || int64(memSize) > MaxMemSize {
 		return archive.Corruptf("ppmd: bad parameters (order %d, memory %d)", order, memSize)
 	}
-	need := 1 + memSize + unitSize
+	// The text area starts past the nil reference, where the units end
+	// 4-aligned, so that as few units as possible straddle cache lines.
+	m.base = 4 - uint32(memSize)&3
+	need := int(m.base) + memSize + unitSize
 	if cap(m.heap) < need {
 		m.heap = newHeap(need)
 	} else {
@@ -212,7 +214,7 @@ func (m *ModelH) swapStates(a, b uint32) {
 func u2b(nu uint32) uint32    { return nu * unitSize }
 func i2u(i uint32) uint32     { return uint32(indx2Units[i]) }
 func u2i(nu uint32) uint32    { return uint32(units2Indx[nu-1]) }
-func (m *ModelH) end() uint32 { return 1 + m.size }
+func (m *ModelH) end() uint32 { return m.base + m.size }
 
 // The sub-allocator.
 
@@ -369,7 +371,7 @@ func (m *ModelH) shrinkUnits(old, oldNU, newNU uint32) uint32 {
 // restart empties the model (RestartModel).
 func (m *ModelH) restart() {
 	m.freeList = [numIndexes]uint32{}
-	m.text = 1
+	m.text = m.base
 	m.hiUnit = m.text + m.size
 	m.loUnit = m.hiUnit - m.size/8/unitSize*7*unitSize
 	m.unitsBeg = m.loUnit

@@ -76,9 +76,7 @@ type ModelI struct {
 	see     [24][32]see
 	dummy   see
 
-	charMask [256]byte
-	escCount byte
-	ps       [256]uint32
+	charMask [256]byte // 0xFF for the symbols masked after escapes
 }
 
 // NewI returns a variant I model of the given order, memory size (bytes)
