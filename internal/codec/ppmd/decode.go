@@ -33,6 +33,7 @@ func decodeSymbol(m symbolDecoder, rc *RangeDecoder) (sym int, err error) {
 		}
 	}()
 	sym = m.decode(rc)
+	rc.norm()
 	if rc.err != nil {
 		return 0, rc.err
 	}
@@ -55,6 +56,7 @@ func decodeInto(m symbolDecoder, rc *RangeDecoder, dst []byte) (n int, err error
 	}()
 	for n < len(dst) {
 		sym := m.decode(rc)
+		rc.norm()
 		if rc.err != nil {
 			return n, rc.err
 		}
@@ -108,7 +110,6 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		if count < hi {
 			// Update1_0: the most probable symbol.
 			rc.decode(0, hi)
-			rc.norm()
 			sym := st[0]
 			ps := b2u(2*hi > summ)
 			m.prevSuccess = ps
@@ -138,7 +139,6 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 			}
 			// Update1: a later symbol moves up past a less frequent one.
 			rc.decode(hi-f, f)
-			rc.norm()
 			rec := (*[6]byte)(rest)
 			sym := rec[0]
 			f += 4
@@ -167,7 +167,6 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		}
 		m.hiBitsFlag = uint32(hb2Flag[heap[m.found]])
 		rc.decode(hi, summ-hi)
-		rc.norm()
 		mask := &m.charMask
 		*mask = [256]byte{}
 		for rest := st; len(rest) >= 6; rest = rest[6:] {
@@ -182,7 +181,6 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 			m.hiBitsFlag+2*uint32(hb2Flag[sym])+
 			uint32((m.runLength>>26)&0x20))&63]
 		bit := rc.bit(uint32(*prob))
-		rc.norm()
 		if bit == 0 {
 			// UpdateBin.
 			*prob = *prob + 1<<intBits - getMean(*prob)
@@ -216,6 +214,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
+		rc.norm()
 		numMasked := le16(unit(heap, mc)[0:])
 		var ctx *[12]byte
 		for {
@@ -267,7 +266,6 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 			rec := (*[6]byte)(rest)
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
-			rc.norm()
 			se.update()
 			// Update2.
 			m.found = s + uint32(len(st)-len(rest))
@@ -286,7 +284,6 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 			return -2
 		}
 		rc.decode(hi, total-hi)
-		rc.norm()
 		se.summ += uint16(total)
 		for rest := st; len(rest) >= 6; rest = rest[6:] {
 			mask[rest[0]] = 0xFF
@@ -295,13 +292,22 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 }
 
 // sumUnmasked returns the sum of the frequencies of the states in st
-// whose symbols are not masked.
+// whose symbols are not masked. It is a function of its own so that its
+// loop keeps everything in registers (inlined into decodeEscaped it
+// spills), and takes two states a step, as contexts escaped to tend to
+// have many.
+//
+//go:noinline
 func sumUnmasked(st []byte, mask *[256]byte) uint32 {
-	var hi uint32
-	for rest := st; len(rest) >= 6; rest = rest[6:] {
-		hi += uint32(rest[1] &^ mask[rest[0]])
+	var a, b uint32
+	for ; len(st) >= 12; st = st[12:] {
+		a += uint32(st[1] &^ mask[st[0]])
+		b += uint32(st[7] &^ mask[st[6]])
 	}
-	return hi
+	if len(st) >= 6 {
+		a += uint32(st[1] &^ mask[st[0]])
+	}
+	return a + b
 }
 
 func getMean(prob uint16) uint16 {

@@ -30,7 +30,6 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		if count < hi {
 			// Update1_0.
 			rc.decode(0, hi)
-			rc.norm()
 			sym := st[0]
 			m.prevSuccess = b2u(2*hi >= summ)
 			m.runLength += int32(m.prevSuccess)
@@ -53,7 +52,6 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			}
 			// Update1.
 			rc.decode(hi-f, f)
-			rc.norm()
 			sym := rest[0]
 			off := uint32(len(st) - len(rest))
 			f += 4
@@ -74,7 +72,6 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			return -2
 		}
 		rc.decode(hi, summ-hi)
-		rc.norm()
 		*mask = [256]byte{}
 		for rest := st; len(rest) >= 6; rest = rest[6:] {
 			mask[rest[0]] = 0xFF
@@ -84,7 +81,6 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][uint32(ns2BSIndx[heap[le32(ctx[8:])]])+
 			m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20)]
 		bit := rc.bit(uint32(*prob))
-		rc.norm()
 		if bit == 0 {
 			// UpdateBin.
 			*prob = *prob + 1<<intBits - getMean(*prob)
@@ -113,6 +109,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
+		rc.norm()
 		numMasked := uint32(heap[mc])
 		var ctx *[12]byte
 		for {
@@ -155,7 +152,6 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 			rec := (*[6]byte)(rest)
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
-			rc.norm()
 			se.update()
 			// Update2.
 			m.found = s + uint32(len(st)-len(rest))
@@ -175,7 +171,6 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 			return -2
 		}
 		rc.decode(hi, total-hi)
-		rc.norm()
 		se.summ += uint16(total)
 		for rest := st; len(rest) >= 6; rest = rest[6:] {
 			mask[rest[0]] = 0xFF

@@ -90,9 +90,11 @@ func (rc *RangeDecoder) decode(start, size uint32) {
 	rc.rng *= size
 }
 
-// norm normalises the range after decode or bit, before the next
-// threshold or bit; the models call it where the next one follows, so
-// that decode and bit inline.
+// norm normalises the range after decode or bit. Nothing reads the
+// coder between a decode and the next threshold or bit, so the models
+// call it late: before the next threshold of an escape, and once a
+// symbol is decoded. That keeps the call, and the register spills
+// around it, off the paths of the symbol decoders.
 func (rc *RangeDecoder) norm() {
 	if rc.rng < rcTop || rc.low^(rc.low+rc.rng) < rc.rarTop {
 		rc.normalize()
