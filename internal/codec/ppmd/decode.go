@@ -81,8 +81,13 @@ func put32(b []byte, v uint32) { binary.LittleEndian.PutUint32(b, v) }
 
 // unit is the 12-byte record (a context) at p, state the 6-byte state
 // at p.
-func unit(heap []byte, p uint32) *[12]byte { return (*[12]byte)(heap[p : p+12]) }
-func state(heap []byte, p uint32) *[6]byte { return (*[6]byte)(heap[p : p+6]) }
+// (Offsets are widened before the addition, so that the bounds check is
+// one compare.)
+func unit(heap []byte, p uint32) *[12]byte { return (*[12]byte)(heap[int(p) : int(p)+12]) }
+func state(heap []byte, p uint32) *[6]byte { return (*[6]byte)(heap[int(p) : int(p)+6]) }
+
+// states is the array of n states at p.
+func states(heap []byte, p, n uint32) []byte { return heap[int(p) : int(p)+int(n)*6] }
 
 // nextContext moves to the found state's successor or updates the model
 // (NextContext).
@@ -104,7 +109,7 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 	if ns := le16(ctx[0:]); ns != 1 {
 		s := le32(ctx[4:])
 		summ := le16(ctx[2:])
-		st := heap[s : s+ns*6]
+		st := states(heap, s, ns)
 		count := rc.threshold(summ)
 		hi := uint32(st[1])
 		if count < hi {
@@ -131,21 +136,21 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		for rest := st[6:]; len(rest) >= 6; rest = rest[6:] {
-			f := uint32(rest[1])
+		for i := 6; i+1 < len(st); i += 6 {
+			f := uint32(st[i+1])
 			hi += f
 			if hi <= count {
 				continue
 			}
 			// Update1: a later symbol moves up past a less frequent one.
 			rc.decode(hi-f, f)
-			rec := (*[6]byte)(rest)
+			rec := (*[6]byte)(st[i:])
 			sym := rec[0]
 			f += 4
 			rec[1] = byte(f)
 			put16(ctx[2:], summ+4)
-			m.found = s + uint32(len(st)-len(rest))
-			prev := (*[6]byte)(heap[m.found-6 : m.found])
+			m.found = s + uint32(i)
+			prev := (*[6]byte)(st[i-6:])
 			if f > uint32(prev[1]) {
 				*rec, *prev = *prev, *rec
 				m.found -= 6
@@ -169,15 +174,13 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		rc.decode(hi, summ-hi)
 		mask := &m.charMask
 		*mask = [256]byte{}
-		for rest := st; len(rest) >= 6; rest = rest[6:] {
-			mask[rest[0]] = 0xFF
-		}
+		maskAll(st, mask)
 	} else {
 		sym, freq := ctx[2], ctx[3]
 		m.hiBitsFlag = uint32(hb2Flag[heap[m.found]])
 		suf := le32(ctx[8:])
 		prob := &m.binSumm[freq-1][(m.prevSuccess+
-			uint32(ns2BSIndx[byte(le16(heap[suf:])-1)])+
+			uint32(ns2BSIndx[byte(le16(unit(heap, suf)[0:])-1)])+
 			m.hiBitsFlag+2*uint32(hb2Flag[sym])+
 			uint32((m.runLength>>26)&0x20))&63]
 		bit := rc.bit(uint32(*prob))
@@ -233,7 +236,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		m.minCtx = mc
 		ns := le16(ctx[0:])
 		s := le32(ctx[4:])
-		st := heap[s : s+ns*6]
+		st := states(heap, s, ns)
 		hi := sumUnmasked(st, mask)
 
 		// MakeEscFreq: the SEE context of this escape.
@@ -241,7 +244,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		if ns != 256 {
 			nonMasked := ns - numMasked
 			i := m.hiBitsFlag
-			if nonMasked < le16(heap[le32(ctx[8:]):])-ns {
+			if nonMasked < le16(unit(heap, le32(ctx[8:]))[0:])-ns {
 				i++
 			}
 			if le16(ctx[2:]) < 11*ns {
@@ -257,18 +260,13 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		total := escFreq + hi
 		count := rc.threshold(total)
 		if count < hi {
-			rest := st
-			acc := uint32(rest[1] &^ mask[rest[0]])
-			for acc <= count {
-				rest = rest[6:]
-				acc += uint32(rest[1] &^ mask[rest[0]])
-			}
-			rec := (*[6]byte)(rest)
+			off, acc := findUnmasked(st, mask, count)
+			rec := (*[6]byte)(st[off:])
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
 			se.update()
 			// Update2.
-			m.found = s + uint32(len(st)-len(rest))
+			m.found = s + uint32(off)
 			f += 4
 			rec[1] = byte(f)
 			put16(ctx[2:], le16(ctx[2:])+4)
@@ -285,9 +283,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		}
 		rc.decode(hi, total-hi)
 		se.summ += uint16(total)
-		for rest := st; len(rest) >= 6; rest = rest[6:] {
-			mask[rest[0]] = 0xFF
-		}
+		maskAll(st, mask)
 	}
 }
 
@@ -300,14 +296,39 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 //go:noinline
 func sumUnmasked(st []byte, mask *[256]byte) uint32 {
 	var a, b uint32
-	for ; len(st) >= 12; st = st[12:] {
-		a += uint32(st[1] &^ mask[st[0]])
-		b += uint32(st[7] &^ mask[st[6]])
+	i := 0
+	for ; i+7 < len(st); i += 12 {
+		a += uint32(st[i+1] &^ mask[st[i]])
+		b += uint32(st[i+7] &^ mask[st[i+6]])
 	}
-	if len(st) >= 6 {
-		a += uint32(st[1] &^ mask[st[0]])
+	if i+1 < len(st) {
+		a += uint32(st[i+1] &^ mask[st[i]])
 	}
 	return a + b
+}
+
+// findUnmasked returns the offset in st of the unmasked state whose
+// cumulative frequency first exceeds count, and that cumulative
+// frequency; count is below the sum of the unmasked frequencies.
+//
+//go:noinline
+func findUnmasked(st []byte, mask *[256]byte, count uint32) (int, uint32) {
+	acc := uint32(0)
+	i := 0
+	for ; i+1 < len(st); i += 6 {
+		acc += uint32(st[i+1] &^ mask[st[i]])
+		if acc > count {
+			break
+		}
+	}
+	return i, acc
+}
+
+// maskAll masks the symbols of the states in st.
+func maskAll(st []byte, mask *[256]byte) {
+	for i := 0; i < len(st); i += 6 {
+		mask[st[i]] = 0xFF
+	}
 }
 
 func getMean(prob uint16) uint16 {

@@ -20,11 +20,11 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 	heap := m.heap
 	mask := &m.charMask
 	c := m.minCtx
-	ctx := (*[12]byte)(heap[c : c+12])
+	ctx := unit(heap, c)
 	if ns := uint32(ctx[0]); ns != 0 {
 		s := le32(ctx[4:])
 		summ := le16(ctx[2:])
-		st := heap[s : s+(ns+1)*6]
+		st := states(heap, s, ns+1)
 		count := rc.threshold(summ)
 		hi := uint32(st[1])
 		if count < hi {
@@ -73,12 +73,10 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		}
 		rc.decode(hi, summ-hi)
 		*mask = [256]byte{}
-		for rest := st; len(rest) >= 6; rest = rest[6:] {
-			mask[rest[0]] = 0xFF
-		}
+		maskAll(st, mask)
 	} else {
 		sym, freq := ctx[2], ctx[3]
-		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][uint32(ns2BSIndx[heap[le32(ctx[8:])]])+
+		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][uint32(ns2BSIndx[unit(heap, le32(ctx[8:]))[0]])+
 			m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20)]
 		bit := rc.bit(uint32(*prob))
 		if bit == 0 {
@@ -110,17 +108,17 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 	mc := m.minCtx
 	for {
 		rc.norm()
-		numMasked := uint32(heap[mc])
+		numMasked := uint32(unit(heap, mc)[0])
 		var ctx *[12]byte
 		for {
 			m.orderFall++
-			suf := le32(heap[mc+8:])
+			suf := le32(unit(heap, mc)[8:])
 			if suf == 0 {
 				m.minCtx = mc
 				return -1
 			}
 			mc = suf
-			ctx = (*[12]byte)(heap[mc : mc+12])
+			ctx = unit(heap, mc)
 			if uint32(ctx[0]) != numMasked {
 				break
 			}
@@ -128,14 +126,14 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		m.minCtx = mc
 		ns := uint32(ctx[0])
 		s := le32(ctx[4:])
-		st := heap[s : s+(ns+1)*6]
+		st := states(heap, s, ns+1)
 		hi := sumUnmasked(st, mask)
 
 		// MakeEscFreq.
 		se, escFreq := &m.dummy, uint32(1)
 		if ns != 0xFF {
 			i := b2u(le16(ctx[2:]) > 11*(ns+1)) +
-				2*b2u(2*ns < uint32(heap[le32(ctx[8:])])+numMasked) + uint32(ctx[1])
+				2*b2u(2*ns < uint32(unit(heap, le32(ctx[8:]))[0])+numMasked) + uint32(ctx[1])
 			se = &m.see[ns2IndxI[ns+2]-3][i&31]
 			escFreq = se.mean()
 		}
@@ -143,18 +141,13 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		total := escFreq + hi
 		count := rc.threshold(total)
 		if count < hi {
-			rest := st
-			acc := uint32(rest[1] &^ mask[rest[0]])
-			for acc <= count {
-				rest = rest[6:]
-				acc += uint32(rest[1] &^ mask[rest[0]])
-			}
-			rec := (*[6]byte)(rest)
+			off, acc := findUnmasked(st, mask, count)
+			rec := (*[6]byte)(st[off:])
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
 			se.update()
 			// Update2.
-			m.found = s + uint32(len(st)-len(rest))
+			m.found = s + uint32(off)
 			f += 4
 			rec[1] = byte(f)
 			binary.LittleEndian.PutUint16(ctx[2:], uint16(le16(ctx[2:])+4))
@@ -172,8 +165,6 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		}
 		rc.decode(hi, total-hi)
 		se.summ += uint16(total)
-		for rest := st; len(rest) >= 6; rest = rest[6:] {
-			mask[rest[0]] = 0xFF
-		}
+		maskAll(st, mask)
 	}
 }

@@ -229,7 +229,7 @@ func (m *ModelH) rescale() {
 	cu := unit(heap, m.minCtx)
 	stats := le32(cu[4:])
 	ns := le16(cu[0:])
-	st := heap[stats : stats+ns*6]
+	st := states(heap, stats, ns)
 	// The found state moves to the front.
 	i := m.found - stats
 	tmp := *(*[6]byte)(st[i:])
