@@ -298,8 +298,10 @@ func sumUnmasked(st []byte, mask *[256]byte) uint32 {
 	var a, b uint32
 	i := 0
 	for ; i+7 < len(st); i += 12 {
-		a += uint32(st[i+1] &^ mask[st[i]])
-		b += uint32(st[i+7] &^ mask[st[i+6]])
+		// One load for the symbols and frequencies of both states.
+		v := binary.LittleEndian.Uint64(st[i : i+8])
+		a += uint32(byte(v>>8) &^ mask[byte(v)])
+		b += uint32(byte(v>>56) &^ mask[byte(v>>48)])
 	}
 	if i+1 < len(st) {
 		a += uint32(st[i+1] &^ mask[st[i]])

@@ -17,8 +17,6 @@
 package ppmd
 
 import (
-	"encoding/binary"
-
 	"github.com/unpack-dev/unpack/internal/archive"
 )
 
@@ -185,10 +183,10 @@ func (m *ModelH) Reset(order, memSize int) error {
 // Suffix u32 @8; a context with one state keeps it at @2 (OneState).
 // States: Symbol @0, Freq @1, Successor u32 @2.
 
-func (m *ModelH) u16(p uint32) uint32 { return uint32(binary.LittleEndian.Uint16(m.heap[p:])) }
-func (m *ModelH) u32(p uint32) uint32 { return binary.LittleEndian.Uint32(m.heap[p:]) }
-func (m *ModelH) set16(p, v uint32)   { binary.LittleEndian.PutUint16(m.heap[p:], uint16(v)) }
-func (m *ModelH) set32(p, v uint32)   { binary.LittleEndian.PutUint32(m.heap[p:], v) }
+func (m *ModelH) u16(p uint32) uint32 { return le16(m.heap[int(p) : int(p)+2]) }
+func (m *ModelH) u32(p uint32) uint32 { return le32(m.heap[int(p) : int(p)+4]) }
+func (m *ModelH) set16(p, v uint32)   { put16(m.heap[int(p):int(p)+2], v) }
+func (m *ModelH) set32(p, v uint32)   { put32(m.heap[int(p):int(p)+4], v) }
 
 func (m *ModelH) numStats(c uint32) uint32 { return m.u16(c) }
 func (m *ModelH) summFreq(c uint32) uint32 { return m.u16(c + 2) }

@@ -1,8 +1,6 @@
 package ppmd
 
 import (
-	"encoding/binary"
-
 	"github.com/unpack-dev/unpack/internal/archive"
 )
 
@@ -120,10 +118,10 @@ func (m *ModelI) Reset(order, memSize, restore int) error {
 // @2. States as in variant H. Free blocks: Stamp u32 @0, Next u32 @4, NU
 // u32 @8.
 
-func (m *ModelI) u16(p uint32) uint32 { return uint32(binary.LittleEndian.Uint16(m.heap[p:])) }
-func (m *ModelI) u32(p uint32) uint32 { return binary.LittleEndian.Uint32(m.heap[p:]) }
-func (m *ModelI) set16(p, v uint32)   { binary.LittleEndian.PutUint16(m.heap[p:], uint16(v)) }
-func (m *ModelI) set32(p, v uint32)   { binary.LittleEndian.PutUint32(m.heap[p:], v) }
+func (m *ModelI) u16(p uint32) uint32 { return le16(m.heap[int(p) : int(p)+2]) }
+func (m *ModelI) u32(p uint32) uint32 { return le32(m.heap[int(p) : int(p)+4]) }
+func (m *ModelI) set16(p, v uint32)   { put16(m.heap[int(p):int(p)+2], v) }
+func (m *ModelI) set32(p, v uint32)   { put32(m.heap[int(p):int(p)+4], v) }
 
 func (m *ModelI) numStats(c uint32) uint32  { return uint32(m.heap[c]) }
 func (m *ModelI) setNumStats(c, n uint32)   { m.heap[c] = byte(n) }
