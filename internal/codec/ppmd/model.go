@@ -134,7 +134,7 @@ func (m *ModelH) updateModel() {
 	heap[m.text] = fsym
 	m.text++
 	succ := m.text
-	if m.text >= m.unitsBeg {
+	if m.text >= m.unitsStart {
 		m.restart()
 		return
 	}
