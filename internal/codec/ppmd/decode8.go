@@ -3,8 +3,6 @@ package ppmd
 // The variant I symbol decoder (7-Zip's Ppmd8_DecodeSymbol) over the
 // carry-less range decoder started by InitI.
 
-import "encoding/binary"
-
 // DecodeSymbol decodes one byte (0..255). At the end marker it returns
 // ErrEndMark; invalid data gives ErrCorrupt, a read error that error.
 func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (int, error) { return decodeSymbol(m, rc) }
@@ -33,39 +31,54 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			sym := st[0]
 			m.prevSuccess = b2u(2*hi >= summ)
 			m.runLength += int32(m.prevSuccess)
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
+			put16(ctx[2:], summ+4)
 			hi += 4
 			st[1] = byte(hi)
 			m.found = s
 			if hi > maxFreq {
 				m.rescale()
+				m.nextContext()
+				return int(sym)
 			}
-			m.nextContext()
+			if succ := le32(st[2:]); m.orderFall == 0 && succ >= m.unitsStart {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+				m.minCtx = m.maxCtx
+			}
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		for rest := st[6:]; len(rest) >= 6; rest = rest[6:] {
-			f := uint32(rest[1])
+		for i := 6; i+1 < len(st); i += 6 {
+			f := uint32(st[i+1])
 			hi += f
 			if hi <= count {
 				continue
 			}
 			// Update1.
 			rc.decode(hi-f, f)
-			sym := rest[0]
-			off := uint32(len(st) - len(rest))
+			rec := (*[6]byte)(st[i:])
+			sym := rec[0]
 			f += 4
-			rest[1] = byte(f)
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
-			m.found = s + off
-			if f > uint32(st[off-5]) {
-				m.swapStates(s+off, s+off-6)
-				m.found = s + off - 6
+			rec[1] = byte(f)
+			put16(ctx[2:], summ+4)
+			m.found = s + uint32(i)
+			prev := (*[6]byte)(st[i-6:])
+			if f > uint32(prev[1]) {
+				*rec, *prev = *prev, *rec
+				m.found -= 6
 				if f > maxFreq {
 					m.rescale()
 				}
+				m.nextContext()
+				return int(sym)
 			}
-			m.nextContext()
+			if succ := le32(rec[2:]); m.orderFall == 0 && succ >= m.unitsStart {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+				m.minCtx = m.maxCtx
+			}
 			return int(sym)
 		}
 		if count >= summ {
@@ -88,7 +101,12 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			}
 			m.prevSuccess = 1
 			m.runLength++
-			m.nextContext()
+			if succ := le32(ctx[4:]); m.orderFall == 0 && succ >= m.unitsStart {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+				m.minCtx = m.maxCtx
+			}
 			return int(sym)
 		}
 		*prob -= getMean(*prob)
@@ -150,7 +168,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 			m.found = s + uint32(off)
 			f += 4
 			rec[1] = byte(f)
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(le16(ctx[2:])+4))
+			put16(ctx[2:], le16(ctx[2:])+4)
 			sym := rec[0]
 			if f > maxFreq {
 				m.rescale()
