@@ -61,8 +61,14 @@ func (m *subAlloc) u32(p uint32) uint32 { return le32(m.heap[int(p) : int(p)+4])
 func (m *subAlloc) set16(p, v uint32)   { put16(m.heap[int(p):int(p)+2], v) }
 func (m *subAlloc) set32(p, v uint32)   { put32(m.heap[int(p):int(p)+4], v) }
 
+// copyUnits copies nu units from src to dst, which do not overlap: a
+// few units a time, so no memmove call.
 func (m *subAlloc) copyUnits(dst, src, nu uint32) {
-	copy(m.heap[dst:dst+nu*unitSize], m.heap[src:src+nu*unitSize])
+	for ; nu > 0; nu-- {
+		*unit(m.heap, dst) = *unit(m.heap, src)
+		dst += unitSize
+		src += unitSize
+	}
 }
 
 func u2b(nu uint32) uint32 { return nu * unitSize }

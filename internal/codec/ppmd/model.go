@@ -177,7 +177,7 @@ func (m *ModelH) updateModel() {
 						return
 					}
 					old := le32(cu[4:])
-					copy(heap[p:p+oldNU*unitSize], heap[old:old+oldNU*unitSize])
+					m.copyUnits(p, old, oldNU)
 					m.insertNode(old, i)
 					put32(cu[4:], p)
 				}
