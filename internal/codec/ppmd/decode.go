@@ -33,6 +33,7 @@ func decodeSymbol(m symbolDecoder, rc *RangeDecoder) (sym int, err error) {
 		}
 	}()
 	sym = m.decode(rc)
+	rc.norm()
 	if rc.err != nil {
 		return 0, rc.err
 	}
@@ -55,6 +56,7 @@ func decodeInto(m symbolDecoder, rc *RangeDecoder, dst []byte) (n int, err error
 	}()
 	for n < len(dst) {
 		sym := m.decode(rc)
+		rc.norm()
 		if rc.err != nil {
 			return n, rc.err
 		}
@@ -70,14 +72,27 @@ func decodeInto(m symbolDecoder, rc *RangeDecoder, dst []byte) (n int, err error
 	return n, nil
 }
 
-// le16 and le32 read the little-endian fields of heap records.
-func le16(b []byte) uint32 { return uint32(binary.LittleEndian.Uint16(b)) }
-func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+// Little-endian fields of heap records, and the records themselves as
+// fixed-size views: one bounds check per record, none per field.
+func le16(b []byte) uint32     { return uint32(binary.LittleEndian.Uint16(b)) }
+func le32(b []byte) uint32     { return binary.LittleEndian.Uint32(b) }
+func put16(b []byte, v uint32) { binary.LittleEndian.PutUint16(b, uint16(v)) }
+func put32(b []byte, v uint32) { binary.LittleEndian.PutUint32(b, v) }
+
+// unit is the 12-byte record (a context) at p, state the 6-byte state
+// at p.
+// (Offsets are widened before the addition, so that the bounds check is
+// one compare.)
+func unit(heap []byte, p uint32) *[12]byte { return (*[12]byte)(heap[int(p) : int(p)+12]) }
+func state(heap []byte, p uint32) *[6]byte { return (*[6]byte)(heap[int(p) : int(p)+6]) }
+
+// states is the array of n states at p.
+func states(heap []byte, p, n uint32) []byte { return heap[int(p) : int(p)+int(n)*6] }
 
 // nextContext moves to the found state's successor or updates the model
 // (NextContext).
-func (m *ModelH) nextContext(heap []byte) {
-	c := le32(heap[m.found+2:])
+func (m *ModelH) nextContext() {
+	c := le32(state(m.heap, m.found)[2:])
 	if m.orderFall == 0 && c > m.text {
 		m.minCtx, m.maxCtx = c, c
 	} else {
@@ -89,58 +104,67 @@ func (m *ModelH) nextContext(heap []byte) {
 // encoder produces.
 func (m *ModelH) decode(rc *RangeDecoder) int {
 	heap := m.heap
-	mask := &m.charMask
 	c := m.minCtx
-	ctx := (*[12]byte)(heap[c : c+12])
+	ctx := unit(heap, c)
 	if ns := le16(ctx[0:]); ns != 1 {
 		s := le32(ctx[4:])
 		summ := le16(ctx[2:])
-		st := heap[s : s+ns*6]
+		st := states(heap, s, ns)
 		count := rc.threshold(summ)
 		hi := uint32(st[1])
 		if count < hi {
 			// Update1_0: the most probable symbol.
 			rc.decode(0, hi)
 			sym := st[0]
-			if 2*hi > summ {
-				m.prevSuccess = 1
-				m.runLength++
-			} else {
-				m.prevSuccess = 0
-			}
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
+			ps := b2u(2*hi > summ)
+			m.prevSuccess = ps
+			m.runLength += int32(ps)
+			put16(ctx[2:], summ+4)
 			hi += 4
 			st[1] = byte(hi)
 			m.found = s
 			if hi > maxFreq {
 				m.rescale()
+				m.nextContext()
+				return int(sym)
 			}
-			m.nextContext(heap)
+			if succ := le32(st[2:]); m.orderFall == 0 && succ > m.text {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+			}
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		for rest := st[6:]; len(rest) >= 6; rest = rest[6:] {
-			f := uint32(rest[1])
+		for i := 6; i+1 < len(st); i += 6 {
+			f := uint32(st[i+1])
 			hi += f
 			if hi <= count {
 				continue
 			}
 			// Update1: a later symbol moves up past a less frequent one.
 			rc.decode(hi-f, f)
-			sym := rest[0]
-			off := uint32(len(st) - len(rest))
+			rec := (*[6]byte)(st[i:])
+			sym := rec[0]
 			f += 4
-			rest[1] = byte(f)
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
-			m.found = s + off
-			if f > uint32(st[off-5]) {
-				m.swapStates(s+off, s+off-6)
-				m.found = s + off - 6
+			rec[1] = byte(f)
+			put16(ctx[2:], summ+4)
+			m.found = s + uint32(i)
+			prev := (*[6]byte)(st[i-6:])
+			if f > uint32(prev[1]) {
+				*rec, *prev = *prev, *rec
+				m.found -= 6
 				if f > maxFreq {
 					m.rescale()
 				}
+				m.nextContext()
+				return int(sym)
 			}
-			m.nextContext(heap)
+			if succ := le32(rec[2:]); m.orderFall == 0 && succ > m.text {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+			}
 			return int(sym)
 		}
 		if count >= summ {
@@ -148,19 +172,19 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		}
 		m.hiBitsFlag = uint32(hb2Flag[heap[m.found]])
 		rc.decode(hi, summ-hi)
-		esc := m.newMask()
-		for rest := st; len(rest) >= 6; rest = rest[6:] {
-			mask[rest[0]] = esc
-		}
+		mask := &m.charMask
+		*mask = [256]byte{}
+		maskAll(st, mask)
 	} else {
 		sym, freq := ctx[2], ctx[3]
 		m.hiBitsFlag = uint32(hb2Flag[heap[m.found]])
 		suf := le32(ctx[8:])
-		prob := &m.binSumm[freq-1][m.prevSuccess+
-			uint32(ns2BSIndx[le16(heap[suf:])-1])+
+		prob := &m.binSumm[freq-1][(m.prevSuccess+
+			uint32(ns2BSIndx[byte(le16(unit(heap, suf)[0:])-1)])+
 			m.hiBitsFlag+2*uint32(hb2Flag[sym])+
-			uint32((m.runLength>>26)&0x20)]
-		if rc.bit(uint32(*prob)) == 0 {
+			uint32((m.runLength>>26)&0x20))&63]
+		bit := rc.bit(uint32(*prob))
+		if bit == 0 {
 			// UpdateBin.
 			*prob = *prob + 1<<intBits - getMean(*prob)
 			m.found = c + 2
@@ -169,35 +193,42 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 			}
 			m.prevSuccess = 1
 			m.runLength++
-			m.nextContext(heap)
+			if succ := le32(ctx[4:]); m.orderFall == 0 && succ > m.text {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+			}
 			return int(sym)
 		}
 		*prob -= getMean(*prob)
 		m.initEsc = uint32(expEscape[*prob>>10])
-		mask[sym] = m.newMask()
+		m.charMask = [256]byte{}
+		m.charMask[sym] = 0xFF
 		m.prevSuccess = 0
 	}
 	return m.decodeEscaped(rc, heap)
 }
 
 // decodeEscaped continues after an escape from minCtx in the shorter
-// contexts, skipping the symbols already seen (masked).
+// contexts, skipping the symbols already seen: their charMask entries
+// are 0xFF, those of the others 0, so that a masked state's frequency
+// is freq &^ mask without a branch.
 func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 	mask := &m.charMask
-	ps := &m.ps
 	mc := m.minCtx
 	for {
-		numMasked := le16(heap[mc:])
+		rc.norm()
+		numMasked := le16(unit(heap, mc)[0:])
 		var ctx *[12]byte
 		for {
 			m.orderFall++
-			suf := le32(heap[mc+8:])
+			suf := le32(unit(heap, mc)[8:])
 			if suf == 0 {
 				m.minCtx = mc
 				return -1
 			}
 			mc = suf
-			ctx = (*[12]byte)(heap[mc : mc+12])
+			ctx = unit(heap, mc)
 			if le16(ctx[0:]) != numMasked {
 				break
 			}
@@ -205,17 +236,15 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		m.minCtx = mc
 		ns := le16(ctx[0:])
 		s := le32(ctx[4:])
-		st := heap[s : s+ns*6]
-		num := ns - numMasked
-		esc := m.escCount
-		hi, n := collectUnmasked(st, mask, esc, ps, s, num)
+		st := states(heap, s, ns)
+		hi := sumUnmasked(st, mask)
 
 		// MakeEscFreq: the SEE context of this escape.
 		se, escFreq := &m.dummy, uint32(1)
 		if ns != 256 {
 			nonMasked := ns - numMasked
 			i := m.hiBitsFlag
-			if nonMasked < le16(heap[le32(ctx[8:]):])-ns {
+			if nonMasked < le16(unit(heap, le32(ctx[8:]))[0:])-ns {
 				i++
 			}
 			if le16(ctx[2:]) < 11*ns {
@@ -231,22 +260,16 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		total := escFreq + hi
 		count := rc.threshold(total)
 		if count < hi {
-			k := 0
-			acc := uint32(heap[ps[0]+1])
-			for acc <= count {
-				k++
-				acc += uint32(heap[ps[byte(k)]+1])
-			}
-			s = ps[byte(k)]
-			rec := (*[6]byte)(heap[s : s+6])
+			off, acc := findUnmasked(st, mask, count)
+			rec := (*[6]byte)(st[off:])
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
 			se.update()
 			// Update2.
-			m.found = s
+			m.found = s + uint32(off)
 			f += 4
 			rec[1] = byte(f)
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(le16(ctx[2:])+4))
+			put16(ctx[2:], le16(ctx[2:])+4)
 			sym := rec[0]
 			if f > maxFreq {
 				m.rescale()
@@ -260,40 +283,54 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		}
 		rc.decode(hi, total-hi)
 		se.summ += uint16(total)
-		for _, p := range ps[:n] {
-			mask[heap[p]] = esc
-		}
+		maskAll(st, mask)
 	}
 }
 
-// collectUnmasked stores in ps the references of the first num states
-// of st (the stats at s) whose symbols are not masked, and returns the
-// sum of their frequencies. It branches on no mask test, which on binary
-// data is as good as random, and is a function of its own so that its
+// sumUnmasked returns the sum of the frequencies of the states in st
+// whose symbols are not masked. It is a function of its own so that its
 // loop keeps everything in registers (inlined into decodeEscaped it
-// would spill them).
+// spills), and takes two states a step, as contexts escaped to tend to
+// have many.
 //
 //go:noinline
-func collectUnmasked(st []byte, mask *[256]byte, esc byte, ps *[256]uint32, s, num uint32) (hi, n uint32) {
-	for off := 0; n != num; off += 6 {
-		rec := st[off : off+2 : off+2]
-		u := b2u(mask[rec[0]] != esc)
-		hi += uint32(rec[1]) & -u
-		ps[byte(n)] = s + uint32(off)
-		n += u
+func sumUnmasked(st []byte, mask *[256]byte) uint32 {
+	var a, b uint32
+	i := 0
+	for ; i+7 < len(st); i += 12 {
+		// One load for the symbols and frequencies of both states.
+		v := binary.LittleEndian.Uint64(st[i : i+8])
+		a += uint32(byte(v>>8) &^ mask[byte(v)])
+		b += uint32(byte(v>>56) &^ mask[byte(v>>48)])
 	}
-	return hi, n
+	if i+1 < len(st) {
+		a += uint32(st[i+1] &^ mask[st[i]])
+	}
+	return a + b
 }
 
-// newMask starts a new set of masked symbols: a symbol is masked while
-// its charMask entry equals escCount.
-func (m *ModelH) newMask() byte {
-	m.escCount++
-	if m.escCount == 0 {
-		m.charMask = [256]byte{}
-		m.escCount = 1
+// findUnmasked returns the offset in st of the unmasked state whose
+// cumulative frequency first exceeds count, and that cumulative
+// frequency; count is below the sum of the unmasked frequencies.
+//
+//go:noinline
+func findUnmasked(st []byte, mask *[256]byte, count uint32) (int, uint32) {
+	acc := uint32(0)
+	i := 0
+	for ; i+1 < len(st); i += 6 {
+		acc += uint32(st[i+1] &^ mask[st[i]])
+		if acc > count {
+			break
+		}
 	}
-	return m.escCount
+	return i, acc
+}
+
+// maskAll masks the symbols of the states in st.
+func maskAll(st []byte, mask *[256]byte) {
+	for i := 0; i < len(st); i += 6 {
+		mask[st[i]] = 0xFF
+	}
 }
 
 func getMean(prob uint16) uint16 {

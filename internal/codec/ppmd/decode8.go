@@ -3,8 +3,6 @@ package ppmd
 // The variant I symbol decoder (7-Zip's Ppmd8_DecodeSymbol) over the
 // carry-less range decoder started by InitI.
 
-import "encoding/binary"
-
 // DecodeSymbol decodes one byte (0..255). At the end marker it returns
 // ErrEndMark; invalid data gives ErrCorrupt, a read error that error.
 func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (int, error) { return decodeSymbol(m, rc) }
@@ -13,16 +11,6 @@ func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (int, error) { return decodeSymb
 // before an error or the end marker (ErrEndMark).
 func (m *ModelI) Decode(rc *RangeDecoder, dst []byte) (int, error) { return decodeInto(m, rc, dst) }
 
-// newMask starts a new set of masked symbols, as ModelH.newMask.
-func (m *ModelI) newMask() byte {
-	m.escCount++
-	if m.escCount == 0 {
-		m.charMask = [256]byte{}
-		m.escCount = 1
-	}
-	return m.escCount
-}
-
 // decode returns the next symbol, -1 at the end marker or -2 for data no
 // encoder produces. Like ModelH.decode it works on fixed-size views of
 // the heap and inlines the frequent updates.
@@ -30,11 +18,11 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 	heap := m.heap
 	mask := &m.charMask
 	c := m.minCtx
-	ctx := (*[12]byte)(heap[c : c+12])
+	ctx := unit(heap, c)
 	if ns := uint32(ctx[0]); ns != 0 {
 		s := le32(ctx[4:])
 		summ := le16(ctx[2:])
-		st := heap[s : s+(ns+1)*6]
+		st := states(heap, s, ns+1)
 		count := rc.threshold(summ)
 		hi := uint32(st[1])
 		if count < hi {
@@ -43,54 +31,68 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			sym := st[0]
 			m.prevSuccess = b2u(2*hi >= summ)
 			m.runLength += int32(m.prevSuccess)
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
+			put16(ctx[2:], summ+4)
 			hi += 4
 			st[1] = byte(hi)
 			m.found = s
 			if hi > maxFreq {
 				m.rescale()
+				m.nextContext()
+				return int(sym)
 			}
-			m.nextContext()
+			if succ := le32(st[2:]); m.orderFall == 0 && succ >= m.unitsStart {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+				m.minCtx = m.maxCtx
+			}
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		for rest := st[6:]; len(rest) >= 6; rest = rest[6:] {
-			f := uint32(rest[1])
+		for i := 6; i+1 < len(st); i += 6 {
+			f := uint32(st[i+1])
 			hi += f
 			if hi <= count {
 				continue
 			}
 			// Update1.
 			rc.decode(hi-f, f)
-			sym := rest[0]
-			off := uint32(len(st) - len(rest))
+			rec := (*[6]byte)(st[i:])
+			sym := rec[0]
 			f += 4
-			rest[1] = byte(f)
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(summ+4))
-			m.found = s + off
-			if f > uint32(st[off-5]) {
-				m.swapStates(s+off, s+off-6)
-				m.found = s + off - 6
+			rec[1] = byte(f)
+			put16(ctx[2:], summ+4)
+			m.found = s + uint32(i)
+			prev := (*[6]byte)(st[i-6:])
+			if f > uint32(prev[1]) {
+				*rec, *prev = *prev, *rec
+				m.found -= 6
 				if f > maxFreq {
 					m.rescale()
 				}
+				m.nextContext()
+				return int(sym)
 			}
-			m.nextContext()
+			if succ := le32(rec[2:]); m.orderFall == 0 && succ >= m.unitsStart {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+				m.minCtx = m.maxCtx
+			}
 			return int(sym)
 		}
 		if count >= summ {
 			return -2
 		}
 		rc.decode(hi, summ-hi)
-		esc := m.newMask()
-		for rest := st; len(rest) >= 6; rest = rest[6:] {
-			mask[rest[0]] = esc
-		}
+		*mask = [256]byte{}
+		maskAll(st, mask)
 	} else {
 		sym, freq := ctx[2], ctx[3]
-		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][uint32(ns2BSIndx[heap[le32(ctx[8:])]])+
+		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][uint32(ns2BSIndx[unit(heap, le32(ctx[8:]))[0]])+
 			m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20)]
-		if rc.bit(uint32(*prob)) == 0 {
+		bit := rc.bit(uint32(*prob))
+		if bit == 0 {
 			// UpdateBin.
 			*prob = *prob + 1<<intBits - getMean(*prob)
 			m.found = c + 2
@@ -99,35 +101,42 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			}
 			m.prevSuccess = 1
 			m.runLength++
-			m.nextContext()
+			if succ := le32(ctx[4:]); m.orderFall == 0 && succ >= m.unitsStart {
+				m.minCtx, m.maxCtx = succ, succ
+			} else {
+				m.updateModel()
+				m.minCtx = m.maxCtx
+			}
 			return int(sym)
 		}
 		*prob -= getMean(*prob)
 		m.initEsc = uint32(expEscape[*prob>>10])
-		mask[sym] = m.newMask()
+		*mask = [256]byte{}
+		mask[sym] = 0xFF
 		m.prevSuccess = 0
 	}
 	return m.decodeEscaped(rc, heap)
 }
 
 // decodeEscaped continues after an escape from minCtx in the shorter
-// contexts, skipping the symbols already seen (masked).
+// contexts, skipping the symbols already seen (masked), as
+// ModelH.decodeEscaped.
 func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 	mask := &m.charMask
-	ps := &m.ps
 	mc := m.minCtx
 	for {
-		numMasked := uint32(heap[mc])
+		rc.norm()
+		numMasked := uint32(unit(heap, mc)[0])
 		var ctx *[12]byte
 		for {
 			m.orderFall++
-			suf := le32(heap[mc+8:])
+			suf := le32(unit(heap, mc)[8:])
 			if suf == 0 {
 				m.minCtx = mc
 				return -1
 			}
 			mc = suf
-			ctx = (*[12]byte)(heap[mc : mc+12])
+			ctx = unit(heap, mc)
 			if uint32(ctx[0]) != numMasked {
 				break
 			}
@@ -135,16 +144,14 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		m.minCtx = mc
 		ns := uint32(ctx[0])
 		s := le32(ctx[4:])
-		st := heap[s : s+(ns+1)*6]
-		num := ns - numMasked
-		esc := m.escCount
-		hi, n := collectUnmasked(st, mask, esc, ps, s, num)
+		st := states(heap, s, ns+1)
+		hi := sumUnmasked(st, mask)
 
 		// MakeEscFreq.
 		se, escFreq := &m.dummy, uint32(1)
 		if ns != 0xFF {
 			i := b2u(le16(ctx[2:]) > 11*(ns+1)) +
-				2*b2u(2*ns < uint32(heap[le32(ctx[8:])])+numMasked) + uint32(ctx[1])
+				2*b2u(2*ns < uint32(unit(heap, le32(ctx[8:]))[0])+numMasked) + uint32(ctx[1])
 			se = &m.see[ns2IndxI[ns+2]-3][i&31]
 			escFreq = se.mean()
 		}
@@ -152,22 +159,16 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		total := escFreq + hi
 		count := rc.threshold(total)
 		if count < hi {
-			k := 0
-			acc := uint32(heap[ps[0]+1])
-			for acc <= count {
-				k++
-				acc += uint32(heap[ps[byte(k)]+1])
-			}
-			s = ps[byte(k)]
-			rec := (*[6]byte)(heap[s : s+6])
+			off, acc := findUnmasked(st, mask, count)
+			rec := (*[6]byte)(st[off:])
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
 			se.update()
 			// Update2.
-			m.found = s
+			m.found = s + uint32(off)
 			f += 4
 			rec[1] = byte(f)
-			binary.LittleEndian.PutUint16(ctx[2:], uint16(le16(ctx[2:])+4))
+			put16(ctx[2:], le16(ctx[2:])+4)
 			sym := rec[0]
 			if f > maxFreq {
 				m.rescale()
@@ -182,8 +183,6 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		}
 		rc.decode(hi, total-hi)
 		se.summ += uint16(total)
-		for _, p := range ps[:n] {
-			mask[heap[p]] = esc
-		}
+		maskAll(st, mask)
 	}
 }

@@ -1,29 +1,37 @@
 package ppmd
 
+// The variant H model updates (7-Zip's Ppmd7.c, unrar's model.cpp). They
+// work on the heap through fixed-size record views held in locals; the
+// heap is never reallocated while a model decodes.
+
 // createSuccessors builds the chain of order+1 contexts for the found
 // state (CreateSuccessors); 0 when memory ran out.
 func (m *ModelH) createSuccessors(skip bool) uint32 {
+	heap := m.heap
 	c := m.minCtx
-	upBranch := m.successor(m.found)
-	fsym := m.sym(m.found)
+	fs := state(heap, m.found)
+	upBranch := le32(fs[2:])
+	fsym := fs[0]
 	num := 0
 	if !skip {
-		m.stack[num] = m.found
-		num++
+		m.stack[0] = m.found
+		num = 1
 	}
-	for m.suffix(c) != 0 {
-		c = m.suffix(c)
-		var s uint32
-		if m.numStats(c) != 1 {
-			s = m.stats(c)
-			for m.sym(s) != fsym {
+	for {
+		suf := le32(unit(heap, c)[8:])
+		if suf == 0 {
+			break
+		}
+		c = suf
+		cu := unit(heap, c)
+		s := c + 2
+		if le16(cu[0:]) != 1 {
+			s = le32(cu[4:])
+			for heap[s] != fsym {
 				s += 6
 			}
-		} else {
-			s = oneState(c)
 		}
-		succ := m.successor(s)
-		if succ != upBranch {
+		if succ := le32(state(heap, s)[2:]); succ != upBranch {
 			c = succ
 			if num == 0 {
 				return c
@@ -36,26 +44,24 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		m.stack[num] = s
 		num++
 	}
-	if upBranch >= uint32(len(m.heap)) {
+	if upBranch >= uint32(len(heap)) {
 		return 0
 	}
-	upSym := uint32(m.heap[upBranch])
+	upSym := heap[upBranch]
 	upSucc := upBranch + 1
+	cu := unit(heap, c)
 	var upFreq uint32
-	if m.numStats(c) == 1 {
-		upFreq = m.freq(oneState(c))
+	if ns := le16(cu[0:]); ns == 1 {
+		upFreq = uint32(cu[3])
 	} else {
-		s := m.stats(c)
-		for m.sym(s) != upSym {
+		s := le32(cu[4:])
+		for heap[s] != upSym {
 			s += 6
 		}
-		cf := m.freq(s) - 1
-		s0 := m.summFreq(c) - m.numStats(c) - cf
+		cf := uint32(heap[s+1]) - 1
+		s0 := le16(cu[2:]) - ns - cf
 		if 2*cf <= s0 {
-			upFreq = 1
-			if 5*cf > s0 {
-				upFreq = 2
-			}
+			upFreq = 1 + b2u(5*cf > s0)
 		} else {
 			upFreq = 1 + (2*cf+3*s0-1)/(2*s0)
 		}
@@ -65,14 +71,14 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		if c1 == 0 {
 			return 0
 		}
-		m.set16(c1, 1)
-		os := oneState(c1)
-		m.heap[os] = byte(upSym)
-		m.heap[os+1] = byte(upFreq)
-		m.setSucc(os, upSucc)
-		m.set32(c1+8, c)
+		u := unit(heap, c1)
+		put16(u[0:], 1)
+		u[2] = upSym
+		u[3] = byte(upFreq)
+		put32(u[4:], upSucc)
+		put32(u[8:], c)
 		num--
-		m.setSucc(m.stack[num], c1)
+		put32(state(heap, m.stack[num])[2:], c1)
 		c = c1
 	}
 	return c
@@ -81,33 +87,37 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 // updateModel adds the found symbol to the contexts from maxCtx down to
 // minCtx (UpdateModel).
 func (m *ModelH) updateModel() {
-	fs := m.found
-	fsym, ffreq := m.sym(fs), m.freq(fs)
-	fSucc := m.successor(fs)
-	if ffreq < maxFreq/4 && m.suffix(m.minCtx) != 0 {
-		c := m.suffix(m.minCtx)
-		if m.numStats(c) == 1 {
-			s := oneState(c)
-			if m.freq(s) < 32 {
-				m.setFreq(s, m.freq(s)+1)
-			}
-		} else {
-			s := m.stats(c)
-			if m.sym(s) != fsym {
-				for {
-					s += 6
-					if m.sym(s) == fsym {
-						break
+	heap := m.heap
+	fs := state(heap, m.found)
+	fsym, ffreq := fs[0], uint32(fs[1])
+	fSucc := le32(fs[2:])
+	if ffreq < maxFreq/4 {
+		if suf := le32(unit(heap, m.minCtx)[8:]); suf != 0 {
+			cu := unit(heap, suf)
+			if le16(cu[0:]) == 1 {
+				if cu[3] < 32 {
+					cu[3]++
+				}
+			} else {
+				s := le32(cu[4:])
+				st := state(heap, s)
+				if st[0] != fsym {
+					for {
+						s += 6
+						st = state(heap, s)
+						if st[0] == fsym {
+							break
+						}
+					}
+					if prev := state(heap, s-6); st[1] >= prev[1] {
+						*st, *prev = *prev, *st
+						st = prev
 					}
 				}
-				if m.freq(s) >= m.freq(s-6) {
-					m.swapStates(s, s-6)
-					s -= 6
+				if st[1] < maxFreq-9 {
+					st[1] += 2
+					put16(cu[2:], le16(cu[2:])+2)
 				}
-			}
-			if m.freq(s) < maxFreq-9 {
-				m.setFreq(s, m.freq(s)+2)
-				m.set16(c+2, m.summFreq(c)+2)
 			}
 		}
 	}
@@ -118,13 +128,13 @@ func (m *ModelH) updateModel() {
 			m.restart()
 			return
 		}
-		m.setSucc(m.found, c)
+		put32(fs[2:], c)
 		return
 	}
-	m.heap[m.text] = byte(fsym)
+	heap[m.text] = fsym
 	m.text++
 	succ := m.text
-	if m.text >= m.unitsBeg {
+	if m.text >= m.unitsStart {
 		m.restart()
 		return
 	}
@@ -145,15 +155,19 @@ func (m *ModelH) updateModel() {
 			}
 		}
 	} else {
-		m.setSucc(m.found, succ)
+		put32(fs[2:], succ)
 		fSucc = m.minCtx
 	}
-	ns := m.numStats(m.minCtx)
-	s0 := m.summFreq(m.minCtx) - ns - (ffreq - 1)
-	for c := m.maxCtx; c != m.minCtx; c = m.suffix(c) {
-		ns1 := m.numStats(c)
+	minCtx := unit(heap, m.minCtx)
+	ns := le16(minCtx[0:])
+	s0 := le16(minCtx[2:]) - ns - (ffreq - 1)
+	for c := m.maxCtx; c != m.minCtx; {
+		cu := unit(heap, c)
+		ns1 := le16(cu[0:])
+		var sf uint32
 		if ns1 != 1 {
 			if ns1&1 == 0 {
+				// The stats fill their units: move them to one more.
 				oldNU := ns1 >> 1
 				i := u2i(oldNU)
 				if i != u2i(oldNU+1) {
@@ -162,128 +176,102 @@ func (m *ModelH) updateModel() {
 						m.restart()
 						return
 					}
-					old := m.stats(c)
-					copy(m.heap[p:p+oldNU*unitSize], m.heap[old:old+oldNU*unitSize])
+					old := le32(cu[4:])
+					m.copyUnits(p, old, oldNU)
 					m.insertNode(old, i)
-					m.set32(c+4, p)
+					put32(cu[4:], p)
 				}
 			}
-			sf := m.summFreq(c)
-			if 2*ns1 < ns {
-				sf++
-			}
-			if 4*ns1 <= ns && m.summFreq(c) <= 8*ns1 {
-				sf += 2
-			}
-			m.set16(c+2, sf)
+			sf = le16(cu[2:])
+			sf += b2u(2*ns1 < ns) + 2*b2u(4*ns1 <= ns && sf <= 8*ns1)
 		} else {
 			p := m.allocUnits(0)
 			if p == 0 {
 				m.restart()
 				return
 			}
-			m.copyState(p, oneState(c))
-			m.set32(c+4, p)
-			f := m.freq(p)
+			ps := state(heap, p)
+			*ps = *(*[6]byte)(cu[2:8])
+			put32(cu[4:], p)
+			f := uint32(ps[1])
 			if f < maxFreq/4-1 {
 				f <<= 1
 			} else {
 				f = maxFreq - 4
 			}
-			m.setFreq(p, f)
-			sf := f + m.initEsc
-			if ns > 3 {
-				sf++
-			}
-			m.set16(c+2, sf)
+			ps[1] = byte(f)
+			sf = f + m.initEsc + b2u(ns > 3)
 		}
-		cf := 2 * ffreq * (m.summFreq(c) + 6)
-		sf := s0 + m.summFreq(c)
-		if cf < 6*sf {
-			n := uint32(1)
-			if cf > sf {
-				n++
-			}
-			if cf >= 4*sf {
-				n++
-			}
-			cf = n
-			m.set16(c+2, m.summFreq(c)+3)
+		sf &= 0xFFFF
+		cf := 2 * ffreq * (sf + 6)
+		sum := s0 + sf
+		if cf < 6*sum {
+			cf = 1 + b2u(cf > sum) + b2u(cf >= 4*sum)
+			sf += 3
 		} else {
-			n := uint32(4)
-			if cf >= 9*sf {
-				n++
-			}
-			if cf >= 12*sf {
-				n++
-			}
-			if cf >= 15*sf {
-				n++
-			}
-			cf = n
-			m.set16(c+2, m.summFreq(c)+cf)
+			cf = 4 + b2u(cf >= 9*sum) + b2u(cf >= 12*sum) + b2u(cf >= 15*sum)
+			sf += cf
 		}
-		s := m.stats(c) + ns1*6
-		m.setSucc(s, succ)
-		m.heap[s] = byte(fsym)
-		m.heap[s+1] = byte(cf)
-		m.set16(c, ns1+1)
+		put16(cu[2:], sf)
+		s := state(heap, le32(cu[4:])+ns1*6)
+		s[0] = fsym
+		s[1] = byte(cf)
+		put32(s[2:], succ)
+		put16(cu[0:], ns1+1)
+		c = le32(cu[8:])
 	}
 	m.minCtx, m.maxCtx = fSucc, fSucc
 }
 
 // rescale halves the frequencies of minCtx's states (Rescale).
 func (m *ModelH) rescale() {
-	c := m.minCtx
-	stats := m.stats(c)
-	s := m.found
-	for ; s != stats; s -= 6 {
-		m.swapStates(s, s-6)
+	heap := m.heap
+	cu := unit(heap, m.minCtx)
+	stats := le32(cu[4:])
+	ns := le16(cu[0:])
+	st := states(heap, stats, ns)
+	// The found state moves to the front.
+	i := m.found - stats
+	tmp := *(*[6]byte)(st[i:])
+	for ; i != 0; i -= 6 {
+		*(*[6]byte)(st[i:]) = *(*[6]byte)(st[i-6:])
 	}
-	escFreq := m.summFreq(c) - m.freq(s)
-	m.setFreq(s, m.freq(s)+4)
-	adder := uint32(0)
-	if m.orderFall != 0 {
-		adder = 1
-	}
-	m.setFreq(s, (m.freq(s)+adder)>>1)
-	sumFreq := m.freq(s)
-	numStats := m.numStats(c)
-	i := numStats - 1
-	for ; i > 0; i-- {
-		s += 6
-		escFreq -= m.freq(s)
-		m.setFreq(s, (m.freq(s)+adder)>>1)
-		sumFreq += m.freq(s)
-		if m.freq(s) > m.freq(s-6) {
-			var tmp [6]byte
-			copy(tmp[:], m.heap[s:s+6])
-			s1 := s
+	*(*[6]byte)(st) = tmp
+	escFreq := le16(cu[2:]) - uint32(st[1])
+	adder := b2u(m.orderFall != 0)
+	f := (uint32(st[1]+4) + adder) >> 1
+	st[1] = byte(f)
+	sumFreq := f
+	for k := 6; k+6 <= len(st); k += 6 {
+		f := uint32(st[k+1])
+		escFreq -= f
+		f = (f + adder) >> 1
+		st[k+1] = byte(f)
+		sumFreq += f
+		if f > uint32(st[k-5]) {
+			// Insertion: the state moves up past the less frequent ones.
+			tmp := *(*[6]byte)(st[k:])
+			j := k
 			for {
-				copy(m.heap[s1:s1+6], m.heap[s1-6:s1])
-				s1 -= 6
-				if s1 == stats || uint32(tmp[1]) <= m.freq(s1-6) {
+				*(*[6]byte)(st[j:]) = *(*[6]byte)(st[j-6:])
+				j -= 6
+				if j == 0 || f <= uint32(st[j-5]) {
 					break
 				}
 			}
-			copy(m.heap[s1:s1+6], tmp[:])
+			*(*[6]byte)(st[j:]) = tmp
 		}
 	}
-	if m.freq(s) == 0 {
+	if last := len(st) - 6; st[last+1] == 0 {
 		n := uint32(0)
-		for {
+		for k := last; st[k+1] == 0; k -= 6 {
 			n++
-			s -= 6
-			if m.freq(s) != 0 {
-				break
-			}
 		}
 		escFreq += n
-		newNS := numStats - n
-		m.set16(c, newNS)
+		newNS := ns - n
+		put16(cu[0:], newNS)
 		if newNS == 1 {
-			var tmp [6]byte
-			copy(tmp[:], m.heap[stats:stats+6])
+			tmp := *(*[6]byte)(st)
 			for {
 				tmp[1] -= tmp[1] >> 1
 				escFreq >>= 1
@@ -291,16 +279,16 @@ func (m *ModelH) rescale() {
 					break
 				}
 			}
-			m.insertNode(stats, u2i((numStats+1)>>1))
-			m.found = oneState(c)
-			copy(m.heap[m.found:m.found+6], tmp[:])
+			m.insertNode(stats, u2i((ns+1)>>1))
+			m.found = m.minCtx + 2
+			*(*[6]byte)(cu[2:]) = tmp
 			return
 		}
-		n0, n1 := (numStats+1)>>1, (newNS+1)>>1
+		n0, n1 := (ns+1)>>1, (newNS+1)>>1
 		if n0 != n1 {
-			m.set32(c+4, m.shrinkUnits(stats, n0, n1))
+			put32(cu[4:], m.shrinkUnits(stats, n0, n1))
 		}
 	}
-	m.set16(c+2, sumFreq+escFreq-(escFreq>>1))
-	m.found = m.stats(c)
+	put16(cu[2:], sumFreq+escFreq-(escFreq>>1))
+	m.found = le32(cu[4:])
 }

@@ -502,8 +502,7 @@ func (m *ModelI) rescale() {
 
 // nextContext moves to the found state's successor or updates the model.
 func (m *ModelI) nextContext() {
-	c := m.successor(m.found)
-	if m.orderFall == 0 && c >= m.unitsStart {
+	if c := m.successor(m.found); m.orderFall == 0 && c >= m.unitsStart {
 		m.minCtx, m.maxCtx = c, c
 	} else {
 		m.updateModel()

@@ -17,8 +17,6 @@
 package ppmd
 
 import (
-	"encoding/binary"
-
 	"github.com/unpack-dev/unpack/internal/archive"
 )
 
@@ -122,14 +120,7 @@ func (s *see) update() {
 // ModelH is a PPMd variant H model with its heap. Heap references are
 // byte offsets; 0 is nil.
 type ModelH struct {
-	heap     []byte
-	size     uint32 // memory size as declared
-	text     uint32 // next free byte of the text area
-	unitsBeg uint32
-	loUnit   uint32
-	hiUnit   uint32
-	glue     uint32
-	freeList [numIndexes]uint32
+	subAlloc
 
 	minCtx, maxCtx uint32
 	found          uint32 // state reference
@@ -145,9 +136,7 @@ type ModelH struct {
 	see     [25][16]see
 	dummy   see
 
-	charMask [256]byte
-	escCount byte
-	ps       [256]uint32
+	charMask [256]byte // 0xFF for the symbols masked after escapes
 	stack    [MaxOrder]uint32
 }
 
@@ -166,214 +155,20 @@ func (m *ModelH) Reset(order, memSize int) error {
 	if order < MinOrder || order > MaxOrder || memSize < MinMemSize || int64(memSize) > MaxMemSize {
 		return archive.Corruptf("ppmd: bad parameters (order %d, memory %d)", order, memSize)
 	}
-	need := 1 + memSize + unitSize
-	if cap(m.heap) < need {
-		m.heap = newHeap(need)
-	} else {
-		m.heap = m.heap[:need]
-	}
-	m.size = uint32(memSize)
+	m.init(memSize, false)
 	m.maxOrder = order
 	m.restart()
 	m.dummy.shift = periodBits
 	return nil
 }
 
-// Heap accessors. Contexts: NumStats u16 @0, SummFreq u16 @2, Stats u32 @4,
-// Suffix u32 @8; a context with one state keeps it at @2 (OneState).
-// States: Symbol @0, Freq @1, Successor u32 @2.
-
-func (m *ModelH) u16(p uint32) uint32 { return uint32(binary.LittleEndian.Uint16(m.heap[p:])) }
-func (m *ModelH) u32(p uint32) uint32 { return binary.LittleEndian.Uint32(m.heap[p:]) }
-func (m *ModelH) set16(p, v uint32)   { binary.LittleEndian.PutUint16(m.heap[p:], uint16(v)) }
-func (m *ModelH) set32(p, v uint32)   { binary.LittleEndian.PutUint32(m.heap[p:], v) }
-
-func (m *ModelH) numStats(c uint32) uint32 { return m.u16(c) }
-func (m *ModelH) summFreq(c uint32) uint32 { return m.u16(c + 2) }
-func (m *ModelH) stats(c uint32) uint32    { return m.u32(c + 4) }
-func (m *ModelH) suffix(c uint32) uint32   { return m.u32(c + 8) }
-func oneState(c uint32) uint32             { return c + 2 }
-
-func (m *ModelH) sym(s uint32) uint32       { return uint32(m.heap[s]) }
-func (m *ModelH) freq(s uint32) uint32      { return uint32(m.heap[s+1]) }
-func (m *ModelH) setFreq(s, f uint32)       { m.heap[s+1] = byte(f) }
-func (m *ModelH) successor(s uint32) uint32 { return m.u32(s + 2) }
-func (m *ModelH) setSucc(s, v uint32)       { m.set32(s+2, v) }
-
-func (m *ModelH) copyState(dst, src uint32) { copy(m.heap[dst:dst+6], m.heap[src:src+6]) }
-
-func (m *ModelH) swapStates(a, b uint32) {
-	var t [6]byte
-	copy(t[:], m.heap[a:a+6])
-	copy(m.heap[a:a+6], m.heap[b:b+6])
-	copy(m.heap[b:b+6], t[:])
-}
-
-func u2b(nu uint32) uint32    { return nu * unitSize }
-func i2u(i uint32) uint32     { return uint32(indx2Units[i]) }
-func u2i(nu uint32) uint32    { return uint32(units2Indx[nu-1]) }
-func (m *ModelH) end() uint32 { return 1 + m.size }
-
-// The sub-allocator.
-
-func (m *ModelH) insertNode(p, indx uint32) {
-	m.set32(p, m.freeList[indx])
-	m.freeList[indx] = p
-}
-
-func (m *ModelH) removeNode(indx uint32) uint32 {
-	p := m.freeList[indx]
-	m.freeList[indx] = m.u32(p)
-	return p
-}
-
-func (m *ModelH) splitBlock(p, oldIndx, newIndx uint32) {
-	nu := i2u(oldIndx) - i2u(newIndx)
-	p += u2b(i2u(newIndx))
-	i := u2i(nu)
-	if i2u(i) != nu {
-		i--
-		k := i2u(i)
-		m.insertNode(p+u2b(k), nu-k-1)
-	}
-	m.insertNode(p, i)
-}
-
-// Free-block nodes during gluing: Stamp u16 @0, NU u16 @2, Next u32 @4,
-// Prev u32 @8.
-func (m *ModelH) glueFreeBlocks() {
-	head := m.end()
-	n := head
-	m.glue = 255
-	for i := uint32(0); i < numIndexes; i++ {
-		nu := i2u(i)
-		next := m.freeList[i]
-		m.freeList[i] = 0
-		for next != 0 {
-			node := next
-			m.set32(node+4, n)
-			m.set32(n+8, next)
-			n = next
-			next = m.u32(node)
-			m.set16(node, 0)
-			m.set16(node+2, nu)
-		}
-	}
-	m.set16(head, 1)
-	m.set32(head+4, n)
-	m.set32(n+8, head)
-	if m.loUnit != m.hiUnit {
-		m.set16(m.loUnit, 1)
-	}
-	for n != head {
-		node := n
-		nu := m.u16(node + 2)
-		for {
-			node2 := node + nu*unitSize
-			nu += m.u16(node2 + 2)
-			if m.u16(node2) != 0 || nu >= 0x10000 {
-				break
-			}
-			prev, next := m.u32(node2+8), m.u32(node2+4)
-			m.set32(prev+4, next)
-			m.set32(next+8, prev)
-			m.set16(node+2, nu)
-		}
-		n = m.u32(node + 4)
-	}
-	for n = m.u32(head + 4); n != head; {
-		node := n
-		next := m.u32(node + 4)
-		nu := m.u16(node + 2)
-		for ; nu > 128; nu, node = nu-128, node+128*unitSize {
-			m.insertNode(node, numIndexes-1)
-		}
-		i := u2i(nu)
-		if i2u(i) != nu {
-			i--
-			k := i2u(i)
-			m.insertNode(node+k*unitSize, nu-k-1)
-		}
-		m.insertNode(node, i)
-		n = next
-	}
-}
-
-func (m *ModelH) allocUnitsRare(indx uint32) uint32 {
-	if m.glue == 0 {
-		m.glueFreeBlocks()
-		if m.freeList[indx] != 0 {
-			return m.removeNode(indx)
-		}
-	}
-	i := indx
-	for {
-		i++
-		if i == numIndexes {
-			n := u2b(i2u(indx))
-			m.glue--
-			if m.unitsBeg-m.text > n {
-				m.unitsBeg -= n
-				return m.unitsBeg
-			}
-			return 0
-		}
-		if m.freeList[i] != 0 {
-			break
-		}
-	}
-	p := m.removeNode(i)
-	m.splitBlock(p, i, indx)
-	return p
-}
-
-func (m *ModelH) allocUnits(indx uint32) uint32 {
-	if m.freeList[indx] != 0 {
-		return m.removeNode(indx)
-	}
-	n := u2b(i2u(indx))
-	if n <= m.hiUnit-m.loUnit {
-		p := m.loUnit
-		m.loUnit += n
-		return p
-	}
-	return m.allocUnitsRare(indx)
-}
-
-func (m *ModelH) allocContext() uint32 {
-	if m.hiUnit != m.loUnit {
-		m.hiUnit -= unitSize
-		return m.hiUnit
-	}
-	if m.freeList[0] != 0 {
-		return m.removeNode(0)
-	}
-	return m.allocUnitsRare(0)
-}
-
-func (m *ModelH) shrinkUnits(old, oldNU, newNU uint32) uint32 {
-	i0, i1 := u2i(oldNU), u2i(newNU)
-	if i0 == i1 {
-		return old
-	}
-	if m.freeList[i1] != 0 {
-		p := m.removeNode(i1)
-		copy(m.heap[p:p+newNU*unitSize], m.heap[old:old+newNU*unitSize])
-		m.insertNode(old, i0)
-		return p
-	}
-	m.splitBlock(old, i0, i1)
-	return old
-}
+// Heap records of variant H. Contexts: NumStats u16 @0, SummFreq u16 @2,
+// Stats u32 @4, Suffix u32 @8; a context with one state keeps it at @2
+// (OneState). States: Symbol @0, Freq @1, Successor u32 @2.
 
 // restart empties the model (RestartModel).
 func (m *ModelH) restart() {
-	m.freeList = [numIndexes]uint32{}
-	m.text = 1
-	m.hiUnit = m.text + m.size
-	m.loUnit = m.hiUnit - m.size/8/unitSize*7*unitSize
-	m.unitsBeg = m.loUnit
-	m.glue = 0
+	m.reset()
 
 	m.orderFall = m.maxOrder
 	rl := m.maxOrder
@@ -395,10 +190,7 @@ func (m *ModelH) restart() {
 	m.loUnit += u2b(256 / 2)
 	m.set32(c+4, s)
 	for i := uint32(0); i < 256; i++ {
-		p := s + i*6
-		m.heap[p] = byte(i)
-		m.heap[p+1] = 1
-		m.setSucc(p, 0)
+		*state(m.heap, s+i*6) = [6]byte{byte(i), 1}
 	}
 	for i := range m.binSumm {
 		for k := 0; k < 8; k++ {

@@ -1,8 +1,6 @@
 package ppmd
 
 import (
-	"encoding/binary"
-
 	"github.com/unpack-dev/unpack/internal/archive"
 )
 
@@ -30,8 +28,6 @@ const (
 // CUT_OFF (FREEZE, which 7-Zip does not support either).
 var ErrUnsupportedRestore = archive.Unsupportedf("ppmd: variant I restore method not supported")
 
-const emptyNode = 0xFFFFFFFF
-
 var ns2IndxI [260]byte
 
 func init() {
@@ -51,16 +47,7 @@ func init() {
 // ModelI is a PPMd variant I model with its heap. Heap references are
 // byte offsets; 0 is nil.
 type ModelI struct {
-	heap        []byte
-	size        uint32
-	alignOffset uint32 // where the text area starts, as in 7-Zip
-	text        uint32
-	unitsStart  uint32
-	loUnit      uint32
-	hiUnit      uint32
-	glueCount   uint32
-	freeList    [numIndexes]uint32
-	stamps      [numIndexes]uint32
+	subAlloc
 
 	minCtx, maxCtx uint32
 	found          uint32
@@ -76,9 +63,7 @@ type ModelI struct {
 	see     [24][32]see
 	dummy   see
 
-	charMask [256]byte
-	escCount byte
-	ps       [256]uint32
+	charMask [256]byte // 0xFF for the symbols masked after escapes
 }
 
 // NewI returns a variant I model of the given order, memory size (bytes)
@@ -100,16 +85,7 @@ func (m *ModelI) Reset(order, memSize, restore int) error {
 	if restore != RestoreRestart && restore != RestoreCutOff {
 		return ErrUnsupportedRestore
 	}
-	m.alignOffset = 4 - uint32(memSize)&3
-	// A unit of slack past the end: gluing reads the stamp after a block.
-	need := int(m.alignOffset) + memSize + unitSize
-	if cap(m.heap) < need {
-		m.heap = newHeap(need)
-	} else {
-		m.heap = m.heap[:need]
-		clear(m.heap[need-unitSize:])
-	}
-	m.size = uint32(memSize)
+	m.init(memSize, true)
 	m.maxOrder = uint32(order)
 	m.restoreMethod = uint32(restore)
 	m.restart()
@@ -121,11 +97,6 @@ func (m *ModelI) Reset(order, memSize, restore int) error {
 // @2, Stats u32 @4, Suffix u32 @8; a context with one state keeps it at
 // @2. States as in variant H. Free blocks: Stamp u32 @0, Next u32 @4, NU
 // u32 @8.
-
-func (m *ModelI) u16(p uint32) uint32 { return uint32(binary.LittleEndian.Uint16(m.heap[p:])) }
-func (m *ModelI) u32(p uint32) uint32 { return binary.LittleEndian.Uint32(m.heap[p:]) }
-func (m *ModelI) set16(p, v uint32)   { binary.LittleEndian.PutUint16(m.heap[p:], uint16(v)) }
-func (m *ModelI) set32(p, v uint32)   { binary.LittleEndian.PutUint32(m.heap[p:], v) }
 
 func (m *ModelI) numStats(c uint32) uint32  { return uint32(m.heap[c]) }
 func (m *ModelI) setNumStats(c, n uint32)   { m.heap[c] = byte(n) }
@@ -141,10 +112,6 @@ func (m *ModelI) setFreq(s, f uint32)       { m.heap[s+1] = byte(f) }
 func (m *ModelI) successor(s uint32) uint32 { return m.u32(s + 2) }
 func (m *ModelI) setSucc(s, v uint32)       { m.set32(s+2, v) }
 func (m *ModelI) copyState(dst, src uint32) { copy(m.heap[dst:dst+6], m.heap[src:src+6]) }
-func (m *ModelI) copyUnits(dst, src, nu uint32) {
-	copy(m.heap[dst:dst+nu*unitSize], m.heap[src:src+nu*unitSize])
-}
-
 func (m *ModelI) swapStates(a, b uint32) {
 	var t [6]byte
 	copy(t[:], m.heap[a:a+6])
@@ -154,161 +121,6 @@ func (m *ModelI) swapStates(a, b uint32) {
 
 // hi40 is 1 for symbols 0x40 and above, which the flags track.
 func hi40(sym uint32) uint32 { return (sym + 0xC0) >> 8 }
-
-// The sub-allocator: free blocks are stamped, counted per index and can
-// be glued together or returned to the text area.
-
-func (m *ModelI) insertNode(p, indx uint32) {
-	m.set32(p, emptyNode)
-	m.set32(p+4, m.freeList[indx])
-	m.set32(p+8, i2u(indx))
-	m.freeList[indx] = p
-	m.stamps[indx]++
-}
-
-func (m *ModelI) removeNode(indx uint32) uint32 {
-	p := m.freeList[indx]
-	m.freeList[indx] = m.u32(p + 4)
-	m.stamps[indx]--
-	return p
-}
-
-func (m *ModelI) splitBlock(p, oldIndx, newIndx uint32) {
-	nu := i2u(oldIndx) - i2u(newIndx)
-	p += u2b(i2u(newIndx))
-	i := u2i(nu)
-	if i2u(i) != nu {
-		i--
-		k := i2u(i)
-		m.insertNode(p+u2b(k), nu-k-1)
-	}
-	m.insertNode(p, i)
-}
-
-func (m *ModelI) glueFreeBlocks() {
-	var head uint32
-	prev := uint32(0) // the Next field to link the next block into; 0: head
-	link := func(v uint32) {
-		if prev == 0 {
-			head = v
-		} else {
-			m.set32(prev, v)
-		}
-	}
-	m.glueCount = 1 << 13
-	m.stamps = [numIndexes]uint32{}
-	// The model's root context is the top unit, so only LoUnit needs a
-	// guard stamp.
-	if m.loUnit != m.hiUnit {
-		m.set32(m.loUnit, 0)
-	}
-	for i := range m.freeList {
-		next := m.freeList[i]
-		m.freeList[i] = 0
-		for next != 0 {
-			node := next
-			if nu := m.u32(node + 8); nu != 0 {
-				link(next)
-				prev = node + 4
-				for {
-					node2 := node + m.u32(node+8)*unitSize
-					if m.u32(node2) != emptyNode {
-						break
-					}
-					m.set32(node+8, m.u32(node+8)+m.u32(node2+8))
-					m.set32(node2+8, 0)
-				}
-			}
-			next = m.u32(node + 4)
-		}
-	}
-	link(0)
-	for head != 0 {
-		node := head
-		head = m.u32(node + 4)
-		nu := m.u32(node + 8)
-		if nu == 0 {
-			continue
-		}
-		for ; nu > 128; nu, node = nu-128, node+128*unitSize {
-			m.insertNode(node, numIndexes-1)
-		}
-		i := u2i(nu)
-		if i2u(i) != nu {
-			i--
-			k := i2u(i)
-			m.insertNode(node+k*unitSize, nu-k-1)
-		}
-		m.insertNode(node, i)
-	}
-}
-
-func (m *ModelI) allocUnitsRare(indx uint32) uint32 {
-	if m.glueCount == 0 {
-		m.glueFreeBlocks()
-		if m.freeList[indx] != 0 {
-			return m.removeNode(indx)
-		}
-	}
-	i := indx
-	for {
-		i++
-		if i == numIndexes {
-			n := u2b(i2u(indx))
-			m.glueCount--
-			if m.unitsStart-m.text > n {
-				m.unitsStart -= n
-				return m.unitsStart
-			}
-			return 0
-		}
-		if m.freeList[i] != 0 {
-			break
-		}
-	}
-	p := m.removeNode(i)
-	m.splitBlock(p, i, indx)
-	return p
-}
-
-func (m *ModelI) allocUnits(indx uint32) uint32 {
-	if m.freeList[indx] != 0 {
-		return m.removeNode(indx)
-	}
-	n := u2b(i2u(indx))
-	if n <= m.hiUnit-m.loUnit {
-		p := m.loUnit
-		m.loUnit += n
-		return p
-	}
-	return m.allocUnitsRare(indx)
-}
-
-func (m *ModelI) allocContext() uint32 {
-	if m.hiUnit != m.loUnit {
-		m.hiUnit -= unitSize
-		return m.hiUnit
-	}
-	if m.freeList[0] != 0 {
-		return m.removeNode(0)
-	}
-	return m.allocUnitsRare(0)
-}
-
-func (m *ModelI) shrinkUnits(old, oldNU, newNU uint32) uint32 {
-	i0, i1 := u2i(oldNU), u2i(newNU)
-	if i0 == i1 {
-		return old
-	}
-	if m.freeList[i1] != 0 {
-		p := m.removeNode(i1)
-		m.copyUnits(p, old, newNU)
-		m.insertNode(old, i0)
-		return p
-	}
-	m.splitBlock(old, i0, i1)
-	return old
-}
 
 func (m *ModelI) freeUnits(p, nu uint32) { m.insertNode(p, u2i(nu)) }
 
@@ -392,13 +204,7 @@ func (m *ModelI) usedMemory() uint32 {
 
 // restart empties the model (RestartModel).
 func (m *ModelI) restart() {
-	m.freeList = [numIndexes]uint32{}
-	m.stamps = [numIndexes]uint32{}
-	m.text = m.alignOffset
-	m.hiUnit = m.text + m.size
-	m.loUnit = m.hiUnit - m.size/8/unitSize*7*unitSize
-	m.unitsStart = m.loUnit
-	m.glueCount = 0
+	m.reset()
 
 	m.orderFall = m.maxOrder
 	rl := min(m.maxOrder, 12)

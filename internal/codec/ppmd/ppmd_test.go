@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -236,5 +237,56 @@ func BenchmarkDecode7z(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestMaskHelpers checks the escape helpers (sumUnmasked, findUnmasked,
+// maskAll) against plain loops, for state counts around their two-state
+// steps.
+func TestMaskHelpers(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 3, 4, 5, 15, 16, 17, 255, 256} {
+		for trial := 0; trial < 20; trial++ {
+			st := make([]byte, n*6)
+			for i := 0; i < n; i++ {
+				st[i*6] = byte(r.IntN(256))
+				st[i*6+1] = byte(1 + r.IntN(255))
+			}
+			var mask [256]byte
+			for i := range mask {
+				if r.IntN(3) == 0 {
+					mask[i] = 0xFF
+				}
+			}
+			want := uint32(0)
+			for i := 0; i < n; i++ {
+				if mask[st[i*6]] == 0 {
+					want += uint32(st[i*6+1])
+				}
+			}
+			if got := sumUnmasked(st, &mask); got != want {
+				t.Fatalf("%d states: sumUnmasked %d, want %d", n, got, want)
+			}
+			if want > 0 {
+				count := uint32(r.IntN(int(want)))
+				off, acc := findUnmasked(st, &mask, count)
+				cum, wantOff := uint32(0), -1
+				for i := 0; i < n && wantOff < 0; i++ {
+					if mask[st[i*6]] == 0 {
+						cum += uint32(st[i*6+1])
+					}
+					if cum > count {
+						wantOff = i * 6
+					}
+				}
+				if off != wantOff || acc != cum {
+					t.Fatalf("%d states, count %d: findUnmasked %d, %d; want %d, %d", n, count, off, acc, wantOff, cum)
+				}
+			}
+			maskAll(st, &mask)
+			if got := sumUnmasked(st, &mask); got != 0 {
+				t.Fatalf("%d states: %d unmasked after maskAll", n, got)
+			}
+		}
 	}
 }

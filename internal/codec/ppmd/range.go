@@ -12,18 +12,24 @@ const (
 // exist: 7-Zip's (Init7z) and RAR's carry-less coder (InitRAR); both read
 // bytes from an io.ByteReader. A read error is kept and returned by the
 // model's next DecodeSymbol.
+//
+// Both variants keep code as the distance of the code from the bottom of
+// the range (RAR's code-low), so that threshold and decode are the same
+// branch-free arithmetic for both; only RAR's normalisation needs low.
 type RangeDecoder struct {
-	br    io.ByteReader
-	low   uint32 // RAR only
-	code  uint32
-	rng   uint32
-	isRAR bool
-	err   error
+	code    uint32 // code value minus low
+	rng     uint32
+	low     uint32 // RAR's range bottom; kept but unused by 7-Zip's coder
+	rarTop  uint32 // rcTop for RAR: normalise when low and low+rng differ below it; 0 for 7z
+	bitMask uint32 // what of the range a binary decision splits: all for 7z, whole 2^-14 units for RAR
+	isRAR   bool
+	br      io.ByteReader
+	err     error
 }
 
 // Init7z starts a 7-Zip PPMd (variant H) stream: 5 bytes, the first zero.
 func (rc *RangeDecoder) Init7z(br io.ByteReader) error {
-	*rc = RangeDecoder{br: br, rng: 0xffffffff}
+	*rc = RangeDecoder{br: br, rng: 0xffffffff, bitMask: 0xffffffff}
 	first := rc.next()
 	for i := 0; i < 4; i++ {
 		rc.code = rc.code<<8 | uint32(rc.next())
@@ -36,7 +42,7 @@ func (rc *RangeDecoder) Init7z(br io.ByteReader) error {
 
 // InitRAR starts a RAR 3.x PPMd stream: 4 bytes.
 func (rc *RangeDecoder) InitRAR(br io.ByteReader) error {
-	*rc = RangeDecoder{br: br, rng: 0xffffffff, isRAR: true}
+	*rc = RangeDecoder{br: br, rng: 0xffffffff, rarTop: rcTop, bitMask: ^uint32(1<<14 - 1), isRAR: true}
 	for i := 0; i < 4; i++ {
 		rc.code = rc.code<<8 | uint32(rc.next())
 	}
@@ -72,22 +78,25 @@ func (rc *RangeDecoder) next() byte {
 // threshold returns the count within total of the next symbol.
 func (rc *RangeDecoder) threshold(total uint32) uint32 {
 	rc.rng /= total
-	if rc.isRAR {
-		return (rc.code - rc.low) / rc.rng
-	}
 	return rc.code / rc.rng
 }
 
 // decode consumes the symbol occupying [start, start+size) of the total
 // passed to threshold.
 func (rc *RangeDecoder) decode(start, size uint32) {
-	if rc.isRAR {
-		rc.low += start * rc.rng
-	} else {
-		rc.code -= start * rc.rng
-	}
+	d := start * rc.rng
+	rc.code -= d
+	rc.low += d
 	rc.rng *= size
-	if rc.rng < rcTop || rc.isRAR {
+}
+
+// norm normalises the range after decode or bit. Nothing reads the
+// coder between a decode and the next threshold or bit, so the models
+// call it late: before the next threshold of an escape, and once a
+// symbol is decoded. That keeps the call, and the register spills
+// around it, off the paths of the symbol decoders.
+func (rc *RangeDecoder) norm() {
+	if rc.rng < rcTop || rc.low^(rc.low+rc.rng) < rc.rarTop {
 		rc.normalize()
 	}
 }
@@ -139,32 +148,19 @@ func (rc *RangeDecoder) normalize7z() {
 	}
 }
 
-// bit decodes a binary choice with probability size0/2^14 for 0.
+// bit decodes a binary choice with probability size0/2^14 for 0. 7-Zip
+// splits the whole range; RAR decodes the choice as a symbol of total
+// 2^14, which leaves out the range's remainder below 2^14 units.
 func (rc *RangeDecoder) bit(size0 uint32) uint32 {
-	if rc.isRAR {
-		return rc.bitRAR(size0)
-	}
-	// 7-Zip splits the range exactly rather than by the scaled unit.
 	bound := (rc.rng >> 14) * size0
-	b := uint32(1)
+	b := uint32(0)
 	if rc.code < bound {
 		rc.rng = bound
-		b = 0
 	} else {
 		rc.code -= bound
-		rc.rng -= bound
-	}
-	if rc.rng < rcTop {
-		rc.normalize7z()
+		rc.low += bound
+		rc.rng = rc.rng&rc.bitMask - bound
+		b = 1
 	}
 	return b
-}
-
-func (rc *RangeDecoder) bitRAR(size0 uint32) uint32 {
-	if rc.threshold(1<<14) < size0 {
-		rc.decode(0, size0)
-		return 0
-	}
-	rc.decode(size0, 1<<14-size0)
-	return 1
 }
