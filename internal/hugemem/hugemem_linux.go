@@ -25,3 +25,23 @@ func Bytes(n int) []byte {
 	_ = unix.Madvise(b[lo:hi], unix.MADV_HUGEPAGE)
 	return b
 }
+
+// hugePage is the size of a transparent huge page on amd64 and arm64.
+const hugePage = 2 << 20
+
+// Aligned is Bytes for buffers read all over at random (a PPMd model
+// heap), where every part should be on huge pages: from Min bytes on, the
+// slice starts on a huge-page boundary. The up to 2 MiB allocated to align
+// it are never touched, so they cost address space only, but they count as
+// allocated.
+func Aligned(n int) []byte {
+	if n < Min {
+		return make([]byte, n)
+	}
+	b := make([]byte, n+hugePage)
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	off := int((hugePage - start%hugePage) % hugePage)
+	b = b[off : off+n : off+n]
+	_ = unix.Madvise(b[:n/pageSize*pageSize], unix.MADV_HUGEPAGE)
+	return b
+}

@@ -4,3 +4,6 @@ package hugemem
 
 // Bytes returns a zeroed slice of length and capacity n.
 func Bytes(n int) []byte { return make([]byte, n) }
+
+// Aligned returns a zeroed slice of length and capacity n.
+func Aligned(n int) []byte { return make([]byte, n) }

@@ -1,18 +1,32 @@
 package hugemem
 
 import (
+	"runtime"
 	"testing"
+	"unsafe"
 )
 
 func TestBytes(t *testing.T) {
+	testAlloc(t, "Bytes", Bytes)
+	testAlloc(t, "Aligned", Aligned)
+	if runtime.GOOS == "linux" {
+		for _, n := range []int{Min, 3*Min + 12345} {
+			if a := uintptr(unsafe.Pointer(unsafe.SliceData(Aligned(n)))) % (2 << 20); a != 0 {
+				t.Errorf("Aligned(%d) starts %d bytes past a huge-page boundary", n, a)
+			}
+		}
+	}
+}
+
+func testAlloc(t *testing.T, name string, alloc func(int) []byte) {
 	for _, n := range []int{0, 1, 4095, Min - 1, Min, Min + 1, 3*Min + 12345} {
-		b := Bytes(n)
+		b := alloc(n)
 		if len(b) != n || cap(b) != n {
-			t.Fatalf("Bytes(%d): len %d cap %d", n, len(b), cap(b))
+			t.Fatalf("%s(%d): len %d cap %d", name, n, len(b), cap(b))
 		}
 		for i, c := range b {
 			if c != 0 {
-				t.Fatalf("Bytes(%d)[%d] = %d, want zero", n, i, c)
+				t.Fatalf("%s(%d)[%d] = %d, want zero", name, n, i, c)
 			}
 		}
 		for i := range b {

@@ -1,5 +1,7 @@
 package ppmd
 
+import "github.com/unpack-dev/unpack/internal/hugemem"
+
 // The sub-allocator both variants share (Shkarin's, as 7-Zip's Ppmd7.c
 // and Ppmd8.c have it). It hands out units of 12 bytes from one heap:
 // contexts from the top down (hiUnit), state arrays from the bottom up
@@ -36,7 +38,9 @@ func (a *subAlloc) init(memSize int, variantI bool) {
 	a.alignOffset = 4 - uint32(memSize)&3
 	need := int(a.alignOffset) + memSize + unitSize
 	if cap(a.heap) < need {
-		a.heap = newHeap(need)
+		// Contexts are walked in an order no cache predicts: on a large
+		// heap most of the time would go to TLB misses without huge pages.
+		a.heap = hugemem.Aligned(need)
 	} else {
 		a.heap = a.heap[:need]
 		clear(a.heap[need-unitSize:])
