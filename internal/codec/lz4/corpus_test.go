@@ -2,53 +2,16 @@ package lz4
 
 import (
 	"bytes"
-	"io"
-	"os"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/testutil"
+	"github.com/unpack-dev/unpack/internal/testutil/streamcorpus"
 )
 
-// TestCorpus decodes the corpus's .lz4 and .tar.lz4 rows (UNPACK_CORPUS):
-// "ok" rows must give the expected stream or tar members, "must-fail"
-// rows fail with a corrupt error, none panics.
+// TestCorpus decodes the corpus's .lz4 and .tar.lz4 rows (UNPACK_CORPUS).
 func TestCorpus(t *testing.T) {
 	z := new(Reader)
-	n := 0
-	for _, row := range testutil.Manifest(t) {
-		if row.Format != "lz4" && row.Format != "tar.lz4" {
-			continue
-		}
-		n++
-		t.Run(row.Local, func(t *testing.T) {
-			data, err := os.ReadFile(row.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err = z.Reset(bytes.NewReader(data)); err == nil {
-				if row.Expect == "ok" || row.Expect == "ok?" {
-					err = testutil.CheckStream(t, z, row.Expected)
-				} else {
-					_, err = io.Copy(io.Discard, z)
-				}
-			}
-			switch row.Expect {
-			case "ok", "ok?":
-				if err != nil {
-					t.Fatal(err)
-				}
-			case "must-fail":
-				if !isCorrupt(err) {
-					t.Fatalf("got %v, want a corrupt error", err)
-				}
-			default:
-				if err != nil && !isCorrupt(err) {
-					t.Fatalf("error of the wrong category: %v", err)
-				}
-			}
-		})
-	}
-	if n == 0 {
-		t.Skip("no lz4 rows in the corpus")
-	}
+	streamcorpus.Rows(t, "lz4", func(t *testing.T, row testutil.Row, data []byte) {
+		streamcorpus.Check(t, row, z, z.Reset(bytes.NewReader(data)))
+	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/testutil"
+	"github.com/unpack-dev/unpack/internal/testutil/streamcorpus"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -165,45 +166,10 @@ func TestMemLimit(t *testing.T) {
 
 // TestCorpus runs the .lz and .tar.lz files of the shared corpus.
 func TestCorpus(t *testing.T) {
-	n := 0
-	for _, row := range testutil.Manifest(t) {
-		if row.Format != "lz" && row.Format != "tar.lz" {
-			continue
-		}
-		n++
-		t.Run(row.Local, func(t *testing.T) {
-			data, err := os.ReadFile(row.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := NewReader(bytes.NewReader(data), archive.DefaultMemLimit)
-			if err == nil {
-				if row.Expect == "ok" || row.Expect == "ok?" {
-					err = testutil.CheckStream(t, r, row.Expected)
-				} else {
-					_, err = io.Copy(io.Discard, r)
-				}
-			}
-			t.Logf("error: %v", err)
-			switch row.Expect {
-			case "ok", "ok?":
-				if err != nil {
-					t.Fatal(err)
-				}
-			case "must-fail":
-				if !isCorrupt(err) {
-					t.Fatalf("want a corrupt-data error, got %v", err)
-				}
-			case "unsupported":
-				if !errors.Is(err, archive.ErrUnsupported) {
-					t.Fatalf("want an unsupported error, got %v", err)
-				}
-			}
-		})
-	}
-	if n == 0 {
-		t.Fatal("no lzip rows in the corpus manifest")
-	}
+	streamcorpus.Rows(t, "lz", func(t *testing.T, row testutil.Row, data []byte) {
+		r, err := NewReader(bytes.NewReader(data), archive.DefaultMemLimit)
+		streamcorpus.Check(t, row, r, err)
+	})
 }
 
 // TestReuseAllocs checks that decoding another stream with a reused Reader

@@ -14,37 +14,15 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/testutil"
+	"github.com/unpack-dev/unpack/internal/testutil/streamcorpus"
 )
 
 // TestCorpus runs the .lzma and .tar.lzma files of the shared corpus.
 func TestCorpus(t *testing.T) {
-	n := 0
-	for _, row := range testutil.Manifest(t) {
-		if row.Format != "lzma" && row.Format != "tar.lzma" {
-			continue
-		}
-		n++
-		t.Run(row.Local, func(t *testing.T) {
-			data, err := os.ReadFile(row.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var r io.Reader
-			r, err = NewAloneReader(bytes.NewReader(data), archive.DefaultMemLimit)
-			if err == nil {
-				switch row.Expect {
-				case "ok", "ok?":
-					err = testutil.CheckStream(t, r, row.Expected)
-				default:
-					_, err = io.Copy(io.Discard, r)
-				}
-			}
-			checkExpect(t, row.Expect, err)
-		})
-	}
-	if n == 0 {
-		t.Fatal("no lzma rows in the corpus manifest")
-	}
+	streamcorpus.Rows(t, "lzma", func(t *testing.T, row testutil.Row, data []byte) {
+		r, err := NewAloneReader(bytes.NewReader(data), archive.DefaultMemLimit)
+		streamcorpus.Check(t, row, r, err)
+	})
 }
 
 // checkExpect checks err against a manifest expectation.
