@@ -116,16 +116,9 @@ func decodeStepsGeneric(dst []byte, di int, src []byte, si, stop int) (int, int,
 		si++
 		ll := int(token >> 4)
 		if ll == 15 {
-			for {
-				if si >= len(src) {
-					return si, di, ErrShortBlock
-				}
-				b := src[si]
-				si++
-				ll += int(b)
-				if b != 255 {
-					break
-				}
+			var ok bool
+			if ll, si, ok = extendLen(src, si, ll); !ok {
+				return si, di, ErrShortBlock
 			}
 		}
 		if ll > len(src)-si {
@@ -152,16 +145,9 @@ func decodeStepsGeneric(dst []byte, di int, src []byte, si, stop int) (int, int,
 		}
 		ml := int(token & 15)
 		if ml == 15 {
-			for {
-				if si >= len(src) {
-					return si, di, ErrShortBlock
-				}
-				b := src[si]
-				si++
-				ml += int(b)
-				if b != 255 {
-					break
-				}
+			var ok bool
+			if ml, si, ok = extendLen(src, si, ml); !ok {
+				return si, di, ErrShortBlock
 			}
 		}
 		ml += minMatch
@@ -277,16 +263,9 @@ func parseSeq(src []byte, si int) (lit, ll, off, ml, next int, err error) {
 	si++
 	ll = int(token >> 4)
 	if ll == 15 {
-		for {
-			if si >= len(src) {
-				return 0, 0, 0, 0, si, ErrShortBlock
-			}
-			b := src[si]
-			si++
-			ll += int(b)
-			if b != 255 {
-				break
-			}
+		var ok bool
+		if ll, si, ok = extendLen(src, si, ll); !ok {
+			return 0, 0, 0, 0, si, ErrShortBlock
 		}
 	}
 	if ll > len(src)-si {
@@ -307,17 +286,26 @@ func parseSeq(src []byte, si int) (lit, ll, off, ml, next int, err error) {
 	}
 	ml = int(token & 15)
 	if ml == 15 {
-		for {
-			if si >= len(src) {
-				return 0, 0, 0, 0, si, ErrShortBlock
-			}
-			b := src[si]
-			si++
-			ml += int(b)
-			if b != 255 {
-				break
-			}
+		var ok bool
+		if ml, si, ok = extendLen(src, si, ml); !ok {
+			return 0, 0, 0, 0, si, ErrShortBlock
 		}
 	}
 	return lit, ll, off, ml + minMatch, si, nil
+}
+
+// extendLen adds to n, a literal or match length whose 4-bit field was 15,
+// the extension bytes from src[si]: each adds its value, and one below 255
+// ends them. It returns the length, where the sequence goes on, and false
+// when src ends first.
+func extendLen(src []byte, si, n int) (int, int, bool) {
+	for si < len(src) {
+		b := src[si]
+		si++
+		n += int(b)
+		if b != 255 {
+			return n, si, true
+		}
+	}
+	return n, si, false
 }
