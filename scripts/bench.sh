@@ -164,7 +164,10 @@ if [ -n "${BENCH_PREPARE:-}" ]; then # only make the inputs (they are cached in 
   exit 0
 fi
 
-out=$W/table.md
+# Results of this run in a directory of their own, so two runs sharing the
+# cached inputs in $W do not write over each other's files.
+R=$(mktemp -d "$W/results.XXXXXX")
+out=$R/table.md
 {
   echo "| workload | format | reference | unpack MB/s | reference MB/s | ratio | unpack peak RSS | reference peak RSS |"
   echo "|---|---|---|---:|---:|---:|---:|---:|"
@@ -184,7 +187,7 @@ for f in $FORMATS; do
       cmp -s <($ucmd) "$W/$k.raw" || { echo "MISMATCH: $ucmd" >&2; exit 1; }
     fi
     while IFS=$'\t' read -r rname rcmd; do
-      json=$W/h.json
+      json=$R/h.json
       hyperfine -N -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null 2>&1 || \
         hyperfine -w 1 -r "$RUNS" --export-json "$json" -n unpack "$ucmd" -n "$rname" "$rcmd" >/dev/null
       read -r tu tr < <(python3 -c "import json,sys; d=json.load(open('$json'))['results']; print(d[0]['median'], d[1]['median'])")
@@ -204,7 +207,7 @@ done
 echo
 for k in $ARCHIVES; do
   while IFS=$'\t' read -r label ucmd rname rcmd; do
-    json=$W/h.json
+    json=$R/h.json
     if ! $ucmd >/dev/null 2>&1; then
       printf '| %s | %s | %s | | | unpack fails | | |\n' "$k" "$label" "$rname" | tee -a "$out"; continue
     fi
@@ -227,10 +230,10 @@ if [ "${BENCH_CORES-1}" != 0 ]; then
   # What both cores give on this machine, same run: one reference decoder
   # alone against two copies at once (scaling 2.0 = two full cores).
   x=$(compress xz binary)
-  hyperfine -w 1 -r "$RUNS" --export-json "$W/h.json" -n one "xz -dc -T1 $x >/dev/null" \
+  hyperfine -w 1 -r "$RUNS" --export-json "$R/h.json" -n one "xz -dc -T1 $x >/dev/null" \
     -n two "xz -dc -T1 $x >/dev/null & xz -dc -T1 $x >/dev/null; wait" >/dev/null 2>&1
-  python3 -c "import json; d=json.load(open('$W/h.json'))['results']; t1, t2 = d[0]['median'], d[1]['median']
-print(f'two-core scaling: one xz -dc -T1 {t1:.2f} s, two at once {t2:.2f} s: both cores give {2*t1/t2:.2f}x one core')" | tee "$W/cores.md"
+  python3 -c "import json; d=json.load(open('$R/h.json'))['results']; t1, t2 = d[0]['median'], d[1]['median']
+print(f'two-core scaling: one xz -dc -T1 {t1:.2f} s, two at once {t2:.2f} s: both cores give {2*t1/t2:.2f}x one core')" | tee "$R/cores.md"
 fi
 if [ "${BENCH_ALLOCS-1}" != 0 ]; then
   echo
@@ -247,11 +250,11 @@ for line in sys.stdin:
         mib = float(m.group(4)) * float(m.group(3)) / 1e3 / 1048576
         if mib > 0:
             print(f"| {m.group(1)} | {mib:.2f} | {int(m.group(5))/mib:.0f} |")
-' | tee "$W/allocs.md"
+' | tee "$R/allocs.md"
 fi
 if [ "${BENCH_VERIFY-1}" != 0 ]; then
   echo
   echo "checksums (internal/verify) beside the command-line hashers, same run:"
-  COUNT=${BENCH_VERIFY_COUNT:-3} bash scripts/bench-verify.sh 30x | tee "$W/verify.md"
+  COUNT=${BENCH_VERIFY_COUNT:-3} bash scripts/bench-verify.sh 30x | tee "$R/verify.md"
 fi
 echo "table written to $out"
