@@ -25,9 +25,9 @@ type blockDecoder struct {
 	selectors [maxSelectors]uint8
 	lens      [maxAlpha]uint8
 	counts    [256]int32
-	last      []byte   // the BWT's last column, as MTF/RLE2 decoding produces it
+	last      []byte   // the BWT's last column, then the inverse BWT's scratch
 	tt        []uint32 // row j: FL(j)<<8 | first column byte of row j
-	back      []uint32 // row i: LF(i)<<8 | last column byte of row i
+	walk      walker
 }
 
 // blockHeader is what readHeader learns.
@@ -183,9 +183,8 @@ func (d *blockDecoder) readHeader(j *job, h *blockHeader) error {
 // the byte counts into d.counts, returning the block length.
 func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 	if len(d.tt) < j.maxBlock {
-		d.last = make([]byte, j.maxBlock)
+		d.last = make([]byte, j.maxBlock+walkSlack)
 		d.tt = make([]uint32, j.maxBlock)
-		d.back = make([]uint32, j.maxBlock)
 	}
 	tt := d.last[:j.maxBlock]
 	counts := &d.counts

@@ -10,15 +10,15 @@
 // Blocks are found by scanning for the 48-bit block magic at every bit
 // position and decoded by Config.Threads workers; a block's output is used
 // only when the block starts exactly where the previous one ended, so a
-// magic occurring by chance inside compressed data is harmless. Each
-// worker (and the single-threaded decoder) takes two blocks at a time and
-// undoes their BWTs together, overlapping four chains of cache misses.
+// magic occurring by chance inside compressed data is harmless. The
+// inverse BWT of each block walks several segments of the block at once,
+// overlapping their chains of cache misses (see walkLanes).
 //
 // # Security concerns
 //
 // Memory is bounded and sized by the streams' declared block size: each
-// worker holds the BWT arrays of two blocks (9 bytes per block symbol
-// each, 8.1 MB at level 9), and each of the 2*Threads+2 blocks in flight
+// worker holds the BWT arrays of two blocks (5 bytes per block symbol
+// each, 4.5 MB at level 9), and each of the 2*Threads+2 blocks in flight
 // (2 with one thread) its compressed window (at most about 2.3 MB,
 // usually under 1 MB), its BWT output (up to 900 kB) and up to 2 MiB of
 // expanded output; a block that expands further (long runs: up to 46 MB)
@@ -52,7 +52,7 @@ type Config struct {
 // count holds, for streams of the largest block size (level 9).
 func MemoryUse(threads int) int64 {
 	const (
-		worker = 2 * 9 * maxBlockSize                   // two blocks' last column, tt, back
+		worker = 2 * (5*maxBlockSize + walkSlack)       // two blocks' last column and tt
 		block  = maxBlockBits/8 + maxBlockSize + outCap // window, BWT output, expanded output
 		input  = maxBlockBits/8 + readChunk             // buffered input per block in flight
 	)
