@@ -265,12 +265,6 @@ func (w *walker) newChunk(ln *lane, size int) bool {
 	return true
 }
 
-// inverseBWT2 undoes the BWT of two blocks, d's and e's.
-func inverseBWT2(d *blockDecoder, pre []byte, origPtr int, e *blockDecoder, pre2 []byte, origPtr2 int) {
-	d.inverseBWT(pre, origPtr)
-	e.inverseBWT(pre2, origPtr2)
-}
-
 // derandomise undoes the randomisation of a block's BWT output.
 func derandomise(pre []byte) {
 	i, r := -2, 0

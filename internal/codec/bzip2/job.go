@@ -51,26 +51,6 @@ func (j *job) run(d *blockDecoder) {
 	}
 }
 
-// runPair decodes two jobs' blocks with d and e, undoing both BWTs at
-// once when both decode.
-func runPair(j *job, d *blockDecoder, k *job, e *blockDecoder) {
-	okj, okk := d.decodeSymbols(j), e.decodeSymbols(k)
-	switch {
-	case okj && okk:
-		inverseBWT2(d, j.pre, j.origPtr, e, k.pre, k.origPtr)
-	case okj:
-		d.inverseBWT(j.pre, j.origPtr)
-	case okk:
-		e.inverseBWT(k.pre, k.origPtr)
-	}
-	if okj {
-		j.finish()
-	}
-	if okk {
-		k.finish()
-	}
-}
-
 // finish derandomises the block if needed, undoes RLE1 and checks the
 // block CRC.
 func (j *job) finish() {
