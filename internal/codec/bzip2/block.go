@@ -1,6 +1,11 @@
 package bzip2
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/unpack-dev/unpack/internal/hugemem"
+)
 
 const (
 	blockMagic   = 0x314159265359 // BCD of pi: starts a block
@@ -28,6 +33,17 @@ type blockDecoder struct {
 	last      []byte   // the BWT's last column, then the inverse BWT's scratch
 	tt        []uint32 // row j: FL(j)<<8 | first column byte of row j
 	walk      walker
+}
+
+// newLinks allocates the link table of blocks of up to n symbols on huge
+// pages where the kernel gives them: the inverse BWT reads it all over at
+// random, and with 4 KiB pages most of those reads would also miss the
+// TLB (and the first touch of each page costs a fault). The size is
+// rounded up to whole huge pages, as the kernel backs only those.
+func newLinks(n int) []uint32 {
+	const huge = 2 << 20
+	b := hugemem.Aligned((4*n + huge - 1) &^ (huge - 1))
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
 // blockHeader is what readHeader learns.
@@ -184,7 +200,7 @@ func (d *blockDecoder) readHeader(j *job, h *blockHeader) error {
 func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 	if len(d.tt) < j.maxBlock {
 		d.last = make([]byte, j.maxBlock+walkSlack)
-		d.tt = make([]uint32, j.maxBlock)
+		d.tt = newLinks(j.maxBlock)
 	}
 	tt := d.last[:j.maxBlock]
 	counts := &d.counts
