@@ -99,6 +99,19 @@ func (j *job) read(p []byte) int {
 	return j.rle.expand(p)
 }
 
+// chunk returns the next piece of the block's output, empty once all of
+// it has been read: the rest of out, or (a block kept in BWT form) as much
+// as expands into out's buffer.
+func (j *job) chunk() []byte {
+	if j.expanded {
+		b := j.out[j.off:]
+		j.off = len(j.out)
+		return b
+	}
+	buf := j.out[:cap(j.out)]
+	return buf[:j.rle.expand(buf)]
+}
+
 // drained reports whether all of the block's output has been read.
 func (j *job) drained() bool {
 	if j.expanded {

@@ -185,6 +185,45 @@ func (z *Reader) Read(p []byte) (int, error) {
 	}
 }
 
+// WriteTo implements io.WriterTo: it writes the rest of the decompressed
+// data to w straight from each block's output buffer, instead of copying
+// it into a caller's buffer first, and returns the bytes written. Errors
+// are those Read returns, or w's; after WriteTo, Read returns the same
+// error (or io.EOF).
+func (z *Reader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if z.cur != nil {
+			if b := z.cur.chunk(); len(b) > 0 {
+				n, err := w.Write(b)
+				total += int64(n)
+				if err == nil && n < len(b) {
+					err = io.ErrShortWrite
+				}
+				if err != nil {
+					z.free = append(z.free, z.cur)
+					z.cur, z.err = nil, err
+					z.stop()
+					return total, err
+				}
+				continue
+			}
+			z.free = append(z.free, z.cur)
+			z.cur = nil
+		}
+		if z.err == io.EOF {
+			return total, nil
+		}
+		if z.err != nil {
+			return total, z.err
+		}
+		if err := z.advance(); err != nil {
+			z.err = err
+			z.stop()
+		}
+	}
+}
+
 // streamHeader checks "BZh1".."BZh9" at z.expected (byte aligned) and
 // starts a stream there.
 func (z *Reader) streamHeader() error {
