@@ -279,16 +279,26 @@ func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 			j.tooBig = true
 			return 0, ErrBlock
 		}
-		k := int(sym - 1)
-		b := mtf[k]
-		if k < 16 {
-			for ; k > 0; k-- {
-				mtf[k] = mtf[k-1]
-			}
-		} else {
+		// Move MTF position k to the front. The first 16 positions,
+		// where most symbols land, move as two words.
+		k := uint(sym - 1)
+		var b byte
+		switch lo := binary.LittleEndian.Uint64(mtf[:8]); {
+		case k < 8:
+			b = byte(lo >> (8 * k))
+			m := ^uint64(0) >> (56 - 8*k) // bytes 0..k
+			binary.LittleEndian.PutUint64(mtf[:8], lo&^m|(lo<<8)&m|uint64(b))
+		case k < 16:
+			hi := binary.LittleEndian.Uint64(mtf[8:16])
+			b = byte(hi >> (8 * (k - 8)))
+			m := ^uint64(0) >> (56 - 8*(k-8)) // bytes 8..k
+			binary.LittleEndian.PutUint64(mtf[:8], lo<<8|uint64(b))
+			binary.LittleEndian.PutUint64(mtf[8:16], hi&^m|(hi<<8|lo>>56)&m)
+		default:
+			b = mtf[k&255]
 			copy(mtf[1:k+1], mtf[:k])
+			mtf[0] = b
 		}
-		mtf[0] = b
 		counts[b]++
 		tt[nblock] = b
 		nblock++
