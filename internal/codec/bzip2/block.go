@@ -279,8 +279,8 @@ func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 			j.tooBig = true
 			return 0, ErrBlock
 		}
-		// Move MTF position k to the front. The first 16 positions,
-		// where most symbols land, move as two words.
+		// Move MTF position k to the front, a word at a time: the first
+		// 16 positions (most symbols) with one or two words and no loop.
 		k := uint(sym - 1)
 		var b byte
 		switch lo := binary.LittleEndian.Uint64(mtf[:8]); {
@@ -295,9 +295,13 @@ func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 			binary.LittleEndian.PutUint64(mtf[:8], lo<<8|uint64(b))
 			binary.LittleEndian.PutUint64(mtf[8:16], hi&^m|(hi<<8|lo>>56)&m)
 		default:
+			// From the top down, each word loaded before any store
+			// reaches it; the first word comes from lo, loaded first.
 			b = mtf[k&255]
-			copy(mtf[1:k+1], mtf[:k])
-			mtf[0] = b
+			for i := k & 255; i >= 8; i -= 8 {
+				binary.LittleEndian.PutUint64(mtf[i-7:], binary.LittleEndian.Uint64(mtf[i-8:]))
+			}
+			binary.LittleEndian.PutUint64(mtf[:8], lo<<8|uint64(b))
 		}
 		counts[b]++
 		tt[nblock] = b
