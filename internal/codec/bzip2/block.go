@@ -41,10 +41,14 @@ type blockDecoder struct {
 // TLB (and the first touch of each page costs a fault). The size is
 // rounded up to whole huge pages, as the kernel backs only those.
 func newLinks(n int) []uint32 {
-	const huge = 2 << 20
-	b := hugemem.Aligned((4*n + huge - 1) &^ (huge - 1))
+	b := hugemem.Aligned((4*n + hugePage - 1) &^ (hugePage - 1))
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
+
+const (
+	hugePage  = 2 << 20
+	linksSize = (4*maxBlockSize + hugePage - 1) &^ (hugePage - 1) // newLinks(maxBlockSize)
+)
 
 // blockHeader is what readHeader learns.
 type blockHeader struct {

@@ -17,15 +17,16 @@
 // # Security concerns
 //
 // Memory is bounded and sized by the streams' declared block size: each
-// worker holds the BWT arrays of a block (5 bytes per block symbol, 4.5 MB
-// at level 9), and each of the 2*Threads+2 blocks in flight (1 with one
-// thread) its compressed window (at most about 2.3 MB,
-// usually under 1 MB), its BWT output (up to 900 kB) and up to 2 MiB of
-// expanded output; a block that expands further (long runs: up to 46 MB)
-// is expanded again as it is read instead of being held. Config.MemLimit
-// lowers the thread count to fit (MemoryUse gives the estimate). Work per
-// block is bounded by the format's limits (18002 selectors of 50 symbols),
-// so no input makes the decoder loop.
+// worker holds the BWT arrays of a block (5 bytes per block symbol, 5 MB
+// at level 9 with the link table rounded to whole huge pages), and each of
+// the 2*Threads+2 blocks in flight (1 with one thread) its compressed
+// window (at most about 2.3 MB, usually under 1 MB), its BWT output (up to
+// 900 kB) and up to 2 MiB of expanded output; a block that expands further
+// (long runs: up to 46 MB) is expanded again as it is read instead of
+// being held. Config.MemLimit lowers the thread count to fit (MemoryUse
+// gives the estimate). Work per block is bounded by the format's limits
+// (18002 selectors of 50 symbols, an inverse BWT of at most two walks of
+// the block), so no input makes the decoder loop.
 package bzip2
 
 import (
@@ -52,7 +53,7 @@ type Config struct {
 // count holds, for streams of the largest block size (level 9).
 func MemoryUse(threads int) int64 {
 	const (
-		worker = 5*maxBlockSize + walkSlack             // last column (and scratch), tt
+		worker = maxBlockSize + walkSlack + linksSize   // last column (and scratch), tt
 		block  = maxBlockBits/8 + maxBlockSize + outCap // window, BWT output, expanded output
 		input  = maxBlockBits/8 + readChunk             // buffered input per block in flight
 	)
