@@ -63,7 +63,7 @@ type blockHeader struct {
 // decodeSymbols decodes j's block up to the BWT: Huffman, MTF and
 // RUNA/RUNB decoding into d.last. It sets j.err, j.needMore, j.end,
 // j.storedCRC, j.origPtr, j.randomised and j.pre's length, and reports
-// whether the block is ready for unBWT.
+// whether the block is ready for the inverse BWT.
 func (d *blockDecoder) decodeSymbols(j *job) bool {
 	j.err, j.needMore, j.tooBig = nil, false, false
 	var h blockHeader

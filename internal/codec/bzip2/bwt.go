@@ -47,7 +47,7 @@ var rNums = [512]uint16{
 // misses (the link table of a level-9 block is 3.6 MB), so walking one
 // chain leaves the core waiting on memory almost all the time.
 //
-// walkLanes cuts the string into segments that are walked at once: it
+// lanesWalk cuts the string into segments that are walked at once: it
 // marks walkSegs rows spread over the table (and origPtr), and walkLanes
 // lanes each walk from one marked row until they reach another, writing
 // into scratch. Which rows start which segments is only known at the end:
@@ -80,7 +80,7 @@ type lane struct {
 	seg  int32  // the segment being walked
 }
 
-// walker is the bookkeeping of walkLanes, kept in the blockDecoder.
+// walker is the bookkeeping of lanesWalk, kept in the blockDecoder.
 type walker struct {
 	lanes     [walkLanes]lane
 	segNext   [walkSegs + 1]int32 // the segment that follows, once known

@@ -12,7 +12,7 @@
 // only when the block starts exactly where the previous one ended, so a
 // magic occurring by chance inside compressed data is harmless. The
 // inverse BWT of each block walks several segments of the block at once,
-// overlapping their chains of cache misses (see walkLanes).
+// overlapping their chains of cache misses (see lanesWalk).
 //
 // # Security concerns
 //
