@@ -101,3 +101,37 @@ func mustReader(b *testing.B, data []byte, threads int) *Reader {
 	}
 	return z
 }
+
+// BenchmarkStages times the stages of one block's decode separately:
+// Huffman/MTF/RLE2 decoding (symbols) and the inverse BWT (bwt), on the
+// first block of each fixture. Bytes are the block's symbols.
+func BenchmarkStages(b *testing.B) {
+	for _, name := range []string{"text-bzip2-9.bz2", "binary-bzip2.bz2", "bitmap-bzip2.bz2"} {
+		data := testutil.Fixture(b, name)
+		j := newJob()
+		j.in, j.shift, j.limitBits, j.maxBlock = data[4:], 0, int64(len(data)-4)*8, int(data[3]-'0')*100000
+		j.final, j.atEOF = true, true
+		d := new(blockDecoder)
+		if !d.decodeSymbols(j) {
+			b.Fatalf("%s: %v", name, j.err)
+		}
+		b.Run(name+"/symbols", func(b *testing.B) {
+			b.SetBytes(int64(len(j.pre)))
+			b.ReportAllocs()
+			for b.Loop() {
+				d.decodeSymbols(j)
+			}
+		})
+		// The walk uses the last column's buffer as scratch: each round
+		// restores it first (a copy of 1/4 the bytes the walk reads).
+		last := bytes.Clone(d.last[:len(j.pre)])
+		b.Run(name+"/bwt", func(b *testing.B) {
+			b.SetBytes(int64(len(j.pre)))
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(d.last, last)
+				d.inverseBWT(j.pre, j.origPtr)
+			}
+		})
+	}
+}

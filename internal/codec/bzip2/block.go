@@ -1,6 +1,11 @@
 package bzip2
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/unpack-dev/unpack/internal/hugemem"
+)
 
 const (
 	blockMagic   = 0x314159265359 // BCD of pi: starts a block
@@ -25,10 +30,25 @@ type blockDecoder struct {
 	selectors [maxSelectors]uint8
 	lens      [maxAlpha]uint8
 	counts    [256]int32
-	last      []byte   // the BWT's last column, as MTF/RLE2 decoding produces it
+	last      []byte   // the BWT's last column, then the inverse BWT's scratch
 	tt        []uint32 // row j: FL(j)<<8 | first column byte of row j
-	back      []uint32 // row i: LF(i)<<8 | last column byte of row i
+	walk      walker
 }
+
+// newLinks allocates the link table of blocks of up to n symbols on huge
+// pages where the kernel gives them: the inverse BWT reads it all over at
+// random, and with 4 KiB pages most of those reads would also miss the
+// TLB (and the first touch of each page costs a fault). The size is
+// rounded up to whole huge pages, as the kernel backs only those.
+func newLinks(n int) []uint32 {
+	b := hugemem.Aligned((4*n + hugePage - 1) &^ (hugePage - 1))
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+const (
+	hugePage  = 2 << 20
+	linksSize = (4*maxBlockSize + hugePage - 1) &^ (hugePage - 1) // newLinks(maxBlockSize)
+)
 
 // blockHeader is what readHeader learns.
 type blockHeader struct {
@@ -43,7 +63,7 @@ type blockHeader struct {
 // decodeSymbols decodes j's block up to the BWT: Huffman, MTF and
 // RUNA/RUNB decoding into d.last. It sets j.err, j.needMore, j.end,
 // j.storedCRC, j.origPtr, j.randomised and j.pre's length, and reports
-// whether the block is ready for unBWT.
+// whether the block is ready for the inverse BWT.
 func (d *blockDecoder) decodeSymbols(j *job) bool {
 	j.err, j.needMore, j.tooBig = nil, false, false
 	var h blockHeader
@@ -183,9 +203,8 @@ func (d *blockDecoder) readHeader(j *job, h *blockHeader) error {
 // the byte counts into d.counts, returning the block length.
 func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 	if len(d.tt) < j.maxBlock {
-		d.last = make([]byte, j.maxBlock)
-		d.tt = make([]uint32, j.maxBlock)
-		d.back = make([]uint32, j.maxBlock)
+		d.last = make([]byte, j.maxBlock+walkSlack)
+		d.tt = newLinks(j.maxBlock)
 	}
 	tt := d.last[:j.maxBlock]
 	counts := &d.counts
@@ -264,16 +283,30 @@ func (d *blockDecoder) readSymbols(j *job, h *blockHeader) (int, error) {
 			j.tooBig = true
 			return 0, ErrBlock
 		}
-		k := int(sym - 1)
-		b := mtf[k]
-		if k < 16 {
-			for ; k > 0; k-- {
-				mtf[k] = mtf[k-1]
+		// Move MTF position k to the front, a word at a time: the first
+		// 16 positions (most symbols) with one or two words and no loop.
+		k := uint(sym - 1)
+		var b byte
+		switch lo := binary.LittleEndian.Uint64(mtf[:8]); {
+		case k < 8:
+			b = byte(lo >> (8 * k))
+			m := ^uint64(0) >> (56 - 8*k) // bytes 0..k
+			binary.LittleEndian.PutUint64(mtf[:8], lo&^m|(lo<<8)&m|uint64(b))
+		case k < 16:
+			hi := binary.LittleEndian.Uint64(mtf[8:16])
+			b = byte(hi >> (8 * (k - 8)))
+			m := ^uint64(0) >> (56 - 8*(k-8)) // bytes 8..k
+			binary.LittleEndian.PutUint64(mtf[:8], lo<<8|uint64(b))
+			binary.LittleEndian.PutUint64(mtf[8:16], hi&^m|(hi<<8|lo>>56)&m)
+		default:
+			// From the top down, each word loaded before any store
+			// reaches it; the first word comes from lo, loaded first.
+			b = mtf[k&255]
+			for i := k & 255; i >= 8; i -= 8 {
+				binary.LittleEndian.PutUint64(mtf[i-7:], binary.LittleEndian.Uint64(mtf[i-8:]))
 			}
-		} else {
-			copy(mtf[1:k+1], mtf[:k])
+			binary.LittleEndian.PutUint64(mtf[:8], lo<<8|uint64(b))
 		}
-		mtf[0] = b
 		counts[b]++
 		tt[nblock] = b
 		nblock++

@@ -40,34 +40,63 @@ var rNums = [512]uint16{
 	203, 50, 668, 108, 645, 990, 626, 197, 510, 357, 358, 850, 858, 364, 936, 638,
 }
 
-// unBWT undoes the Burrows-Wheeler transform of a block: the string is
-// written to pre from the last column d.last[:len(pre)] and the row
-// origPtr of the original string.
+// The inverse BWT. With F the first column of the sorted rotations and FL
+// the mapping from a row to the row whose last byte is its first, the
+// string is F[origPtr], F[FL(origPtr)], F[FL(FL(origPtr))], ... Each step
+// is a load whose address is the previous load's result: a chain of cache
+// misses (the link table of a level-9 block is 3.6 MB), so walking one
+// chain leaves the core waiting on memory almost all the time.
 //
-// With F the first column, LF the mapping from a row to the row starting
-// with its last byte, and FL its inverse, the string is F[origPtr],
-// F[FL(origPtr)], F[FL(FL(origPtr))], ... and, read from its end,
-// L[origPtr], L[LF(origPtr)], ... The walk is a chain of cache misses;
-// following both directions at once (and two blocks at once, in
-// unBWT2) overlaps them. The halves join up exactly when
-// FL^n(origPtr) == origPtr, which every encoder's output satisfies;
-// otherwise (a crafted block) pre is redone forward-only, which is what
-// the reference decoder outputs.
-type unBWT struct {
-	tt     []uint32 // row j: FL(j)<<8 | F[j]
-	back   []uint32 // row i: LF(i)<<8 | L[i]
-	pre    []byte
-	lo, hi []byte // pre's halves: filled forward from the start, backward from the end
-	orig   uint32
-	fwd    uint32 // row of the next forward step
-	bk     uint32 // row of the next backward step
-	k      int    // steps done in each direction
+// lanesWalk cuts the string into segments that are walked at once: it
+// marks walkSegs rows spread over the table (and origPtr), and walkLanes
+// lanes each walk from one marked row until they reach another, writing
+// into scratch. Which rows start which segments is only known at the end:
+// the segments are joined in the order the walk links them, starting from
+// origPtr. The segments cover the string exactly when FL^n(origPtr) ==
+// origPtr (the permutation is one cycle), which every encoder's output
+// satisfies; otherwise (a crafted block) the string is walked again as
+// one chain, which is what the reference decoder outputs.
+
+const (
+	walkLanes = 8       // chains of loads in flight while walking one block
+	walkSegs  = 128     // rows marked as segment starts (besides origPtr)
+	walkChunk = 4096    // scratch is handed to a lane this much at a time
+	walkMin   = 1 << 14 // shorter blocks are walked as one chain
+	markBit   = 1 << 31 // set in tt[row] when a segment starts at row
+
+	// walkSlack is the scratch beyond the block length that the lanes'
+	// unfinished chunks can take.
+	walkSlack = walkLanes * walkChunk
+	// maxPieces bounds the runs of scratch a walk writes: each ends with
+	// a full chunk or a segment.
+	maxPieces = maxBlockSize/walkChunk + walkSegs + 2
+)
+
+// A lane walks one segment at a time.
+type lane struct {
+	row  uint32 // the next row to output
+	o, e int32  // write position and end of the lane's chunk of scratch
+	from int32  // where the current piece of the segment began
+	seg  int32  // the segment being walked
 }
 
-// init builds the link tables of d's block.
-func (w *unBWT) init(d *blockDecoder, pre []byte, origPtr int) {
-	n := len(pre)
-	last, tt, back := d.last[:n], d.tt[:n], d.back[:n]
+// walker is the bookkeeping of lanesWalk, kept in the blockDecoder.
+type walker struct {
+	lanes     [walkLanes]lane
+	segNext   [walkSegs + 1]int32 // the segment that follows, once known
+	segFirst  [walkSegs + 1]int32 // a segment's first piece (-1: none)
+	segLast   [walkSegs + 1]int32 // and its last
+	pieceFrom [maxPieces]int32    // pieces: runs of scratch, in a segment's order
+	pieceTo   [maxPieces]int32
+	pieceNext [maxPieces]int32 // the segment's next piece (-1: none)
+	pieces    int32
+	nextChunk int32 // the first unused byte of scratch
+}
+
+// buildLinks fills d.tt[:n] from the last column d.last[:n] and the byte
+// counts: tt[row] = FL(row)<<8 | F[row].
+func (d *blockDecoder) buildLinks(n int) []uint32 {
+	last, tt := d.last[:n], d.tt[:n]
 	var next [256]uint32
 	sum := uint32(0)
 	for b, c := range d.counts {
@@ -75,78 +104,165 @@ func (w *unBWT) init(d *blockDecoder, pre []byte, origPtr int) {
 		sum += uint32(c)
 	}
 	for i, b := range last {
-		j := next[b]
+		tt[next[b]] = uint32(i)<<8 | uint32(b) // row next[b] starts with b
 		next[b]++
-		tt[j] = uint32(i)<<8 | uint32(b) // row j starts with b
-		back[i] = j<<8 | uint32(b)
 	}
-	h := n / 2
-	*w = unBWT{tt: tt, back: back, pre: pre, lo: pre[:h], hi: pre[h:],
-		orig: uint32(origPtr), fwd: uint32(origPtr), bk: uint32(origPtr)}
+	return tt
 }
 
-// finish completes the walk and checks that the halves met.
-func (w *unBWT) finish() {
-	tt, back, lo, hi := w.tt, w.back, w.lo, w.hi
-	fwd, bk := w.fwd, w.bk
-	for k := w.k; k < len(lo); k++ {
-		v := tt[fwd]
-		u := back[bk]
-		lo[k] = byte(v)
-		hi[len(hi)-1-k] = byte(u)
-		fwd = v >> 8
-		bk = u >> 8
+// inverseBWT writes the block's string to pre from the last column
+// d.last[:len(pre)], the counts and the row origPtr of the string.
+func (d *blockDecoder) inverseBWT(pre []byte, origPtr int) {
+	tt := d.buildLinks(len(pre))
+	if len(pre) < walkMin || !d.walk.lanesWalk(tt, pre, uint32(origPtr), d.last[:len(pre)+walkSlack]) {
+		walkChain(tt, pre, uint32(origPtr))
 	}
-	if len(hi) > len(lo) {
-		v := tt[fwd]
-		hi[0] = byte(v)
-		fwd = v >> 8
+}
+
+// walkChain is the inverse BWT as one chain from row r.
+func walkChain(tt []uint32, pre []byte, r uint32) {
+	for k := range pre {
+		v := tt[r]
+		pre[k] = byte(v)
+		r = v >> 8
 	}
-	// fwd is FL^f(origPtr) after f forward steps and bk is LF^b(origPtr)
-	// after b backward steps: they meet iff FL^n(origPtr) == origPtr.
-	if fwd == bk {
+}
+
+// lanesWalk writes the string starting at row orig to pre, walking its
+// segments in lanes (see above), and reports whether the segments linked
+// from orig cover it. It uses scratch (len(pre)+walkSlack bytes) and
+// leaves tt as it found it.
+func (w *walker) lanesWalk(tt []uint32, pre []byte, orig uint32, scratch []byte) bool {
+	n := len(pre)
+	stride := (n + walkSegs - 1) / walkSegs
+	nseg := (n + stride - 1) / stride
+	origSeg := int(orig) / stride
+	if int(orig)%stride != 0 {
+		origSeg = nseg
+		nseg++
+	}
+	segRow := func(s int) uint32 {
+		if s == origSeg {
+			return orig
+		}
+		return uint32(s * stride)
+	}
+	for s := range nseg {
+		tt[segRow(s)] |= markBit
+		w.segNext[s], w.segFirst[s] = -1, -1
+	}
+	w.pieces, w.nextChunk = 0, 0
+
+	ok := true
+	active, started := 0, 0
+	for ; active < walkLanes && started < nseg; active++ {
+		ln := &w.lanes[active]
+		*ln = lane{}
+		if !w.start(ln, started, segRow(started), tt, scratch) {
+			ok = false
+		}
+		started++
+	}
+	for ok && active > 0 {
+		for l := 0; l < active; l++ {
+			ln := &w.lanes[l]
+			v := tt[ln.row]
+			if v < markBit && ln.o < ln.e {
+				scratch[ln.o] = byte(v)
+				ln.o++
+				ln.row = v >> 8
+				continue
+			}
+			w.endPiece(ln)
+			if ln.o >= ln.e {
+				if !w.newChunk(ln, len(scratch)) {
+					ok = false
+				}
+				continue // the step is retried
+			}
+			// ln.row starts a segment: the lane's segment ends here.
+			next := int32(ln.row) / int32(stride)
+			if ln.row == orig {
+				next = int32(origSeg)
+			}
+			w.segNext[ln.seg] = next
+			if started < nseg {
+				if !w.start(ln, started, segRow(started), tt, scratch) {
+					ok = false
+				}
+				started++
+				continue
+			}
+			active--
+			w.lanes[l] = w.lanes[active]
+		}
+	}
+	for s := range nseg {
+		tt[segRow(s)] &^= markBit
+	}
+	if !ok {
+		return false
+	}
+
+	// Join the segments in the order they link from orig.
+	p, s := 0, int32(origSeg)
+	for range nseg {
+		for q := w.segFirst[s]; q >= 0; q = w.pieceNext[q] {
+			from, to := w.pieceFrom[q], w.pieceTo[q]
+			if int(to-from) > n-p {
+				return false
+			}
+			p += copy(pre[p:], scratch[from:to])
+		}
+		if s = w.segNext[s]; s == int32(origSeg) {
+			break
+		}
+	}
+	return p == n && s == int32(origSeg)
+}
+
+// start sets ln to walk segment s from row, outputting row's byte.
+func (w *walker) start(ln *lane, s int, row uint32, tt []uint32, scratch []byte) bool {
+	if ln.o >= ln.e && !w.newChunk(ln, len(scratch)) {
+		return false
+	}
+	ln.seg, ln.from = int32(s), ln.o
+	v := tt[row] &^ markBit
+	scratch[ln.o] = byte(v)
+	ln.o++
+	ln.row = v >> 8
+	return true
+}
+
+// endPiece records the bytes ln wrote since its piece began as the next
+// piece of its segment.
+func (w *walker) endPiece(ln *lane) {
+	if ln.o == ln.from {
 		return
 	}
-	fwd = w.orig
-	for k := range w.pre {
-		v := tt[fwd]
-		w.pre[k] = byte(v)
-		fwd = v >> 8
+	q := w.pieces
+	w.pieces++
+	w.pieceFrom[q], w.pieceTo[q], w.pieceNext[q] = ln.from, ln.o, -1
+	if w.segFirst[ln.seg] < 0 {
+		w.segFirst[ln.seg] = q
+	} else {
+		w.pieceNext[w.segLast[ln.seg]] = q
 	}
+	w.segLast[ln.seg] = q
+	ln.from = ln.o
 }
 
-// inverseBWT undoes the BWT of one block (see unBWT).
-func (d *blockDecoder) inverseBWT(pre []byte, origPtr int) {
-	var w unBWT
-	w.init(d, pre, origPtr)
-	w.finish()
-}
-
-// inverseBWT2 undoes the BWT of two blocks, d's and e's, walking both at
-// once: four independent chains of cache misses.
-func inverseBWT2(d *blockDecoder, pre []byte, origPtr int, e *blockDecoder, pre2 []byte, origPtr2 int) {
-	var a, b unBWT
-	a.init(d, pre, origPtr)
-	b.init(e, pre2, origPtr2)
-	m := min(len(a.lo), len(b.lo))
-	att, aback, alo, ahi := a.tt, a.back, a.lo[:m], a.hi
-	btt, bback, blo, bhi := b.tt, b.back, b.lo[:m], b.hi
-	af, ab, bf, bb := a.fwd, a.bk, b.fwd, b.bk
-	for k := range alo {
-		v1 := att[af]
-		u1 := aback[ab]
-		v2 := btt[bf]
-		u2 := bback[bb]
-		alo[k] = byte(v1)
-		ahi[len(ahi)-1-k] = byte(u1)
-		blo[k] = byte(v2)
-		bhi[len(bhi)-1-k] = byte(u2)
-		af, ab, bf, bb = v1>>8, u1>>8, v2>>8, u2>>8
+// newChunk gives ln the next chunk of scratch. Lanes write at most one
+// byte per row, so chunks never run out; the check only guards the
+// bound.
+func (w *walker) newChunk(ln *lane, size int) bool {
+	if int(w.nextChunk)+walkChunk > size || int(w.pieces) >= maxPieces-1 {
+		return false
 	}
-	a.fwd, a.bk, a.k = af, ab, m
-	b.fwd, b.bk, b.k = bf, bb, m
-	a.finish()
-	b.finish()
+	ln.o, ln.e = w.nextChunk, w.nextChunk+walkChunk
+	ln.from = ln.o
+	w.nextChunk += walkChunk
+	return true
 }
 
 // derandomise undoes the randomisation of a block's BWT output.

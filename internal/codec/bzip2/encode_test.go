@@ -332,3 +332,48 @@ func TestCraftedPermutation(t *testing.T) {
 		t.Fatalf("cases: %d decodable, %d with a missing run count; want both kinds", good, bad)
 	}
 }
+
+// TestInverseBWT checks the walk in lanes against the reference walk on
+// blocks around the lanes' cutoff and at the largest size: real BWTs (one
+// cycle), random last columns (several cycles, so the walk falls back),
+// one repeated byte (every row its own cycle) and origPtr on and off the
+// marked rows.
+func TestInverseBWT(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	d := new(blockDecoder)
+	d.last = make([]byte, maxBlockSize+walkSlack)
+	d.tt = make([]uint32, maxBlockSize)
+	check := func(name string, last []byte, orig int) {
+		t.Helper()
+		d.counts = [256]int32{}
+		for _, b := range last {
+			d.counts[b]++
+		}
+		copy(d.last, last)
+		pre := make([]byte, len(last))
+		d.inverseBWT(pre, orig)
+		if want := forwardWalk(last, orig); !bytes.Equal(pre, want) {
+			t.Fatalf("%s (n=%d, origPtr=%d): wrong string", name, len(last), orig)
+		}
+	}
+	for _, n := range []int{1, 2, walkMin - 1, walkMin, walkMin + 1, 3*walkMin + 7, 100000} {
+		text := make([]byte, n)
+		for k := range text {
+			text[k] = "abcdefgh"[r.IntN(8)]
+		}
+		last, orig := bwt(text)
+		check("bwt", last, orig)
+		for k := range last {
+			last[k] = byte(r.IntN(3))
+		}
+		for _, orig := range []int{0, n - 1, r.IntN(n), (n + walkSegs - 1) / walkSegs % n} {
+			check("random", last, orig)
+		}
+		check("one byte", bytes.Repeat([]byte{'x'}, n), r.IntN(n))
+	}
+	last := make([]byte, maxBlockSize)
+	for k := range last {
+		last[k] = byte(r.IntN(256))
+	}
+	check("random, largest", last, r.IntN(maxBlockSize))
+}

@@ -51,26 +51,6 @@ func (j *job) run(d *blockDecoder) {
 	}
 }
 
-// runPair decodes two jobs' blocks with d and e, undoing both BWTs at
-// once when both decode.
-func runPair(j *job, d *blockDecoder, k *job, e *blockDecoder) {
-	okj, okk := d.decodeSymbols(j), e.decodeSymbols(k)
-	switch {
-	case okj && okk:
-		inverseBWT2(d, j.pre, j.origPtr, e, k.pre, k.origPtr)
-	case okj:
-		d.inverseBWT(j.pre, j.origPtr)
-	case okk:
-		e.inverseBWT(k.pre, k.origPtr)
-	}
-	if okj {
-		j.finish()
-	}
-	if okk {
-		k.finish()
-	}
-}
-
 // finish derandomises the block if needed, undoes RLE1 and checks the
 // block CRC.
 func (j *job) finish() {
@@ -117,6 +97,19 @@ func (j *job) read(p []byte) int {
 		return n
 	}
 	return j.rle.expand(p)
+}
+
+// chunk returns the next piece of the block's output, empty once all of
+// it has been read: the rest of out, or (a block kept in BWT form) as much
+// as expands into out's buffer.
+func (j *job) chunk() []byte {
+	if j.expanded {
+		b := j.out[j.off:]
+		j.off = len(j.out)
+		return b
+	}
+	buf := j.out[:cap(j.out)]
+	return buf[:j.rle.expand(buf)]
 }
 
 // drained reports whether all of the block's output has been read.

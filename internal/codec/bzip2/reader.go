@@ -10,22 +10,23 @@
 // Blocks are found by scanning for the 48-bit block magic at every bit
 // position and decoded by Config.Threads workers; a block's output is used
 // only when the block starts exactly where the previous one ended, so a
-// magic occurring by chance inside compressed data is harmless. Each
-// worker (and the single-threaded decoder) takes two blocks at a time and
-// undoes their BWTs together, overlapping four chains of cache misses.
+// magic occurring by chance inside compressed data is harmless. The
+// inverse BWT of each block walks several segments of the block at once,
+// overlapping their chains of cache misses (see lanesWalk).
 //
 // # Security concerns
 //
 // Memory is bounded and sized by the streams' declared block size: each
-// worker holds the BWT arrays of two blocks (9 bytes per block symbol
-// each, 8.1 MB at level 9), and each of the 2*Threads+2 blocks in flight
-// (2 with one thread) its compressed window (at most about 2.3 MB,
-// usually under 1 MB), its BWT output (up to 900 kB) and up to 2 MiB of
-// expanded output; a block that expands further (long runs: up to 46 MB)
-// is expanded again as it is read instead of being held. Config.MemLimit
-// lowers the thread count to fit (MemoryUse gives the estimate). Work per
-// block is bounded by the format's limits (18002 selectors of 50 symbols),
-// so no input makes the decoder loop.
+// worker holds the BWT arrays of a block (5 bytes per block symbol, 5 MB
+// at level 9 with the link table rounded to whole huge pages), and each of
+// the 2*Threads+2 blocks in flight (1 with one thread) its compressed
+// window (at most about 2.3 MB, usually under 1 MB), its BWT output (up to
+// 900 kB) and up to 2 MiB of expanded output; a block that expands further
+// (long runs: up to 46 MB) is expanded again as it is read instead of
+// being held. Config.MemLimit lowers the thread count to fit (MemoryUse
+// gives the estimate). Work per block is bounded by the format's limits
+// (18002 selectors of 50 symbols, an inverse BWT of at most two walks of
+// the block), so no input makes the decoder loop.
 package bzip2
 
 import (
@@ -52,11 +53,11 @@ type Config struct {
 // count holds, for streams of the largest block size (level 9).
 func MemoryUse(threads int) int64 {
 	const (
-		worker = 2 * 9 * maxBlockSize                   // two blocks' last column, tt, back
+		worker = maxBlockSize + walkSlack + linksSize   // last column (and scratch), tt
 		block  = maxBlockBits/8 + maxBlockSize + outCap // window, BWT output, expanded output
 		input  = maxBlockBits/8 + readChunk             // buffered input per block in flight
 	)
-	jobs := int64(2)
+	jobs := int64(1)
 	if threads > 1 {
 		jobs = 2*int64(threads) + 2
 	}
@@ -96,9 +97,8 @@ type Reader struct {
 	decs    []*blockDecoder
 	running bool
 
-	cur     *job // the block being read out
-	pending *job // Threads == 1: the next block, decoded with the current one
-	err     error
+	cur *job // the block being read out
+	err error
 }
 
 // NewReader returns a Reader decompressing r. It reads and checks the
@@ -133,11 +133,11 @@ func (z *Reader) Reset(r io.Reader) error {
 	z.buf = z.buf[:0]
 	z.base, z.eof = 0, false
 	z.cands, z.ci, z.scanned, z.dispatched = z.cands[:0], 0, 0, -1
-	z.cur, z.pending, z.err = nil, nil, nil
+	z.cur, z.err = nil, nil
 	if len(z.jobs) == 0 {
-		n := 2 // the block being read and the next one
+		n := 1
 		if z.threads > 1 {
-			n = 2*z.threads + 2 // each worker decodes two blocks at once
+			n = 2*z.threads + 2 // the reader's, the workers' and as many queued
 		}
 		for range n {
 			z.jobs = append(z.jobs, newJob())
@@ -178,6 +178,45 @@ func (z *Reader) Read(p []byte) (int, error) {
 		}
 		if z.err != nil {
 			return 0, z.err
+		}
+		if err := z.advance(); err != nil {
+			z.err = err
+			z.stop()
+		}
+	}
+}
+
+// WriteTo implements io.WriterTo: it writes the rest of the decompressed
+// data to w straight from each block's output buffer, instead of copying
+// it into a caller's buffer first, and returns the bytes written. Errors
+// are those Read returns, or w's; after WriteTo, Read returns the same
+// error (or io.EOF).
+func (z *Reader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if z.cur != nil {
+			if b := z.cur.chunk(); len(b) > 0 {
+				n, err := w.Write(b)
+				total += int64(n)
+				if err == nil && n < len(b) {
+					err = io.ErrShortWrite
+				}
+				if err != nil {
+					z.free = append(z.free, z.cur)
+					z.cur, z.err = nil, err
+					z.stop()
+					return total, err
+				}
+				continue
+			}
+			z.free = append(z.free, z.cur)
+			z.cur = nil
+		}
+		if z.err == io.EOF {
+			return total, nil
+		}
+		if z.err != nil {
+			return total, z.err
 		}
 		if err := z.advance(); err != nil {
 			z.err = err
@@ -299,18 +338,9 @@ func (z *Reader) block(pos int64) (*job, error) {
 	}
 }
 
-// blockSeq decodes the block at pos in the calling goroutine. When
-// another block follows, it decodes that one too, undoing both BWTs at
-// once, and keeps it in z.pending for the next call.
+// blockSeq decodes the block at pos in the calling goroutine.
 func (z *Reader) blockSeq(pos int64) (*job, error) {
-	if p := z.pending; p != nil {
-		z.pending = nil
-		if p.start == pos {
-			return z.result(p)
-		}
-		z.free = append(z.free, p)
-	}
-	for len(z.decs) < 2 {
+	if len(z.decs) == 0 {
 		z.decs = append(z.decs, new(blockDecoder))
 	}
 	j := z.free[len(z.free)-1]
@@ -319,41 +349,8 @@ func (z *Reader) blockSeq(pos int64) (*job, error) {
 		z.free = append(z.free, j)
 		return nil, err
 	}
-	d, e := z.decs[0], z.decs[1]
-	if !d.decodeSymbols(j) {
-		return z.result(j)
-	}
-	if k := z.nextJob(j.end); k != nil {
-		if e.decodeSymbols(k) {
-			inverseBWT2(d, j.pre, j.origPtr, e, k.pre, k.origPtr)
-			k.finish()
-		} else {
-			d.inverseBWT(j.pre, j.origPtr)
-		}
-		z.pending = k
-	} else {
-		d.inverseBWT(j.pre, j.origPtr)
-	}
-	j.finish()
+	j.run(z.decs[0])
 	return z.result(j)
-}
-
-// nextJob returns a job set up for the block at bit pos, or nil when no
-// block magic is there (or no job is free).
-func (z *Reader) nextJob(pos int64) *job {
-	if len(z.free) == 0 {
-		return nil
-	}
-	if err := z.ensure((pos + 48 + 7) / 8); err != nil || z.buffered()*8 < pos+48 || z.bitsAt(pos, 48) != blockMagic {
-		return nil
-	}
-	k := z.free[len(z.free)-1]
-	z.free = z.free[:len(z.free)-1]
-	if err := z.window(k, pos, -1, false); err != nil {
-		z.free = append(z.free, k)
-		return nil
-	}
-	return k
 }
 
 func (z *Reader) result(j *job) (*job, error) {
@@ -398,15 +395,10 @@ func (z *Reader) window(j *job, pos, end int64, copyIn bool) error {
 }
 
 // dispatch hands blocks to the workers until every job is in use or the
-// input is exhausted, reading and scanning input as needed. It hands them
-// out in pairs when it can, so a worker finds two blocks to decode
-// together.
+// input is exhausted, reading and scanning input as needed.
 func (z *Reader) dispatch() error {
 	if !z.running {
 		z.start()
-	}
-	if len(z.free) < 2 && len(z.queue) > 0 {
-		return nil
 	}
 	for len(z.free) > 0 {
 		for z.ci < len(z.cands) && (z.cands[z.ci]/2 < z.expected || z.cands[z.ci]/2 <= z.dispatched) {
@@ -446,34 +438,22 @@ func (z *Reader) dispatch() error {
 	return nil
 }
 
-// start launches the workers. Each takes two blocks at a time when two
-// are waiting, so it can undo both BWTs at once.
+// start launches the workers.
 func (z *Reader) start() {
-	for len(z.decs) < 2*z.threads {
+	for len(z.decs) < z.threads {
 		z.decs = append(z.decs, new(blockDecoder))
 	}
 	z.work = make(chan *job, len(z.jobs))
 	z.running = true
 	for i := range z.threads {
 		z.wg.Add(1)
-		go func(d, e *blockDecoder, work <-chan *job) {
+		go func(d *blockDecoder, work <-chan *job) {
 			defer z.wg.Done()
 			for j := range work {
-				var k *job
-				select {
-				case k = <-work:
-				default:
-				}
-				if k == nil {
-					j.run(d)
-					j.done <- struct{}{}
-					continue
-				}
-				runPair(j, d, k, e)
+				j.run(d)
 				j.done <- struct{}{}
-				k.done <- struct{}{}
 			}
-		}(z.decs[2*i], z.decs[2*i+1], z.work)
+		}(z.decs[i], z.work)
 	}
 }
 

@@ -48,7 +48,8 @@ func fixtures(t testing.TB) map[string]string {
 var testReaders = map[int]*Reader{}
 
 // decodeAll decompresses data through wrap(input) with threads, reading
-// the output with reads of at most chunk bytes, under a timeout.
+// the output with reads of at most chunk bytes (0: through WriteTo),
+// under a timeout.
 func decodeAll(t testing.TB, data []byte, threads, chunk int, wrap func(io.Reader) io.Reader) ([]byte, error) {
 	t.Helper()
 	type result struct {
@@ -74,6 +75,11 @@ func decodeAll(t testing.TB, data []byte, threads, chunk int, wrap func(io.Reade
 			return
 		}
 		var out bytes.Buffer
+		if chunk == 0 {
+			_, err := z.WriteTo(&out)
+			ch <- result{out.Bytes(), err}
+			return
+		}
 		buf := make([]byte, chunk)
 		for {
 			n, err := z.Read(buf)
@@ -111,14 +117,18 @@ func TestFixtures(t *testing.T) {
 		{"onebyte", iotest.OneByteReader},
 		{"half", iotest.HalfReader},
 		{"dataerr", iotest.DataErrReader},
+		{"writeto", nil},
 	}
 	for name, want := range fixtures(t) {
 		data := testutil.Fixture(t, name)
 		for _, threads := range []int{1, 2, 5} {
 			for _, w := range wraps {
 				chunk := 1 << 16
-				if w.name == "onebyte" {
+				switch w.name {
+				case "onebyte":
 					chunk = 7
+				case "writeto":
+					chunk = 0
 				}
 				t.Run(fmt.Sprintf("%s/threads=%d/%s", name, threads, w.name), func(t *testing.T) {
 					got, err := decodeAll(t, data, threads, chunk, w.wrap)
@@ -270,7 +280,11 @@ func TestTruncated(t *testing.T) {
 				continue
 			}
 			for _, threads := range []int{1, 3} {
-				_, err := decodeAll(t, data[:n], threads, 1<<16, nil)
+				chunk := 1 << 16
+				if threads == 3 {
+					chunk = 0 // WriteTo
+				}
+				_, err := decodeAll(t, data[:n], threads, chunk, nil)
 				if !isCorrupt(err) {
 					t.Fatalf("%s cut at %d threads=%d: err %v, want corrupt", name, n, threads, err)
 				}
@@ -306,7 +320,11 @@ func TestBitFlips(t *testing.T) {
 		for _, p := range positions {
 			bad[p/8] ^= 0x80 >> (p % 8)
 			threads := 1 + p%3
-			got, err := decodeAll(t, bad, threads, 1<<20, nil)
+			chunk := 1 << 20
+			if p/3%2 == 0 {
+				chunk = 0 // WriteTo
+			}
+			got, err := decodeAll(t, bad, threads, chunk, nil)
 			bad[p/8] ^= 0x80 >> (p % 8)
 			if err == nil {
 				if sum(got) != sums[name] {
@@ -456,32 +474,75 @@ func TestCorpus(t *testing.T) {
 func TestAllocs(t *testing.T) {
 	data := testutil.Fixture(t, "multi-bzip2.bz2")
 	for _, threads := range []int{1, 2} {
+		for _, writeTo := range []bool{false, true} {
+			z, err := NewReader(bytes.NewReader(data), Config{Threads: threads})
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, 1<<16)
+			br := bytes.NewReader(data)
+			run := func() {
+				br.Reset(data)
+				if err := z.Reset(br); err != nil {
+					t.Fatal(err)
+				}
+				if writeTo {
+					if _, err := z.WriteTo(io.Discard); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				for {
+					_, err := z.Read(buf)
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			run()
+			allocs := testing.AllocsPerRun(5, run)
+			// Threads > 1: the work channel and the worker goroutines.
+			if limit := 4.0 + 2*float64(threads); threads == 1 && allocs > 0 || allocs > limit {
+				t.Errorf("threads=%d writeTo=%v: %.0f allocations per file", threads, writeTo, allocs)
+			}
+			z.Close()
+		}
+	}
+}
+
+// failWriter accepts n bytes, then fails.
+type failWriter struct{ n int }
+
+var errWrite = errors.New("write failed")
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, errWrite
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestWriteToError checks that an error of the writer ends WriteTo with
+// the bytes written so far, and that Read then reports it.
+func TestWriteToError(t *testing.T) {
+	data := testutil.Fixture(t, "multi-bzip2.bz2")
+	for _, threads := range []int{1, 2} {
 		z, err := NewReader(bytes.NewReader(data), Config{Threads: threads})
 		if err != nil {
 			t.Fatal(err)
 		}
-		buf := make([]byte, 1<<16)
-		br := bytes.NewReader(data)
-		run := func() {
-			br.Reset(data)
-			if err := z.Reset(br); err != nil {
-				t.Fatal(err)
-			}
-			for {
-				_, err := z.Read(buf)
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
+		n, err := z.WriteTo(&failWriter{n: 100000})
+		if n != 100000 || !errors.Is(err, errWrite) {
+			t.Fatalf("threads=%d: WriteTo = %d, %v; want 100000, %v", threads, n, err, errWrite)
 		}
-		run()
-		allocs := testing.AllocsPerRun(5, run)
-		// Threads > 1: the work channel and the worker goroutines.
-		if limit := 4.0 + 2*float64(threads); threads == 1 && allocs > 0 || allocs > limit {
-			t.Errorf("threads=%d: %.0f allocations per file", threads, allocs)
+		if _, err := z.Read(make([]byte, 10)); !errors.Is(err, errWrite) {
+			t.Fatalf("threads=%d: Read after a failed WriteTo: %v", threads, err)
 		}
 		z.Close()
 	}
