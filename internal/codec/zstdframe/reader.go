@@ -111,6 +111,12 @@ func (z *Reader) startFrame() error {
 	if z.async != nil && (z.w.contentSize < 0 || z.w.contentSize > smallFrame) {
 		z.cur = z.async
 	}
+	// A larger window than the sync decoder's ring had so far makes it
+	// allocate a new ring, which WriteTo's first write can advise.
+	z.hw.advise = 0
+	if z.cur == z.sync && z.w.window > z.hw.advised {
+		z.hw.advise = z.w.window
+	}
 	if err := z.cur.Reset(&z.w); err != nil {
 		z.err = err
 		return err
@@ -129,6 +135,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 		n, err := z.cur.Read(p)
 		if n > 0 {
 			z.h.Write(p[:n])
+			z.hw.advise = 0 // the first block went by unseen
 		}
 		if err == nil {
 			if n > 0 {
@@ -187,14 +194,23 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	return total, z.err
 }
 
-// hashWriter hashes what it writes, and remembers its writer's error.
+// hashWriter hashes what it writes, and remembers its writer's error. It
+// also advises huge pages for the sync decoder's window ring (adviseRing),
+// which it sees as the first block of a frame with a new, larger window.
 type hashWriter struct {
 	w   io.Writer
 	h   hash.Hash64
 	err error
+
+	advise  int64 // the window of the frame whose first block is next, or 0
+	advised int64 // the largest window advised so far
 }
 
 func (hw *hashWriter) Write(p []byte) (int, error) {
+	if hw.advise > 0 && len(p) > 0 {
+		adviseRing(p, hw.advise)
+		hw.advised, hw.advise = hw.advise, 0
+	}
 	n, err := hw.w.Write(p)
 	hw.h.Write(p[:n])
 	if err != nil {

@@ -394,6 +394,51 @@ func TestContentSize(t *testing.T) {
 	}
 }
 
+// TestWindowSize parses the Window_Descriptor forms (RFC 8878 §3.1.1.1.2)
+// and the single-segment window, and checks them against the zstd CLI's
+// fixtures' headers.
+func TestWindowSize(t *testing.T) {
+	tests := []struct {
+		single      bool
+		wd          byte
+		contentSize int64
+		want        int64
+	}{
+		{false, 0x00, -1, 1 << 10},           // exponent 0: 1 KiB
+		{false, 0x68, -1, 8 << 20},           // exponent 13: 8 MiB
+		{false, 0x6F, -1, 8<<20 + 7*(1<<20)}, // 8 MiB + 7/8 of it
+		{false, 0xF8, -1, 1 << 41},           // exponent 31
+		{true, 0, 300, 1 << 10},              // single segment: content, at least 1 KiB
+		{true, 0, 5 << 20, 5 << 20},          // single segment
+	}
+	for _, tt := range tests {
+		if got := windowSize(tt.single, tt.wd, tt.contentSize); got != tt.want {
+			t.Errorf("single %v wd %#x content %d: %d, want %d", tt.single, tt.wd, tt.contentSize, got, tt.want)
+		}
+	}
+	for _, f := range fixtures(t) {
+		var w walker
+		w.reset(bytes.NewReader(f.data))
+		if err := w.next(); err != nil {
+			t.Fatal(f.name, err)
+		}
+		var h zstd.Header
+		if err := h.Decode(f.data); err != nil {
+			t.Fatal(f.name, err)
+		}
+		if h.Skippable {
+			continue // the walker has skipped to the next frame
+		}
+		want := int64(h.WindowSize)
+		if h.SingleSegment {
+			want = max(int64(h.FrameContentSize), 1<<10)
+		}
+		if w.window != want {
+			t.Errorf("%s: window %d, klauspost's header says %d", f.name, w.window, want)
+		}
+	}
+}
+
 // TestWindowLimit: a frame whose window exceeds Config.MaxWindow fails with
 // the decoder's size error, on either decoder.
 func TestWindowLimit(t *testing.T) {
