@@ -76,10 +76,11 @@ func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
 // 4; beyond that the writer is the bottleneck and memory grows per block).
 // Its concurrent decoder is a pipeline (literals, sequences, execution on
 // three goroutines, each block copied out of the window), not independent
-// work: on the 32 MiB make bench inputs it took 18% more CPU than the
-// one-goroutine decoder on binary and about the same on text and mixed,
-// and only the one-goroutine decoder's window can be put on huge pages
-// (zstdframe's WriteTo), which halves the page faults of a whole decode.
+// work: on the 32 MiB make bench inputs (x -c, task-clock, medians of 15
+// interleaved runs) it took 48% more CPU than the one-goroutine decoder on
+// binary and the same on text and mixed, and only the one-goroutine
+// decoder's window can be put on huge pages (zstdframe's WriteTo), which
+// takes a whole decode from ~2900 page faults to ~1100.
 func zstdThreads(opt *archive.Options) int {
 	if opt.Threads > 1 {
 		return min(opt.Threads, 4)
