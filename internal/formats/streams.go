@@ -74,13 +74,19 @@ func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
 // zstdThreads is how many goroutines klauspost's zstd decoder uses: one,
 // on the reader's goroutine, unless Options.Threads asks for more (at most
 // 4; beyond that the writer is the bottleneck and memory grows per block).
-// Its concurrent decoder is a pipeline (literals, sequences, execution on
+// The concurrent decoder is a pipeline (literals, sequences, execution on
 // three goroutines, each block copied out of the window), not independent
-// work: on the 32 MiB make bench inputs (x -c, task-clock, medians of 15
-// interleaved runs) it took 48% more CPU than the one-goroutine decoder on
-// binary and the same on text and mixed, and only the one-goroutine
-// decoder's window can be put on huge pages (zstdframe's WriteTo), which
-// takes a whole decode from ~2900 page faults to ~1100.
+// work, and only the one-goroutine decoder's window can be put on huge
+// pages (zstdframe's WriteTo: ~2900 page faults per decode become ~1100).
+// Measured on the make bench inputs (x -c, task-clock, medians of 21
+// interleaved runs, load average 7-8; one goroutine / pipeline / zstd -dc):
+// 32 MiB text 135 / 138 / 165 ms, binary 91 / 132 / 110, mixed 231 / 206 /
+// 222; 100 MiB text 544 / 394 / 629, binary 487 / 433 / 540. The one
+// goroutine has the best worst case against zstd -dc (mixed 0.96 in this
+// run, 1.17-1.23 in two others; the pipeline's binary 0.83); under this
+// load the pipeline gains on long inputs, its separate execution loop
+// keeping more cache misses in flight than the fused decode-and-execute
+// loop (at load ~1 the two were even on text and mixed in-process).
 func zstdThreads(opt *archive.Options) int {
 	if opt.Threads > 1 {
 		return min(opt.Threads, 4)
