@@ -110,7 +110,7 @@ var fixedTables = sync.OnceValue(func() *[2]struct {
 func NewInflater(r io.Reader, d64 bool) *Inflater {
 	f := &Inflater{d64: d64, in: new(inBuf), out: new(outBuf), tables: new(dynTables)}
 	f.win = 32 << 10
-	maxMatch := 258
+	maxMatch := maxDeflateMatch
 	if d64 {
 		f.win, maxMatch = windowSize, 3+0xffff
 	}

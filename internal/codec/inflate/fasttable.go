@@ -153,8 +153,8 @@ var symEntries, clenEntries = func() (t [2][2][]uint32, c []uint32) {
 			case s <= 285:
 				i := s - 257
 				base, extra := uint32(lenBase[i]), uint32(lenExtra[i])
-				if i == 28 && !d64 {
-					base, extra = 258, 0
+				if i == len(lenBase)-1 && !d64 {
+					base, extra = maxDeflateMatch, 0
 				}
 				lit[s] = base<<16 | extra
 			default:

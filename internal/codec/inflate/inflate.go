@@ -8,9 +8,9 @@
 // fasttable.go) decodes deflate or Deflate64 fast, from a source it reads
 // ahead of: for inputs the caller bounds, such as a zip entry of known
 // size, or whose excess it takes back with Rest, as gzip does. Reader
-// (this file) decodes Deflate64 one input byte at a time and never reads
-// past the end of the stream, so a container streaming from a pipe can
-// find what follows it.
+// (this file) decodes deflate or Deflate64 one input byte at a time and
+// never reads past the end of the stream, so a container streaming from a
+// pipe can find what follows it.
 //
 // # Security concerns
 //
@@ -50,8 +50,10 @@ const (
 	stateEnd
 )
 
-// Reader decompresses a Deflate64 stream.
+// Reader decompresses a deflate or Deflate64 stream without reading past
+// its end.
 type Reader struct {
+	d64  bool // Deflate64, not deflate
 	r    io.ByteReader
 	rr   io.Reader // the same source, for stored blocks
 	b    uint64    // bit buffer, least significant bit first
@@ -82,16 +84,17 @@ type byteReader interface {
 	io.ByteReader
 }
 
-// NewReader returns a Reader decompressing r. If r is not an
-// io.ByteReader it is buffered, and the decoder may read past the end of
-// the stream.
-func NewReader(r io.Reader) *Reader {
-	f := new(Reader)
+// NewReader returns a Reader decompressing r, Deflate64 if d64 is set. If
+// r is not an io.ByteReader it is buffered, and the decoder may read past
+// the end of the stream.
+func NewReader(r io.Reader, d64 bool) *Reader {
+	f := &Reader{d64: d64}
 	f.Reset(r)
 	return f
 }
 
-// Reset makes f decode a new stream from r, keeping its buffers.
+// Reset makes f decode a new stream from r, keeping its buffers and its
+// variant.
 func (f *Reader) Reset(r io.Reader) {
 	br, ok := r.(byteReader)
 	if !ok {
@@ -236,7 +239,7 @@ func (f *Reader) codeLengthSym() (uint32, bool) {
 
 // dynamicTables reads a dynamic block's code lengths and builds its tables.
 func (f *Reader) dynamicTables() bool {
-	nlit, ndist, err := readCodeLengths(f, &f.lengths, true)
+	nlit, ndist, err := readCodeLengths(f, &f.lengths, f.d64)
 	if err == nil && (!f.dynLit.init(f.lengths.all[:nlit]) || !f.dynDist.init(f.lengths.all[nlit:nlit+ndist])) {
 		err = ErrCodeLengths
 	}
@@ -273,6 +276,9 @@ func (f *Reader) sym(h *huffman) (int, bool) {
 		n = l
 	}
 }
+
+// maxDeflateMatch is deflate's length of code 285, its longest match.
+const maxDeflateMatch = 258
 
 // Length and distance bases and extra bits. Deflate64 gives code 285 a
 // base of 3 with 16 extra bits and adds distance codes 30 and 31.
@@ -314,20 +320,23 @@ func (f *Reader) huffmanBlock() {
 			return
 		}
 		i := sym - 257
-		v, ok := f.bits(uint(lenExtra[i]))
-		if !ok {
-			return
+		length := maxDeflateMatch // code 285 in deflate
+		if i != len(lenBase)-1 || f.d64 {
+			v, ok := f.bits(uint(lenExtra[i]))
+			if !ok {
+				return
+			}
+			length = int(lenBase[i]) + int(v)
 		}
-		length := int(lenBase[i]) + int(v)
 		d, ok := f.sym(f.dist)
 		if !ok {
 			return
 		}
-		if d >= 32 {
+		if d >= 32 || d >= 30 && !f.d64 {
 			f.err = ErrSymbol
 			return
 		}
-		v, ok = f.bits(uint(distExtra[d]))
+		v, ok := f.bits(uint(distExtra[d]))
 		if !ok {
 			return
 		}

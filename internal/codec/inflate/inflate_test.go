@@ -48,7 +48,7 @@ func TestFar7zip(t *testing.T) {
 		"half":    iotest.HalfReader,
 	} {
 		h := sha256.New()
-		if _, err := io.Copy(h, wrap(NewReader(wrap(bytes.NewReader(raw))))); err != nil {
+		if _, err := io.Copy(h, wrap(NewReader(wrap(bytes.NewReader(raw)), true))); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if got := hex.EncodeToString(h.Sum(nil)); got != want {
@@ -57,32 +57,43 @@ func TestFar7zip(t *testing.T) {
 	}
 }
 
-// TestDeflateSubset decodes deflate streams without length-258 matches,
-// which Deflate64 reads the same way as deflate.
-func TestDeflateSubset(t *testing.T) {
+// TestReaderDeflate decodes compress/flate's streams at every size and
+// level: in deflate mode all of them (with length-258 matches, code 285),
+// and in Deflate64 mode those without such matches, which it reads the same
+// way.
+func TestReaderDeflate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, size := range []int{0, 1, 100, 5000, 70000, 300000} {
 		data := make([]byte, size)
 		for i := range data {
 			data[i] = "abcd"[rng.IntN(4)]
 		}
+		long := bytes.Clone(data)
+		for i := 0; i+1000 < len(long); i += 5000 {
+			copy(long[i:i+1000], bytes.Repeat([]byte{'x'}, 1000))
+		}
 		for _, level := range []int{flate.NoCompression, flate.BestSpeed, flate.DefaultCompression, flate.HuffmanOnly} {
-			var buf bytes.Buffer
-			w, _ := flate.NewWriter(&buf, level)
-			w.Write(data)
-			w.Close()
-			r := NewReader(bytes.NewReader(buf.Bytes()))
-			got, err := io.ReadAll(r)
-			if err != nil {
-				t.Fatalf("size %d level %d: %v", size, level, err)
-			}
-			if !bytes.Equal(got, data) {
-				t.Fatalf("size %d level %d: output differs", size, level)
-			}
-			// Reset reuses the reader.
-			r.Reset(bytes.NewReader(buf.Bytes()))
-			if got, err := io.ReadAll(r); err != nil || !bytes.Equal(got, data) {
-				t.Fatalf("size %d level %d after Reset: %v", size, level, err)
+			for _, tc := range []struct {
+				d64  bool
+				data []byte
+			}{{false, long}, {false, data}, {true, data}} {
+				var buf bytes.Buffer
+				w, _ := flate.NewWriter(&buf, level)
+				w.Write(tc.data)
+				w.Close()
+				r := NewReader(bytes.NewReader(buf.Bytes()), tc.d64)
+				got, err := io.ReadAll(r)
+				if err != nil {
+					t.Fatalf("size %d level %d d64 %v: %v", size, level, tc.d64, err)
+				}
+				if !bytes.Equal(got, tc.data) {
+					t.Fatalf("size %d level %d d64 %v: output differs", size, level, tc.d64)
+				}
+				// Reset reuses the reader.
+				r.Reset(bytes.NewReader(buf.Bytes()))
+				if got, err := io.ReadAll(r); err != nil || !bytes.Equal(got, tc.data) {
+					t.Fatalf("size %d level %d d64 %v after Reset: %v", size, level, tc.d64, err)
+				}
 			}
 		}
 	}
@@ -92,7 +103,7 @@ func TestDeflateSubset(t *testing.T) {
 func TestNoOverread(t *testing.T) {
 	raw, _ := farStream(t)
 	in := bytes.NewReader(append(bytes.Clone(raw), "TRAILER"...))
-	if _, err := io.Copy(io.Discard, NewReader(in)); err != nil {
+	if _, err := io.Copy(io.Discard, NewReader(in, true)); err != nil {
 		t.Fatal(err)
 	}
 	rest, _ := io.ReadAll(in)
@@ -104,7 +115,7 @@ func TestNoOverread(t *testing.T) {
 func TestCorrupt(t *testing.T) {
 	raw, _ := farStream(t)
 	for n := 0; n < len(raw); n += 1 + len(raw)/50 {
-		_, err := io.Copy(io.Discard, NewReader(bytes.NewReader(raw[:n])))
+		_, err := io.Copy(io.Discard, NewReader(bytes.NewReader(raw[:n]), true))
 		if err != io.ErrUnexpectedEOF && !errors.Is(err, archive.ErrCorrupt) {
 			t.Errorf("truncated at %d: %v", n, err)
 		}
@@ -117,7 +128,7 @@ func TestCorrupt(t *testing.T) {
 		{[]byte{0x01, 0x05, 0x00, 0x05, 0x00}, ErrStoredLength},
 		{[]byte{0x03, 0x00, 0xfc, 0xff}, nil}, // fixed block, end of block
 	} {
-		_, err := io.Copy(io.Discard, NewReader(bytes.NewReader(tc.in)))
+		_, err := io.Copy(io.Discard, NewReader(bytes.NewReader(tc.in), true))
 		if !errors.Is(err, tc.want) && !(tc.want == nil && err == nil) {
 			t.Errorf("%x: got %v, want %v", tc.in, err, tc.want)
 		}
@@ -141,17 +152,17 @@ func FuzzDeflate64(f *testing.F) {
 	w.Close()
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
-		io.CopyN(io.Discard, NewReader(bytes.NewReader(b)), 1<<24)
+		io.CopyN(io.Discard, NewReader(bytes.NewReader(b), true), 1<<24)
 	})
 }
 
 func BenchmarkDecode(b *testing.B) {
 	raw, _ := farStream(b)
-	out, err := io.ReadAll(NewReader(bytes.NewReader(raw)))
+	out, err := io.ReadAll(NewReader(bytes.NewReader(raw), true))
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := NewReader(nil)
+	r := NewReader(nil, true)
 	in := bytes.NewReader(raw)
 	b.SetBytes(int64(len(out)))
 	b.ReportAllocs()

@@ -102,9 +102,9 @@ type pipeline struct {
 	zc      zipCrypto
 	aes     aesReader
 	br      *bufio.Reader
-	flate   io.ReadCloser        // for streamed entries of unknown size
-	d64     *inflate.Reader      // likewise
 	inflate [2]*inflate.Inflater // deflate, Deflate64
+	exact   [2]*inflate.Reader   // likewise, for encrypted streamed entries of unknown size
+	ahead   *inflate.Inflater    // the inflater of a streamed entry of unknown size
 	lzma    *lzma.Reader1
 	ppmd    *ppmdReader
 	warn    func(string)     // Options.Warnf of the archive being read
@@ -273,6 +273,7 @@ func (p *pipeline) openEncrypted(start int64, h *header, pw func() ([]string, er
 // entry of unknown size, of the bytes from the data on).
 func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error), limit int64) (io.Reader, error) {
 	method := h.realMethod()
+	p.ahead = nil
 	if h.flags&flagStrongEnc != 0 {
 		return nil, archive.Unsupportedf("zip: %q: PKWARE strong encryption is not supported", h.name)
 	}

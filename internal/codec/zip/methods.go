@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/klauspost/compress/flate"
-
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
 	"github.com/unpack-dev/unpack/internal/codec/inflate"
@@ -75,40 +73,36 @@ type byteReader interface {
 // m whose compressed bytes come from raw, or from src, the same bytes
 // through a byte reader (buffered unless the entry's size is unknown). The
 // deflate and Deflate64 decoders are kept in p and reset for each entry;
-// the rarer methods get a fresh decoder. Entries of known size use the
-// buffered inflater of internal/codec/inflate, which reads ahead; a
-// streamed entry of unknown size needs a decoder that stops exactly at its
-// end (klauspost/compress/flate, inflate.Reader). LZMA and xz are the
-// project's own decoders, as is bzip2; PPMd is internal/codec/ppmd's
-// variant I, its model kept in p.
+// the rarer methods get a fresh decoder. Deflate and Deflate64 use the
+// buffered inflater of internal/codec/inflate, which reads ahead: a
+// streamed entry of unknown size hands back what it read past its end
+// (p.ahead, see StreamReader.unread), unless it is encrypted: decrypted
+// bytes cannot be handed back, so it gets inflate.Reader, which stops
+// exactly at its end. LZMA and xz are the project's own decoders, as is
+// bzip2; PPMd is internal/codec/ppmd's variant I, its model kept in p.
 func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, limit int64) (io.Reader, error) {
 	switch m {
 	case methodStore:
 		return src, nil
 	case methodDeflate, methodDeflate64:
 		d64 := m == methodDeflate64
-		if !h.usizeUnknown {
-			if p.inflate[b2i(d64)] == nil {
-				p.inflate[b2i(d64)] = inflate.NewInflater(raw, d64)
+		if h.usizeUnknown && h.encrypted() {
+			if p.exact[b2i(d64)] == nil {
+				p.exact[b2i(d64)] = inflate.NewReader(src, d64)
 			} else {
-				p.inflate[b2i(d64)].Reset(raw)
+				p.exact[b2i(d64)].Reset(src)
 			}
-			return p.inflate[b2i(d64)], nil
+			return p.exact[b2i(d64)], nil
 		}
-		if d64 {
-			if p.d64 == nil {
-				p.d64 = inflate.NewReader(src)
-			} else {
-				p.d64.Reset(src)
-			}
-			return p.d64, nil
+		if p.inflate[b2i(d64)] == nil {
+			p.inflate[b2i(d64)] = inflate.NewInflater(raw, d64)
+		} else {
+			p.inflate[b2i(d64)].Reset(raw)
 		}
-		if p.flate == nil {
-			p.flate = flate.NewReader(src)
-		} else if err := p.flate.(flate.Resetter).Reset(src, nil); err != nil {
-			return nil, err
+		if h.usizeUnknown {
+			p.ahead = p.inflate[b2i(d64)]
 		}
-		return p.flate, nil
+		return p.inflate[b2i(d64)], nil
 	case methodBzip2:
 		// One thread: entries are what runs in parallel.
 		return bzip2.NewReader(src, bzip2.Config{Threads: 1, MemLimit: limit})

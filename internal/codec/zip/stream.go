@@ -30,7 +30,9 @@ type StreamReader struct {
 	opt   *archive.Options
 	limit int64
 	cr    countReader
+	pb    pushback // the input, after what an inflater handed back
 	br    *bufio.Reader
+	spare []byte // pb's other buffer
 	pipe  *pipeline
 	lim   io.LimitedReader
 	scan  storedScanner
@@ -69,6 +71,22 @@ func (c *countReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// pushback reads what was handed back (buf[off:]), then r.
+type pushback struct {
+	buf []byte
+	off int
+	r   io.Reader
+}
+
+func (b *pushback) Read(p []byte) (int, error) {
+	if b.off < len(b.buf) {
+		n := copy(p, b.buf[b.off:])
+		b.off += n
+		return n, nil
+	}
+	return b.r.Read(p)
+}
+
 // inputErr returns err, or the input's read error when reading the input
 // failed: a decoder starved by it reports truncated or corrupt data, which
 // it is not. The stream has then lost its place: every later call fails.
@@ -91,12 +109,30 @@ func NewStreamReader(r io.Reader, opt *archive.Options) *StreamReader {
 	s := &StreamReader{opt: opt, limit: opt.Limit(), pipe: newPipeline()}
 	s.pipe.warn, s.pipe.opt = opt.Warnf, opt
 	s.cr.r = r
-	s.br = bufio.NewReaderSize(&s.cr, bufSize)
+	s.pb.r = &s.cr
+	s.br = bufio.NewReaderSize(&s.pb, bufSize)
 	return s
 }
 
 // pos is the input position of the next unread byte.
-func (s *StreamReader) pos() int64 { return s.cr.n - int64(s.br.Buffered()) }
+func (s *StreamReader) pos() int64 {
+	return s.cr.n - int64(len(s.pb.buf)-s.pb.off) - int64(s.br.Buffered())
+}
+
+// unread puts back rest, the input an inflater read past the end of its
+// stream, in front of what the input has left.
+func (s *StreamReader) unread(rest []byte) {
+	if len(rest) == 0 {
+		return
+	}
+	buffered, _ := s.br.Peek(s.br.Buffered())
+	b := append(s.spare[:0], rest...)
+	b = append(b, buffered...)
+	b = append(b, s.pb.buf[s.pb.off:]...)
+	s.spare = s.pb.buf
+	s.pb.buf, s.pb.off = b, 0
+	s.br.Reset(&s.pb)
+}
 
 func (s *StreamReader) passwords() ([]string, error) {
 	if !s.pwDone {
@@ -329,6 +365,9 @@ func (s *StreamReader) finale(c *checker) error {
 			}
 		}
 		return nil
+	}
+	if s.pipe.ahead != nil {
+		s.unread(s.pipe.ahead.Rest())
 	}
 	packed := s.pos() - s.dataPos
 	d, err := s.readDescriptor(h)
