@@ -2,6 +2,7 @@ package formats
 
 import (
 	"io"
+	"runtime"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/brotli"
@@ -60,10 +61,17 @@ func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
 }
 
 func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
-	// zstdframe verifies each frame's XXH64 with internal/verify.
+	// zstdframe verifies each frame's XXH64 with internal/verify. Read (a
+	// tar.zst's entries) decodes large frames on klauspost's pipeline, whose
+	// goroutines decode blocks ahead of the one being executed (each in
+	// flight holds one block); WriteTo (x -c, a single file) decodes on the
+	// caller's goroutine whatever Threads says, with its window on huge
+	// pages: on the 32 MiB make bench inputs (task-clock, medians of 21
+	// interleaved runs, load 7-8; caller's goroutine / pipeline / zstd -dc)
+	// text 135 / 138 / 165 ms, binary 91 / 132 / 110, mixed 231 / 206 / 222.
 	z, err := zstdframe.NewReader(r, zstdframe.Config{
 		MaxWindow: uint64(opt.Limit()),
-		Threads:   zstdThreads(opt),
+		Threads:   decoderThreads(opt),
 	})
 	if err != nil {
 		return nil, err
@@ -71,27 +79,15 @@ func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
 	return z, nil
 }
 
-// zstdThreads is how many goroutines klauspost's zstd decoder uses: one,
-// on the reader's goroutine, unless Options.Threads asks for more (at most
-// 4; beyond that the writer is the bottleneck and memory grows per block).
-// The concurrent decoder is a pipeline (literals, sequences, execution on
-// three goroutines, each block copied out of the window), not independent
-// work, and only the one-goroutine decoder's window can be put on huge
-// pages (zstdframe's WriteTo: ~2900 page faults per decode become ~1100).
-// Measured on the make bench inputs (x -c, task-clock, medians of 21
-// interleaved runs, load average 7-8; one goroutine / pipeline / zstd -dc):
-// 32 MiB text 135 / 138 / 165 ms, binary 91 / 132 / 110, mixed 231 / 206 /
-// 222; 100 MiB text 544 / 394 / 629, binary 487 / 433 / 540. The one
-// goroutine has the best worst case against zstd -dc (mixed 0.96 in this
-// run, 1.17-1.23 in two others; the pipeline's binary 0.83); under this
-// load the pipeline gains on long inputs, its separate execution loop
-// keeping more cache misses in flight than the fused decode-and-execute
-// loop (at load ~1 the two were even on text and mixed in-process).
-func zstdThreads(opt *archive.Options) int {
-	if opt.Threads > 1 {
-		return min(opt.Threads, 4)
+// decoderThreads is how many goroutines a block-parallel stream decoder
+// may use: Options.Threads, else GOMAXPROCS, at most 4 (beyond that the
+// writer, not decoding, is the bottleneck and memory grows per block).
+func decoderThreads(opt *archive.Options) int {
+	n := opt.Threads
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
 	}
-	return 1
+	return min(n, 4)
 }
 
 func openBzip2(r io.Reader, opt *archive.Options) (io.Reader, error) {

@@ -172,13 +172,3 @@ func BenchmarkGzip(b *testing.B) {
 		decodeAll(b, "-", bytes.NewReader(data), OpenOptions{Raw: true})
 	}
 }
-
-// TestZstdThreads: .zst decodes on one goroutine by default and on
-// klauspost's pipeline only when more threads are asked for (at most 4).
-func TestZstdThreads(t *testing.T) {
-	for _, tt := range []struct{ threads, want int }{{0, 1}, {1, 1}, {2, 2}, {4, 4}, {16, 4}} {
-		if got := zstdThreads(&archive.Options{Threads: tt.threads}); got != tt.want {
-			t.Errorf("Threads %d: %d decoder goroutines, want %d", tt.threads, got, tt.want)
-		}
-	}
-}

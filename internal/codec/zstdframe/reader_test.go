@@ -339,8 +339,9 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// TestDecoderChoice: with several threads, frames over smallFrame or of
-// unknown size go to the concurrent decoder, small ones to the other.
+// TestDecoderChoice: with several threads, Read takes the concurrent
+// decoder for frames over smallFrame or of unknown size and the other for
+// small ones; WriteTo takes the one on the reader's goroutine for all.
 func TestDecoderChoice(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -362,14 +363,42 @@ func TestDecoderChoice(t *testing.T) {
 			if z.w.contentSize != tt.contentSize {
 				t.Errorf("content size %d, want %d", z.w.contentSize, tt.contentSize)
 			}
+			if z.cur != nil {
+				t.Fatal("a decoder chosen before the first Read")
+			}
+			if _, err := z.Read(make([]byte, 1)); err != nil {
+				t.Fatal(err)
+			}
 			if (z.cur == z.async) != tt.async {
-				t.Errorf("concurrent decoder %v, want %v", z.cur == z.async, tt.async)
+				t.Errorf("Read: concurrent decoder %v, want %v", z.cur == z.async, tt.async)
 			}
 			if _, err := io.Copy(io.Discard, z); err != nil {
 				t.Fatal(err)
 			}
+
+			if err := z.Reset(bytes.NewReader(fixtureData(t, tt.name))); err != nil {
+				t.Fatal(err)
+			}
+			cw := &choiceWriter{z: z}
+			if _, err := z.WriteTo(cw); err != nil {
+				t.Fatal(err)
+			}
+			if cw.async {
+				t.Error("WriteTo: concurrent decoder, want the reader's goroutine")
+			}
 		})
 	}
+}
+
+// choiceWriter notes whether the concurrent decoder wrote any block.
+type choiceWriter struct {
+	z     *Reader
+	async bool
+}
+
+func (w *choiceWriter) Write(p []byte) (int, error) {
+	w.async = w.async || w.z.cur == w.z.async
+	return len(p), nil
 }
 
 // TestContentSize parses every Frame_Content_Size field form.
