@@ -17,8 +17,9 @@ type Config struct {
 	// 0 keeps the decoder's default. Larger frames fail with
 	// zstd.ErrDecoderSizeExceeded.
 	MaxWindow uint64
-	// Threads is how many goroutines decode blocks ahead of the reader;
-	// 0 or 1 decodes on the reader's goroutine.
+	// Threads is how many goroutines decode blocks of a large frame ahead
+	// of Read; 0 or 1 decodes on the reader's goroutine, as WriteTo
+	// always does.
 	Threads int
 	// LowMem makes the decoder keep smaller buffers, for the many small
 	// streams of an archive's entries.
