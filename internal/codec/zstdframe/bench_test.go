@@ -44,6 +44,46 @@ func BenchmarkReader(b *testing.B) {
 	}
 }
 
+// BenchmarkWriteTo decodes through WriteTo with one Reader reused through
+// Reset: the multi-block text fixture, and 12 MiB of generated text in one
+// frame with an 8 MiB window (the ring WriteTo advises; warm after the
+// first iteration, so its page faults are not in the figure).
+func BenchmarkWriteTo(b *testing.B) {
+	enc, err := zstd.NewWriter(nil, zstd.WithWindowSize(8<<20), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	window8M := enc.EncodeAll(ringContent(12<<20), nil)
+	enc.Close()
+	for _, in := range []struct {
+		name string
+		data []byte
+	}{{"text-check", fixtureData(b, "text-check")}, {"window8M", window8M}} {
+		b.Run(in.name, func(b *testing.B) {
+			z, err := NewReader(bytes.NewReader(in.data), Config{Threads: 2})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer z.Close()
+			src := bytes.NewReader(in.data)
+			size := int64(0)
+			b.ReportAllocs()
+			for b.Loop() {
+				src.Reset(in.data)
+				if err := z.Reset(src); err != nil {
+					b.Fatal(err)
+				}
+				n, err := z.WriteTo(io.Discard)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = n
+			}
+			b.SetBytes(size)
+		})
+	}
+}
+
 // BenchmarkStreams compares, on the .zst files named in $ZSTDFRAME_BENCH
 // (comma-separated; skipped when unset), three ways of decoding with the
 // options and the 2 decoder goroutines streams.go uses: klauspost checking

@@ -17,8 +17,9 @@ type Config struct {
 	// 0 keeps the decoder's default. Larger frames fail with
 	// zstd.ErrDecoderSizeExceeded.
 	MaxWindow uint64
-	// Threads is how many goroutines decode blocks ahead of the reader;
-	// 0 or 1 decodes on the reader's goroutine.
+	// Threads is how many goroutines decode blocks of a large frame ahead
+	// of Read; 0 or 1 decodes on the reader's goroutine, as WriteTo
+	// always does.
 	Threads int
 	// LowMem makes the decoder keep smaller buffers, for the many small
 	// streams of an archive's entries.
@@ -94,9 +95,9 @@ func (z *Reader) detach() {
 	}
 }
 
-// startFrame moves to the next frame and points a decoder at it: the
-// concurrent one unless the frame declares a small content size. At the
-// clean end of the input it sets z.err to io.EOF.
+// startFrame moves to the next frame and reads its header; the frame's
+// first Read or WriteTo points a decoder at it (begin). At the clean end of
+// the input it sets z.err to io.EOF.
 func (z *Reader) startFrame() error {
 	z.detach()
 	if err := z.w.next(); err != nil {
@@ -107,9 +108,23 @@ func (z *Reader) startFrame() error {
 		return err
 	}
 	z.h.Reset()
+	return nil
+}
+
+// begin points a decoder at the current frame, which no decoder has
+// started. Read (pipeline true) takes the concurrent decoder for a frame
+// over smallFrame or of unknown size; WriteTo takes the one on the
+// reader's goroutine, which returns its blocks straight from its window
+// (the pipeline copies each one out) and whose window WriteTo advises for
+// huge pages when the frame's window is larger than any it had.
+func (z *Reader) begin(pipeline bool) error {
 	z.cur = z.sync
-	if z.async != nil && (z.w.contentSize < 0 || z.w.contentSize > smallFrame) {
+	if pipeline && z.async != nil && (z.w.contentSize < 0 || z.w.contentSize > smallFrame) {
 		z.cur = z.async
+	}
+	z.hw.advise = 0
+	if !pipeline && z.w.window > z.hw.advised {
+		z.hw.advise = z.w.window
 	}
 	if err := z.cur.Reset(&z.w); err != nil {
 		z.err = err
@@ -126,6 +141,9 @@ func (z *Reader) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	for z.err == nil {
+		if z.cur == nil && z.begin(true) != nil {
+			break
+		}
 		n, err := z.cur.Read(p)
 		if n > 0 {
 			z.h.Write(p[:n])
@@ -155,14 +173,18 @@ func (z *Reader) Read(p []byte) (int, error) {
 }
 
 // WriteTo writes the decompressed bytes to w straight from the decoder's
-// block buffers (klauspost's Decoder.WriteTo), hashing each block as it is
-// written, and checks every frame's checksum as Read does. An error of w
-// is returned as it is and ends the stream.
+// window (klauspost's Decoder.WriteTo), hashing each block as it is
+// written, and checks every frame's checksum as Read does. Frames it
+// starts decode on the caller's goroutine whatever Config.Threads says
+// (see begin). An error of w is returned as it is and ends the stream.
 func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	z.hw.w, z.hw.h, z.hw.err = w, z.h, nil
 	defer func() { z.hw.w = nil }()
 	var total int64
 	for z.err == nil {
+		if z.cur == nil && z.begin(false) != nil {
+			break
+		}
 		n, err := z.cur.WriteTo(&z.hw)
 		total += n
 		if err != nil {
@@ -187,14 +209,23 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	return total, z.err
 }
 
-// hashWriter hashes what it writes, and remembers its writer's error.
+// hashWriter hashes what it writes, and remembers its writer's error. It
+// also advises huge pages for the sync decoder's window ring (adviseRing),
+// which it sees as the first block of a frame with a new, larger window.
 type hashWriter struct {
 	w   io.Writer
 	h   hash.Hash64
 	err error
+
+	advise  int64 // the window of the frame whose first block is next, or 0
+	advised int64 // the largest window advised so far
 }
 
 func (hw *hashWriter) Write(p []byte) (int, error) {
+	if hw.advise > 0 && len(p) > 0 {
+		adviseRing(p, hw.advise)
+		hw.advised, hw.advise = hw.advise, 0
+	}
 	n, err := hw.w.Write(p)
 	hw.h.Write(p[:n])
 	if err != nil {

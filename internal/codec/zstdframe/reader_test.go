@@ -339,8 +339,9 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// TestDecoderChoice: with several threads, frames over smallFrame or of
-// unknown size go to the concurrent decoder, small ones to the other.
+// TestDecoderChoice: with several threads, Read takes the concurrent
+// decoder for frames over smallFrame or of unknown size and the other for
+// small ones; WriteTo takes the one on the reader's goroutine for all.
 func TestDecoderChoice(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -362,14 +363,42 @@ func TestDecoderChoice(t *testing.T) {
 			if z.w.contentSize != tt.contentSize {
 				t.Errorf("content size %d, want %d", z.w.contentSize, tt.contentSize)
 			}
+			if z.cur != nil {
+				t.Fatal("a decoder chosen before the first Read")
+			}
+			if _, err := z.Read(make([]byte, 1)); err != nil {
+				t.Fatal(err)
+			}
 			if (z.cur == z.async) != tt.async {
-				t.Errorf("concurrent decoder %v, want %v", z.cur == z.async, tt.async)
+				t.Errorf("Read: concurrent decoder %v, want %v", z.cur == z.async, tt.async)
 			}
 			if _, err := io.Copy(io.Discard, z); err != nil {
 				t.Fatal(err)
 			}
+
+			if err := z.Reset(bytes.NewReader(fixtureData(t, tt.name))); err != nil {
+				t.Fatal(err)
+			}
+			cw := &choiceWriter{z: z}
+			if _, err := z.WriteTo(cw); err != nil {
+				t.Fatal(err)
+			}
+			if cw.async {
+				t.Error("WriteTo: concurrent decoder, want the reader's goroutine")
+			}
 		})
 	}
+}
+
+// choiceWriter notes whether the concurrent decoder wrote any block.
+type choiceWriter struct {
+	z     *Reader
+	async bool
+}
+
+func (w *choiceWriter) Write(p []byte) (int, error) {
+	w.async = w.async || w.z.cur == w.z.async
+	return len(p), nil
 }
 
 // TestContentSize parses every Frame_Content_Size field form.
@@ -390,6 +419,51 @@ func TestContentSize(t *testing.T) {
 		hdr := append([]byte{0x28, 0xB5, 0x2F, 0xFD, tt.fhd, 0}, tt.field...)
 		if got := contentSize(tt.fhd, hdr); got != tt.want {
 			t.Errorf("fhd %#x field %x: %d, want %d", tt.fhd, tt.field, got, tt.want)
+		}
+	}
+}
+
+// TestWindowSize parses the Window_Descriptor forms (RFC 8878 §3.1.1.1.2)
+// and the single-segment window, and checks them against the zstd CLI's
+// fixtures' headers.
+func TestWindowSize(t *testing.T) {
+	tests := []struct {
+		single      bool
+		wd          byte
+		contentSize int64
+		want        int64
+	}{
+		{false, 0x00, -1, 1 << 10},           // exponent 0: 1 KiB
+		{false, 0x68, -1, 8 << 20},           // exponent 13: 8 MiB
+		{false, 0x6F, -1, 8<<20 + 7*(1<<20)}, // 8 MiB + 7/8 of it
+		{false, 0xF8, -1, 1 << 41},           // exponent 31
+		{true, 0, 300, 1 << 10},              // single segment: content, at least 1 KiB
+		{true, 0, 5 << 20, 5 << 20},          // single segment
+	}
+	for _, tt := range tests {
+		if got := windowSize(tt.single, tt.wd, tt.contentSize); got != tt.want {
+			t.Errorf("single %v wd %#x content %d: %d, want %d", tt.single, tt.wd, tt.contentSize, got, tt.want)
+		}
+	}
+	for _, f := range fixtures(t) {
+		var w walker
+		w.reset(bytes.NewReader(f.data))
+		if err := w.next(); err != nil {
+			t.Fatal(f.name, err)
+		}
+		var h zstd.Header
+		if err := h.Decode(f.data); err != nil {
+			t.Fatal(f.name, err)
+		}
+		if h.Skippable {
+			continue // the walker has skipped to the next frame
+		}
+		want := int64(h.WindowSize)
+		if h.SingleSegment {
+			want = max(int64(h.FrameContentSize), 1<<10)
+		}
+		if w.window != want {
+			t.Errorf("%s: window %d, klauspost's header says %d", f.name, w.window, want)
 		}
 	}
 }

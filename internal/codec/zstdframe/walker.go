@@ -43,6 +43,7 @@ type walker struct {
 	frames   int    // frames (zstd and skippable) begun so far
 
 	contentSize int64 // the current frame's Frame_Content_Size, -1 when absent
+	window      int64 // the current frame's Window_Size (RFC 8878 §3.1.1.1.2)
 	rerr        error // the input's error, once seen (io.EOF included)
 	err         error // sticky error of the walk
 }
@@ -136,6 +137,7 @@ func (w *walker) next() error {
 			return w.fail(err)
 		}
 		w.contentSize = contentSize(fhd, w.hdr[:size])
+		w.window = windowSize(singleSegment, w.hdr[5], w.contentSize)
 		w.frames++
 		w.hasSum = fhd&0x04 != 0
 		w.sum = 0
@@ -167,6 +169,17 @@ func contentSize(fhd byte, hdr []byte) int64 {
 		}
 	}
 	return -1
+}
+
+// windowSize returns a frame's Window_Size: from the Window_Descriptor wd,
+// or for a single-segment frame its content size (at least 1 KiB, as the
+// decoder takes it).
+func windowSize(singleSegment bool, wd byte, contentSize int64) int64 {
+	if singleSegment {
+		return max(contentSize, 1<<10)
+	}
+	base := int64(1) << (10 + wd>>3)
+	return base + base/8*int64(wd&7)
 }
 
 // skipFrame discards a skippable frame whose magic has been read.

@@ -5,10 +5,14 @@
 // parses each frame header and block header (RFC 8878 §3.1.1), skips
 // skippable frames (§3.1.2), hands the decoder exactly one frame followed by
 // io.EOF, and keeps the frame's 4-byte Content_Checksum. The Reader decodes
-// frame by frame with klauspost/compress/zstd (its own checksum switched off,
-// its block concurrency kept), hashes each frame's output with XXH64 and
-// compares the low 32 bits with the stored value at the frame's end; a
-// difference is a *verify.MismatchError of kind verify.XXH64.
+// frame by frame with klauspost/compress/zstd (its own checksum switched off;
+// on the reader's goroutine, or for Read of large frames with
+// Config.Threads > 1 on klauspost's concurrent pipeline), hashes each frame's output with XXH64 and compares
+// the low 32 bits with the stored value at the frame's end; a difference is
+// a *verify.MismatchError of kind verify.XXH64. WriteTo writes the decoder's
+// blocks straight from its window and, on Linux, advises huge pages for
+// that window (see adviseRing): first-touch page faults were the largest
+// cost outside the decoder's own loops.
 //
 // # Security concerns
 //
