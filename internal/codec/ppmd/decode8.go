@@ -85,7 +85,7 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			return -2
 		}
 		rc.decode(hi, summ-hi)
-		*mask = [256]byte{}
+		*mask = allUnmasked
 		maskAll(st, mask)
 	} else {
 		sym, freq := ctx[2], ctx[3]
@@ -111,8 +111,8 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		}
 		*prob -= getMean(*prob)
 		m.initEsc = uint32(expEscape[*prob>>10])
-		*mask = [256]byte{}
-		mask[sym] = 0xFF
+		*mask = allUnmasked
+		mask[sym] = 0
 		m.prevSuccess = 0
 	}
 	return m.decodeEscaped(rc, heap)
