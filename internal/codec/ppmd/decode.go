@@ -47,14 +47,21 @@ func decodeSymbol(m symbolDecoder, rc *RangeDecoder) (sym int, err error) {
 }
 
 // decodeInto fills dst with decoded bytes, returning how many were decoded
-// before an error or the end marker (ErrEndMark).
+// before an error or the end marker (ErrEndMark). A recovered defect
+// reports none decoded.
 func decodeInto(m symbolDecoder, rc *RangeDecoder, dst []byte) (n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = ErrCorrupt
+			n, err = 0, ErrCorrupt
 		}
 	}()
-	for n < len(dst) {
+	return decodeRun(m, rc, dst)
+}
+
+// decodeRun is decodeInto's loop, apart from the deferred recover so that
+// its count stays in a register.
+func decodeRun(m symbolDecoder, rc *RangeDecoder, dst []byte) (int, error) {
+	for n := range dst {
 		sym := m.decode(rc)
 		rc.norm()
 		if rc.err != nil {
@@ -67,9 +74,8 @@ func decodeInto(m symbolDecoder, rc *RangeDecoder, dst []byte) (n int, err error
 			return n, ErrCorrupt
 		}
 		dst[n] = byte(sym)
-		n++
 	}
-	return n, nil
+	return len(dst), nil
 }
 
 // Little-endian fields of heap records, and the records themselves as
@@ -136,12 +142,14 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		for i := 6; i+1 < len(st); i += 6 {
-			f := uint32(st[i+1])
+		// j walks the frequencies: a loop bound that proves the loads.
+		for j := 7; j < len(st); j += 6 {
+			f := uint32(st[j])
 			hi += f
 			if hi <= count {
 				continue
 			}
+			i := j - 1
 			// Update1: a later symbol moves up past a less frequent one.
 			rc.decode(hi-f, f)
 			rec := (*[6]byte)(st[i:])

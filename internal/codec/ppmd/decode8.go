@@ -49,12 +49,14 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		for i := 6; i+1 < len(st); i += 6 {
-			f := uint32(st[i+1])
+		// j walks the frequencies: a loop bound that proves the loads.
+		for j := 7; j < len(st); j += 6 {
+			f := uint32(st[j])
 			hi += f
 			if hi <= count {
 				continue
 			}
+			i := j - 1
 			// Update1.
 			rc.decode(hi-f, f)
 			rec := (*[6]byte)(st[i:])
