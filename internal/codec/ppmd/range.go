@@ -64,15 +64,20 @@ func (rc *RangeDecoder) InitI(br io.ByteReader) error {
 func (rc *RangeDecoder) next() byte {
 	c, err := rc.br.ReadByte()
 	if err != nil {
-		if rc.err == nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			rc.err = err
-		}
+		rc.fail(err)
 		return 0
 	}
 	return c
+}
+
+// fail keeps the first read error, EOF as io.ErrUnexpectedEOF.
+func (rc *RangeDecoder) fail(err error) {
+	if rc.err == nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		rc.err = err
+	}
 }
 
 // threshold returns the count within total of the next symbol.
@@ -102,12 +107,28 @@ func (rc *RangeDecoder) norm() {
 }
 
 // normalize refills the range after decode, kept out of line so that
-// decode inlines.
+// norm inlines. 7-Zip's coder is refilled here, reading the input without
+// further calls: it runs for about every fourth symbol.
 func (rc *RangeDecoder) normalize() {
 	if rc.isRAR {
 		rc.normalizeRAR()
-	} else {
-		rc.normalize7z()
+		return
+	}
+	if rc.rng == 0 {
+		if rc.err == nil {
+			rc.err = ErrCorrupt // only invalid data gets here
+		}
+		rc.rng = 1 << 31
+		return
+	}
+	for rc.rng < rcTop {
+		c, err := rc.br.ReadByte()
+		if err != nil {
+			rc.fail(err)
+			c = 0
+		}
+		rc.code = rc.code<<8 | uint32(c)
+		rc.rng <<= 8
 	}
 }
 
@@ -130,21 +151,6 @@ func (rc *RangeDecoder) normalizeRAR() {
 		rc.code = rc.code<<8 | uint32(rc.next())
 		rc.rng <<= 8
 		rc.low <<= 8
-	}
-}
-
-// normalize7z refills the 7-Zip coder's range (below rcTop).
-func (rc *RangeDecoder) normalize7z() {
-	if rc.rng == 0 {
-		if rc.err == nil {
-			rc.err = ErrCorrupt // only invalid data gets here
-		}
-		rc.rng = 1 << 31
-		return
-	}
-	for rc.rng < rcTop {
-		rc.code = rc.code<<8 | uint32(rc.next())
-		rc.rng <<= 8
 	}
 }
 
