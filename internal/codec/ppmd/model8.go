@@ -146,35 +146,43 @@ func (m *ModelI) restoreModel(c1 uint32) {
 // state (CreateSuccessors); s1 is the found symbol's state in c's suffix
 // when the caller has it. It returns 0 when memory ran out.
 func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
-	upBranch := m.successor(m.found)
-	fsym := m.sym(m.found)
+	heap := m.heap
+	fs := state(heap, m.found)
+	upBranch := le32(fs[2:])
+	fsym := fs[0]
 	var ps [MaxOrderI + 1]uint32
 	num := 0
 	if !skip {
 		ps[num] = m.found
 		num++
 	}
-	for m.suffix(c) != 0 {
-		c = m.suffix(c)
+	for {
+		suf := le32(unit(heap, c)[8:])
+		if suf == 0 {
+			break
+		}
+		c = suf
+		cu := unit(heap, c)
 		var s uint32
 		switch {
 		case s1 != 0:
 			s, s1 = s1, 0
-		case m.numStats(c) != 0:
-			for s = m.stats(c); m.sym(s) != fsym; s += 6 {
+		case cu[0] != 0:
+			s = le32(cu[4:])
+			for heap[s] != fsym {
+				s += 6
 			}
-			if m.freq(s) < maxFreq-9 {
-				m.setFreq(s, m.freq(s)+1)
-				m.setSummFreq(c, m.summFreq(c)+1)
+			if st := state(heap, s); st[1] < maxFreq-9 {
+				st[1]++
+				put16(cu[2:], le16(cu[2:])+1)
 			}
 		default:
 			s = c + 2
-			if m.numStats(m.suffix(c)) == 0 && m.freq(s) < 24 {
-				m.setFreq(s, m.freq(s)+1)
+			if unit(heap, le32(cu[8:]))[0] == 0 && cu[3] < 24 {
+				cu[3]++
 			}
 		}
-		succ := m.successor(s)
-		if succ != upBranch {
+		if succ := le32(state(heap, s)[2:]); succ != upBranch {
 			c = succ
 			if num == 0 {
 				return c
@@ -184,19 +192,20 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		ps[num] = s
 		num++
 	}
-	upSym := uint32(m.heap[upBranch])
+	upSym := heap[upBranch]
 	upSucc := upBranch + 1
-	flags := 0x10*hi40(fsym) + 0x08*hi40(upSym)
+	flags := byte(0x10*hi40(uint32(fsym)) + 0x08*hi40(uint32(upSym)))
+	cu := unit(heap, c)
 	var upFreq uint32
-	if m.numStats(c) == 0 {
-		upFreq = m.freq(c + 2)
+	if cu[0] == 0 {
+		upFreq = uint32(cu[3])
 	} else {
-		s := m.stats(c)
-		for m.sym(s) != upSym {
+		s := le32(cu[4:])
+		for heap[s] != upSym {
 			s += 6
 		}
-		cf := m.freq(s) - 1
-		s0 := m.summFreq(c) - m.numStats(c) - cf
+		cf := uint32(heap[s+1]) - 1
+		s0 := le16(cu[2:]) - uint32(cu[0]) - cf
 		if 2*cf <= s0 {
 			upFreq = 1
 			if 5*cf > s0 {
@@ -211,14 +220,15 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		if c1 == 0 {
 			return 0
 		}
-		m.setNumStats(c1, 0)
-		m.setFlags(c1, flags)
-		m.heap[c1+2] = byte(upSym)
-		m.heap[c1+3] = byte(upFreq)
-		m.setSucc(c1+2, upSucc)
-		m.set32(c1+8, c)
+		u := unit(heap, c1)
+		u[0] = 0
+		u[1] = flags
+		u[2] = upSym
+		u[3] = byte(upFreq)
+		put32(u[4:], upSucc)
+		put32(u[8:], c)
 		num--
-		m.setSucc(ps[num], c1)
+		put32(state(heap, ps[num])[2:], c1)
 		c = c1
 		if num == 0 {
 			return c
