@@ -107,12 +107,34 @@ func (rc *RangeDecoder) norm() {
 }
 
 // normalize refills the range after decode, kept out of line so that
-// norm inlines. 7-Zip's coder is refilled here, reading the input without
+// norm inlines. Both coders are refilled here, reading the input without
 // further calls: it runs for about every fourth symbol.
 func (rc *RangeDecoder) normalize() {
 	if rc.isRAR {
-		rc.normalizeRAR()
-		return
+		// RAR's carry-less coder.
+		for {
+			if rc.low^(rc.low+rc.rng) >= rcTop {
+				if rc.rng >= rcBot {
+					return
+				}
+				rc.rng = -rc.low & (rcBot - 1)
+			}
+			if rc.rng == 0 || rc.err != nil {
+				// Only invalid data gets here; stop rather than spin.
+				if rc.err == nil {
+					rc.err = ErrCorrupt
+				}
+				return
+			}
+			c, err := rc.br.ReadByte()
+			if err != nil {
+				rc.fail(err)
+				c = 0
+			}
+			rc.code = rc.code<<8 | uint32(c)
+			rc.rng <<= 8
+			rc.low <<= 8
+		}
 	}
 	if rc.rng == 0 {
 		if rc.err == nil {
@@ -129,28 +151,6 @@ func (rc *RangeDecoder) normalize() {
 		}
 		rc.code = rc.code<<8 | uint32(c)
 		rc.rng <<= 8
-	}
-}
-
-// normalizeRAR is the normalisation of RAR's carry-less coder.
-func (rc *RangeDecoder) normalizeRAR() {
-	for {
-		if rc.low^(rc.low+rc.rng) >= rcTop {
-			if rc.rng >= rcBot {
-				return
-			}
-			rc.rng = -rc.low & (rcBot - 1)
-		}
-		if rc.rng == 0 || rc.err != nil {
-			// Only invalid data gets here; stop rather than spin.
-			if rc.err == nil {
-				rc.err = ErrCorrupt
-			}
-			return
-		}
-		rc.code = rc.code<<8 | uint32(rc.next())
-		rc.rng <<= 8
-		rc.low <<= 8
 	}
 }
 
