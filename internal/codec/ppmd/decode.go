@@ -47,14 +47,21 @@ func decodeSymbol(m symbolDecoder, rc *RangeDecoder) (sym int, err error) {
 }
 
 // decodeInto fills dst with decoded bytes, returning how many were decoded
-// before an error or the end marker (ErrEndMark).
+// before an error or the end marker (ErrEndMark). A recovered defect
+// reports none decoded.
 func decodeInto(m symbolDecoder, rc *RangeDecoder, dst []byte) (n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = ErrCorrupt
+			n, err = 0, ErrCorrupt
 		}
 	}()
-	for n < len(dst) {
+	return decodeRun(m, rc, dst)
+}
+
+// decodeRun is decodeInto's loop, apart from the deferred recover so that
+// its count stays in a register.
+func decodeRun(m symbolDecoder, rc *RangeDecoder, dst []byte) (int, error) {
+	for n := range dst {
 		sym := m.decode(rc)
 		rc.norm()
 		if rc.err != nil {
@@ -67,9 +74,8 @@ func decodeInto(m symbolDecoder, rc *RangeDecoder, dst []byte) (n int, err error
 			return n, ErrCorrupt
 		}
 		dst[n] = byte(sym)
-		n++
 	}
-	return n, nil
+	return len(dst), nil
 }
 
 // Little-endian fields of heap records, and the records themselves as
@@ -136,12 +142,14 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		for i := 6; i+1 < len(st); i += 6 {
-			f := uint32(st[i+1])
+		// j walks the frequencies: a loop bound that proves the loads.
+		for j := 7; j < len(st); j += 6 {
+			f := uint32(st[j])
 			hi += f
 			if hi <= count {
 				continue
 			}
+			i := j - 1
 			// Update1: a later symbol moves up past a less frequent one.
 			rc.decode(hi-f, f)
 			rec := (*[6]byte)(st[i:])
@@ -173,7 +181,7 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		m.hiBitsFlag = uint32(hb2Flag[heap[m.found]])
 		rc.decode(hi, summ-hi)
 		mask := &m.charMask
-		*mask = [256]byte{}
+		*mask = allUnmasked
 		maskAll(st, mask)
 	} else {
 		sym, freq := ctx[2], ctx[3]
@@ -202,8 +210,8 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		}
 		*prob -= getMean(*prob)
 		m.initEsc = uint32(expEscape[*prob>>10])
-		m.charMask = [256]byte{}
-		m.charMask[sym] = 0xFF
+		m.charMask = allUnmasked
+		m.charMask[sym] = 0
 		m.prevSuccess = 0
 	}
 	return m.decodeEscaped(rc, heap)
@@ -211,8 +219,8 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 
 // decodeEscaped continues after an escape from minCtx in the shorter
 // contexts, skipping the symbols already seen: their charMask entries
-// are 0xFF, those of the others 0, so that a masked state's frequency
-// is freq &^ mask without a branch.
+// are 0, those of the others 0xFF, so that a state's frequency is
+// freq & mask without a branch.
 func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 	mask := &m.charMask
 	mc := m.minCtx
@@ -287,24 +295,33 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 	}
 }
 
+// allUnmasked is a charMask with no symbol masked.
+var allUnmasked = func() (m [256]byte) {
+	for i := range m {
+		m[i] = 0xFF
+	}
+	return m
+}()
+
 // sumUnmasked returns the sum of the frequencies of the states in st
-// whose symbols are not masked. It is a function of its own so that its
-// loop keeps everything in registers (inlined into decodeEscaped it
-// spills), and takes two states a step, as contexts escaped to tend to
-// have many.
+// whose symbols are not masked. Contexts escaped to tend to have many
+// states, so it takes four a step; the loads are widened before the
+// AND, so that each state costs three loads, an AND and an add. It is a
+// function of its own so that its loop keeps everything in registers.
 //
 //go:noinline
 func sumUnmasked(st []byte, mask *[256]byte) uint32 {
 	var a, b uint32
-	i := 0
-	for ; i+7 < len(st); i += 12 {
-		// One load for the symbols and frequencies of both states.
-		v := binary.LittleEndian.Uint64(st[i : i+8])
-		a += uint32(byte(v>>8) &^ mask[byte(v)])
-		b += uint32(byte(v>>56) &^ mask[byte(v>>48)])
+	for len(st) >= 24 {
+		q := (*[24]byte)(st)
+		a += uint32(q[1])&uint32(mask[q[0]]) + uint32(q[13])&uint32(mask[q[12]])
+		b += uint32(q[7])&uint32(mask[q[6]]) + uint32(q[19])&uint32(mask[q[18]])
+		st = st[24:]
 	}
-	if i+1 < len(st) {
-		a += uint32(st[i+1] &^ mask[st[i]])
+	for len(st) >= 6 {
+		q := (*[6]byte)(st)
+		a += uint32(q[1]) & uint32(mask[q[0]])
+		st = st[6:]
 	}
 	return a + b
 }
@@ -317,8 +334,20 @@ func sumUnmasked(st []byte, mask *[256]byte) uint32 {
 func findUnmasked(st []byte, mask *[256]byte, count uint32) (int, uint32) {
 	acc := uint32(0)
 	i := 0
-	for ; i+1 < len(st); i += 6 {
-		acc += uint32(st[i+1] &^ mask[st[i]])
+	for ; i+12 <= len(st); i += 12 {
+		q := (*[12]byte)(st[i:])
+		acc += uint32(q[1]) & uint32(mask[q[0]])
+		if acc > count {
+			return i, acc
+		}
+		acc += uint32(q[7]) & uint32(mask[q[6]])
+		if acc > count {
+			return i + 6, acc
+		}
+	}
+	for ; i+6 <= len(st); i += 6 {
+		q := (*[6]byte)(st[i:])
+		acc += uint32(q[1]) & uint32(mask[q[0]])
 		if acc > count {
 			break
 		}
@@ -329,7 +358,7 @@ func findUnmasked(st []byte, mask *[256]byte, count uint32) (int, uint32) {
 // maskAll masks the symbols of the states in st.
 func maskAll(st []byte, mask *[256]byte) {
 	for i := 0; i < len(st); i += 6 {
-		mask[st[i]] = 0xFF
+		mask[st[i]] = 0
 	}
 }
 

@@ -49,12 +49,14 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		for i := 6; i+1 < len(st); i += 6 {
-			f := uint32(st[i+1])
+		// j walks the frequencies: a loop bound that proves the loads.
+		for j := 7; j < len(st); j += 6 {
+			f := uint32(st[j])
 			hi += f
 			if hi <= count {
 				continue
 			}
+			i := j - 1
 			// Update1.
 			rc.decode(hi-f, f)
 			rec := (*[6]byte)(st[i:])
@@ -85,7 +87,7 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			return -2
 		}
 		rc.decode(hi, summ-hi)
-		*mask = [256]byte{}
+		*mask = allUnmasked
 		maskAll(st, mask)
 	} else {
 		sym, freq := ctx[2], ctx[3]
@@ -111,8 +113,8 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		}
 		*prob -= getMean(*prob)
 		m.initEsc = uint32(expEscape[*prob>>10])
-		*mask = [256]byte{}
-		mask[sym] = 0xFF
+		*mask = allUnmasked
+		mask[sym] = 0
 		m.prevSuccess = 0
 	}
 	return m.decodeEscaped(rc, heap)

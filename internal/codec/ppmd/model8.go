@@ -146,35 +146,43 @@ func (m *ModelI) restoreModel(c1 uint32) {
 // state (CreateSuccessors); s1 is the found symbol's state in c's suffix
 // when the caller has it. It returns 0 when memory ran out.
 func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
-	upBranch := m.successor(m.found)
-	fsym := m.sym(m.found)
+	heap := m.heap
+	fs := state(heap, m.found)
+	upBranch := le32(fs[2:])
+	fsym := fs[0]
 	var ps [MaxOrderI + 1]uint32
 	num := 0
 	if !skip {
 		ps[num] = m.found
 		num++
 	}
-	for m.suffix(c) != 0 {
-		c = m.suffix(c)
+	for {
+		suf := le32(unit(heap, c)[8:])
+		if suf == 0 {
+			break
+		}
+		c = suf
+		cu := unit(heap, c)
 		var s uint32
 		switch {
 		case s1 != 0:
 			s, s1 = s1, 0
-		case m.numStats(c) != 0:
-			for s = m.stats(c); m.sym(s) != fsym; s += 6 {
+		case cu[0] != 0:
+			s = le32(cu[4:])
+			for heap[s] != fsym {
+				s += 6
 			}
-			if m.freq(s) < maxFreq-9 {
-				m.setFreq(s, m.freq(s)+1)
-				m.setSummFreq(c, m.summFreq(c)+1)
+			if st := state(heap, s); st[1] < maxFreq-9 {
+				st[1]++
+				put16(cu[2:], le16(cu[2:])+1)
 			}
 		default:
 			s = c + 2
-			if m.numStats(m.suffix(c)) == 0 && m.freq(s) < 24 {
-				m.setFreq(s, m.freq(s)+1)
+			if unit(heap, le32(cu[8:]))[0] == 0 && cu[3] < 24 {
+				cu[3]++
 			}
 		}
-		succ := m.successor(s)
-		if succ != upBranch {
+		if succ := le32(state(heap, s)[2:]); succ != upBranch {
 			c = succ
 			if num == 0 {
 				return c
@@ -184,19 +192,20 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		ps[num] = s
 		num++
 	}
-	upSym := uint32(m.heap[upBranch])
+	upSym := heap[upBranch]
 	upSucc := upBranch + 1
-	flags := 0x10*hi40(fsym) + 0x08*hi40(upSym)
+	flags := byte(0x10*hi40(uint32(fsym)) + 0x08*hi40(uint32(upSym)))
+	cu := unit(heap, c)
 	var upFreq uint32
-	if m.numStats(c) == 0 {
-		upFreq = m.freq(c + 2)
+	if cu[0] == 0 {
+		upFreq = uint32(cu[3])
 	} else {
-		s := m.stats(c)
-		for m.sym(s) != upSym {
+		s := le32(cu[4:])
+		for heap[s] != upSym {
 			s += 6
 		}
-		cf := m.freq(s) - 1
-		s0 := m.summFreq(c) - m.numStats(c) - cf
+		cf := uint32(heap[s+1]) - 1
+		s0 := le16(cu[2:]) - uint32(cu[0]) - cf
 		if 2*cf <= s0 {
 			upFreq = 1
 			if 5*cf > s0 {
@@ -211,14 +220,15 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		if c1 == 0 {
 			return 0
 		}
-		m.setNumStats(c1, 0)
-		m.setFlags(c1, flags)
-		m.heap[c1+2] = byte(upSym)
-		m.heap[c1+3] = byte(upFreq)
-		m.setSucc(c1+2, upSucc)
-		m.set32(c1+8, c)
+		u := unit(heap, c1)
+		u[0] = 0
+		u[1] = flags
+		u[2] = upSym
+		u[3] = byte(upFreq)
+		put32(u[4:], upSucc)
+		put32(u[8:], c)
 		num--
-		m.setSucc(ps[num], c1)
+		put32(state(heap, ps[num])[2:], c1)
 		c = c1
 		if num == 0 {
 			return c
@@ -277,52 +287,58 @@ func (m *ModelI) reduceOrder(s1, c uint32) uint32 {
 }
 
 // updateModel adds the found symbol to the contexts from maxCtx down to
-// minCtx (UpdateModel).
+// minCtx (UpdateModel). Like ModelH.updateModel it works on fixed-size
+// views of the heap's records.
 func (m *ModelI) updateModel() {
-	fs := m.found
-	fSucc := m.successor(fs)
-	fFreq, fSym := m.freq(fs), m.sym(fs)
+	heap := m.heap
+	fs := state(heap, m.found)
+	fSucc := le32(fs[2:])
+	fFreq, fSym := uint32(fs[1]), fs[0]
 	var s uint32
-	if fFreq < maxFreq/4 && m.suffix(m.minCtx) != 0 {
-		c := m.suffix(m.minCtx)
-		if m.numStats(c) == 0 {
-			s = c + 2
-			if m.freq(s) < 32 {
-				m.setFreq(s, m.freq(s)+1)
-			}
-		} else {
-			s = m.stats(c)
-			if m.sym(s) != fSym {
-				for {
-					s += 6
-					if m.sym(s) == fSym {
-						break
+	if fFreq < maxFreq/4 {
+		if suf := le32(unit(heap, m.minCtx)[8:]); suf != 0 {
+			cu := unit(heap, suf)
+			if cu[0] == 0 {
+				s = suf + 2
+				if cu[3] < 32 {
+					cu[3]++
+				}
+			} else {
+				s = le32(cu[4:])
+				st := state(heap, s)
+				if st[0] != fSym {
+					for {
+						s += 6
+						st = state(heap, s)
+						if st[0] == fSym {
+							break
+						}
+					}
+					if prev := state(heap, s-6); st[1] >= prev[1] {
+						*st, *prev = *prev, *st
+						st = prev
+						s -= 6
 					}
 				}
-				if m.freq(s) >= m.freq(s-6) {
-					m.swapStates(s, s-6)
-					s -= 6
+				if st[1] < maxFreq-9 {
+					st[1] += 2
+					put16(cu[2:], le16(cu[2:])+2)
 				}
-			}
-			if m.freq(s) < maxFreq-9 {
-				m.setFreq(s, m.freq(s)+2)
-				m.setSummFreq(c, m.summFreq(c)+2)
 			}
 		}
 	}
 	c := m.maxCtx
 	if m.orderFall == 0 && fSucc != 0 {
 		cs := m.createSuccessors(true, s, m.minCtx)
+		put32(state(heap, m.found)[2:], cs)
 		if cs == 0 {
-			m.setSucc(m.found, 0)
 			m.restoreModel(c)
 		} else {
-			m.setSucc(m.found, cs)
 			m.maxCtx = cs
 		}
 		return
 	}
-	m.heap[m.text] = byte(fSym)
+	heap[m.text] = fSym
 	m.text++
 	succ := m.text
 	if m.text >= m.unitsStart {
@@ -351,13 +367,16 @@ func (m *ModelI) updateModel() {
 			m.text--
 		}
 	}
-	ns := m.numStats(m.minCtx)
-	s0 := m.summFreq(m.minCtx) - ns - fFreq
-	flag := 0x08 * hi40(fSym)
-	for ; c != m.minCtx; c = m.suffix(c) {
-		ns1 := m.numStats(c)
+	minCtx := unit(heap, m.minCtx)
+	ns := uint32(minCtx[0])
+	s0 := le16(minCtx[2:]) - ns - fFreq
+	flag := byte(0x08 * hi40(uint32(fSym)))
+	for c != m.minCtx {
+		cu := unit(heap, c)
+		ns1 := uint32(cu[0])
 		if ns1 != 0 {
 			if ns1&1 != 0 {
+				// The stats fill their units: move them to one more.
 				oldNU := (ns1 + 1) >> 1
 				i := u2i(oldNU)
 				if i != u2i(oldNU+1) {
@@ -366,14 +385,14 @@ func (m *ModelI) updateModel() {
 						m.restoreModel(c)
 						return
 					}
-					old := m.stats(c)
+					old := le32(cu[4:])
 					m.copyUnits(p, old, oldNU)
 					m.insertNode(old, i)
-					m.set32(c+4, p)
+					put32(cu[4:], p)
 				}
 			}
 			if 3*ns1+1 < ns {
-				m.setSummFreq(c, m.summFreq(c)+1)
+				put16(cu[2:], le16(cu[2:])+1)
 			}
 		} else {
 			p := m.allocUnits(0)
@@ -381,38 +400,41 @@ func (m *ModelI) updateModel() {
 				m.restoreModel(c)
 				return
 			}
-			m.copyState(p, c+2)
-			m.set32(c+4, p)
-			f := m.freq(p)
+			ps := state(heap, p)
+			*ps = *(*[6]byte)(cu[2:8])
+			put32(cu[4:], p)
+			f := uint32(ps[1])
 			if f < maxFreq/4-1 {
 				f <<= 1
 			} else {
 				f = maxFreq - 4
 			}
-			m.setFreq(p, f)
+			ps[1] = byte(f)
 			sf := f + m.initEsc
 			if ns > 2 {
 				sf++
 			}
-			m.setSummFreq(c, sf)
+			put16(cu[2:], sf)
 		}
-		sf := m.summFreq(c)
+		sf := le16(cu[2:])
 		cf := 2 * fFreq * (sf + 6)
-		sf += s0
+		sum := sf + s0
 		var n uint32
-		if cf < 6*sf {
-			n = 1 + b2u(cf > sf) + b2u(cf >= 4*sf)
-			m.setSummFreq(c, m.summFreq(c)+4)
+		if cf < 6*sum {
+			n = 1 + b2u(cf > sum) + b2u(cf >= 4*sum)
+			sf += 4
 		} else {
-			n = 4 + b2u(cf > 9*sf) + b2u(cf > 12*sf) + b2u(cf > 15*sf)
-			m.setSummFreq(c, m.summFreq(c)+n)
+			n = 4 + b2u(cf > 9*sum) + b2u(cf > 12*sum) + b2u(cf > 15*sum)
+			sf += n
 		}
-		s2 := m.stats(c) + (ns1+1)*6
-		m.setSucc(s2, succ)
-		m.heap[s2] = byte(fSym)
-		m.heap[s2+1] = byte(n)
-		m.setFlags(c, m.flags(c)|flag)
-		m.setNumStats(c, ns1+1)
+		put16(cu[2:], sf)
+		s2 := state(heap, le32(cu[4:])+(ns1+1)*6)
+		s2[0] = fSym
+		s2[1] = byte(n)
+		put32(s2[2:], succ)
+		cu[1] |= flag
+		cu[0] = byte(ns1 + 1)
+		c = le32(cu[8:])
 	}
 	m.minCtx, m.maxCtx = fSucc, fSucc
 }

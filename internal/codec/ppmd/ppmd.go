@@ -136,7 +136,7 @@ type ModelH struct {
 	see     [25][16]see
 	dummy   see
 
-	charMask [256]byte // 0xFF for the symbols masked after escapes
+	charMask [256]byte // 0 for the symbols masked after escapes, 0xFF for the others
 	stack    [MaxOrder]uint32
 }
 

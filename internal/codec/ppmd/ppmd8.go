@@ -63,7 +63,7 @@ type ModelI struct {
 	see     [24][32]see
 	dummy   see
 
-	charMask [256]byte // 0xFF for the symbols masked after escapes
+	charMask [256]byte // 0 for the symbols masked after escapes, 0xFF for the others
 }
 
 // NewI returns a variant I model of the given order, memory size (bytes)

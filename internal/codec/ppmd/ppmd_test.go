@@ -241,26 +241,26 @@ func BenchmarkDecode7z(b *testing.B) {
 }
 
 // TestMaskHelpers checks the escape helpers (sumUnmasked, findUnmasked,
-// maskAll) against plain loops, for state counts around their two-state
-// steps.
+// maskAll) against plain loops, for state counts around their four- and
+// two-state steps.
 func TestMaskHelpers(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1, 2, 3, 4, 5, 15, 16, 17, 255, 256} {
+	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 255, 256} {
 		for trial := 0; trial < 20; trial++ {
 			st := make([]byte, n*6)
 			for i := 0; i < n; i++ {
 				st[i*6] = byte(r.IntN(256))
 				st[i*6+1] = byte(1 + r.IntN(255))
 			}
-			var mask [256]byte
+			mask := allUnmasked
 			for i := range mask {
 				if r.IntN(3) == 0 {
-					mask[i] = 0xFF
+					mask[i] = 0
 				}
 			}
 			want := uint32(0)
 			for i := 0; i < n; i++ {
-				if mask[st[i*6]] == 0 {
+				if mask[st[i*6]] != 0 {
 					want += uint32(st[i*6+1])
 				}
 			}
@@ -272,7 +272,7 @@ func TestMaskHelpers(t *testing.T) {
 				off, acc := findUnmasked(st, &mask, count)
 				cum, wantOff := uint32(0), -1
 				for i := 0; i < n && wantOff < 0; i++ {
-					if mask[st[i*6]] == 0 {
+					if mask[st[i*6]] != 0 {
 						cum += uint32(st[i*6+1])
 					}
 					if cum > count {

@@ -64,15 +64,20 @@ func (rc *RangeDecoder) InitI(br io.ByteReader) error {
 func (rc *RangeDecoder) next() byte {
 	c, err := rc.br.ReadByte()
 	if err != nil {
-		if rc.err == nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			rc.err = err
-		}
+		rc.fail(err)
 		return 0
 	}
 	return c
+}
+
+// fail keeps the first read error, EOF as io.ErrUnexpectedEOF.
+func (rc *RangeDecoder) fail(err error) {
+	if rc.err == nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		rc.err = err
+	}
 }
 
 // threshold returns the count within total of the next symbol.
@@ -102,39 +107,35 @@ func (rc *RangeDecoder) norm() {
 }
 
 // normalize refills the range after decode, kept out of line so that
-// decode inlines.
+// norm inlines. Both coders are refilled here, reading the input without
+// further calls: it runs for about every fourth symbol.
 func (rc *RangeDecoder) normalize() {
 	if rc.isRAR {
-		rc.normalizeRAR()
-	} else {
-		rc.normalize7z()
-	}
-}
-
-// normalizeRAR is the normalisation of RAR's carry-less coder.
-func (rc *RangeDecoder) normalizeRAR() {
-	for {
-		if rc.low^(rc.low+rc.rng) >= rcTop {
-			if rc.rng >= rcBot {
+		// RAR's carry-less coder.
+		for {
+			if rc.low^(rc.low+rc.rng) >= rcTop {
+				if rc.rng >= rcBot {
+					return
+				}
+				rc.rng = -rc.low & (rcBot - 1)
+			}
+			if rc.rng == 0 || rc.err != nil {
+				// Only invalid data gets here; stop rather than spin.
+				if rc.err == nil {
+					rc.err = ErrCorrupt
+				}
 				return
 			}
-			rc.rng = -rc.low & (rcBot - 1)
-		}
-		if rc.rng == 0 || rc.err != nil {
-			// Only invalid data gets here; stop rather than spin.
-			if rc.err == nil {
-				rc.err = ErrCorrupt
+			c, err := rc.br.ReadByte()
+			if err != nil {
+				rc.fail(err)
+				c = 0
 			}
-			return
+			rc.code = rc.code<<8 | uint32(c)
+			rc.rng <<= 8
+			rc.low <<= 8
 		}
-		rc.code = rc.code<<8 | uint32(rc.next())
-		rc.rng <<= 8
-		rc.low <<= 8
 	}
-}
-
-// normalize7z refills the 7-Zip coder's range (below rcTop).
-func (rc *RangeDecoder) normalize7z() {
 	if rc.rng == 0 {
 		if rc.err == nil {
 			rc.err = ErrCorrupt // only invalid data gets here
@@ -143,7 +144,12 @@ func (rc *RangeDecoder) normalize7z() {
 		return
 	}
 	for rc.rng < rcTop {
-		rc.code = rc.code<<8 | uint32(rc.next())
+		c, err := rc.br.ReadByte()
+		if err != nil {
+			rc.fail(err)
+			c = 0
+		}
+		rc.code = rc.code<<8 | uint32(c)
 		rc.rng <<= 8
 	}
 }
