@@ -118,6 +118,11 @@ type Reader struct {
 	clTab      [1 << rootBits]uint32
 	lens       [maxAlphabet]uint8
 
+	// Commands the fast loop holds back (see seq).
+	seqs    [seqCap]seq
+	litBuf  [litBufSize + 16]byte // and their literals, with room to copy 16 at a time
+	touched byte                  // keeps runSeqs' early loads
+
 	cmapLBuf [64 * 256]uint8
 	cmapDBuf [4 * 256]uint8
 }
