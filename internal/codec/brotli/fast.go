@@ -331,10 +331,11 @@ func (z *Reader) fastCommands(pos int) (int, error) {
 // on (see seq).
 func (z *Reader) runSeqs(pos int, seqs []seq) {
 	ring, rsize := z.ring, z.rsize
-	// First load a byte of each copy's source: the loads, most of them
+	// First load the first and the 16th byte of each copy's source (the
+	// two cache lines a 16-byte copy may read): the loads, most of them
 	// cache misses, are then in flight together, and the copies below
-	// find their sources in the cache. The byte may be one an earlier
-	// copy is still to write: it is not used.
+	// find their sources in the cache. The bytes may be ones an earlier
+	// copy is still to write: they are not used.
 	var t byte
 	p := pos
 	for _, s := range seqs {
@@ -343,7 +344,7 @@ func (z *Reader) runSeqs(pos int, seqs []seq) {
 		if src < 0 {
 			src += rsize
 		}
-		t |= ring[src]
+		t |= ring[src] | ring[src+15]
 		p += int(s.n)
 	}
 	z.touched = t
