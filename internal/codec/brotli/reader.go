@@ -12,10 +12,11 @@
 // # Security concerns
 //
 // The window buffer is the one allocation that grows with the input: at
-// most 16 MiB plus a few hundred bytes, refused with ErrLimit when it would
-// exceed Config.MemLimit. The prefix code tables and context maps are
-// bounded by the format (under 3 MiB) and reused across meta-blocks and
-// Reset. Every loop is bounded by a meta-block's length or consumes input,
+// most 16 MiB plus a few hundred bytes (and up to 2 MiB of address space,
+// never touched, to align it on huge pages), refused with ErrLimit when it
+// would exceed Config.MemLimit. The prefix code tables and context maps
+// are bounded by the format (the tables under 3 MiB, in a buffer grown by
+// doubling: at most 6 MiB) and reused across meta-blocks and Reset. Every loop is bounded by a meta-block's length or consumes input,
 // and input past the end is an error, so no stream makes the decoder hang.
 package brotli
 
