@@ -21,6 +21,10 @@ func FuzzDecoder(f *testing.F) {
 	}
 	f.Add(testutil.Fixture(f, "text-q11.br")[:2000])
 	f.Add(testutil.Fixture(f, "mixed-q5.br")[:2000])
+	// The start of a stream that takes the fast loop's held-back paths
+	// (see heldStream).
+	held, _ := heldStream(1, 10)
+	f.Add(held[:3000])
 	z := new(Reader)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		z.SetConfig(Config{MemLimit: 1 << 22})

@@ -72,7 +72,9 @@ var codeLenCodeLen = func() (t [16]uint16) {
 // it.
 func (z *Reader) readPrefixCode(n int) (int, error) {
 	if need := z.used + tableBound(n); need > len(z.tabs) {
-		t := make([]uint32, need+need/4)
+		// Doubling: a meta-block of a thousand codes (the encoder's
+		// block splitting) reallocates and copies a few times, not tens.
+		t := make([]uint32, max(2*need, 1<<16))
 		copy(t, z.tabs[:z.used])
 		z.tabs = t
 	}

@@ -12,10 +12,11 @@
 // # Security concerns
 //
 // The window buffer is the one allocation that grows with the input: at
-// most 16 MiB plus a few hundred bytes, refused with ErrLimit when it would
-// exceed Config.MemLimit. The prefix code tables and context maps are
-// bounded by the format (under 3 MiB) and reused across meta-blocks and
-// Reset. Every loop is bounded by a meta-block's length or consumes input,
+// most 16 MiB plus a few hundred bytes (and up to 2 MiB of address space,
+// never touched, to align it on huge pages), refused with ErrLimit when it
+// would exceed Config.MemLimit. The prefix code tables and context maps
+// are bounded by the format (the tables under 3 MiB, in a buffer grown by
+// doubling: at most 6 MiB) and reused across meta-blocks and Reset. Every loop is bounded by a meta-block's length or consumes input,
 // and input past the end is an error, so no stream makes the decoder hang.
 package brotli
 
@@ -117,6 +118,11 @@ type Reader struct {
 	distTrees  [256]int32
 	clTab      [1 << rootBits]uint32
 	lens       [maxAlphabet]uint8
+
+	// Commands the fast loop holds back (see seq).
+	seqs    [seqCap]seq
+	litBuf  [litBufSize + 16]byte // and their literals, with room to copy 16 at a time
+	touched byte                  // keeps runSeqs' early loads
 
 	cmapLBuf [64 * 256]uint8
 	cmapDBuf [4 * 256]uint8
@@ -309,8 +315,11 @@ func (z *Reader) allocRing() error {
 	}
 	if cap(z.ring) < need {
 		// Copies reach anywhere in a window of up to 16 MiB: huge pages
-		// spare most of their TLB misses and page faults.
-		z.ring = hugemem.Bytes(need)
+		// spare most of their TLB misses and page faults. Aligned puts
+		// all of it on them (Bytes left up to 2 MiB at each end on base
+		// pages: some 500 more page faults for a 16 MiB window); the up
+		// to 2 MiB it allocates to align are never touched.
+		z.ring = hugemem.Aligned(need)
 	}
 	z.ring = z.ring[:need]
 	z.rsize = size

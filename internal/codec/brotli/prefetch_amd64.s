@@ -1,0 +1,10 @@
+//go:build amd64 && gc && !purego
+
+#include "textflag.h"
+
+// func prefetch(p *byte)
+TEXT ·prefetch(SB), NOSPLIT|NOFRAME, $0-8
+	MOVQ p+0(FP), AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 15(AX)
+	RET

@@ -1,0 +1,7 @@
+//go:build !amd64 || !gc || purego
+
+package brotli
+
+// prefetch does nothing where no assembly is available (or purego):
+// runSeqs' early loads then bring the copies' sources in.
+func prefetch(p *byte) {}
