@@ -172,13 +172,9 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			}
 			base := litSize * (((pos & lpMask) << lc) + int(prev>>(8-lc)))
 			probs := (*[litSize]uint16)(lit[base : base+litSize])
-			sym := uint32(1)
+			var sym uint32
 			if state < litStates {
-				for sym < 0x100 {
-					rng, code, b = rcBitBL(rng, code, &probs[sym])
-					rng, code, ip = rcNorm(rng, code, in, ip)
-					sym = sym<<1 | b
-				}
+				sym, rng, code, ip = decodeLiteral(probs, rng, code, in, ip)
 			} else {
 				// A matched literal: while its bits agree with the byte
 				// at rep0, they are coded with their own probabilities.
@@ -186,16 +182,7 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 				if src < 0 {
 					src += len(win)
 				}
-				mb := uint32(win[src])
-				offs := uint32(0x100)
-				for sym < 0x100 {
-					mb <<= 1
-					mbit := mb & offs
-					rng, code, b = rcBitBL(rng, code, &probs[offs+mbit+sym])
-					rng, code, ip = rcNorm(rng, code, in, ip)
-					sym = sym<<1 | b
-					offs = mbit ^ (offs &^ (0 - b))
-				}
+				sym, rng, code, ip = decodeMatchedLiteral(probs, uint32(win[src]), rng, code, in, ip)
 			}
 			win[pos] = byte(sym)
 			pos++
@@ -217,50 +204,13 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			l, rng, code, ip = decodeLen(&p.matchLen, posState, rng, code, in, ip)
 			n = int(l) + minMatchLen
 
-			lenState := min(l, lenToPosStates-1)
-			slots := &p.posSlot[lenState]
-			sym := uint32(1)
-			for sym < 64 {
-				rng, code, b = rcBitBL(rng, code, &slots[sym])
-				rng, code, ip = rcNorm(rng, code, in, ip)
-				sym = sym<<1 | b
+			var dist uint32
+			dist, rng, code, ip = decodeDist(p, min(l, lenToPosStates-1), rng, code, in, ip)
+			if dist == 0xFFFFFFFF {
+				status = runMarker
+				break
 			}
-			slot := sym - 64
-			if slot < 4 {
-				rep0 = slot
-			} else {
-				nd := slot>>1 - 1
-				dist := (2 | slot&1) << nd
-				if slot < endPosModel {
-					base := dist - slot
-					m := uint32(1)
-					for i := uint32(0); i < nd; i++ {
-						rng, code, b = rcBitBL(rng, code, &p.posSpecial[base+m])
-						rng, code, ip = rcNorm(rng, code, in, ip)
-						m = m<<1 | b
-						dist |= b << i
-					}
-				} else {
-					var direct uint32
-					for i := nd - alignBits; i > 0; i-- {
-						rng, code, ip, b = rcDirect(rng, code, in, ip)
-						direct = direct<<1 | b
-					}
-					dist += direct << alignBits
-					m := uint32(1)
-					for i := uint32(0); i < alignBits; i++ {
-						rng, code, b = rcBitBL(rng, code, &p.align[m])
-						rng, code, ip = rcNorm(rng, code, in, ip)
-						m = m<<1 | b
-						dist |= b << i
-					}
-					if dist == 0xFFFFFFFF {
-						status = runMarker
-						break
-					}
-				}
-				rep0 = dist
-			}
+			rep0 = dist
 		} else {
 			rng, code, ip, b = rcBit(rng, code, &p.isRepG0[state], in, ip)
 			if b == 0 {
@@ -347,6 +297,111 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 	d.state = state
 	d.rep = [4]uint32{rep0, rep1, rep2, rep3}
 	return status, err
+}
+
+// The bit-tree decoders below are kept out of run (go:noinline): inlined,
+// their loops share run's registers with its many live values, and the
+// compiler spills the range decoder state to the stack on every bit.
+
+// decodeLiteral decodes a plain literal with the literal coder probs.
+//
+//go:noinline
+func decodeLiteral(probs *[litSize]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	return tree8((*[256]uint16)(probs[:256]), rng, code, in, ip)
+}
+
+// tree8 decodes an 8-bit symbol with the bit tree probs.
+func tree8(probs *[256]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	var b, nv uint32
+	sym := uint32(1)
+	v := uint32(probs[1])
+	for sym < 0x80 {
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
+		probs[sym] = uint16(nv)
+		rng, code, ip = rcNorm(rng, code, in, ip)
+		sym = sym<<1 | b
+	}
+	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
+	probs[sym&0xFF] = uint16(nv)
+	rng, code, ip = rcNorm(rng, code, in, ip)
+	return (sym<<1 | b) - 0x100, rng, code, ip
+}
+
+// tree6 decodes a 6-bit symbol with the bit tree probs.
+func tree6(probs *[64]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	var b, nv uint32
+	sym := uint32(1)
+	v := uint32(probs[1])
+	for sym < 0x20 {
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
+		probs[sym] = uint16(nv)
+		rng, code, ip = rcNorm(rng, code, in, ip)
+		sym = sym<<1 | b
+	}
+	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
+	probs[sym&0x3F] = uint16(nv)
+	rng, code, ip = rcNorm(rng, code, in, ip)
+	return (sym<<1 | b) - 0x40, rng, code, ip
+}
+
+// decodeMatchedLiteral decodes a literal after a match, given the byte mb
+// at distance rep0: while the literal's bits agree with mb's, they are
+// coded with probabilities of their own (offs selects the set).
+//
+//go:noinline
+func decodeMatchedLiteral(probs *[litSize]uint16, mb uint32, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	var b uint32
+	sym := uint32(1)
+	offs := uint32(0x100)
+	for sym < 0x100 {
+		mb <<= 1
+		mbit := mb & offs
+		rng, code, b = rcBitBL(rng, code, &probs[offs+mbit+sym])
+		rng, code, ip = rcNorm(rng, code, in, ip)
+		sym = sym<<1 | b
+		offs = mbit ^ (offs &^ (0 - b))
+	}
+	return sym - 0x100, rng, code, ip
+}
+
+// decodeDist decodes the distance of a match (minus one) with the slot
+// coder of lenState; 0xFFFFFFFF is the end marker.
+//
+//go:noinline
+func decodeDist(p *probs, lenState uint32, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	var b uint32
+	var slot uint32
+	slot, rng, code, ip = tree6(&p.posSlot[lenState&(lenToPosStates-1)], rng, code, in, ip)
+	if slot < 4 {
+		return slot, rng, code, ip
+	}
+	nd := slot>>1 - 1
+	dist := (2 | slot&1) << nd
+	if slot < endPosModel {
+		base := dist - slot
+		m := uint32(1)
+		for i := uint32(0); i < nd; i++ {
+			rng, code, b = rcBitBL(rng, code, &p.posSpecial[base+m])
+			rng, code, ip = rcNorm(rng, code, in, ip)
+			m = m<<1 | b
+			dist |= b << i
+		}
+		return dist, rng, code, ip
+	}
+	var direct uint32
+	for i := nd - alignBits; i > 0; i-- {
+		rng, code, ip, b = rcDirect(rng, code, in, ip)
+		direct = direct<<1 | b
+	}
+	dist += direct << alignBits
+	m := uint32(1)
+	for i := uint32(0); i < alignBits; i++ {
+		rng, code, b = rcBitBL(rng, code, &p.align[m])
+		rng, code, ip = rcNorm(rng, code, in, ip)
+		m = m<<1 | b
+		dist |= b << i
+	}
+	return dist, rng, code, ip
 }
 
 // decodeLen decodes a match length minus minMatchLen (0..271).

@@ -62,18 +62,36 @@ func rcDirect(rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32)
 }
 
 // rcBitBL is rcBit without a branch on the decoded bit, for bits that are
-// hard to predict (literals, bit trees): the bit becomes a mask. It does not
-// normalise; call rcNorm after it.
+// hard to predict (literals, bit trees): the compiler turns the selection
+// into conditional moves. It does not normalise; call rcNorm after it.
 func rcBitBL(rng, code uint32, p *uint16) (uint32, uint32, uint32) {
-	v := int32(*p)
-	bound := (rng >> probBits) * uint32(v)
-	m0 := uint32((int64(code) - int64(bound)) >> 63) // all ones for a 0 bit
-	rng = bound&m0 | (rng-bound)&^m0
-	code -= bound &^ m0
-	// 0: v += (2048-v)>>5, which is v - (v-2017)>>5 with an arithmetic
-	// shift; 1: v -= v>>5.
-	*p = uint16(v - (v-int32(2017&m0))>>moveBits)
-	return rng, code, m0 + 1
+	v := uint32(*p)
+	bound := (rng >> probBits) * v
+	r1, c1 := rng-bound, code-bound
+	v0, v1 := v+(probTotal-v)>>moveBits, v-v>>moveBits
+	b := uint32(1)
+	if code < bound {
+		r1, c1, v1, b = bound, code, v0, 0
+	}
+	*p = uint16(v1)
+	return r1, c1, b
+}
+
+// rcBitNext is rcBitBL for bit trees with the probability v already loaded
+// and both candidates for the next bit's probability, n0 after a 0 and n1
+// after a 1, loaded in parallel: the tree's next load is then off the
+// chain of dependent operations from one bit to the next. It returns the
+// range decoder state, the bit, the updated probability for the caller to
+// store, and the next bit's probability.
+func rcBitNext(rng, code, v, n0, n1 uint32) (uint32, uint32, uint32, uint32, uint32) {
+	bound := (rng >> probBits) * v
+	r1, c1 := rng-bound, code-bound
+	v0, v1 := v+(probTotal-v)>>moveBits, v-v>>moveBits
+	b := uint32(1)
+	if code < bound {
+		r1, c1, v1, n1, b = bound, code, v0, n0, 0
+	}
+	return r1, c1, b, v1, n1
 }
 
 // rcNorm normalises the range decoder after rcBitBL.
