@@ -174,7 +174,7 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			probs := (*[litSize]uint16)(lit[base : base+litSize])
 			var sym uint32
 			if state < litStates {
-				sym, rng, code, ip = decodeLiteral(probs, rng, code, in, ip)
+				sym, rng, code, ip = tree8((*[256]uint16)(probs[:256]), rng, code, in, ip)
 			} else {
 				// A matched literal: while its bits agree with the byte
 				// at rep0, they are coded with their own probabilities.
@@ -303,14 +303,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 // their loops share run's registers with its many live values, and the
 // compiler spills the range decoder state to the stack on every bit.
 
-// decodeLiteral decodes a plain literal with the literal coder probs.
-//
-//go:noinline
-func decodeLiteral(probs *[litSize]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
-	return tree8((*[256]uint16)(probs[:256]), rng, code, in, ip)
-}
-
-// tree8 decodes an 8-bit symbol with the bit tree probs.
+// tree8 decodes an 8-bit symbol with the bit tree probs (a plain literal,
+// the high length coder).
 func tree8(probs *[256]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
 	var b, nv uint32
 	sym := uint32(1)
@@ -344,24 +338,78 @@ func tree6(probs *[64]uint16, rng, code uint32, in []byte, ip int) (uint32, uint
 	return (sym<<1 | b) - 0x40, rng, code, ip
 }
 
+// tree3 decodes a 3-bit symbol with the bit tree probs (the low and mid
+// length coders).
+func tree3(probs *[8]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	var b, nv uint32
+	sym := uint32(1)
+	v := uint32(probs[1])
+	for sym < 4 {
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
+		probs[sym] = uint16(nv)
+		rng, code, ip = rcNorm(rng, code, in, ip)
+		sym = sym<<1 | b
+	}
+	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
+	probs[sym&7] = uint16(nv)
+	rng, code, ip = rcNorm(rng, code, in, ip)
+	return (sym<<1 | b) - 8, rng, code, ip
+}
+
+// treeAlign decodes the four low distance bits, coded least significant
+// first with the bit tree probs.
+func treeAlign(probs *[1 << alignBits]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	var b, nv, r uint32
+	m := uint32(1)
+	v := uint32(probs[1])
+	for i := uint32(0); m < 8; i++ {
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*m]), uint32(probs[2*m+1]))
+		probs[m] = uint16(nv)
+		rng, code, ip = rcNorm(rng, code, in, ip)
+		m = m<<1 | b
+		r |= b << i
+	}
+	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
+	probs[m&15] = uint16(nv)
+	rng, code, ip = rcNorm(rng, code, in, ip)
+	return r | b<<3, rng, code, ip
+}
+
 // decodeMatchedLiteral decodes a literal after a match, given the byte mb
 // at distance rep0: while the literal's bits agree with mb's, they are
-// coded with probabilities of their own (offs selects the set).
+// coded with probabilities of their own (offs selects the set). As in the
+// bit trees, both candidates for the next bit's probability are loaded
+// before the bit is known.
 //
 //go:noinline
 func decodeMatchedLiteral(probs *[litSize]uint16, mb uint32, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
-	var b uint32
+	var b, nv uint32
 	sym := uint32(1)
 	offs := uint32(0x100)
-	for sym < 0x100 {
-		mb <<= 1
+	mb <<= 1
+	i := offs + mb&offs + sym // the current bit's probability
+	v := uint32(probs[i])
+	for sym < 0x80 {
+		// After a 0 the set stays when the match bit was 0; after a 1,
+		// when it was 1; otherwise offs drops to 0 (plain literal bits).
 		mbit := mb & offs
-		rng, code, b = rcBitBL(rng, code, &probs[offs+mbit+sym])
+		mb <<= 1
+		o0, o1 := mbit^offs, mbit
+		i0 := o0 + mb&o0 + sym<<1
+		i1 := o1 + mb&o1 + sym<<1 + 1
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[i0]), uint32(probs[i1]))
+		probs[i] = uint16(nv)
 		rng, code, ip = rcNorm(rng, code, in, ip)
 		sym = sym<<1 | b
-		offs = mbit ^ (offs &^ (0 - b))
+		offs, i = o1, i1
+		if b == 0 {
+			offs, i = o0, i0
+		}
 	}
-	return sym - 0x100, rng, code, ip
+	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
+	probs[i] = uint16(nv)
+	rng, code, ip = rcNorm(rng, code, in, ip)
+	return (sym<<1 | b) - 0x100, rng, code, ip
 }
 
 // decodeDist decodes the distance of a match (minus one) with the slot
@@ -393,15 +441,9 @@ func decodeDist(p *probs, lenState uint32, rng, code uint32, in []byte, ip int) 
 		rng, code, ip, b = rcDirect(rng, code, in, ip)
 		direct = direct<<1 | b
 	}
-	dist += direct << alignBits
-	m := uint32(1)
-	for i := uint32(0); i < alignBits; i++ {
-		rng, code, b = rcBitBL(rng, code, &p.align[m])
-		rng, code, ip = rcNorm(rng, code, in, ip)
-		m = m<<1 | b
-		dist |= b << i
-	}
-	return dist, rng, code, ip
+	var low uint32
+	low, rng, code, ip = treeAlign(&p.align, rng, code, in, ip)
+	return dist + direct<<alignBits + low, rng, code, ip
 }
 
 // decodeLen decodes a match length minus minMatchLen (0..271).
@@ -409,33 +451,17 @@ func decodeLen(lp *lenProbs, posState int, rng, code uint32, in []byte, ip int) 
 	var b uint32
 	rng, code, ip, b = rcBit(rng, code, &lp.choice, in, ip)
 	if b == 0 {
-		t := &lp.low[posState]
-		sym := uint32(1)
-		for sym < 8 {
-			rng, code, b = rcBitBL(rng, code, &t[sym])
-			rng, code, ip = rcNorm(rng, code, in, ip)
-			sym = sym<<1 | b
-		}
-		return sym - 8, rng, code, ip
+		return tree3(&lp.low[posState&(posStatesMax-1)], rng, code, in, ip)
 	}
 	rng, code, ip, b = rcBit(rng, code, &lp.choice2, in, ip)
 	if b == 0 {
-		t := &lp.mid[posState]
-		sym := uint32(1)
-		for sym < 8 {
-			rng, code, b = rcBitBL(rng, code, &t[sym])
-			rng, code, ip = rcNorm(rng, code, in, ip)
-			sym = sym<<1 | b
-		}
-		return sym, rng, code, ip // 8 + (sym - 8)
+		var sym uint32
+		sym, rng, code, ip = tree3(&lp.mid[posState&(posStatesMax-1)], rng, code, in, ip)
+		return sym + 8, rng, code, ip
 	}
-	sym := uint32(1)
-	for sym < 0x100 {
-		rng, code, b = rcBitBL(rng, code, &lp.high[sym])
-		rng, code, ip = rcNorm(rng, code, in, ip)
-		sym = sym<<1 | b
-	}
-	return sym - 0x100 + 16, rng, code, ip
+	var sym uint32
+	sym, rng, code, ip = tree8(&lp.high, rng, code, in, ip)
+	return sym + 16, rng, code, ip
 }
 
 // copyMatch copies n bytes from dist bytes back to pos in the circular
