@@ -148,6 +148,8 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 	status := runLimit
 	var err error
 	var b uint32
+	var q [maxQueued]queuedCopy
+	nq := 0
 
 	for pos < limit || once {
 		once = false
@@ -163,6 +165,10 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			if pos >= limit {
 				err = ErrSize
 				break
+			}
+			if nq > 0 {
+				copyQueued(win, q[:nq])
+				nq = 0
 			}
 			var prev uint32
 			if pos > 0 {
@@ -267,20 +273,32 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			n = rest
 		}
 		if src := pos - int(rep0) - 1; src >= 0 && rep0 >= 7 && n <= 32 && pos+32 <= len(win) {
-			// The common short match: 8-byte moves, no call. Each move
-			// reads bytes at least 8 back, already final; the bytes
-			// written past the match end lie beyond any valid distance
-			// (winSlack).
-			w := win[pos : pos+32]
-			s := win[src : src+32]
-			binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(s))
-			binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(s[8:]))
-			if n > 16 {
-				binary.LittleEndian.PutUint64(w[16:], binary.LittleEndian.Uint64(s[16:]))
-				binary.LittleEndian.PutUint64(w[24:], binary.LittleEndian.Uint64(s[24:]))
+			// The common short match: queued when its source is far
+			// back (or others are queued), else copied right away.
+			if nq == 0 && rep0 < farDist {
+				w := win[pos : pos+32]
+				s := win[src : src+32]
+				binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(s))
+				binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(s[8:]))
+				if n > 16 {
+					binary.LittleEndian.PutUint64(w[16:], binary.LittleEndian.Uint64(s[16:]))
+					binary.LittleEndian.PutUint64(w[24:], binary.LittleEndian.Uint64(s[24:]))
+				}
+				pos += n
+			} else {
+				if nq == maxQueued {
+					copyQueued(win, q[:nq])
+					nq = 0
+				}
+				q[nq%maxQueued] = queuedCopy{pos, src, n}
+				nq++
+				pos += n
 			}
-			pos += n
 		} else {
+			if nq > 0 {
+				copyQueued(win, q[:nq])
+				nq = 0
+			}
 			pos = copyMatch(win, pos, int(rep0)+1, n)
 		}
 		if d.pendLen > 0 {
@@ -288,6 +306,7 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 		}
 	}
 
+	copyQueued(win, q[:nq])
 	if ip > d.inEnd && err == nil {
 		status = runOverrun
 	}
@@ -444,6 +463,39 @@ func decodeDist(p *probs, lenState uint32, rng, code uint32, in []byte, ip int) 
 	var low uint32
 	low, rng, code, ip = treeAlign(&p.align, rng, code, in, ip)
 	return dist + direct<<alignBits + low, rng, code, ip
+}
+
+const (
+	// maxQueued is how many short matches run decodes before it copies them.
+	maxQueued = 8
+	// farDist is the distance from which a short match is queued: nearer
+	// sources are likely in the cache.
+	farDist = 1 << 16
+)
+
+// queuedCopy is a short match decoded but not yet copied: n <= 32 bytes
+// from src to dst, src at least 8 bytes back, and 32 bytes of room at both.
+type queuedCopy struct{ dst, src, n int }
+
+// copyQueued copies the queued matches in order. Matches whose distances are
+// far back in the window mostly miss the cache: run queues them until a
+// literal needs the window's bytes (its context is the previous byte and the
+// byte at rep0) so that their loads are in flight together, where copying
+// each right away puts the wait for its source in front of the next
+// symbol's decoding. The copies are 8-byte moves: each reads bytes at least
+// 8 back, already final, and the bytes written past a match's end are
+// overwritten by the next one or lie beyond any valid distance (winSlack).
+func copyQueued(win []byte, q []queuedCopy) {
+	for _, c := range q {
+		w := win[c.dst : c.dst+32]
+		s := win[c.src : c.src+32]
+		binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(s))
+		binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(s[8:]))
+		if c.n > 16 {
+			binary.LittleEndian.PutUint64(w[16:], binary.LittleEndian.Uint64(s[16:]))
+			binary.LittleEndian.PutUint64(w[24:], binary.LittleEndian.Uint64(s[24:]))
+		}
+	}
 }
 
 // decodeLen decodes a match length minus minMatchLen (0..271).
