@@ -150,6 +150,7 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 	var b uint32
 	var q [maxQueued]queuedCopy
 	nq := 0
+	qDist := queueDist
 
 	for pos < limit || once {
 		once = false
@@ -275,7 +276,7 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 		if src := pos - int(rep0) - 1; src >= 0 && rep0 >= 7 && n <= 32 && pos+32 <= len(win) {
 			// The common short match: queued when its source is far
 			// back (or others are queued), else copied right away.
-			if nq == 0 && rep0 < farDist {
+			if nq == 0 && rep0 < qDist {
 				w := win[pos : pos+32]
 				s := win[src : src+32]
 				binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(s))
@@ -465,13 +466,13 @@ func decodeDist(p *probs, lenState uint32, rng, code uint32, in []byte, ip int) 
 	return dist + direct<<alignBits + low, rng, code, ip
 }
 
-const (
-	// maxQueued is how many short matches run decodes before it copies them.
-	maxQueued = 8
-	// farDist is the distance from which a short match is queued: nearer
-	// sources are likely in the cache.
-	farDist = 1 << 16
-)
+// maxQueued is how many short matches run decodes before it copies them.
+const maxQueued = 8
+
+// queueDist is the distance (minus one) from which a short match is queued:
+// nearer sources are likely in the cache. Tests lower it to queue every
+// short match.
+var queueDist uint32 = 1 << 16
 
 // queuedCopy is a short match decoded but not yet copied: n <= 32 bytes
 // from src to dst, src at least 8 bytes back, and 32 bytes of room at both.
