@@ -3,6 +3,7 @@ package lzma
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/unpack-dev/unpack/internal/hugemem"
 )
@@ -59,9 +60,25 @@ func (d *decoder) initWindow(size int64) error {
 	if cap(d.win) >= n {
 		d.win = d.win[:n]
 	} else {
-		d.win = hugemem.Bytes(n)
+		d.win = hugemem.Bytes(windowCap(n))[:n]
 	}
 	return nil
+}
+
+// windowCap is the capacity allocated for a window of n bytes. Large
+// windows are rounded up by less than an eighth of their size, so that a
+// later window a little larger reuses the allocation instead of faulting in
+// a new one: a 7z folder's dictionary is the smaller of the coder's and the
+// folder's size, and folders of one archive often differ by a few bytes.
+func windowCap(n int) int {
+	if n < hugemem.Min {
+		return n
+	}
+	g := 1 << (bits.Len(uint(n)) - 4) // at most n/8
+	if r := (n + g - 1) &^ (g - 1); r > n {
+		return r
+	}
+	return n
 }
 
 // resetDict forgets the dictionary contents.
