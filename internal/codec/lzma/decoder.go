@@ -343,73 +343,81 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 // tree8 decodes an 8-bit symbol with the bit tree probs (a plain literal,
 // the high length coder).
 func tree8(probs *[256]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
+	k := 0
 	var b, nv uint32
 	sym := uint32(1)
 	v := uint32(probs[1])
 	for sym < 0x80 {
 		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
 		probs[sym] = uint16(nv)
-		rng, code, ip = rcNorm(rng, code, in, ip)
+		rng, code, k = rcNorm8(rng, code, w, k)
 		sym = sym<<1 | b
 	}
 	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
 	probs[sym&0xFF] = uint16(nv)
-	rng, code, ip = rcNorm(rng, code, in, ip)
-	return (sym<<1 | b) - 0x100, rng, code, ip
+	rng, code, k = rcNorm8(rng, code, w, k)
+	return (sym<<1 | b) - 0x100, rng, code, ip + k
 }
 
 // tree6 decodes a 6-bit symbol with the bit tree probs.
 func tree6(probs *[64]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
+	k := 0
 	var b, nv uint32
 	sym := uint32(1)
 	v := uint32(probs[1])
 	for sym < 0x20 {
 		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
 		probs[sym] = uint16(nv)
-		rng, code, ip = rcNorm(rng, code, in, ip)
+		rng, code, k = rcNorm8(rng, code, w, k)
 		sym = sym<<1 | b
 	}
 	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
 	probs[sym&0x3F] = uint16(nv)
-	rng, code, ip = rcNorm(rng, code, in, ip)
-	return (sym<<1 | b) - 0x40, rng, code, ip
+	rng, code, k = rcNorm8(rng, code, w, k)
+	return (sym<<1 | b) - 0x40, rng, code, ip + k
 }
 
 // tree3 decodes a 3-bit symbol with the bit tree probs (the low and mid
 // length coders).
 func tree3(probs *[8]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
+	k := 0
 	var b, nv uint32
 	sym := uint32(1)
 	v := uint32(probs[1])
 	for sym < 4 {
 		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
 		probs[sym] = uint16(nv)
-		rng, code, ip = rcNorm(rng, code, in, ip)
+		rng, code, k = rcNorm8(rng, code, w, k)
 		sym = sym<<1 | b
 	}
 	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
 	probs[sym&7] = uint16(nv)
-	rng, code, ip = rcNorm(rng, code, in, ip)
-	return (sym<<1 | b) - 8, rng, code, ip
+	rng, code, k = rcNorm8(rng, code, w, k)
+	return (sym<<1 | b) - 8, rng, code, ip + k
 }
 
 // treeAlign decodes the four low distance bits, coded least significant
 // first with the bit tree probs.
 func treeAlign(probs *[1 << alignBits]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
+	k := 0
 	var b, nv, r uint32
 	m := uint32(1)
 	v := uint32(probs[1])
 	for i := uint32(0); m < 8; i++ {
 		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*m]), uint32(probs[2*m+1]))
 		probs[m] = uint16(nv)
-		rng, code, ip = rcNorm(rng, code, in, ip)
+		rng, code, k = rcNorm8(rng, code, w, k)
 		m = m<<1 | b
 		r |= b << i
 	}
 	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
 	probs[m&15] = uint16(nv)
-	rng, code, ip = rcNorm(rng, code, in, ip)
-	return r | b<<3, rng, code, ip
+	rng, code, k = rcNorm8(rng, code, w, k)
+	return r | b<<3, rng, code, ip + k
 }
 
 // decodeMatchedLiteral decodes a literal after a match, given the byte mb
@@ -420,6 +428,8 @@ func treeAlign(probs *[1 << alignBits]uint16, rng, code uint32, in []byte, ip in
 //
 //go:noinline
 func decodeMatchedLiteral(probs *[litSize]uint16, mb uint32, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
+	k := 0
 	var b, nv uint32
 	sym := uint32(1)
 	offs := uint32(0x100)
@@ -436,7 +446,7 @@ func decodeMatchedLiteral(probs *[litSize]uint16, mb uint32, rng, code uint32, i
 		i1 := o1 + mb&o1 + sym<<1 + 1
 		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[i0]), uint32(probs[i1]))
 		probs[i] = uint16(nv)
-		rng, code, ip = rcNorm(rng, code, in, ip)
+		rng, code, k = rcNorm8(rng, code, w, k)
 		sym = sym<<1 | b
 		offs, i = o1, i1
 		if b == 0 {
@@ -445,8 +455,8 @@ func decodeMatchedLiteral(probs *[litSize]uint16, mb uint32, rng, code uint32, i
 	}
 	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
 	probs[i] = uint16(nv)
-	rng, code, ip = rcNorm(rng, code, in, ip)
-	return (sym<<1 | b) - 0x100, rng, code, ip
+	rng, code, k = rcNorm8(rng, code, w, k)
+	return (sym<<1 | b) - 0x100, rng, code, ip + k
 }
 
 // decodeDist decodes the distance of a match (minus one) with the slot

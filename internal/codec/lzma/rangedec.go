@@ -103,3 +103,19 @@ func rcNorm(rng, code uint32, in []byte, ip int) (uint32, uint32, int) {
 	}
 	return rng, code, ip
 }
+
+// rcNorm8 is rcNorm for the bit trees of at most eight bits, which read the
+// input through w, a view of its next eight bytes, with k counting the
+// bytes read: each bit normalises at most once (the range stays above 2^16
+// after a bit, as probabilities stay within 31..2017), so k&7 is k and
+// the view needs no bounds check. At a symbol's start at least
+// maxSymbolBytes bytes are in d.in beyond the position (padded at the end of
+// the input), and no symbol reads more, so the view is always there.
+func rcNorm8(rng, code uint32, w *[8]byte, k int) (uint32, uint32, int) {
+	if rng < topValue {
+		rng <<= 8
+		code = code<<8 | uint32(w[k&7])
+		k++
+	}
+	return rng, code, k
+}
