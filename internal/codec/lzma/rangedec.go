@@ -47,18 +47,22 @@ func rcBit(rng, code uint32, p *uint16, in []byte, ip int) (uint32, uint32, int,
 }
 
 // rcDirect decodes one bit with probability one half (the direct bits of
-// long distances). It returns the bit as 0 or 1.
+// long distances). It returns the bit as 0 or 1. The subtraction is chosen
+// with a conditional move: code then depends on the previous bit through a
+// compare and a move only.
 func rcDirect(rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
 	rng >>= 1
-	code -= rng
-	t := 0 - (code >> 31) // all ones when code was below rng: bit 0
-	code += rng & t
+	c1 := code - rng
+	b := uint32(0)
+	if code >= rng {
+		code, b = c1, 1
+	}
 	if rng < topValue {
 		rng <<= 8
 		code = code<<8 | uint32(in[ip])
 		ip++
 	}
-	return rng, code, ip, t + 1
+	return rng, code, ip, b
 }
 
 // rcBitBL is rcBit without a branch on the decoded bit, for bits that are
