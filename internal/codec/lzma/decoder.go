@@ -336,9 +336,11 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 	return status, err
 }
 
-// The bit-tree decoders below are kept out of run (go:noinline): inlined,
-// their loops share run's registers with its many live values, and the
-// compiler spills the range decoder state to the stack on every bit.
+// The parts of a symbol below are decoded outside run (decodeMatchedLiteral
+// and decodeDist are marked go:noinline; the trees exceed the inlining
+// budget): inlined, their loops would share run's registers with its many
+// live values, and the compiler would spill the range decoder state to the
+// stack on every bit.
 
 // tree8 decodes an 8-bit symbol with the bit tree probs (a plain literal,
 // the high length coder).
