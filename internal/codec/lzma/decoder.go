@@ -66,15 +66,15 @@ func (d *decoder) initWindow(size int64) error {
 }
 
 // windowCap is the capacity allocated for a window of n bytes. Large
-// windows are rounded up by less than an eighth of their size, so that a
-// later window a little larger reuses the allocation instead of faulting in
-// a new one: a 7z folder's dictionary is the smaller of the coder's and the
+// windows are rounded up by less than 1/512 of their size, so that a later
+// window a few bytes larger reuses the allocation instead of faulting in a
+// new one: a 7z folder's dictionary is the smaller of the coder's and the
 // folder's size, and folders of one archive often differ by a few bytes.
 func windowCap(n int) int {
 	if n < hugemem.Min {
 		return n
 	}
-	g := 1 << (bits.Len(uint(n)) - 4) // at most n/8
+	g := 1 << (bits.Len(uint(n)) - 10) // at most n/512
 	if r := (n + g - 1) &^ (g - 1); r > n {
 		return r
 	}
