@@ -203,3 +203,16 @@ func TestNext(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuedCopies runs the fixture tests with every short match queued
+// (queueDist 0): the fixtures are too small for distances of 64 KiB.
+func TestQueuedCopies(t *testing.T) {
+	defer func(d uint32) { queueDist = d }(queueDist)
+	queueDist = 0
+	t.Run("Fixtures", TestFixtures)
+	t.Run("DecodeAll", TestDecodeAll)
+	t.Run("DecodeAllChunks", TestDecodeAllChunks)
+	t.Run("Next", TestNext)
+	t.Run("Reset", TestReset)
+	t.Run("TestTruncated", TestTruncated)
+}

@@ -3,6 +3,7 @@ package lzma
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/unpack-dev/unpack/internal/hugemem"
 )
@@ -59,9 +60,25 @@ func (d *decoder) initWindow(size int64) error {
 	if cap(d.win) >= n {
 		d.win = d.win[:n]
 	} else {
-		d.win = hugemem.Bytes(n)
+		d.win = hugemem.Bytes(windowCap(n))[:n]
 	}
 	return nil
+}
+
+// windowCap is the capacity allocated for a window of n bytes. Large
+// windows are rounded up by less than 1/512 of their size, so that a later
+// window a few bytes larger reuses the allocation instead of faulting in a
+// new one: a 7z folder's dictionary is the smaller of the coder's and the
+// folder's size, and folders of one archive often differ by a few bytes.
+func windowCap(n int) int {
+	if n < hugemem.Min {
+		return n
+	}
+	g := 1 << (bits.Len(uint(n)) - 10) // at most n/512
+	if r := (n + g - 1) &^ (g - 1); r > n {
+		return r
+	}
+	return n
 }
 
 // resetDict forgets the dictionary contents.
@@ -148,6 +165,9 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 	status := runLimit
 	var err error
 	var b uint32
+	var q [maxQueued]queuedCopy
+	nq := 0
+	qDist := queueDist
 
 	for pos < limit || once {
 		once = false
@@ -164,6 +184,10 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 				err = ErrSize
 				break
 			}
+			if nq > 0 {
+				copyQueued(win, q[:nq])
+				nq = 0
+			}
 			var prev uint32
 			if pos > 0 {
 				prev = uint32(win[pos-1])
@@ -172,13 +196,9 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			}
 			base := litSize * (((pos & lpMask) << lc) + int(prev>>(8-lc)))
 			probs := (*[litSize]uint16)(lit[base : base+litSize])
-			sym := uint32(1)
+			var sym uint32
 			if state < litStates {
-				for sym < 0x100 {
-					rng, code, b = rcBitBL(rng, code, &probs[sym])
-					rng, code, ip = rcNorm(rng, code, in, ip)
-					sym = sym<<1 | b
-				}
+				sym, rng, code, ip = tree8((*[256]uint16)(probs[:256]), rng, code, in, ip)
 			} else {
 				// A matched literal: while its bits agree with the byte
 				// at rep0, they are coded with their own probabilities.
@@ -186,16 +206,7 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 				if src < 0 {
 					src += len(win)
 				}
-				mb := uint32(win[src])
-				offs := uint32(0x100)
-				for sym < 0x100 {
-					mb <<= 1
-					mbit := mb & offs
-					rng, code, b = rcBitBL(rng, code, &probs[offs+mbit+sym])
-					rng, code, ip = rcNorm(rng, code, in, ip)
-					sym = sym<<1 | b
-					offs = mbit ^ (offs &^ (0 - b))
-				}
+				sym, rng, code, ip = decodeMatchedLiteral(probs, uint32(win[src]), rng, code, in, ip)
 			}
 			win[pos] = byte(sym)
 			pos++
@@ -217,50 +228,13 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			l, rng, code, ip = decodeLen(&p.matchLen, posState, rng, code, in, ip)
 			n = int(l) + minMatchLen
 
-			lenState := min(l, lenToPosStates-1)
-			slots := &p.posSlot[lenState]
-			sym := uint32(1)
-			for sym < 64 {
-				rng, code, b = rcBitBL(rng, code, &slots[sym])
-				rng, code, ip = rcNorm(rng, code, in, ip)
-				sym = sym<<1 | b
+			var dist uint32
+			dist, rng, code, ip = decodeDist(p, min(l, lenToPosStates-1), rng, code, in, ip)
+			if dist == 0xFFFFFFFF {
+				status = runMarker
+				break
 			}
-			slot := sym - 64
-			if slot < 4 {
-				rep0 = slot
-			} else {
-				nd := slot>>1 - 1
-				dist := (2 | slot&1) << nd
-				if slot < endPosModel {
-					base := dist - slot
-					m := uint32(1)
-					for i := uint32(0); i < nd; i++ {
-						rng, code, b = rcBitBL(rng, code, &p.posSpecial[base+m])
-						rng, code, ip = rcNorm(rng, code, in, ip)
-						m = m<<1 | b
-						dist |= b << i
-					}
-				} else {
-					var direct uint32
-					for i := nd - alignBits; i > 0; i-- {
-						rng, code, ip, b = rcDirect(rng, code, in, ip)
-						direct = direct<<1 | b
-					}
-					dist += direct << alignBits
-					m := uint32(1)
-					for i := uint32(0); i < alignBits; i++ {
-						rng, code, b = rcBitBL(rng, code, &p.align[m])
-						rng, code, ip = rcNorm(rng, code, in, ip)
-						m = m<<1 | b
-						dist |= b << i
-					}
-					if dist == 0xFFFFFFFF {
-						status = runMarker
-						break
-					}
-				}
-				rep0 = dist
-			}
+			rep0 = dist
 		} else {
 			rng, code, ip, b = rcBit(rng, code, &p.isRepG0[state], in, ip)
 			if b == 0 {
@@ -317,20 +291,32 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 			n = rest
 		}
 		if src := pos - int(rep0) - 1; src >= 0 && rep0 >= 7 && n <= 32 && pos+32 <= len(win) {
-			// The common short match: 8-byte moves, no call. Each move
-			// reads bytes at least 8 back, already final; the bytes
-			// written past the match end lie beyond any valid distance
-			// (winSlack).
-			w := win[pos : pos+32]
-			s := win[src : src+32]
-			binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(s))
-			binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(s[8:]))
-			if n > 16 {
-				binary.LittleEndian.PutUint64(w[16:], binary.LittleEndian.Uint64(s[16:]))
-				binary.LittleEndian.PutUint64(w[24:], binary.LittleEndian.Uint64(s[24:]))
+			// The common short match: queued when its source is far
+			// back (or others are queued), else copied right away.
+			if nq == 0 && rep0 < qDist {
+				w := win[pos : pos+32]
+				s := win[src : src+32]
+				binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(s))
+				binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(s[8:]))
+				if n > 16 {
+					binary.LittleEndian.PutUint64(w[16:], binary.LittleEndian.Uint64(s[16:]))
+					binary.LittleEndian.PutUint64(w[24:], binary.LittleEndian.Uint64(s[24:]))
+				}
+				pos += n
+			} else {
+				if nq == maxQueued {
+					copyQueued(win, q[:nq])
+					nq = 0
+				}
+				q[nq%maxQueued] = queuedCopy{pos, src, n}
+				nq++
+				pos += n
 			}
-			pos += n
 		} else {
+			if nq > 0 {
+				copyQueued(win, q[:nq])
+				nq = 0
+			}
 			pos = copyMatch(win, pos, int(rep0)+1, n)
 		}
 		if d.pendLen > 0 {
@@ -338,6 +324,7 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 		}
 	}
 
+	copyQueued(win, q[:nq])
 	if ip > d.inEnd && err == nil {
 		status = runOverrun
 	}
@@ -349,38 +336,214 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 	return status, err
 }
 
+// The parts of a symbol below are decoded outside run (decodeMatchedLiteral
+// and decodeDist are marked go:noinline; the trees exceed the inlining
+// budget): inlined, their loops would share run's registers with its many
+// live values, and the compiler would spill the range decoder state to the
+// stack on every bit.
+
+// tree8 decodes an 8-bit symbol with the bit tree probs (a plain literal,
+// the high length coder).
+func tree8(probs *[256]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
+	k := 0
+	var b, nv uint32
+	sym := uint32(1)
+	v := uint32(probs[1])
+	for sym < 0x80 {
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
+		probs[sym] = uint16(nv)
+		rng, code, k = rcNorm8(rng, code, w, k)
+		sym = sym<<1 | b
+	}
+	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
+	probs[sym&0xFF] = uint16(nv)
+	rng, code, k = rcNorm8(rng, code, w, k)
+	return (sym<<1 | b) - 0x100, rng, code, ip + k
+}
+
+// tree6 decodes a 6-bit symbol with the bit tree probs.
+func tree6(probs *[64]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
+	k := 0
+	var b, nv uint32
+	sym := uint32(1)
+	v := uint32(probs[1])
+	for sym < 0x20 {
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
+		probs[sym] = uint16(nv)
+		rng, code, k = rcNorm8(rng, code, w, k)
+		sym = sym<<1 | b
+	}
+	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
+	probs[sym&0x3F] = uint16(nv)
+	rng, code, k = rcNorm8(rng, code, w, k)
+	return (sym<<1 | b) - 0x40, rng, code, ip + k
+}
+
+// tree3 decodes a 3-bit symbol with the bit tree probs (the low and mid
+// length coders).
+func tree3(probs *[8]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
+	k := 0
+	var b, nv uint32
+	sym := uint32(1)
+	v := uint32(probs[1])
+	for sym < 4 {
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
+		probs[sym] = uint16(nv)
+		rng, code, k = rcNorm8(rng, code, w, k)
+		sym = sym<<1 | b
+	}
+	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
+	probs[sym&7] = uint16(nv)
+	rng, code, k = rcNorm8(rng, code, w, k)
+	return (sym<<1 | b) - 8, rng, code, ip + k
+}
+
+// treeAlign decodes the four low distance bits, coded least significant
+// first with the bit tree probs.
+func treeAlign(probs *[1 << alignBits]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
+	k := 0
+	var b, nv, r uint32
+	m := uint32(1)
+	v := uint32(probs[1])
+	for i := uint32(0); m < 8; i++ {
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*m]), uint32(probs[2*m+1]))
+		probs[m] = uint16(nv)
+		rng, code, k = rcNorm8(rng, code, w, k)
+		m = m<<1 | b
+		r |= b << i
+	}
+	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
+	probs[m&15] = uint16(nv)
+	rng, code, k = rcNorm8(rng, code, w, k)
+	return r | b<<3, rng, code, ip + k
+}
+
+// decodeMatchedLiteral decodes a literal after a match, given the byte mb
+// at distance rep0: while the literal's bits agree with mb's, they are
+// coded with probabilities of their own (offs selects the set). As in the
+// bit trees, both candidates for the next bit's probability are loaded
+// before the bit is known.
+//
+//go:noinline
+func decodeMatchedLiteral(probs *[litSize]uint16, mb uint32, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
+	k := 0
+	var b, nv uint32
+	sym := uint32(1)
+	offs := uint32(0x100)
+	mb <<= 1
+	i := offs + mb&offs + sym // the current bit's probability
+	v := uint32(probs[i])
+	for sym < 0x80 {
+		// After a 0 the set stays when the match bit was 0; after a 1,
+		// when it was 1; otherwise offs drops to 0 (plain literal bits).
+		mbit := mb & offs
+		mb <<= 1
+		o0, o1 := mbit^offs, mbit
+		i0 := o0 + mb&o0 + sym<<1
+		i1 := o1 + mb&o1 + sym<<1 + 1
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[i0]), uint32(probs[i1]))
+		probs[i] = uint16(nv)
+		rng, code, k = rcNorm8(rng, code, w, k)
+		sym = sym<<1 | b
+		offs, i = o1, i1
+		if b == 0 {
+			offs, i = o0, i0
+		}
+	}
+	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
+	probs[i] = uint16(nv)
+	rng, code, k = rcNorm8(rng, code, w, k)
+	return (sym<<1 | b) - 0x100, rng, code, ip + k
+}
+
+// decodeDist decodes the distance of a match (minus one) with the slot
+// coder of lenState; 0xFFFFFFFF is the end marker.
+//
+//go:noinline
+func decodeDist(p *probs, lenState uint32, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+	var b uint32
+	var slot uint32
+	slot, rng, code, ip = tree6(&p.posSlot[lenState&(lenToPosStates-1)], rng, code, in, ip)
+	if slot < 4 {
+		return slot, rng, code, ip
+	}
+	nd := slot>>1 - 1
+	dist := (2 | slot&1) << nd
+	if slot < endPosModel {
+		base := dist - slot
+		m := uint32(1)
+		for i := uint32(0); i < nd; i++ {
+			rng, code, b = rcBitBL(rng, code, &p.posSpecial[base+m])
+			rng, code, ip = rcNorm(rng, code, in, ip)
+			m = m<<1 | b
+			dist |= b << i
+		}
+		return dist, rng, code, ip
+	}
+	var direct uint32
+	for i := nd - alignBits; i > 0; i-- {
+		rng, code, ip, b = rcDirect(rng, code, in, ip)
+		direct = direct<<1 | b
+	}
+	var low uint32
+	low, rng, code, ip = treeAlign(&p.align, rng, code, in, ip)
+	return dist + direct<<alignBits + low, rng, code, ip
+}
+
+// maxQueued is how many short matches run decodes before it copies them.
+const maxQueued = 8
+
+// queueDist is the distance (minus one) from which a short match is queued:
+// nearer sources are likely in the cache. Tests lower it to queue every
+// short match.
+var queueDist uint32 = 1 << 16
+
+// queuedCopy is a short match decoded but not yet copied: n <= 32 bytes
+// from src to dst, src at least 8 bytes back, and 32 bytes of room at both.
+type queuedCopy struct{ dst, src, n int }
+
+// copyQueued copies the queued matches in order. Matches whose distances are
+// far back in the window mostly miss the cache: run queues them until a
+// literal needs the window's bytes (its context is the previous byte and the
+// byte at rep0) so that their loads are in flight together, where copying
+// each right away puts the wait for its source in front of the next
+// symbol's decoding. The copies are 8-byte moves: each reads bytes at least
+// 8 back, already final, and the bytes written past a match's end are
+// overwritten by the next one or lie beyond any valid distance (winSlack).
+func copyQueued(win []byte, q []queuedCopy) {
+	for _, c := range q {
+		w := win[c.dst : c.dst+32]
+		s := win[c.src : c.src+32]
+		binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(s))
+		binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(s[8:]))
+		if c.n > 16 {
+			binary.LittleEndian.PutUint64(w[16:], binary.LittleEndian.Uint64(s[16:]))
+			binary.LittleEndian.PutUint64(w[24:], binary.LittleEndian.Uint64(s[24:]))
+		}
+	}
+}
+
 // decodeLen decodes a match length minus minMatchLen (0..271).
 func decodeLen(lp *lenProbs, posState int, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
 	var b uint32
 	rng, code, ip, b = rcBit(rng, code, &lp.choice, in, ip)
 	if b == 0 {
-		t := &lp.low[posState]
-		sym := uint32(1)
-		for sym < 8 {
-			rng, code, b = rcBitBL(rng, code, &t[sym])
-			rng, code, ip = rcNorm(rng, code, in, ip)
-			sym = sym<<1 | b
-		}
-		return sym - 8, rng, code, ip
+		return tree3(&lp.low[posState&(posStatesMax-1)], rng, code, in, ip)
 	}
 	rng, code, ip, b = rcBit(rng, code, &lp.choice2, in, ip)
 	if b == 0 {
-		t := &lp.mid[posState]
-		sym := uint32(1)
-		for sym < 8 {
-			rng, code, b = rcBitBL(rng, code, &t[sym])
-			rng, code, ip = rcNorm(rng, code, in, ip)
-			sym = sym<<1 | b
-		}
-		return sym, rng, code, ip // 8 + (sym - 8)
+		var sym uint32
+		sym, rng, code, ip = tree3(&lp.mid[posState&(posStatesMax-1)], rng, code, in, ip)
+		return sym + 8, rng, code, ip
 	}
-	sym := uint32(1)
-	for sym < 0x100 {
-		rng, code, b = rcBitBL(rng, code, &lp.high[sym])
-		rng, code, ip = rcNorm(rng, code, in, ip)
-		sym = sym<<1 | b
-	}
-	return sym - 0x100 + 16, rng, code, ip
+	var sym uint32
+	sym, rng, code, ip = tree8(&lp.high, rng, code, in, ip)
+	return sym + 16, rng, code, ip
 }
 
 // copyMatch copies n bytes from dist bytes back to pos in the circular

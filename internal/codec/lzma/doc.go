@@ -40,10 +40,15 @@
 // # Speed
 //
 // The decoder keeps the range coder, state and rep distances in local
-// variables for a whole batch of symbols, decodes literal and bit-tree bits
-// without branching on the bit, and copies matches 8 bytes at a time or with
-// copy. Input bounds are checked once per symbol: a symbol reads at most 64
-// bytes, so near the end of the input the rest is copied into a buffer
+// variables for a whole batch of symbols and decodes literal and bit-tree
+// bits without branching on the bit, loading both candidates for the next
+// bit's probability before the bit is known (conditional moves pick one).
+// Literals, lengths and distances are decoded in functions of their own, so
+// that their loops keep the range coder in registers. Matches are copied 8
+// bytes at a time or with copy; short matches from 64 KiB back or more are
+// queued until a literal needs the window, so that their cache misses
+// overlap. Input bounds are checked once per symbol: a symbol reads at most
+// 64 bytes, so near the end of the input the rest is copied into a buffer
 // padded with zeros, and reading into the padding is reported as truncation.
 // The output window is checked once per literal and once per match; a
 // match crossing the end of the window is finished on the next call.

@@ -391,3 +391,35 @@ func TestEmpty(t *testing.T) {
 		t.Fatalf("got %q, %v", got, err)
 	}
 }
+
+// TestWindowReuse checks that a window a little larger than the last one
+// (7z folders of nearly equal sizes) reuses its allocation, and windowCap's
+// rounding.
+func TestWindowReuse(t *testing.T) {
+	for _, c := range []struct{ n, want int }{
+		{100, 100},
+		{2<<20 - 1, 2<<20 - 1},
+		{2 << 20, 2 << 20},
+		{2<<20 + 1, 2<<20 + 4<<10},
+		{8<<20 + 32, 8<<20 + 16<<10},
+		{32<<20 + 32, 32<<20 + 64<<10},
+		{48 << 20, 48 << 20},
+	} {
+		if got := windowCap(c.n); got != c.want || got < c.n || got-c.n > c.n/512 {
+			t.Errorf("windowCap(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+	var z Reader2
+	if err := z.Reset(bytes.NewReader(nil), 32<<20); err != nil {
+		t.Fatal(err)
+	}
+	first := &z.d.win[0]
+	br := bytes.NewReader(nil)
+	if n := testing.AllocsPerRun(1, func() {
+		if err := z.Reset(br, 32<<20+23); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 || &z.d.win[0] != first || len(z.d.win) < 32<<20+23 {
+		t.Errorf("Reset to a slightly larger window: %v allocations, new window %v, %d bytes", n, &z.d.win[0] != first, len(z.d.win))
+	}
+}

@@ -47,33 +47,55 @@ func rcBit(rng, code uint32, p *uint16, in []byte, ip int) (uint32, uint32, int,
 }
 
 // rcDirect decodes one bit with probability one half (the direct bits of
-// long distances). It returns the bit as 0 or 1.
+// long distances). It returns the bit as 0 or 1. The subtraction is chosen
+// with a conditional move: code then depends on the previous bit through a
+// compare and a move only.
 func rcDirect(rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
 	rng >>= 1
-	code -= rng
-	t := 0 - (code >> 31) // all ones when code was below rng: bit 0
-	code += rng & t
+	c1 := code - rng
+	b := uint32(0)
+	if code >= rng {
+		code, b = c1, 1
+	}
 	if rng < topValue {
 		rng <<= 8
 		code = code<<8 | uint32(in[ip])
 		ip++
 	}
-	return rng, code, ip, t + 1
+	return rng, code, ip, b
 }
 
 // rcBitBL is rcBit without a branch on the decoded bit, for bits that are
-// hard to predict (literals, bit trees): the bit becomes a mask. It does not
-// normalise; call rcNorm after it.
+// hard to predict (literals, bit trees): the compiler turns the selection
+// into conditional moves. It does not normalise; call rcNorm after it.
 func rcBitBL(rng, code uint32, p *uint16) (uint32, uint32, uint32) {
-	v := int32(*p)
-	bound := (rng >> probBits) * uint32(v)
-	m0 := uint32((int64(code) - int64(bound)) >> 63) // all ones for a 0 bit
-	rng = bound&m0 | (rng-bound)&^m0
-	code -= bound &^ m0
-	// 0: v += (2048-v)>>5, which is v - (v-2017)>>5 with an arithmetic
-	// shift; 1: v -= v>>5.
-	*p = uint16(v - (v-int32(2017&m0))>>moveBits)
-	return rng, code, m0 + 1
+	v := uint32(*p)
+	bound := (rng >> probBits) * v
+	r1, c1 := rng-bound, code-bound
+	v0, v1 := v+(probTotal-v)>>moveBits, v-v>>moveBits
+	b := uint32(1)
+	if code < bound {
+		r1, c1, v1, b = bound, code, v0, 0
+	}
+	*p = uint16(v1)
+	return r1, c1, b
+}
+
+// rcBitNext is rcBitBL for bit trees with the probability v already loaded
+// and both candidates for the next bit's probability, n0 after a 0 and n1
+// after a 1, loaded in parallel: the tree's next load is then off the
+// chain of dependent operations from one bit to the next. It returns the
+// range decoder state, the bit, the updated probability for the caller to
+// store, and the next bit's probability.
+func rcBitNext(rng, code, v, n0, n1 uint32) (uint32, uint32, uint32, uint32, uint32) {
+	bound := (rng >> probBits) * v
+	r1, c1 := rng-bound, code-bound
+	v0, v1 := v+(probTotal-v)>>moveBits, v-v>>moveBits
+	b := uint32(1)
+	if code < bound {
+		r1, c1, v1, n1, b = bound, code, v0, n0, 0
+	}
+	return r1, c1, b, v1, n1
 }
 
 // rcNorm normalises the range decoder after rcBitBL.
@@ -84,4 +106,20 @@ func rcNorm(rng, code uint32, in []byte, ip int) (uint32, uint32, int) {
 		ip++
 	}
 	return rng, code, ip
+}
+
+// rcNorm8 is rcNorm for the bit trees of at most eight bits, which read the
+// input through w, a view of its next eight bytes, with k counting the
+// bytes read: each bit normalises at most once (the range stays above 2^16
+// after a bit, as probabilities stay within 31..2017), so k&7 is k and
+// the view needs no bounds check. At a symbol's start at least
+// maxSymbolBytes bytes are in d.in beyond the position (padded at the end of
+// the input), and no symbol reads more, so the view is always there.
+func rcNorm8(rng, code uint32, w *[8]byte, k int) (uint32, uint32, int) {
+	if rng < topValue {
+		rng <<= 8
+		code = code<<8 | uint32(w[k&7])
+		k++
+	}
+	return rng, code, k
 }
