@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // writeAll opens p as the CLI does for -c (Raw) or for extraction and
@@ -58,22 +59,6 @@ func TestStreamsWriteTo(t *testing.T) {
 	}
 }
 
-// failWriter fails once it has been given more than n bytes.
-type failWriter struct {
-	n   int
-	err error
-}
-
-func (f *failWriter) Write(p []byte) (int, error) {
-	if len(p) > f.n {
-		k := f.n
-		f.n = 0
-		return k, f.err
-	}
-	f.n -= len(p)
-	return len(p), nil
-}
-
 // TestStreamsWriteToSinkError checks that an error of the sink's writer (a
 // closed pipe, a full disk) comes back as it is, not taken for corrupt
 // data, while a decoder's error is still classified.
@@ -83,7 +68,7 @@ func TestStreamsWriteToSinkError(t *testing.T) {
 		if strings.HasPrefix(filepath.Base(p), "t.tar") {
 			continue
 		}
-		_, err := writeAll(t, p, &failWriter{n: 1000, err: errSink}, OpenOptions{Raw: true})
+		_, err := writeAll(t, p, &testutil.FailWriter{N: 1000, Err: errSink}, OpenOptions{Raw: true})
 		if !errors.Is(err, errSink) || archive.Categorized(err) {
 			t.Errorf("%s: err = %v, want the sink's error unchanged", filepath.Base(p), err)
 		}

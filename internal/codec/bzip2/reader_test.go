@@ -513,20 +513,7 @@ func TestAllocs(t *testing.T) {
 	}
 }
 
-// failWriter accepts n bytes, then fails.
-type failWriter struct{ n int }
-
 var errWrite = errors.New("write failed")
-
-func (w *failWriter) Write(p []byte) (int, error) {
-	if len(p) > w.n {
-		k := w.n
-		w.n = 0
-		return k, errWrite
-	}
-	w.n -= len(p)
-	return len(p), nil
-}
 
 // TestWriteToError checks that an error of the writer ends WriteTo with
 // the bytes written so far, and that Read then reports it.
@@ -537,7 +524,7 @@ func TestWriteToError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := z.WriteTo(&failWriter{n: 100000})
+		n, err := z.WriteTo(&testutil.FailWriter{N: 100000, Err: errWrite})
 		if n != 100000 || !errors.Is(err, errWrite) {
 			t.Fatalf("threads=%d: WriteTo = %d, %v; want 100000, %v", threads, n, err, errWrite)
 		}

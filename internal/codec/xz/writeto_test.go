@@ -43,26 +43,7 @@ func TestWriteToAfterRead(t *testing.T) {
 	}
 }
 
-// failWriter accepts n bytes, then fails (short when short is set).
-type failWriter struct {
-	n     int
-	short bool
-}
-
 var errWrite = errors.New("write failed")
-
-func (w *failWriter) Write(p []byte) (int, error) {
-	if len(p) <= w.n {
-		w.n -= len(p)
-		return len(p), nil
-	}
-	k := w.n
-	w.n = 0
-	if w.short {
-		return k, nil
-	}
-	return k, errWrite
-}
 
 // TestWriteToWriterError: a failing or short writer ends WriteTo with its
 // error (io.ErrShortWrite for a short one), which Read then returns too.
@@ -82,7 +63,10 @@ func TestWriteToWriterError(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				w := &failWriter{n: int(fx.size / 2), short: short}
+				w := &testutil.FailWriter{N: int(fx.size / 2), Err: errWrite}
+				if short {
+					w.Err = nil
+				}
 				n, err := z.WriteTo(w)
 				if !errors.Is(err, want) || n != fx.size/2 {
 					t.Fatalf("%s threads %d short %v: %d bytes, %v", fx.name, threads, short, n, err)

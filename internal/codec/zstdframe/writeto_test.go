@@ -116,22 +116,6 @@ func TestWriteToChecksum(t *testing.T) {
 	}
 }
 
-// failWriter accepts n bytes, then fails.
-type failWriter struct {
-	n   int
-	err error
-}
-
-func (f *failWriter) Write(p []byte) (int, error) {
-	if len(p) > f.n {
-		k := f.n
-		f.n = 0
-		return k, f.err
-	}
-	f.n -= len(p)
-	return len(p), nil
-}
-
 // TestWriteToSinkError: the writer's error comes back unchanged, stays
 // sticky, and Close still releases the decoders.
 func TestWriteToSinkError(t *testing.T) {
@@ -141,7 +125,7 @@ func TestWriteToSinkError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := z.WriteTo(&failWriter{n: 300 << 10, err: errSink})
+		n, err := z.WriteTo(&testutil.FailWriter{N: 300 << 10, Err: errSink})
 		if err != errSink || n != 300<<10 {
 			t.Errorf("threads=%d: WriteTo = %d, %v; want %d, the sink's error", threads, n, err, 300<<10)
 		}
