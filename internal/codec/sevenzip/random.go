@@ -85,8 +85,13 @@ func (r *Reader) captureLink(fs *folderStream, i int, buf []byte) (string, error
 	er.reset(fs, fl, func() string { return r.folderNames(fl.folder) })
 	target, err := readLink(&er, buf)
 	if err == nil {
+		// Set once: a caller may read Linkname, unlocked, once an Open
+		// has seen it set; a second capture (two passes over the same
+		// folder at once) must not write it again.
 		r.ra.mu.Lock()
-		r.entries[i].Linkname = target
+		if r.entries[i].Linkname == "" {
+			r.entries[i].Linkname = target
+		}
 		r.ra.mu.Unlock()
 	}
 	return target, err
