@@ -60,6 +60,14 @@ type Entry struct {
 
 	Comment string // per-entry comment, if the format has one
 	Device  string // for TypeOther: what it is ("char device", "fifo"…)
+
+	// Pending marks an entry whose data is not yet covered by a check that
+	// passed when the data ends: a tar entry inside a gzip member, xz block
+	// or zstd frame whose check comes later, a zip entry read from a pipe
+	// before the central directory confirms it. A sink keeps such an entry
+	// uncommitted (under a temporary name) until the reader settles it (see
+	// Settler). The reader returns a new *Entry for every pending entry.
+	Pending bool
 }
 
 // Region is one data region of a sparse file.
@@ -77,6 +85,23 @@ type Reader interface {
 	Next() (*Entry, error)
 	Read(p []byte) (int, error)
 	Close() error
+}
+
+// Settler is implemented by readers that return Pending entries. Settled
+// returns, in entry order, the verdicts decided since its last call: Err is
+// nil when the check covering the entry's last byte passed, else what
+// failed (the stream's checksum mismatch, the central directory disowning
+// the entry). After Next returns io.EOF every pending entry has been
+// settled; after Next fails, the caller fails the unsettled ones with that
+// error.
+type Settler interface {
+	Settled() []Verdict
+}
+
+// Verdict settles one Pending entry.
+type Verdict struct {
+	Entry *Entry // as returned by Next
+	Err   error
 }
 
 // Commenter is implemented by readers whose archive has a comment.

@@ -16,6 +16,11 @@ import (
 // entry failed and nothing of it may be left looking whole.
 type Sink interface {
 	Put(e *archive.Entry, r io.Reader) error
+	// Settle commits (err nil) or discards (err set: removed, or kept as
+	// NAME.broken with KeepBroken) an entry that Put kept uncommitted
+	// because it was Pending; for an entry not held it does nothing. The
+	// result is err, or what went wrong committing.
+	Settle(e *archive.Entry, err error) error
 	// Close finishes pending work (directory times) and releases resources.
 	Close() error
 }
@@ -64,6 +69,9 @@ func (Discard) Put(e *archive.Entry, r io.Reader) error {
 	return err
 }
 
+// Settle has nothing to commit: the verdict is the caller's to report.
+func (Discard) Settle(_ *archive.Entry, err error) error { return err }
+
 // Close does nothing.
 func (Discard) Close() error { return nil }
 
@@ -80,6 +88,10 @@ func (s Stdout) Put(e *archive.Entry, r io.Reader) error {
 	_, err := copyBuf(s.W, r)
 	return err
 }
+
+// Settle cannot take back what was written: the verdict is the caller's to
+// report.
+func (Stdout) Settle(_ *archive.Entry, err error) error { return err }
 
 // Close does nothing.
 func (Stdout) Close() error { return nil }

@@ -121,3 +121,12 @@ func (t *Tar) Close() error {
 	}
 	return t.tw.Close()
 }
+
+// Settle cannot take back an entry already in the stream; a failed verdict
+// stops the stream as a failed entry does.
+func (t *Tar) Settle(_ *archive.Entry, err error) error {
+	if err != nil {
+		t.failed = true
+	}
+	return err
+}
