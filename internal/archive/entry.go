@@ -55,7 +55,8 @@ type Entry struct {
 	ChecksumValue []byte      // the stored (expected) value, big-endian, nil when none
 
 	// Sparse lists the data regions of a sparse file (holes between them);
-	// nil for a dense file. Readers still deliver the expanded bytes.
+	// nil for a dense file. Read delivers the expanded bytes; WriteTo hands
+	// a hole to a HoleWriter as one call instead of writing its zeros.
 	Sparse []Region
 
 	Comment string // per-entry comment, if the format has one
@@ -102,6 +103,18 @@ type Settler interface {
 type Verdict struct {
 	Entry *Entry // as returned by Next
 	Err   error
+}
+
+// HoleWriter is a writer that can take a run of zero bytes without their
+// being written out: a sparse file on disk seeks past it, a verifier with
+// nothing to hash counts it. An entry reader's WriteTo calls WriteHole for
+// the holes of a sparse entry when its writer is one, so that a hole costs
+// nothing whatever its size; every stage between a reader and a sink
+// (counting, limits, hashing) forwards it or, when it must see the bytes,
+// is no HoleWriter.
+type HoleWriter interface {
+	io.Writer
+	WriteHole(n int64) error
 }
 
 // Commenter is implemented by readers whose archive has a comment.
