@@ -2,6 +2,7 @@ package formats
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -70,18 +71,40 @@ func (s *source) classify(name string, err error) error {
 	return archive.Corruptf("%s%s", prefix, msg)
 }
 
-// classifyingReader applies classify to every error of r.
+// classifyingReader applies classify to every error of r, and at its end
+// reports trailing data the decoder passed over.
 type classifyingReader struct {
 	r    io.Reader
 	src  *source
 	name string
 	w    sinkWriter // the sink's writer during WriteTo
+	warn func(string)
 }
 
 func (c *classifyingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	if err != nil && err != io.EOF {
+	if err == io.EOF {
+		c.ended()
+	} else if err != nil {
 		err = c.src.classify(c.name, err)
 	}
 	return n, err
+}
+
+// trailer is a stream decoder that ends at bytes after its last member or
+// frame that are none, as gzip(1) and bzip2(1) do (with a warning).
+type trailer interface {
+	Trailing() (offset, size int64)
+}
+
+// ended reports, once, trailing data the decoder ended at.
+func (c *classifyingReader) ended() {
+	t, ok := c.r.(trailer)
+	if !ok || c.warn == nil {
+		return
+	}
+	if off, n := t.Trailing(); n > 0 {
+		c.warn(fmt.Sprintf("%s: %d bytes of trailing data at offset %d ignored", c.name, n, off))
+		c.warn = nil
+	}
 }

@@ -58,6 +58,9 @@ func (c *classifyingReader) WriteTo(w io.Writer) (int64, error) {
 	if err != nil && (c.w.err == nil || !errors.Is(err, c.w.err)) {
 		err = c.src.classify(c.name, err)
 	}
+	if err == nil {
+		c.ended()
+	}
 	c.w = sinkWriter{}
 	return n, err
 }
