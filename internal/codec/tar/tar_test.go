@@ -25,7 +25,7 @@ func fixtures(t testing.TB) []string {
 func TestFixtures(t *testing.T) {
 	for _, p := range fixtures(t) {
 		data, _ := os.ReadFile(p)
-		r := NewReader(iotest.OneByteReader(bytes.NewReader(data)))
+		r := NewReader(iotest.OneByteReader(bytes.NewReader(data)), nil)
 		var n, sparse int
 		for {
 			e, err := r.Next()
@@ -60,7 +60,7 @@ func TestTruncated(t *testing.T) {
 			if cut >= len(data) {
 				continue
 			}
-			r := NewReader(bytes.NewReader(data[:cut]))
+			r := NewReader(bytes.NewReader(data[:cut]), nil)
 			var err error
 			for err == nil {
 				if _, err = r.Next(); err == nil {
@@ -85,7 +85,7 @@ func FuzzTar(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := NewReader(bytes.NewReader(data))
+		r := NewReader(bytes.NewReader(data), nil)
 		for i := 0; i < 1000; i++ {
 			e, err := r.Next()
 			if err != nil {
