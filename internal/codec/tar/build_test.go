@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -65,8 +66,9 @@ func padded(data []byte) []byte {
 // paxData returns the records "k=v" as pax extended header data.
 func paxData(kv ...string) []byte {
 	var b bytes.Buffer
-	for i := 0; i+1 < len(kv); i += 2 {
-		b.WriteString(paxRecord(kv[i], kv[i+1]))
+	for _, r := range kv {
+		k, v, _ := strings.Cut(r, "=")
+		b.WriteString(paxRecord(k, v))
 	}
 	return b.Bytes()
 }
