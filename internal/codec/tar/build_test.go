@@ -101,9 +101,14 @@ type entry struct {
 
 // readAll reads every entry of data, with Read; the warnings by kind.
 func readAll(t *testing.T, data []byte) ([]entry, map[archive.WarnKind][]string, error) {
+	return readWith(t, data, &archive.Options{})
+}
+
+// readWith is readAll with options (their Warning is replaced).
+func readWith(t *testing.T, data []byte, opt *archive.Options) ([]entry, map[archive.WarnKind][]string, error) {
 	t.Helper()
 	warns := map[archive.WarnKind][]string{}
-	opt := &archive.Options{Warning: func(k archive.WarnKind, m string) { warns[k] = append(warns[k], m) }}
+	opt.Warning = func(k archive.WarnKind, m string) { warns[k] = append(warns[k], m) }
 	r := NewReader(bytes.NewReader(data), opt)
 	var out []entry
 	for {
