@@ -156,9 +156,11 @@ func (r *Reader) paxSparse(e *archive.Entry) error {
 		e.Name = name
 		r.name = name
 	}
-	if v, ok := p.get(sparseRealsize); ok {
+	// 0.x name the size GNU.sparse.size, 1.0 GNU.sparse.realsize; GNU tar
+	// writes one of them.
+	if v, ok := p.get(sparseSize); ok {
 		e.Size, _ = parseDecimal(v)
-	} else if v, ok := p.get(sparseSize); ok {
+	} else if v, ok := p.get(sparseRealsize); ok {
 		e.Size, _ = parseDecimal(v)
 	}
 	e.Sparse = []archive.Region{}

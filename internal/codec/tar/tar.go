@@ -109,9 +109,13 @@ func (r *Reader) next() (*archive.Entry, error) {
 				return nil, err
 			}
 			s := cstring(buf)
-			if typ == 'L' {
+			switch {
+			case s == "":
+				// An empty long name names nothing: the header's
+				// field is used (as archive/tar and bsdtar do).
+			case typ == 'L':
 				longName = &s
-			} else {
+			default:
 				longLink = &s
 			}
 		case 'V':
