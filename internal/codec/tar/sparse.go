@@ -3,6 +3,7 @@ package tar
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -31,7 +32,7 @@ type sparseMapper struct {
 }
 
 func newMapper(size int64, opt *archive.Options) *sparseMapper {
-	return &sparseMapper{size: size, max: int(min(opt.Limit()/regionSize, 1<<40)), regions: []archive.Region{}}
+	return &sparseMapper{size: size, max: int(min(opt.Limit()/regionSize, math.MaxInt32)), regions: []archive.Region{}}
 }
 
 // add appends a region, which must follow the previous one (GNU tar writes

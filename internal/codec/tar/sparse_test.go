@@ -172,3 +172,39 @@ func TestSparseBadMap(t *testing.T) {
 		t.Errorf("memory limit: %v %v", got, err)
 	}
 }
+
+// starSparseHdr returns a star sparse header (type 'S'): the map in the
+// header when inHeader, else all in extension blocks.
+func starSparseHdr(name string, realsize, stored int64, inHeader bool, regions ...[2]int64) *hdr {
+	h := ustarHdr(name, 'S', stored)
+	h.octal(offStarAtime, 12, 1).set(offStarAtime+11, " ").octal(offStarCtime, 12, 1).set(offStarCtime+11, " ")
+	h.octal(offStarInRealsize, 12, realsize)
+	if inHeader {
+		for i, g := range regions {
+			h.octal(offStarInSparse+24*i, 12, g[0]).octal(offStarInSparse+24*i+12, 12, g[1])
+		}
+	}
+	return h
+}
+
+// TestStarSparse: star's sparse files, the map in the header and in an
+// extension block, as GNU tar reads them.
+func TestStarSparse(t *testing.T) {
+	want := make([]byte, 5000)
+	copy(want[100:], "ab")
+	copy(want[4000:], "cd")
+	regions := [][2]int64{{100, 2}, {4000, 2}, {5000, 0}}
+	var ext block
+	for i, g := range regions {
+		copy(ext[24*i:], fmt.Sprintf("%011o\x00%011o\x00", g[0], g[1]))
+	}
+	for name, parts := range map[string][][]byte{
+		"in the header":         {starSparseHdr("s", 5000, 4, true, regions...).bytes(), []byte("abcd")},
+		"in an extension block": {starSparseHdr("s", 5000, 4, false).bytes(), ext[:], []byte("abcd")},
+	} {
+		got, _, err := readAll(t, tarOf(parts...))
+		if err != nil || len(got) != 1 || got[0].err != nil || got[0].Size != 5000 || !bytes.Equal(got[0].data, want) {
+			t.Errorf("%s: %v %v", name, got, err)
+		}
+	}
+}
