@@ -131,3 +131,61 @@ func TestTruncated(t *testing.T) {
 		}
 	}
 }
+
+// failAfter returns data's first n bytes, then err.
+type failAfter struct {
+	data []byte
+	err  error
+}
+
+func (f *failAfter) Read(p []byte) (int, error) {
+	if len(f.data) == 0 {
+		return 0, f.err
+	}
+	n := copy(p, f.data)
+	f.data = f.data[n:]
+	return n, nil
+}
+
+// TestInputErrors: an error of the input is the input's, not damage; an
+// error already categorised (a stream codec's checksum) passes unchanged;
+// an early end is a truncated archive. By Read and by WriteTo, in a
+// header and in data.
+func TestInputErrors(t *testing.T) {
+	data, err := os.ReadFile("testdata/ustar-gnutar.tar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk := errors.New("disk on fire")
+	crc := archive.Corruptf("gzip: CRC mismatch")
+	for _, cut := range []int{100, 512 + 3, 1024 + 100} {
+		for _, c := range []struct {
+			err  error
+			want func(error) bool
+		}{
+			{disk, func(e error) bool { return errors.Is(e, disk) && !errors.Is(e, archive.ErrCorrupt) }},
+			{crc, func(e error) bool { return e == crc }},
+			{io.EOF, func(e error) bool { return errors.Is(e, archive.ErrCorrupt) }},
+		} {
+			for _, writeTo := range []bool{false, true} {
+				r := NewReader(bufio.NewReader(&failAfter{data[:cut], c.err}), nil)
+				var err error
+				for err == nil {
+					if _, err = r.Next(); err == nil {
+						if writeTo {
+							_, err = r.WriteTo(io.Discard)
+						} else {
+							_, err = io.Copy(io.Discard, struct{ io.Reader }{r})
+						}
+					}
+				}
+				if !c.want(err) {
+					t.Errorf("cut at %d by %v (WriteTo %v): %v", cut, c.err, writeTo, err)
+				}
+				if _, err2 := r.Next(); err2 != err {
+					t.Errorf("cut at %d by %v: Next after the error: %v", cut, c.err, err2)
+				}
+			}
+		}
+	}
+}
