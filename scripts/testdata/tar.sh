@@ -50,6 +50,7 @@ done
 (cd "$src" && bsdtar --format=pax "${dense[@]}" -cf "$OLDPWD/$out/pax-bsdtar.tar" dir)
 (cd "$src" && bsdtar --format=ustar -cf "$OLDPWD/$out/ustar-bsdtar.tar" dir/a.txt dir/sub dir/link)
 (cd "$src" && bsdtar --format=gnutar "${dense[@]}" -cf "$OLDPWD/$out/gnu-bsdtar.tar" dir)
+(cd "$src" && bsdtar --format=pax -cf "$OLDPWD/$out/sparse-pax-bsdtar.tar" dir/sparse.bin dir/many.bin dir/a.txt)
 python3 - "$src" "$out" <<'PY'
 import os, sys, tarfile
 src, out = sys.argv[1], sys.argv[2]
