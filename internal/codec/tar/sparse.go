@@ -155,7 +155,6 @@ func (r *Reader) paxSparse(e *archive.Entry) error {
 	}
 	if name, ok := p.get(sparseName); ok {
 		e.Name = name
-		r.name = name
 	}
 	// 0.x name the size GNU.sparse.size, 1.0 GNU.sparse.realsize; GNU tar
 	// writes one of them.

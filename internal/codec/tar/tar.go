@@ -38,7 +38,6 @@ type Reader struct {
 	data   bool       // the entry's data can be read (a file)
 	entErr error      // the entry fails alone (a sparse map that cannot be parsed)
 	sp     *sparseRun // the holes and regions of a sparse file, nil for a dense one
-	name   string     // for messages
 }
 
 // Open reads a tar archive from in.R.
@@ -229,7 +228,6 @@ func (r *Reader) entry(longName, longLink *string) (*archive.Entry, error) {
 	if longLink != nil {
 		e.Linkname = *longLink
 	}
-	r.name = e.Name
 	if mode, ok := parseNumeric(b[offMode:offMode+8], false); ok {
 		e.Mode = modeOf(mode)
 	} else {
@@ -251,7 +249,6 @@ func (r *Reader) entry(longName, longLink *string) (*archive.Entry, error) {
 		}
 	}
 	r.applyPax(e)
-	r.name = e.Name
 
 	switch typ {
 	case '0', 0, '7':
@@ -458,7 +455,7 @@ func (r *Reader) Close() error { return nil }
 
 // failEntry fails the current entry alone: its data is skipped by Next.
 func (r *Reader) failEntry(err error) {
-	r.entErr = fmt.Errorf("tar: %q: %w", r.name, err)
+	r.entErr = fmt.Errorf("tar: %w", err)
 	r.sp = nil
 }
 
