@@ -26,10 +26,12 @@ func fixtures(t testing.TB) []string {
 }
 
 // readers are the ways an archive reaches the reader: through a
-// bufio.Reader (WriteTo writes from its buffer), one byte at a time.
+// bufio.Reader (WriteTo writes from its buffer), one byte at a time, in
+// short reads with the last data coming with io.EOF.
 var readers = map[string]func([]byte) io.Reader{
 	"bufio":   func(b []byte) io.Reader { return bufio.NewReader(bytes.NewReader(b)) },
 	"onebyte": func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) },
+	"half":    func(b []byte) io.Reader { return iotest.DataErrReader(iotest.HalfReader(bytes.NewReader(b))) },
 }
 
 // TestFixtures reads every fixture made by GNU tar, bsdtar and Python's
