@@ -1,7 +1,9 @@
 package tar
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"errors"
 	"strings"
 	"testing"
@@ -63,7 +65,7 @@ func TestChecksumSigned(t *testing.T) {
 		data := append(append(blk[:], padded([]byte("abc"))...), make([]byte, 1024)...)
 		got, _, err := readAll(t, data)
 		if sum == unsigned+1 {
-			if !errors.Is(err, archive.ErrCorrupt) {
+			if !errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), "at byte 0") {
 				t.Errorf("a wrong checksum: %v", err)
 			}
 			continue
@@ -98,6 +100,24 @@ func TestEnd(t *testing.T) {
 		}
 		if lone := len(warns[archive.WarnLoneZeroBlock]) == 1; lone != c.lone || len(warns) > 1 || !c.lone && len(warns) > 0 {
 			t.Errorf("%s: warnings %v", c.name, warns)
+		}
+		if c.lone && !strings.Contains(warns[archive.WarnLoneZeroBlock][0], "(byte 1024)") {
+			t.Errorf("%s: %q does not say where", c.name, warns[archive.WarnLoneZeroBlock][0])
+		}
+	}
+	// A damaged header is named by where it is, whichever way the data
+	// before it was read.
+	bad := append(append([]byte(nil), file...), bytes.Repeat([]byte("x"), blockSize)...)
+	for _, writeTo := range []bool{false, true} {
+		r := NewReader(bufio.NewReader(bytes.NewReader(bad)), nil)
+		r.Next()
+		if writeTo {
+			r.WriteTo(io.Discard)
+		} else {
+			io.Copy(io.Discard, struct{ io.Reader }{r})
+		}
+		if _, err := r.Next(); err == nil || !strings.Contains(err.Error(), "at byte 1024") {
+			t.Errorf("WriteTo %v: %v", writeTo, err)
 		}
 	}
 	// Inside a header, or a partial block: truncated.

@@ -29,6 +29,7 @@ type Reader struct {
 	br  *bufio.Reader // r, when it is one: WriteTo writes from its buffer
 	opt *archive.Options
 	err error // sticky: the archive cannot be read further
+	off int64 // bytes of the archive consumed, for messages
 	blk block
 	pax paxRecords
 
@@ -91,7 +92,7 @@ func (r *Reader) next() (*archive.Entry, error) {
 			var ok bool
 			size, ok = parseNumeric(b[offSize:offSize+12], false)
 			if !ok || size < 0 {
-				return nil, archive.Corruptf("tar: invalid size field in the header of %q", b.name())
+				return nil, archive.Corruptf("tar: invalid size field in the header of %q at byte %d", b.name(), r.off-blockSize)
 			}
 		}
 		r.left, r.pad = size, -size&(blockSize-1)
@@ -144,9 +145,10 @@ func (r *Reader) readHeader() (end bool, err error) {
 		}
 		return false, err
 	}
+	at := r.off - blockSize
 	if !r.blk.isZero() {
 		if !r.blk.checksumOK() {
-			return false, archive.Corruptf("tar: invalid header checksum")
+			return false, archive.Corruptf("tar: invalid header checksum at byte %d", at)
 		}
 		return false, nil
 	}
@@ -155,7 +157,7 @@ func (r *Reader) readHeader() (end bool, err error) {
 	case err == nil && r.blk.isZero():
 		return true, nil
 	case err == nil || err == io.EOF || err == errTruncated:
-		r.opt.Tolerate(archive.WarnLoneZeroBlock, "tar: the archive ends at a lone zero block")
+		r.opt.Tolerate(archive.WarnLoneZeroBlock, fmt.Sprintf("tar: the archive ends at a lone zero block (byte %d)", at))
 		return true, nil
 	}
 	return false, err
@@ -165,6 +167,7 @@ func (r *Reader) readHeader() (end bool, err error) {
 // it, errTruncated inside it.
 func (r *Reader) readBlock() error {
 	n, err := io.ReadFull(r.r, r.blk[:])
+	r.off += int64(n)
 	if err == nil {
 		return nil
 	}
@@ -200,6 +203,7 @@ func (r *Reader) special(size int64) ([]byte, error) {
 		}
 		k := min(int64(cap(buf)-len(buf)), size-int64(len(buf)))
 		n, err := io.ReadFull(r.r, buf[len(buf):len(buf)+int(k)])
+		r.off += int64(n)
 		buf = buf[:len(buf)+n]
 		if err != nil {
 			return nil, inputError(err)
@@ -339,11 +343,13 @@ func (r *Reader) skip(n int64) error {
 			var k int
 			k, err = r.br.Discard(int(min(n, 1<<30)))
 			n -= int64(k)
+			r.off += int64(k)
 		}
 	} else {
 		var k int64
 		k, err = io.CopyN(io.Discard, r.r, n)
 		n -= k
+		r.off += k
 	}
 	if n > 0 {
 		return inputError(err)
@@ -376,6 +382,7 @@ func (r *Reader) readData(p []byte) (int, error) {
 	}
 	n, err := r.r.Read(p)
 	r.left -= int64(n)
+	r.off += int64(n)
 	if err != nil {
 		if err == io.EOF && r.left == 0 {
 			return n, nil
@@ -425,6 +432,7 @@ func (r *Reader) copyData(w io.Writer, n int64) (int64, error) {
 			}
 			r.br.Discard(m)
 			r.left -= int64(m)
+			r.off += int64(m)
 			done += int64(m)
 			if err != nil {
 				return done, err
