@@ -3,8 +3,8 @@ package tar
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
