@@ -84,7 +84,7 @@ func (p *paxRecords) parse(buf []byte, global bool, opt *archive.Options) {
 		}
 		n, err := strconv.ParseUint(string(buf[i:j]), 10, 63)
 		if err != nil || n > uint64(len(buf)) || n <= uint64(j) {
-			ignored(opt, "a record length is malformed: the rest of an extended header", buf)
+			ignored(opt, "a record length is malformed; the rest of the header is ignored", buf)
 			return
 		}
 		rec := buf[:n]
@@ -95,12 +95,12 @@ func (p *paxRecords) parse(buf []byte, global bool, opt *archive.Options) {
 		}
 		eq := bytes.IndexByte(rec[k:], '=')
 		if k == j || eq < 0 || rec[len(rec)-1] != '\n' {
-			ignored(opt, "a record is malformed", rec)
+			ignored(opt, "a malformed record is ignored", rec)
 			continue
 		}
 		key, val := string(rec[k:k+eq]), string(rec[k+eq+1:len(rec)-1])
 		if !validPax(key, val) {
-			ignored(opt, "a value is malformed", rec)
+			ignored(opt, "a record with a malformed value is ignored", rec)
 			continue
 		}
 		switch {
@@ -120,7 +120,7 @@ func ignored(opt *archive.Options, what string, rec []byte) {
 		rec = rec[:80]
 	}
 	opt.Tolerate(archive.WarnPaxRecordIgnored,
-		fmt.Sprintf("tar: pax header: %s; ignored (%q)", what, strings.TrimSuffix(string(rec), "\n")))
+		fmt.Sprintf("tar: pax header: %s: %q", what, strings.TrimSuffix(string(rec), "\n")))
 }
 
 // validPax checks the value of a key whose syntax POSIX or GNU fixes; an
