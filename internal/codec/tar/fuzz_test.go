@@ -2,6 +2,7 @@ package tar
 
 import (
 	gotar "archive/tar"
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -117,7 +118,7 @@ func readOurs(t *testing.T, data []byte) (out []fuzzEntry, warned bool, err erro
 		// WriteTo into a HoleWriter gives the same bytes.
 		if e.Type == archive.TypeFile && e.Size < 1<<20 && n == e.Size && len(out) < 20 {
 			var w holeWriter
-			r2 := NewReader(bytes.NewReader(data), nil)
+			r2 := NewReader(bufio.NewReaderSize(bytes.NewReader(data), 16), nil) // WriteTo from a bufio buffer
 			for range len(out) + 1 {
 				r2.Next()
 			}
