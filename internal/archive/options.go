@@ -37,6 +37,9 @@ type Options struct {
 	Threads int
 	// Warn receives non-fatal warnings.
 	Warn func(msg string)
+	// Warning, when set, receives the tolerated irregularities of a known
+	// kind (see Tolerate) instead of Warn.
+	Warning func(kind WarnKind, msg string)
 	// Unverified receives a note that some data was decoded but its check
 	// could not be verified (an unknown xz check type): the data is given
 	// out, and the CLI ends with exit 5 naming it. Nil: Warn gets it.

@@ -247,7 +247,7 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 		}
 		if archive.IsTarHeader(peek) {
 			a.Tar = true
-			a.Reader = &tarInStream{Reader: tar.NewReader(br), rest: br}
+			a.Reader = &tarInStream{Reader: tar.NewReader(br, opt), rest: br}
 			return nil
 		}
 		a.Reader = a.single(f, br, d, oo)

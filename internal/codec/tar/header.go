@@ -1,0 +1,159 @@
+package tar
+
+import "math"
+
+// blockSize is the tar record unit: headers are one block, data is padded
+// to a whole number of blocks.
+const blockSize = 512
+
+// Header block layout (POSIX ustar; GNU and star reuse the tail).
+const (
+	offName     = 0   // [100] name
+	offMode     = 100 // [8]
+	offSize     = 124 // [12]
+	offMtime    = 136 // [12]
+	offChksum   = 148 // [8]
+	offType     = 156 // [1]
+	offLinkname = 157 // [100]
+	offMagic    = 257 // [6] "ustar\0" (POSIX), with version: "ustar  \0" (GNU)
+	offPrefix   = 345 // [155] ustar name prefix ([131] in star)
+
+	offGNUAtime    = 345 // [12]
+	offGNUSparse   = 386 // 4 × ([12] offset, [12] numbytes)
+	offGNUExtended = 482 // [1]
+	offGNURealsize = 483 // [12]
+
+	offStarAtime = 476 // [12]
+	offStarCtime = 488 // [12]
+
+	// star's sparse header ("star_in_header").
+	offStarInExtended = 355 // [1]
+	offStarInSparse   = 356 // 4 × 24
+	offStarInRealsize = 452 // [12]
+)
+
+// The header formats, told apart as GNU tar's decode_header does.
+type format uint8
+
+const (
+	formatV7 format = iota
+	formatUSTAR
+	formatGNU
+	formatStar
+)
+
+type block [blockSize]byte
+
+// format returns the header's format from its magic; star is a ustar header
+// with octal access and change times where ustar's prefix ends.
+func (b *block) format() format {
+	switch {
+	case string(b[offMagic:offMagic+6]) == "ustar\x00":
+		if b[offPrefix+130] == 0 && isOctal(b[offStarAtime]) && b[offStarAtime+11] == ' ' &&
+			isOctal(b[offStarCtime]) && b[offStarCtime+11] == ' ' {
+			return formatStar
+		}
+		return formatUSTAR
+	case string(b[offMagic:offMagic+8]) == "ustar  \x00":
+		return formatGNU
+	}
+	return formatV7
+}
+
+// isZero reports a block of zero bytes, the end-of-archive marker.
+func (b *block) isZero() bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// checksumOK checks the header checksum: the sum of the block's bytes with
+// the checksum field taken as spaces, accepted as unsigned (POSIX) or as
+// signed bytes (old Sun and BSD tars), as GNU tar does.
+func (b *block) checksumOK() bool {
+	var u, s int64
+	for i, c := range b {
+		if offChksum <= i && i < offChksum+8 {
+			c = ' '
+		}
+		u += int64(c)
+		s += int64(int8(c))
+	}
+	want, ok := parseNumeric(b[offChksum:offChksum+8], true)
+	return ok && (want == u || want == s)
+}
+
+// name returns the header's name: prefix "/" name when a ustar (or star)
+// header has a prefix.
+func (b *block) name() string {
+	name := cstring(b[offName : offName+100])
+	if string(b[offMagic:offMagic+6]) == "ustar\x00" && b[offPrefix] != 0 {
+		return cstring(b[offPrefix:offPrefix+155]) + "/" + name
+	}
+	return name
+}
+
+// cstring returns b up to its first NUL.
+func cstring(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+func isOctal(c byte) bool { return '0' <= c && c <= '7' }
+
+// isSpace is C's isspace in the C locale.
+func isSpace(c byte) bool { return c == ' ' || '\t' <= c && c <= '\r' }
+
+// parseNumeric parses a numeric header field as GNU tar's from_header does:
+// one leading NUL (left by tars whose previous field overflowed) and then
+// spaces are skipped; octal digits are read up to a NUL or a space. A field
+// whose first significant byte is a NUL is 0: digits after NUL padding are
+// never used. Unless octalOnly, a field whose first byte is 0x80 (positive)
+// or 0xff (negative) is a big-endian two's complement base-256 number (GNU
+// and star, for values octal cannot hold). ok is false for anything else:
+// blanks only, a stray byte after the digits, a value beyond int64.
+func parseNumeric(f []byte, octalOnly bool) (v int64, ok bool) {
+	i := 0
+	if len(f) > 0 && f[0] == 0 {
+		i = 1
+	}
+	for i < len(f) && isSpace(f[i]) {
+		i++
+	}
+	if i == len(f) {
+		return 0, false
+	}
+	switch {
+	case isOctal(f[i]):
+		for ; i < len(f) && isOctal(f[i]); i++ {
+			if v > math.MaxInt64>>3 {
+				return 0, false
+			}
+			v = v<<3 | int64(f[i]-'0')
+		}
+	case octalOnly:
+	case f[0] == 0x80 || f[0] == 0xff:
+		v = int64(f[0] & 0x3f)
+		if f[0]&0x40 != 0 {
+			v -= 0x40
+		}
+		for _, c := range f[1:] {
+			if v > math.MaxInt64>>8 || v < math.MinInt64>>8 {
+				return 0, false
+			}
+			v = v<<8 | int64(c)
+		}
+		return v, true
+	}
+	if i < len(f) && f[i] != 0 && !isSpace(f[i]) {
+		return 0, false
+	}
+	return v, true
+}
