@@ -26,6 +26,7 @@ const (
 	RAR4     Format = "rar4" // RAR 1.5 to 4.x
 	RAR5     Format = "rar5"
 	SevenZip Format = "7z"
+	ISO      Format = "iso" // ISO 9660 image
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -49,6 +50,13 @@ var Suffixes = map[Format][]string{
 	Zstd:   {".tzst", ".zst", ".zstd"},
 	LZ4:    {".lz4"},
 	Brotli: {".br"},
+}
+
+// isISO reports whether head holds an ISO 9660 volume descriptor where the
+// first one must be (sector 16, whatever a hybrid image has in front).
+func isISO(head []byte) bool {
+	const at = 16 * 2048
+	return len(head) >= at+6 && string(head[at+1:at+6]) == "CD001"
 }
 
 var (
@@ -114,6 +122,9 @@ func Detect(head, tail []byte, name string) Format {
 		case m == 0x184D2204, m == 0x184C2102:
 			return LZ4
 		}
+	}
+	if isISO(head) {
+		return ISO
 	}
 	if IsTarHeader(head) {
 		return Tar
