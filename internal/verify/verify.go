@@ -17,6 +17,8 @@ package verify
 
 import (
 	"bytes"
+	"crypto/md5"
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -41,9 +43,11 @@ const (
 	XXH64         // as zstd uses
 	CRC16         // the low 16 bits of CRC32, as RAR headers use
 	Adler32       // as zlib streams (zisofs, lzop) use
+	MD5           // as RPM's legacy signature and XAR use
+	SHA1          // as RPM headers, XAR and WIM use
 )
 
-var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32"}
+var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32", "MD5", "SHA-1"}
 
 // String returns the kind's usual name ("CRC32", "SHA-256", …).
 func (k Kind) String() string {
@@ -64,6 +68,10 @@ func (k Kind) Size() int {
 		return 32
 	case CRC16:
 		return 2
+	case MD5:
+		return 16
+	case SHA1:
+		return 20
 	}
 	return 0
 }
@@ -93,6 +101,10 @@ func New(k Kind) hash.Hash {
 		return newCRC16()
 	case Adler32:
 		return adler32.New()
+	case MD5:
+		return md5.New()
+	case SHA1:
+		return sha1.New()
 	}
 	return nil
 }
