@@ -26,7 +26,7 @@ const (
 	RAR4     Format = "rar4" // RAR 1.5 to 4.x
 	RAR5     Format = "rar5"
 	SevenZip Format = "7z"
-	ISO      Format = "iso" // ISO 9660 image
+	ISO      Format = "iso" // disc image: ISO 9660, UDF or both
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -40,7 +40,8 @@ func (f Format) Stream() bool {
 }
 
 // Suffixes are the file name endings of each stream format, longest first
-// within a format, used to name the single entry and as a tie-breaker.
+// within a format, used to name the single entry and as a tie-breaker; and
+// of disc images.
 var Suffixes = map[Format][]string{
 	XZ:     {".txz", ".xz"},
 	LZMA:   {".tlz", ".lzma"},
@@ -50,13 +51,20 @@ var Suffixes = map[Format][]string{
 	Zstd:   {".tzst", ".zst", ".zstd"},
 	LZ4:    {".lz4"},
 	Brotli: {".br"},
+	ISO:    {".iso", ".udf"},
 }
 
-// isISO reports whether head holds an ISO 9660 volume descriptor where the
-// first one must be (sector 16, whatever a hybrid image has in front).
+// isISO reports whether head holds a disc image's first volume structure
+// where it must be (sector 16, whatever a hybrid image has in front): an
+// ISO 9660 volume descriptor, or the start of a UDF volume recognition
+// sequence.
 func isISO(head []byte) bool {
 	const at = 16 * 2048
-	return len(head) >= at+6 && string(head[at+1:at+6]) == "CD001"
+	if len(head) < at+2048+6 {
+		return false
+	}
+	id := string(head[at+1 : at+6])
+	return id == "CD001" || id == "BEA01" && string(head[at+2048+1:at+2048+5]) == "NSR0"
 }
 
 var (

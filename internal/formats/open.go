@@ -16,7 +16,6 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/gzip"
 
 	"github.com/unpack-dev/unpack/internal/archive"
-	"github.com/unpack-dev/unpack/internal/codec/iso9660"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
 	"github.com/unpack-dev/unpack/internal/codec/tar"
@@ -45,7 +44,7 @@ var containers = map[archive.Format]Opener{
 	archive.RAR4:     rar.Open,
 	archive.RAR5:     rar.Open,
 	archive.SevenZip: sevenzip.Open,
-	archive.ISO:      iso9660.Open,
+	archive.ISO:      openDisc,
 }
 
 // Implemented reports whether unpack can read format f.

@@ -41,3 +41,13 @@ for iso in "$out"/*.iso; do
    find . -type l | sort | sed 's|^\./||' | while read -r f; do printf 'link %s -> %s\n' "$f" "$(readlink "$f")"; done) > "${iso%.iso}.sums"
 done
 ls -l "$out"
+
+# UDF: the UDF side of a genisoimage -udf bridge image, as 7-Zip (which
+# prefers UDF) extracts it. Output: internal/codec/udf/testdata/.
+udf=internal/codec/udf/testdata
+mkdir -p "$udf"
+"${g[@]}" -R -J -udf -o "$udf/bridge.iso" "$src/hello.txt" "$src/docs/long text with spaces.txt" "$src/bin" "$src/empty"
+d=$work/x-udf; mkdir -p "$d"
+(cd "$d" && 7zz x -y "$OLDPWD/$udf/bridge.iso" >/dev/null)
+(cd "$d" && find . -type f | sort | sed 's|^\./||' | while read -r f; do sha256sum "$f"; done) > "$udf/bridge.sums"
+ls -l "$udf"

@@ -346,7 +346,7 @@ func (r *Reader) data(f *file) (io.ReadCloser, error) {
 	}
 	readers := make([]io.Reader, 0, len(f.extents))
 	for _, x := range f.extents {
-		readers = append(readers, io.NewSectionReader(r.ra, x.start, x.size))
+		readers = append(readers, &exactReader{r: io.NewSectionReader(r.ra, x.start, x.size), left: x.size})
 	}
 	var src io.Reader = io.MultiReader(readers...)
 	if len(readers) == 1 {
