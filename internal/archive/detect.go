@@ -27,6 +27,7 @@ const (
 	RAR5     Format = "rar5"
 	SevenZip Format = "7z"
 	ISO      Format = "iso" // disc image: ISO 9660, UDF or both
+	Squashfs Format = "squashfs"
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -107,6 +108,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Gzip
 	case isBzip2(head):
 		return Bzip2
+	case bytes.HasPrefix(head, []byte("hsqs")) && len(head) >= 30 && binary.LittleEndian.Uint16(head[28:]) == 4:
+		return Squashfs
 	}
 	if len(head) >= 4 {
 		m := binary.LittleEndian.Uint32(head)
