@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -139,6 +139,18 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
         printf 't, 2 threads\t%s\t7zz t -mmt1\t7zz t -mmt1 %s\n' "$U t -q $a" "$a"
         printf 't, 2 threads\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a"
       fi ;;
+    iso)
+      # A Rock Ridge + Joliet image of the three inputs and the text cut
+      # into 25 KB files.
+      a=$W/image.iso
+      if [ ! -s "$a" ]; then
+        [ -d "$W/many" ] || { mkdir -p "$W/many" && split -b 25k -a 4 "$W/text.raw" "$W/many/t"; }
+        genisoimage -quiet -R -J -o "$a" -graft-points /=$W/text.raw /=$W/binary.raw /=$W/mixed.raw many/=$W/many
+      fi
+      printf 'x -c, 1 thread\t%s\t7zz x -so -mmt1\t7zz x -so -mmt1 %s\n' "$U x -c --threads 1 $a" "$a"
+      printf 'x -c, 1 thread\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c --threads 1 $a" "$a"
+      printf 't, 2 threads\t%s\t7zz t -mmt1\t7zz t -mmt1 %s\n' "$U t -q $a" "$a"
+      printf 't, 2 threads\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a" ;;
     rar5|rar5-large|rar4|rar4-audio|rar4-e8|rar4-ppmd)
       # The largest corpus archives of each kind. Filter-heavy: rar5 (459
       # DELTA blocks) and rar4-audio (177 DELTA blocks and an AUDIO one);

@@ -26,6 +26,8 @@ const (
 	RAR4     Format = "rar4" // RAR 1.5 to 4.x
 	RAR5     Format = "rar5"
 	SevenZip Format = "7z"
+	ISO      Format = "iso" // disc image: ISO 9660, UDF or both
+	Squashfs Format = "squashfs"
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -39,7 +41,8 @@ func (f Format) Stream() bool {
 }
 
 // Suffixes are the file name endings of each stream format, longest first
-// within a format, used to name the single entry and as a tie-breaker.
+// within a format, used to name the single entry and as a tie-breaker; and
+// of disc images.
 var Suffixes = map[Format][]string{
 	XZ:     {".txz", ".xz"},
 	LZMA:   {".tlz", ".lzma"},
@@ -49,6 +52,20 @@ var Suffixes = map[Format][]string{
 	Zstd:   {".tzst", ".zst", ".zstd"},
 	LZ4:    {".lz4"},
 	Brotli: {".br"},
+	ISO:    {".iso", ".udf"},
+}
+
+// isISO reports whether head holds a disc image's first volume structure
+// where it must be (sector 16, whatever a hybrid image has in front): an
+// ISO 9660 volume descriptor, or the start of a UDF volume recognition
+// sequence.
+func isISO(head []byte) bool {
+	const at = 16 * 2048
+	if len(head) < at+2048+6 {
+		return false
+	}
+	id := string(head[at+1 : at+6])
+	return id == "CD001" || id == "BEA01" && string(head[at+2048+1:at+2048+5]) == "NSR0"
 }
 
 var (
@@ -91,6 +108,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Gzip
 	case isBzip2(head):
 		return Bzip2
+	case bytes.HasPrefix(head, []byte("hsqs")) && len(head) >= 30 && binary.LittleEndian.Uint16(head[28:]) == 4:
+		return Squashfs
 	}
 	if len(head) >= 4 {
 		m := binary.LittleEndian.Uint32(head)
@@ -114,6 +133,9 @@ func Detect(head, tail []byte, name string) Format {
 		case m == 0x184D2204, m == 0x184C2102:
 			return LZ4
 		}
+	}
+	if isISO(head) {
+		return ISO
 	}
 	if IsTarHeader(head) {
 		return Tar

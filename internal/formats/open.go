@@ -18,6 +18,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
+	"github.com/unpack-dev/unpack/internal/codec/squashfs"
 	"github.com/unpack-dev/unpack/internal/codec/tar"
 	"github.com/unpack-dev/unpack/internal/codec/zip"
 	"github.com/unpack-dev/unpack/internal/verify"
@@ -44,6 +45,8 @@ var containers = map[archive.Format]Opener{
 	archive.RAR4:     rar.Open,
 	archive.RAR5:     rar.Open,
 	archive.SevenZip: sevenzip.Open,
+	archive.ISO:      openDisc,
+	archive.Squashfs: squashfs.Open,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -330,5 +333,5 @@ func (t *tarInStream) Next() (*archive.Entry, error) {
 func All() []archive.Format {
 	return []archive.Format{archive.XZ, archive.LZMA, archive.Lzip, archive.Gzip, archive.Bzip2,
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
-		archive.RAR5, archive.SevenZip}
+		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs}
 }

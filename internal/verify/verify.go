@@ -17,10 +17,13 @@ package verify
 
 import (
 	"bytes"
+	"crypto/md5"
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"hash"
+	"hash/adler32"
 	"hash/crc32"
 	"io"
 )
@@ -39,9 +42,12 @@ const (
 	XXH32         // as lz4 uses
 	XXH64         // as zstd uses
 	CRC16         // the low 16 bits of CRC32, as RAR headers use
+	Adler32       // as zlib streams (zisofs, lzop) use
+	MD5           // as RPM's legacy signature and XAR use
+	SHA1          // as RPM headers, XAR and WIM use
 )
 
-var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16"}
+var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32", "MD5", "SHA-1"}
 
 // String returns the kind's usual name ("CRC32", "SHA-256", …).
 func (k Kind) String() string {
@@ -54,7 +60,7 @@ func (k Kind) String() string {
 // Size is the digest length in bytes.
 func (k Kind) Size() int {
 	switch k {
-	case CRC32, CRC32C, XXH32:
+	case CRC32, CRC32C, XXH32, Adler32:
 		return 4
 	case CRC64, XXH64:
 		return 8
@@ -62,6 +68,10 @@ func (k Kind) Size() int {
 		return 32
 	case CRC16:
 		return 2
+	case MD5:
+		return 16
+	case SHA1:
+		return 20
 	}
 	return 0
 }
@@ -89,6 +99,12 @@ func New(k Kind) hash.Hash {
 		return newXXH64()
 	case CRC16:
 		return newCRC16()
+	case Adler32:
+		return adler32.New()
+	case MD5:
+		return md5.New()
+	case SHA1:
+		return sha1.New()
 	}
 	return nil
 }

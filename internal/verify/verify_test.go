@@ -216,3 +216,14 @@ func TestXXH32Sum(t *testing.T) {
 		}
 	}
 }
+
+// TestSumCRC16ITU checks the CRC-16/XMODEM check value and ECMA-167's
+// example (a tag CRC over bytes 0x70 0x6A 0x77, 0x3299).
+func TestSumCRC16ITU(t *testing.T) {
+	if got := SumCRC16ITU([]byte("123456789")); got != 0x31C3 {
+		t.Errorf("check value %04x, want 31c3", got)
+	}
+	if got := SumCRC16ITU([]byte{0x70, 0x6A, 0x77}); got != 0x3299 {
+		t.Errorf("ECMA-167 example %04x, want 3299", got)
+	}
+}

@@ -309,3 +309,10 @@ func extendLen(src []byte, si, n int) (int, int, bool) {
 	}
 	return n, si, false
 }
+
+// DecodeBlock decodes one independent LZ4 block (no history, as squashfs
+// stores them) from src into dst, whose length bounds the output, and
+// returns the output's length; bytes of dst past it may be overwritten.
+func DecodeBlock(dst, src []byte) (int, error) {
+	return decodeBlock(dst, 0, src)
+}

@@ -1,0 +1,425 @@
+package iso9660
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// maxDepth bounds directory nesting (Rock Ridge lifts ECMA-119's limit of
+// 8; real trees stay far below this).
+const maxDepth = 1024
+
+// extent is one contiguous run of a file's data.
+type extent struct {
+	start int64 // byte offset in the image
+	size  int64
+}
+
+// file is an entry and where its data are.
+type file struct {
+	entry   *archive.Entry
+	extents []extent
+	zf      *zisofsInfo
+	boot    bool // an El Torito boot image: a view of the image
+}
+
+// Reader reads an ISO 9660 image. It implements archive.Reader and
+// archive.RandomAccess: entries come in directory order, parents first.
+type Reader struct {
+	ra    io.ReaderAt
+	size  int64
+	opt   *archive.Options
+	files []file
+	list  []*archive.Entry
+
+	next int
+	cur  io.Reader
+}
+
+// Open reads the directory tree of the image in in.RA. An image cannot be
+// read from a pipe: its directories point anywhere in it.
+func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
+	if in.RA == nil {
+		return nil, archive.Unsupportedf("iso9660: an image cannot be read from a pipe; give it as a file")
+	}
+	return NewReader(in.RA, in.Size, opt)
+}
+
+// NewReader reads the volume descriptors and the directory tree of the
+// image of size bytes in ra.
+func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error) {
+	if opt == nil {
+		opt = &archive.Options{}
+	}
+	primary, joliet, catalog, err := descriptors(ra, size)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{ra: ra, size: size, opt: opt}
+	w := walker{r: r, dirs: map[uint32]bool{}, links: map[uint64]int{}, shared: map[extent]int{}}
+	// Rock Ridge names and modes when the primary volume has them, else the
+	// Joliet tree, else the plain ISO 9660 names.
+	vol := primary
+	if rr, skip, err := w.rockRidgeRoot(primary.root); err != nil {
+		return nil, err
+	} else if rr {
+		w.rr = &susp{ra: ra, size: size, skip: skip}
+	} else if joliet != nil {
+		vol = joliet
+	}
+	w.joliet = vol.joliet
+	if err := w.dir(vol.root, "", 0); err != nil {
+		return nil, err
+	}
+	if catalog != 0 {
+		if err := w.boot(catalog); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.checkOverlap(); err != nil {
+		return nil, err
+	}
+	r.list = make([]*archive.Entry, len(r.files))
+	for i := range r.files {
+		r.list[i] = r.files[i].entry
+	}
+	return r, nil
+}
+
+// walker builds the entry list from the directory tree.
+type walker struct {
+	r      *Reader
+	rr     *susp // nil without Rock Ridge
+	joliet bool
+	dirs   map[uint32]bool // directory extents entered (loops)
+	links  map[uint64]int  // Rock Ridge serial number → first file
+	shared map[extent]int  // first extent → first file
+}
+
+// rockRidgeRoot reports whether the root directory's "." record starts
+// with a SUSP SP entry, and the bytes it says to skip in every system use
+// area.
+func (w *walker) rockRidgeRoot(root record) (bool, int, error) {
+	b, err := w.read(root.extent, min(root.size, sectorSize))
+	if err != nil {
+		return false, 0, err
+	}
+	if len(b) == 0 || b[0] == 0 {
+		return false, 0, nil
+	}
+	dot, _, err := parseRecord(b)
+	if err != nil {
+		return false, 0, err
+	}
+	sua := dot.sua
+	if len(sua) >= 7 && string(sua[:2]) == "SP" && sua[4] == 0xBE && sua[5] == 0xEF {
+		return true, int(sua[6]), nil
+	}
+	return false, 0, nil
+}
+
+// read reads n bytes from sector lba.
+func (w *walker) read(lba, n uint32) ([]byte, error) {
+	off := int64(lba) * sectorSize
+	if off+int64(n) > w.r.size {
+		return nil, archive.Corruptf("iso9660: directory at sector %d runs past the end of the image", lba)
+	}
+	b := make([]byte, n)
+	if _, err := w.r.ra.ReadAt(b, off); err != nil {
+		return nil, readErr(err)
+	}
+	return b, nil
+}
+
+// dir adds the entries of the directory d, whose path is prefix, and
+// descends into its subdirectories.
+func (w *walker) dir(d record, prefix string, depth int) error {
+	if depth > maxDepth {
+		return archive.Corruptf("iso9660: directories nested more than %d deep", maxDepth)
+	}
+	if w.dirs[d.extent] {
+		return archive.Corruptf("iso9660: directory loop at sector %d", d.extent)
+	}
+	w.dirs[d.extent] = true
+	data, err := w.read(d.extent, d.size)
+	if err != nil {
+		return err
+	}
+	// Every directory starts with its "." record.
+	if len(data) < minRecord || data[0] < minRecord || data[32] != 1 || data[33] != 0 {
+		return archive.Corruptf("iso9660: the directory at sector %d does not start with its own record", d.extent)
+	}
+	var multi []extent // extents of a multi-extent file so far
+	for pos := 0; pos < len(data); {
+		if data[pos] == 0 {
+			// Records do not cross sectors: the rest of this one is padding.
+			pos = (pos/sectorSize + 1) * sectorSize
+			continue
+		}
+		end := min((pos/sectorSize+1)*sectorSize, len(data))
+		rec, n, err := parseRecord(data[pos:end])
+		if err != nil {
+			return err
+		}
+		pos += n
+		if len(rec.name) == 1 && (rec.name[0] == 0 || rec.name[0] == 1) {
+			continue // "." and ".."
+		}
+		if rec.flags&flagAssociated != 0 {
+			continue // a Macintosh resource fork or the like
+		}
+		if rec.flags&flagMultiExtent != 0 && !rec.dir() {
+			multi = append(multi, extent{int64(rec.extent) * sectorSize, int64(rec.size)})
+			continue
+		}
+		exts := append(multi, extent{int64(rec.extent) * sectorSize, int64(rec.size)})
+		multi = nil
+		if err := w.entry(rec, exts, prefix, depth); err != nil {
+			return err
+		}
+	}
+	if multi != nil {
+		return archive.Corruptf("iso9660: %s: a multi-extent file has no last extent", prefix)
+	}
+	return nil
+}
+
+// entry adds the entry of one record (with all its extents).
+func (w *walker) entry(rec record, exts []extent, prefix string, depth int) error {
+	e := &archive.Entry{Type: archive.TypeFile, PackedSize: -1, ModTime: rec.mtime, Mode: 0o644}
+	var name string
+	switch {
+	case w.joliet:
+		name = isoName([]byte(ucs2(rec.name)))
+	default:
+		name = isoName(rec.name)
+	}
+	var rr rockRidge
+	if w.rr != nil {
+		var err error
+		if rr, err = w.rr.parse(rec.sua); err != nil {
+			return err
+		}
+		if rr.relocated {
+			return nil // listed where its CL entry is
+		}
+		if rr.hasName {
+			name = rr.name
+		}
+	}
+	if name == "" || name == "." || name == ".." {
+		return archive.Corruptf("iso9660: %s: a record names %q", prefix, name)
+	}
+	e.Name = prefix + name
+	if rec.dir() || rr.hasChild {
+		e.Type, e.Mode, e.Size = archive.TypeDir, 0o755, 0
+	}
+	if rr.hasMode {
+		typ, mode, dev := posixMode(rr.mode)
+		e.Mode, e.Device = mode, dev
+		if !rec.dir() && !rr.hasChild {
+			e.Type = typ
+		}
+	}
+	if !rr.mtime.IsZero() {
+		e.ModTime = rr.mtime
+	}
+	e.AccessTime = rr.atime
+	if rr.isLink {
+		e.Type, e.Linkname = archive.TypeSymlink, rr.link
+	}
+	if e.Type == archive.TypeDir {
+		w.add(file{entry: e})
+		d := rec
+		if rr.hasChild {
+			d = record{extent: rr.childLink}
+			b, err := w.read(rr.childLink, sectorSize)
+			if err != nil {
+				return err
+			}
+			dot, _, err := parseRecord(b)
+			if err != nil {
+				return err
+			}
+			d.size = dot.size
+		}
+		return w.dir(d, e.Name+"/", depth+1)
+	}
+	if e.Type != archive.TypeFile {
+		e.Size = 0
+		w.add(file{entry: e})
+		return nil
+	}
+	var size int64
+	for _, x := range exts {
+		size += x.size
+	}
+	e.Size, e.PackedSize = size, size
+	f := file{entry: e, extents: exts, zf: rr.zf}
+	if rr.zf != nil {
+		e.Size, e.Method = int64(rr.zf.size), "zisofs"
+	}
+	// One file under several names: the same Rock Ridge serial number, or
+	// the same first extent. It is a hard link to the first, so that its
+	// data are neither read again nor counted again.
+	if size > 0 {
+		first, ok := w.shared[exts[0]]
+		if rr.serial != 0 {
+			if i, seen := w.links[rr.serial]; seen {
+				first, ok = i, true
+			}
+		}
+		if ok && sameData(w.r.files[first], f) {
+			e.Type, e.Linkname, e.Size = archive.TypeHardlink, w.r.files[first].entry.Name, 0
+			w.add(file{entry: e})
+			return nil
+		}
+		w.shared[exts[0]] = len(w.r.files)
+		if rr.serial != 0 {
+			w.links[rr.serial] = len(w.r.files)
+		}
+	}
+	w.add(f)
+	return nil
+}
+
+func sameData(a, b file) bool {
+	if len(a.extents) != len(b.extents) || (a.zf == nil) != (b.zf == nil) {
+		return false
+	}
+	for i := range a.extents {
+		if a.extents[i] != b.extents[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *walker) add(f file) { w.r.files = append(w.r.files, f) }
+
+// checkOverlap refuses files whose extents overlap another file's in part
+// (files sharing one are hard links by then), as an image built to make a
+// small extent count many times over.
+func (r *Reader) checkOverlap() error {
+	type span struct {
+		extent
+		file int
+	}
+	var spans []span
+	for i, f := range r.files {
+		if f.entry.Type != archive.TypeFile || f.boot {
+			continue
+		}
+		for _, x := range f.extents {
+			if x.size > 0 {
+				spans = append(spans, span{x, i})
+			}
+		}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	for i := 1; i < len(spans); i++ {
+		a, b := spans[i-1], spans[i]
+		if a.start+a.size > b.start {
+			return archive.Corruptf("iso9660: the data of %q and %q overlap", r.files[a.file].entry.Name, r.files[b.file].entry.Name)
+		}
+	}
+	return nil
+}
+
+// Entries returns every entry (archive.RandomAccess).
+func (r *Reader) Entries() ([]*archive.Entry, error) { return r.list, nil }
+
+// Open returns the data of entry i; it may be called concurrently.
+func (r *Reader) Open(i int) (io.ReadCloser, error) {
+	if i < 0 || i >= len(r.files) {
+		return nil, fmt.Errorf("iso9660: no entry %d", i)
+	}
+	return r.data(&r.files[i])
+}
+
+func (r *Reader) data(f *file) (io.ReadCloser, error) {
+	if f.zf != nil {
+		return newZisofs(r.ra, f.extents, *f.zf, r.opt.Limit())
+	}
+	readers := make([]io.Reader, 0, len(f.extents))
+	for _, x := range f.extents {
+		readers = append(readers, &exactReader{r: io.NewSectionReader(r.ra, x.start, x.size), left: x.size})
+	}
+	var src io.Reader = io.MultiReader(readers...)
+	if len(readers) == 1 {
+		src = readers[0]
+	}
+	return io.NopCloser(&exactReader{r: src, left: f.entry.Size}), nil
+}
+
+// exactReader reads left bytes of r; the image ending first is corrupt.
+type exactReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (e *exactReader) Read(p []byte) (int, error) {
+	if e.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > e.left {
+		p = p[:e.left]
+	}
+	n, err := e.r.Read(p)
+	e.left -= int64(n)
+	if err == io.EOF && e.left > 0 {
+		err = errTruncated
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	return n, err
+}
+
+// Next returns the next entry.
+func (r *Reader) Next() (*archive.Entry, error) {
+	if r.cur != nil {
+		if c, ok := r.cur.(io.Closer); ok {
+			c.Close()
+		}
+		r.cur = nil
+	}
+	if r.next >= len(r.files) {
+		return nil, io.EOF
+	}
+	f := &r.files[r.next]
+	r.next++
+	if f.entry.Type == archive.TypeFile {
+		rc, err := r.data(f)
+		if err != nil {
+			r.cur = errReader{err}
+		} else {
+			r.cur = rc
+		}
+	}
+	return f.entry, nil
+}
+
+// Read reads the current entry's data.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.cur == nil {
+		return 0, io.EOF
+	}
+	return r.cur.Read(p)
+}
+
+// Close releases the current entry.
+func (r *Reader) Close() error {
+	if c, ok := r.cur.(io.Closer); ok {
+		c.Close()
+	}
+	r.cur = nil
+	return nil
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }

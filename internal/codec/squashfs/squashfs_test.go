@@ -1,0 +1,202 @@
+package squashfs
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// tree reads every entry: file sums (hard links take their target's),
+// link targets.
+func tree(r archive.Reader) (map[string]string, error) {
+	t := map[string]string{}
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return t, nil
+		}
+		if err != nil {
+			return t, err
+		}
+		switch e.Type {
+		case archive.TypeFile:
+			h := sha256.New()
+			n, err := io.Copy(h, r)
+			if err != nil {
+				return t, fmt.Errorf("%s: %w", e.Name, err)
+			}
+			if n != e.Size {
+				return t, fmt.Errorf("%s: %d bytes, entry says %d", e.Name, n, e.Size)
+			}
+			t[e.Name] = hex.EncodeToString(h.Sum(nil))
+		case archive.TypeHardlink:
+			t[e.Name] = t[e.Linkname]
+		case archive.TypeSymlink:
+			t["link "+e.Name] = e.Linkname
+		}
+	}
+}
+
+func show(t map[string]string) string {
+	var s []string
+	for k, v := range t {
+		s = append(s, k+" "+v)
+	}
+	sort.Strings(s)
+	return strings.Join(s, "\n")
+}
+
+func expected(t *testing.T, name string) map[string]string {
+	f, err := os.Open(strings.TrimSuffix(name, ".sqfs") + ".sums")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "link "); ok {
+			n, target, _ := strings.Cut(rest, " -> ")
+			want["link "+n] = target
+			continue
+		}
+		sum, n, _ := strings.Cut(line, "  ")
+		want[n] = sum
+	}
+	return want
+}
+
+func open(t testing.TB, b []byte) (*Reader, error) {
+	t.Helper()
+	return NewReader(bytes.NewReader(b), int64(len(b)), nil)
+}
+
+// TestFixtures reads every mksquashfs image (scripts/testdata/squashfs.sh)
+// and compares it with unsquashfs's extraction.
+func TestFixtures(t *testing.T) {
+	names, _ := filepath.Glob("testdata/*.sqfs")
+	if len(names) < 6 {
+		t.Fatalf("%d fixtures", len(names))
+	}
+	for _, name := range names {
+		b, _ := os.ReadFile(name)
+		r, err := open(t, b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := tree(r)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := expected(t, name); show(got) != show(want) {
+			t.Errorf("%s: got\n%s\nwant\n%s", name, show(got), show(want))
+		}
+	}
+}
+
+// TestRandomAccess opens every file concurrently and compares with the
+// sequential read.
+func TestRandomAccess(t *testing.T) {
+	b, _ := os.ReadFile("testdata/xz.sqfs")
+	r, _ := open(t, b)
+	want, err := tree(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ = open(t, b)
+	es, _ := r.Entries()
+	var wg sync.WaitGroup
+	for i, e := range es {
+		if e.Type != archive.TypeFile {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rc, _ := r.Open(i)
+			h := sha256.New()
+			if _, err := io.Copy(h, rc); err != nil {
+				t.Error(err)
+			}
+			if got := hex.EncodeToString(h.Sum(nil)); got != want[e.Name] {
+				t.Errorf("%s: %s, sequentially %s", e.Name, got, want[e.Name])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestDamage flips bytes and cuts each fixture: typed errors only, never
+// a panic, and a zlib block's Adler-32 catches a flip in file data.
+func TestDamage(t *testing.T) {
+	names, _ := filepath.Glob("testdata/*.sqfs")
+	for _, name := range names {
+		b, _ := os.ReadFile(name)
+		for at := 0; at < len(b); at += 97 {
+			d := bytes.Clone(b)
+			d[at] ^= 0x20
+			if r, err := open(t, d); err != nil {
+				if !archive.Categorized(err) {
+					t.Errorf("%s flip at %d: %v", name, at, err)
+				}
+			} else if _, err := tree(r); err != nil && !archive.Categorized(err) {
+				t.Errorf("%s flip at %d: %v", name, at, err)
+			}
+		}
+		for cut := 0; cut < len(b); cut += 1021 {
+			if r, err := open(t, b[:cut]); err == nil {
+				if _, err := tree(r); err != nil && !archive.Categorized(err) {
+					t.Errorf("%s cut at %d: %v", name, cut, err)
+				}
+			} else if !archive.Categorized(err) {
+				t.Errorf("%s cut at %d: %v", name, cut, err)
+			}
+		}
+	}
+	// The first data block of gzip.sqfs starts right after the superblock.
+	b, _ := os.ReadFile("testdata/gzip.sqfs")
+	b[superSize+40] ^= 1
+	r, err := open(t, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tree(r); err == nil {
+		t.Error("a flipped data byte went unnoticed")
+	} else if !errors.Is(err, archive.ErrChecksum) && !errors.Is(err, archive.ErrCorrupt) {
+		t.Errorf("flipped data byte: %v", err)
+	}
+}
+
+// FuzzReader reads mutated small images: typed errors, no panics.
+func FuzzReader(f *testing.F) {
+	b, err := os.ReadFile("testdata/tiny.sqfs")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := NewReader(bytes.NewReader(b), int64(len(b)), nil)
+		if err != nil {
+			if !archive.Categorized(err) {
+				t.Fatalf("uncategorized %v", err)
+			}
+			return
+		}
+		if _, err := tree(r); err != nil && !archive.Categorized(err) {
+			t.Fatalf("uncategorized %v", err)
+		}
+	})
+}

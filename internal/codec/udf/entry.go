@@ -1,0 +1,274 @@
+package udf
+
+import (
+	"encoding/binary"
+	"io"
+	"time"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// File types of an ICB (ECMA-167 4/14.6.6).
+const (
+	ftDirectory = 4
+	ftFile      = 5
+	ftBlock     = 6
+	ftChar      = 7
+	ftFIFO      = 9
+	ftSocket    = 10
+	ftSymlink   = 12
+	ftMetadata  = 250
+)
+
+// Allocation descriptor kinds, in the ICB tag's flags.
+const (
+	adShort    = 0
+	adLong     = 1
+	adExtended = 2
+	adEmbedded = 3
+)
+
+// maxAllocExtents bounds the allocation extent descriptors followed for
+// one file entry.
+const maxAllocExtents = 1024
+
+// span is a run of a file's data: at off in the image, or zeros (off -1).
+type span struct {
+	off, length int64
+}
+
+// fileEntry is what a (extended) file entry says.
+type fileEntry struct {
+	typ      byte
+	flags    uint16 // ICB tag flags
+	perm     uint32
+	size     int64 // information length
+	mtime    time.Time
+	atime    time.Time
+	spans    []span
+	embedded []byte // data recorded in the entry itself
+}
+
+// image reads blocks of the volume's partitions.
+type image struct {
+	ra   io.ReaderAt
+	size int64
+	v    *volume
+}
+
+// offset maps block of partition reference part to a byte offset in the
+// image.
+func (m *image) offset(part uint16, block uint32) (int64, error) {
+	if int(part) >= len(m.v.parts) {
+		return 0, archive.Corruptf("udf: partition reference %d of %d", part, len(m.v.parts))
+	}
+	p := m.v.parts[part]
+	if p.meta != nil {
+		for _, s := range p.meta {
+			if block >= s.first && block-s.first < s.count {
+				return m.offset(uint16(p.phys), s.at+(block-s.first))
+			}
+		}
+		return 0, archive.Corruptf("udf: metadata block %d is not in the metadata file", block)
+	}
+	if p.size != 0 && block >= p.size {
+		return 0, archive.Corruptf("udf: block %d past partition %d's %d blocks", block, part, p.size)
+	}
+	return (int64(p.start) + int64(block)) * blockSize, nil
+}
+
+// block reads one block and checks the descriptor tag at its start.
+func (m *image) block(part uint16, block uint32) ([]byte, uint16, error) {
+	off, err := m.offset(part, block)
+	if err != nil {
+		return nil, 0, err
+	}
+	b := make([]byte, blockSize)
+	if _, err := m.ra.ReadAt(b, off); err != nil {
+		return nil, 0, readErr(err)
+	}
+	id, err := tag(b, block, true)
+	return b, id, err
+}
+
+// entry reads the file entry at (part, block).
+func (m *image) entry(part uint16, block uint32) (*fileEntry, error) {
+	b, id, err := m.block(part, block)
+	if err != nil {
+		return nil, err
+	}
+	fe := &fileEntry{typ: b[27], flags: binary.LittleEndian.Uint16(b[34:])}
+	if st := binary.LittleEndian.Uint16(b[16+4:]); st != 4 {
+		return nil, archive.Unsupportedf("udf: ICB strategy %d", st)
+	}
+	fe.perm = binary.LittleEndian.Uint32(b[44:])
+	fe.size = int64(binary.LittleEndian.Uint64(b[56:]))
+	var eaLen, adLen uint32
+	var adAt int
+	switch id {
+	case tagFileEntry:
+		fe.atime, fe.mtime = timestamp(b[72:]), timestamp(b[84:])
+		eaLen, adLen, adAt = binary.LittleEndian.Uint32(b[168:]), binary.LittleEndian.Uint32(b[172:]), 176
+	case tagExtFileEntry:
+		fe.atime, fe.mtime = timestamp(b[80:]), timestamp(b[92:])
+		eaLen, adLen, adAt = binary.LittleEndian.Uint32(b[208:]), binary.LittleEndian.Uint32(b[212:]), 216
+	default:
+		return nil, archive.Corruptf("udf: block %d holds descriptor %d, not a file entry", block, id)
+	}
+	if fe.size < 0 || uint64(adAt)+uint64(eaLen)+uint64(adLen) > blockSize {
+		return nil, archive.Corruptf("udf: file entry at block %d: sizes out of range", block)
+	}
+	ads := b[adAt+int(eaLen) : adAt+int(eaLen)+int(adLen)]
+	if fe.flags&7 == adEmbedded {
+		if int64(len(ads)) < fe.size {
+			return nil, archive.Corruptf("udf: file entry at block %d embeds %d of %d bytes", block, len(ads), fe.size)
+		}
+		fe.embedded = ads[:fe.size]
+		return fe, nil
+	}
+	if err := m.spans(fe, ads, part); err != nil {
+		return nil, err
+	}
+	return fe, nil
+}
+
+// spans reads allocation descriptors into fe.spans, following allocation
+// extent descriptors, up to the entry's size.
+func (m *image) spans(fe *fileEntry, ads []byte, part uint16) error {
+	kind := fe.flags & 7
+	var total int64
+	for hops := 0; ; {
+		var next *longAd
+		for len(ads) > 0 && total < fe.size {
+			var ad longAd
+			switch kind {
+			case adShort:
+				if len(ads) < 8 {
+					return archive.Corruptf("udf: short allocation descriptor cut")
+				}
+				ad = longAd{binary.LittleEndian.Uint32(ads), binary.LittleEndian.Uint32(ads[4:]), part}
+				ads = ads[8:]
+			case adLong:
+				if len(ads) < 16 {
+					return archive.Corruptf("udf: long allocation descriptor cut")
+				}
+				ad = readLongAd(ads)
+				ads = ads[16:]
+			case adExtended:
+				if len(ads) < 20 {
+					return archive.Corruptf("udf: extended allocation descriptor cut")
+				}
+				ad = longAd{binary.LittleEndian.Uint32(ads), binary.LittleEndian.Uint32(ads[12:]), binary.LittleEndian.Uint16(ads[16:])}
+				ads = ads[20:]
+			default:
+				return archive.Unsupportedf("udf: allocation descriptor kind %d", kind)
+			}
+			length := int64(ad.length & 0x3FFFFFFF)
+			switch ad.length >> 30 {
+			case 3:
+				a := ad
+				next = &a
+				ads = nil
+				continue
+			case 1, 2: // allocated or not, but not recorded: zeros
+				fe.spans = append(fe.spans, span{-1, length})
+			default:
+				if length == 0 {
+					ads = nil // the end of the descriptors
+					continue
+				}
+				off, err := m.offset(ad.part, ad.block)
+				if err != nil {
+					return err
+				}
+				// A recorded extent is contiguous in its partition; in a
+				// metadata partition every block is mapped on its own.
+				if m.v.parts[ad.part].meta != nil {
+					for b := int64(0); b < length; b += blockSize {
+						o, err := m.offset(ad.part, ad.block+uint32(b/blockSize))
+						if err != nil {
+							return err
+						}
+						fe.spans = append(fe.spans, span{o, min(blockSize, length-b)})
+					}
+				} else {
+					fe.spans = append(fe.spans, span{off, length})
+				}
+			}
+			total += length
+		}
+		if next == nil || total >= fe.size {
+			break
+		}
+		if hops++; hops > maxAllocExtents {
+			return archive.Corruptf("udf: more than %d allocation extents", maxAllocExtents)
+		}
+		b, id, err := m.block(next.part, next.block)
+		if err != nil {
+			return err
+		}
+		if id != tagAllocExtent {
+			return archive.Corruptf("udf: allocation extent at block %d is descriptor %d", next.block, id)
+		}
+		n := binary.LittleEndian.Uint32(b[20:])
+		if n > blockSize-24 {
+			return archive.Corruptf("udf: allocation extent of %d bytes", n)
+		}
+		ads, part = b[24:24+n], next.part
+	}
+	if total < fe.size {
+		return archive.Corruptf("udf: file entry describes %d of %d bytes", total, fe.size)
+	}
+	// The last extent is rounded up to whole blocks: trim to the size.
+	excess := total - fe.size
+	for i := len(fe.spans) - 1; i >= 0 && excess > 0; i-- {
+		cut := min(excess, fe.spans[i].length)
+		fe.spans[i].length -= cut
+		excess -= cut
+	}
+	return nil
+}
+
+// metadataSpans reads the metadata file's entry at block fileLoc of
+// physical partition phys and returns where the metadata partition's
+// blocks are.
+func metadataSpans(ra io.ReaderAt, size int64, v *volume, phys int, fileLoc uint32) ([]metaSpan, error) {
+	m := &image{ra: ra, size: size, v: v}
+	fe, err := m.entry(uint16(phys), fileLoc)
+	if err != nil {
+		return nil, err
+	}
+	if fe.typ != ftMetadata {
+		return nil, archive.Corruptf("udf: the metadata file entry has type %d", fe.typ)
+	}
+	start := int64(v.parts[phys].start) * blockSize
+	var spans []metaSpan
+	var first uint32
+	for _, s := range fe.spans {
+		if s.off < 0 || s.off < start || s.length%blockSize != 0 {
+			return nil, archive.Corruptf("udf: metadata file extent not recorded whole")
+		}
+		n := uint32(s.length / blockSize)
+		spans = append(spans, metaSpan{first: first, count: n, at: uint32((s.off - start) / blockSize)})
+		first += n
+	}
+	return spans, nil
+}
+
+// timestamp decodes a 12-byte timestamp (ECMA-167 1/7.3).
+func timestamp(b []byte) time.Time {
+	tz := binary.LittleEndian.Uint16(b)
+	year := int(int16(binary.LittleEndian.Uint16(b[2:])))
+	if year == 0 && b[4] == 0 {
+		return time.Time{}
+	}
+	loc := time.UTC
+	if tz>>12 == 1 {
+		off := int(int16(tz<<4) >> 4) // 12-bit signed minutes
+		if off != -2047 {
+			loc = time.FixedZone("", off*60)
+		}
+	}
+	ns := int(b[9])*10_000_000 + int(b[10])*100_000 + int(b[11])*1000
+	return time.Date(year, time.Month(b[4]), int(b[5]), int(b[6]), int(b[7]), int(b[8]), ns, loc).UTC()
+}

@@ -1,0 +1,389 @@
+package udf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// maxDepth bounds directory nesting.
+const maxDepth = 1024
+
+// maxLink bounds a symbolic link's recorded path.
+const maxLink = 64 << 10
+
+// file is an entry and where its data are.
+type file struct {
+	entry    *archive.Entry
+	spans    []span
+	embedded []byte
+}
+
+// icb names a file entry: a block of a partition.
+type icb struct {
+	part  uint16
+	block uint32
+}
+
+// Reader reads a UDF file system. It implements archive.Reader and
+// archive.RandomAccess: entries come in directory order, parents first.
+type Reader struct {
+	img   *image
+	limit int64
+	files []file
+	list  []*archive.Entry
+	next  int
+	cur   io.Reader
+}
+
+// Open reads the UDF file system of the image in in.RA.
+func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
+	if in.RA == nil {
+		return nil, archive.Unsupportedf("udf: an image cannot be read from a pipe; give it as a file")
+	}
+	return NewReader(in.RA, in.Size, opt)
+}
+
+// NewReader reads the volume and the directory tree of the image of size
+// bytes in ra.
+func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error) {
+	if opt == nil {
+		opt = &archive.Options{}
+	}
+	v, err := readVolume(ra, size)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{img: &image{ra: ra, size: size, v: v}, limit: opt.Limit()}
+	b, id, err := r.img.block(v.fileSet.part, v.fileSet.block)
+	if err != nil {
+		return nil, err
+	}
+	if id != tagFileSet {
+		return nil, archive.Corruptf("udf: no file set descriptor at block %d", v.fileSet.block)
+	}
+	root := readLongAd(b[400:])
+	w := walker{r: r, dirs: map[icb]bool{}, seen: map[icb]int{}}
+	if err := w.dir(icb{root.part, root.block}, "", 0); err != nil {
+		return nil, err
+	}
+	if err := r.checkOverlap(); err != nil {
+		return nil, err
+	}
+	r.list = make([]*archive.Entry, len(r.files))
+	for i := range r.files {
+		r.list[i] = r.files[i].entry
+	}
+	return r, nil
+}
+
+type walker struct {
+	r    *Reader
+	dirs map[icb]bool // directories entered
+	seen map[icb]int  // file entries given, for hard links
+}
+
+// dir adds the entries of the directory whose file entry is at at.
+func (w *walker) dir(at icb, prefix string, depth int) error {
+	if depth > maxDepth {
+		return archive.Corruptf("udf: directories nested more than %d deep", maxDepth)
+	}
+	if w.dirs[at] {
+		return archive.Corruptf("udf: directory loop at block %d", at.block)
+	}
+	w.dirs[at] = true
+	fe, err := w.r.img.entry(at.part, at.block)
+	if err != nil {
+		return err
+	}
+	if fe.typ != ftDirectory {
+		return archive.Corruptf("udf: %s is no directory (file type %d)", strings.TrimSuffix(prefix, "/"), fe.typ)
+	}
+	if fe.size > w.r.limit {
+		return archive.Limitf("udf: a directory of %d bytes exceeds the memory limit", fe.size)
+	}
+	data, err := io.ReadAll(w.r.reader(fe.spans, fe.embedded, fe.size))
+	if err != nil {
+		return err
+	}
+	for len(data) > 0 {
+		if len(data) < 38 {
+			return archive.Corruptf("udf: %s: file identifier cut short", prefix)
+		}
+		id, err := tag(data, 0, false)
+		if err != nil {
+			return err
+		}
+		if id != tagFileID {
+			return archive.Corruptf("udf: %s: descriptor %d among the file identifiers", prefix, id)
+		}
+		chars, nameLen := data[18], int(data[19])
+		child := readLongAd(data[20:])
+		iuLen := int(binary.LittleEndian.Uint16(data[36:]))
+		n := (38 + iuLen + nameLen + 3) &^ 3
+		if 38+iuLen+nameLen > len(data) {
+			return archive.Corruptf("udf: %s: file identifier runs past the directory", prefix)
+		}
+		rawName := data[38+iuLen : 38+iuLen+nameLen]
+		data = data[min(n, len(data)):]
+		if chars&0x0C != 0 { // deleted, or the parent's entry
+			continue
+		}
+		name, err := dstring(rawName)
+		if err != nil {
+			return fmt.Errorf("udf: %s: %w", prefix, err)
+		}
+		if err := w.entry(icb{child.part, child.block}, prefix+name, depth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry adds the entry named name whose file entry is at at.
+func (w *walker) entry(at icb, name string, depth int) error {
+	if first, ok := w.seen[at]; ok {
+		f := w.r.files[first].entry
+		if f.Type == archive.TypeDir {
+			return archive.Corruptf("udf: %s: a second name for the directory %s", name, f.Name)
+		}
+		w.add(file{entry: &archive.Entry{Name: name, Type: archive.TypeHardlink, Linkname: f.Name,
+			Mode: f.Mode, ModTime: f.ModTime, PackedSize: -1}})
+		return nil
+	}
+	fe, err := w.r.img.entry(at.part, at.block)
+	if err != nil {
+		return err
+	}
+	e := &archive.Entry{Name: name, ModTime: fe.mtime, AccessTime: fe.atime, Mode: mode(fe), PackedSize: -1}
+	switch fe.typ {
+	case ftDirectory:
+		e.Type = archive.TypeDir
+		w.seen[at] = len(w.r.files)
+		w.add(file{entry: e})
+		return w.dir(at, name+"/", depth+1)
+	case ftFile:
+		e.Type, e.Size, e.PackedSize = archive.TypeFile, fe.size, fe.size
+	case ftSymlink:
+		if fe.size > maxLink {
+			return archive.Corruptf("udf: %s: a link of %d bytes", name, fe.size)
+		}
+		p, err := io.ReadAll(w.r.reader(fe.spans, fe.embedded, fe.size))
+		if err != nil {
+			return err
+		}
+		if e.Linkname, err = linkPath(p); err != nil {
+			return fmt.Errorf("udf: %s: %w", name, err)
+		}
+		e.Type = archive.TypeSymlink
+	case ftBlock:
+		e.Type, e.Device = archive.TypeOther, "block device"
+	case ftChar:
+		e.Type, e.Device = archive.TypeOther, "char device"
+	case ftFIFO:
+		e.Type, e.Device = archive.TypeOther, "fifo"
+	case ftSocket:
+		e.Type, e.Device = archive.TypeOther, "socket"
+	default:
+		return nil // stream directories, metadata files: not entries
+	}
+	w.seen[at] = len(w.r.files)
+	w.add(file{entry: e, spans: fe.spans, embedded: fe.embedded})
+	return nil
+}
+
+func (w *walker) add(f file) { w.r.files = append(w.r.files, f) }
+
+// mode turns UDF permissions (other, group, owner in 5-bit groups) and the
+// ICB flags into a file mode.
+func mode(fe *fileEntry) fs.FileMode {
+	p := fe.perm
+	m := fs.FileMode(p&7 | (p>>5&7)<<3 | (p>>10&7)<<6)
+	if fe.flags&0x40 != 0 {
+		m |= fs.ModeSetuid
+	}
+	if fe.flags&0x80 != 0 {
+		m |= fs.ModeSetgid
+	}
+	if fe.flags&0x100 != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+
+// dstring decodes an OSTA compressed Unicode name: 8 bits a character (ID
+// 8 or 254) or 16 bits big-endian (16 or 255).
+func dstring(b []byte) (string, error) {
+	if len(b) == 0 {
+		return "", archive.Corruptf("empty name")
+	}
+	var s string
+	switch b[0] {
+	case 8, 254:
+		r := make([]rune, len(b)-1)
+		for i, c := range b[1:] {
+			r[i] = rune(c)
+		}
+		s = string(r)
+	case 16, 255:
+		u := make([]uint16, (len(b)-1)/2)
+		for i := range u {
+			u[i] = binary.BigEndian.Uint16(b[1+2*i:])
+		}
+		s = string(utf16.Decode(u))
+	default:
+		return "", archive.Corruptf("name in compression %d", b[0])
+	}
+	if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\x00") {
+		return "", archive.Corruptf("name %q", s)
+	}
+	return s, nil
+}
+
+// linkPath decodes a symbolic link's path components (ECMA-167 4/14.16).
+func linkPath(p []byte) (string, error) {
+	var parts []string
+	abs := false
+	for len(p) > 0 {
+		if len(p) < 4 || 4+int(p[1]) > len(p) {
+			return "", archive.Corruptf("link path component cut short")
+		}
+		typ, id := p[0], p[4:4+int(p[1])]
+		p = p[4+int(p[1]):]
+		switch typ {
+		case 1, 2:
+			abs, parts = true, nil
+		case 3:
+			parts = append(parts, "..")
+		case 4:
+			parts = append(parts, ".")
+		case 5:
+			name, err := dstring(id)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, name)
+		default:
+			return "", archive.Corruptf("link path component of type %d", typ)
+		}
+	}
+	s := strings.Join(parts, "/")
+	if abs {
+		s = "/" + s
+	}
+	return s, nil
+}
+
+// checkOverlap refuses files whose recorded data overlap another file's
+// (names sharing one file entry are hard links by then).
+func (r *Reader) checkOverlap() error {
+	type run struct {
+		span
+		file int
+	}
+	var runs []run
+	for i, f := range r.files {
+		for _, s := range f.spans {
+			if s.off >= 0 && s.length > 0 {
+				runs = append(runs, run{s, i})
+			}
+		}
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].off < runs[j].off })
+	for i := 1; i < len(runs); i++ {
+		a, b := runs[i-1], runs[i]
+		if a.off+a.length > b.off && a.file != b.file {
+			return archive.Corruptf("udf: the data of %q and %q overlap", r.files[a.file].entry.Name, r.files[b.file].entry.Name)
+		}
+	}
+	return nil
+}
+
+// reader reads a file's data: its spans (zeros where not recorded), or the
+// bytes embedded in its entry, size bytes in all.
+func (r *Reader) reader(spans []span, embedded []byte, size int64) io.Reader {
+	if embedded != nil || spans == nil {
+		return bytes.NewReader(embedded)
+	}
+	rs := make([]io.Reader, 0, len(spans))
+	for _, s := range spans {
+		if s.off < 0 {
+			rs = append(rs, io.LimitReader(zeros{}, s.length))
+		} else {
+			rs = append(rs, &exactReader{r: io.NewSectionReader(r.img.ra, s.off, s.length), left: s.length})
+		}
+	}
+	return &exactReader{r: io.MultiReader(rs...), left: size}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// exactReader reads left bytes of r; the image ending first is corrupt.
+type exactReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (e *exactReader) Read(p []byte) (int, error) {
+	if e.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > e.left {
+		p = p[:e.left]
+	}
+	n, err := e.r.Read(p)
+	e.left -= int64(n)
+	if err == io.EOF {
+		err = nil
+		if e.left > 0 && n == 0 {
+			err = errTruncated
+		}
+	}
+	return n, err
+}
+
+// Entries returns every entry (archive.RandomAccess).
+func (r *Reader) Entries() ([]*archive.Entry, error) { return r.list, nil }
+
+// Open returns the data of entry i; it may be called concurrently.
+func (r *Reader) Open(i int) (io.ReadCloser, error) {
+	if i < 0 || i >= len(r.files) {
+		return nil, fmt.Errorf("udf: no entry %d", i)
+	}
+	f := &r.files[i]
+	return io.NopCloser(r.reader(f.spans, f.embedded, f.entry.Size)), nil
+}
+
+// Next returns the next entry.
+func (r *Reader) Next() (*archive.Entry, error) {
+	r.cur = nil
+	if r.next >= len(r.files) {
+		return nil, io.EOF
+	}
+	f := &r.files[r.next]
+	r.next++
+	if f.entry.Type == archive.TypeFile {
+		r.cur = r.reader(f.spans, f.embedded, f.entry.Size)
+	}
+	return f.entry, nil
+}
+
+// Read reads the current entry's data.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.cur == nil {
+		return 0, io.EOF
+	}
+	return r.cur.Read(p)
+}
+
+// Close does nothing: the caller owns the image.
+func (r *Reader) Close() error { return nil }
