@@ -151,6 +151,18 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
       printf 'x -c, 1 thread\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c --threads 1 $a" "$a"
       printf 't, 2 threads\t%s\t7zz t -mmt1\t7zz t -mmt1 %s\n' "$U t -q $a" "$a"
       printf 't, 2 threads\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a" ;;
+    squashfs)
+      # A gzip squashfs image (mksquashfs's default) of the three inputs
+      # and the text cut into 25 KB files.
+      a=$W/image.sqfs
+      if [ ! -s "$a" ]; then
+        [ -d "$W/many" ] || { mkdir -p "$W/many" && split -b 25k -a 4 "$W/text.raw" "$W/many/t"; }
+        rm -rf "$W/sqsrc" && mkdir -p "$W/sqsrc" && cp -r "$W/text.raw" "$W/binary.raw" "$W/mixed.raw" "$W/many" "$W/sqsrc/"
+        mksquashfs "$W/sqsrc" "$a" -quiet -noappend >/dev/null
+      fi
+      printf 'x -c, 1 thread\t%s\t7zz x -so -mmt1\t7zz x -so -mmt1 %s\n' "$U x -c --threads 1 $a" "$a"
+      printf 't, 2 threads\t%s\t7zz t -mmt1\t7zz t -mmt1 %s\n' "$U t -q $a" "$a"
+      printf 't, 2 threads\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a" ;;
     rar5|rar5-large|rar4|rar4-audio|rar4-e8|rar4-ppmd)
       # The largest corpus archives of each kind. Filter-heavy: rar5 (459
       # DELTA blocks) and rar4-audio (177 DELTA blocks and an AUDIO one);
