@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,7 +31,7 @@ const (
 type DirOptions struct {
 	Policy     Policy
 	KeepSetID  bool // keep setuid/setgid bits (dropped by default)
-	KeepBroken bool // keep a file whose data failed, under its own name
+	KeepBroken bool // keep a file whose data failed, as NAME.broken
 	NoTimes    bool // do not restore modification times
 }
 
@@ -42,11 +43,30 @@ type Dir struct {
 	root *os.Root
 	opt  DirOptions
 
-	mu      sync.Mutex
-	temps   map[string]struct{} // temporary files in flight (for Abort)
-	dirTime map[string]time.Time
-	made    map[string]bool // paths this extraction wrote (duplicates may replace them)
+	mu       sync.Mutex
+	temps    map[string]struct{} // temporary files in flight or held (for Abort)
+	dirTime  map[string]time.Time
+	made     map[string]bool          // paths this extraction wrote (duplicates may replace them)
+	held     map[*archive.Entry]*hold // Pending entries awaiting their verdict
+	heldName map[string]*hold         // the held file each name will get
 }
+
+// hold is an entry written under a temporary name that waits for the
+// verdict of the check covering its last byte (archive.Entry.Pending).
+type hold struct {
+	name  string // where it goes; "" once a later entry of that name took over
+	tmp   string
+	file  *hold   // for a hard link: the held file it links to
+	links []*hold // the hard links held with this file
+	own   bool    // for a hard link: its own verdict passed (or it had none)
+	state int     // waiting, committed or failed
+}
+
+const (
+	waiting = iota
+	committed
+	failed
+)
 
 // NewDir opens (creating if needed) the destination directory dest.
 func NewDir(dest string, opt DirOptions) (*Dir, error) {
@@ -58,7 +78,8 @@ func NewDir(dest string, opt DirOptions) (*Dir, error) {
 		return nil, err
 	}
 	return &Dir{root: root, opt: opt, temps: map[string]struct{}{},
-		dirTime: map[string]time.Time{}, made: map[string]bool{}}, nil
+		dirTime: map[string]time.Time{}, made: map[string]bool{},
+		held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}}, nil
 }
 
 // Put writes one entry. Names are checked with CleanName; a refused entry
@@ -73,6 +94,9 @@ func (d *Dir) Put(e *archive.Entry, r io.Reader) error {
 			return nil
 		}
 		return fmt.Errorf("%w: empty name", ErrInsecurePath)
+	}
+	if e.Type != archive.TypeDir {
+		d.supersede(name)
 	}
 	switch e.Type {
 	case archive.TypeDir:
@@ -231,7 +255,6 @@ func (d *Dir) putFile(name string, e *archive.Entry, r io.Reader) error {
 		return err
 	}
 	d.track(tmp, true)
-	defer d.track(tmp, false)
 	var w io.Writer = f
 	var sw *sparseWriter
 	if e.Sparse != nil {
@@ -249,13 +272,7 @@ func (d *Dir) putFile(name string, e *archive.Entry, r io.Reader) error {
 		err = cerr
 	}
 	if err != nil {
-		if d.opt.KeepBroken && !isIOError(err) {
-			if rerr := d.root.Rename(tmp, name); rerr == nil {
-				return err
-			}
-		}
-		d.root.Remove(tmp)
-		return err
+		return d.discard(tmp, name, err)
 	}
 	if !e.ModTime.IsZero() && !d.opt.NoTimes {
 		at := e.AccessTime
@@ -264,9 +281,127 @@ func (d *Dir) putFile(name string, e *archive.Entry, r io.Reader) error {
 		}
 		d.root.Chtimes(tmp, at, e.ModTime)
 	}
-	if err := d.commit(tmp, name); err != nil {
+	if e.Pending {
+		d.mu.Lock()
+		h := &hold{name: name, tmp: tmp}
+		d.held[e] = h
+		d.heldName[name] = h
+		d.mu.Unlock()
+		return nil
+	}
+	return d.place(tmp, name)
+}
+
+// place commits tmp as name, or removes it when that fails.
+func (d *Dir) place(tmp, name string) error {
+	err := d.commit(tmp, name)
+	if err != nil {
 		d.root.Remove(tmp)
+	}
+	d.track(tmp, false)
+	return err
+}
+
+// discard disposes of a file whose data failed with err: removed, or with
+// KeepBroken kept as NAME.broken (never under its own name, where it would
+// look whole). It returns err.
+func (d *Dir) discard(tmp, name string, err error) error {
+	if d.opt.KeepBroken && !isIOError(err) {
+		if kerr := d.place(tmp, name+".broken"); kerr != nil {
+			return fmt.Errorf("%w (not kept as %s.broken: %v)", err, name, kerr)
+		}
 		return err
+	}
+	d.root.Remove(tmp)
+	d.track(tmp, false)
+	return err
+}
+
+// supersede gives name to the entry being put: a held file of that name
+// will not be committed under it (its hard links, held with it, still are).
+func (d *Dir) supersede(name string) {
+	d.mu.Lock()
+	if h := d.heldName[name]; h != nil {
+		h.name = ""
+		delete(d.heldName, name)
+	}
+	d.mu.Unlock()
+}
+
+// Settle commits (err nil) or discards a Pending entry that Put holds. The
+// Pending entries of an archive come from one stream: Put and Settle are
+// not called concurrently for them. A
+// file commits with every policy check made at that moment; its held hard
+// links commit with it (once their own verdict passed too) or are removed
+// with it. For an entry not held, Settle returns err.
+func (d *Dir) Settle(e *archive.Entry, err error) error {
+	d.mu.Lock()
+	h := d.held[e]
+	delete(d.held, e)
+	if h != nil && h.name != "" && d.heldName[h.name] == h {
+		delete(d.heldName, h.name)
+	}
+	d.mu.Unlock()
+	if h == nil {
+		return err
+	}
+	if h.file != nil { // a hard link with its own verdict
+		switch {
+		case err != nil || h.file.state == failed:
+			h.state = failed
+			d.root.Remove(h.tmp)
+			d.track(h.tmp, false)
+		case h.file.state == committed:
+			return d.settleLink(h)
+		default:
+			h.own = true // commits when its file does
+		}
+		return err
+	}
+	if err != nil {
+		h.state = failed
+		for _, l := range h.links {
+			if l.state == waiting {
+				l.state = failed
+				d.root.Remove(l.tmp)
+				d.track(l.tmp, false)
+			}
+		}
+		if h.name == "" {
+			d.root.Remove(h.tmp)
+			d.track(h.tmp, false)
+			return err
+		}
+		return d.discard(h.tmp, h.name, err)
+	}
+	h.state = committed
+	var errs []error
+	if h.name == "" {
+		d.root.Remove(h.tmp)
+		d.track(h.tmp, false)
+	} else if cerr := d.place(h.tmp, h.name); cerr != nil {
+		errs = append(errs, cerr)
+	}
+	for _, l := range h.links {
+		if l.own && l.state == waiting {
+			if lerr := d.settleLink(l); lerr != nil {
+				errs = append(errs, lerr)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// settleLink commits a held hard link whose file and own verdict passed.
+func (d *Dir) settleLink(l *hold) error {
+	l.state = committed
+	if l.name == "" {
+		d.root.Remove(l.tmp)
+		d.track(l.tmp, false)
+		return nil
+	}
+	if err := d.place(l.tmp, l.name); err != nil {
+		return fmt.Errorf("hard link %s: %w", l.name, err)
 	}
 	return nil
 }
@@ -330,6 +465,15 @@ func (d *Dir) putHardlink(name string, e *archive.Entry) error {
 	if err != nil || old == "" {
 		return fmt.Errorf("%w: hard link to %q outside the destination", ErrInsecurePath, e.Linkname)
 	}
+	d.mu.Lock()
+	file := d.heldName[old]
+	if file != nil && file.file != nil {
+		file = file.file // a link to a held link is one to its file
+	}
+	d.mu.Unlock()
+	if file != nil {
+		return d.holdHardlink(name, e, file)
+	}
 	fi, err := d.root.Lstat(old)
 	if err != nil {
 		return fmt.Errorf("hard link target %q not extracted", e.Linkname)
@@ -347,10 +491,32 @@ func (d *Dir) putHardlink(name string, e *archive.Entry) error {
 	if err := d.root.Link(old, tmp); err != nil {
 		return err
 	}
-	if err := d.commit(tmp, name); err != nil {
-		d.root.Remove(tmp)
+	d.track(tmp, true)
+	return d.place(tmp, name)
+}
+
+// holdHardlink links name to a file still held: the link is made now, to
+// the file's temporary name, and commits or goes with the file.
+func (d *Dir) holdHardlink(name string, e *archive.Entry, file *hold) error {
+	if err := d.checkTarget(name); err != nil {
 		return err
 	}
+	if err := d.mkParent(name); err != nil {
+		return err
+	}
+	tmp := tempName(name)
+	if err := d.root.Link(file.tmp, tmp); err != nil {
+		return err
+	}
+	d.track(tmp, true)
+	l := &hold{name: name, tmp: tmp, file: file, own: !e.Pending}
+	d.mu.Lock()
+	file.links = append(file.links, l)
+	if e.Pending {
+		d.held[e] = l
+	}
+	d.heldName[name] = l
+	d.mu.Unlock()
 	return nil
 }
 
@@ -375,7 +541,7 @@ func (d *Dir) track(tmp string, add bool) {
 	d.mu.Unlock()
 }
 
-// Abort removes every temporary file in flight; used on interrupt.
+// Abort removes every temporary file in flight or held; used on interrupt.
 func (d *Dir) Abort() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -384,10 +550,23 @@ func (d *Dir) Abort() {
 	}
 }
 
-// Close applies directory modes and times (deepest first, after their
-// contents were written) and closes the root.
+// Close removes the entries still held (never settled, so never verified),
+// applies directory modes and times (deepest first, after their contents
+// were written) and closes the root. It names the entries it removed.
 func (d *Dir) Close() error {
 	d.mu.Lock()
+	var unsettled []string
+	for e, h := range d.held {
+		if h.file == nil || h.state == waiting {
+			unsettled = append(unsettled, e.Name)
+		}
+	}
+	for tmp := range d.temps {
+		d.root.Remove(tmp)
+	}
+	clear(d.held)
+	clear(d.heldName)
+	clear(d.temps)
 	names := make([]string, 0, len(d.dirTime))
 	for n := range d.dirTime {
 		names = append(names, n)
@@ -398,9 +577,10 @@ func (d *Dir) Close() error {
 		t := d.dirTime[n]
 		d.root.Chtimes(n, t, t)
 	}
-	return d.root.Close()
+	err := d.root.Close()
+	if len(unsettled) > 0 {
+		sort.Strings(unsettled)
+		return fmt.Errorf("removed %d entries never verified (not settled): %s", len(unsettled), strings.Join(unsettled, ", "))
+	}
+	return err
 }
-
-// Settle commits or discards a Pending entry. Put does not hold entries
-// yet: every entry is committed when its data ends.
-func (d *Dir) Settle(_ *archive.Entry, err error) error { return err }
