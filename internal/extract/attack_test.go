@@ -96,7 +96,7 @@ func (s *scene) check(t *testing.T, changed bool) {
 	if len(list) != 2 {
 		t.Errorf("outside the destination: %v", list)
 	}
-	escapes(t, s.dest)
+	escapes(t, s.dest, s.before)
 	if changed {
 		return
 	}
@@ -117,18 +117,25 @@ func (s *scene) check(t *testing.T, changed bool) {
 	}
 }
 
-// escapes fails t for every symlink below dest that resolves outside it.
-func escapes(t *testing.T, dest string) {
+// escapes fails t for every symlink below dest that resolves outside it,
+// but for the user's own links (in before).
+func escapes(t *testing.T, dest string, before map[string]string) {
 	t.Helper()
 	real, _ := filepath.EvalSymlinks(dest)
 	filepath.WalkDir(dest, func(p string, de os.DirEntry, err error) error {
 		if err != nil || de.Type()&os.ModeSymlink == 0 {
 			return nil
 		}
+		if rel, _ := filepath.Rel(dest, p); before[rel] != "" {
+			l, _ := os.Readlink(p)
+			if before[rel] == "→"+l {
+				return nil
+			}
+		}
 		// Resolve lexically through the links, as the kernel would,
 		// without requiring the final component to exist.
 		r, err := resolveOS(p)
-		if err == nil && r != real && !strings.HasPrefix(r, real+"/") {
+		if err == nil && r != real && !strings.HasPrefix(r, real+string(filepath.Separator)) {
 			rel, _ := filepath.Rel(dest, p)
 			t.Errorf("symlink %s resolves outside: %s", rel, r)
 		}
@@ -239,4 +246,113 @@ func names(es []*archive.Entry) []string {
 		n = append(n, e.Name+"→"+e.Linkname)
 	}
 	return n
+}
+
+// TestExistingDirKeepsMetadata: a 0777 .ssh/ entry leaves the user's .ssh
+// as it was unless Overwrite.
+func TestExistingDirKeepsMetadata(t *testing.T) {
+	for _, pol := range []Policy{Refuse, Skip, Overwrite} {
+		s := newScene(t)
+		errs := s.run(t, DirOptions{Policy: pol}, dir(".ssh/", 0o777), dir("sub", 0o777))
+		for _, err := range errs {
+			if err != nil {
+				t.Errorf("policy %d: %v", pol, err)
+			}
+		}
+		fi, _ := os.Stat(filepath.Join(s.dest, ".ssh"))
+		if pol != Overwrite {
+			s.check(t, false)
+			continue
+		}
+		s.check(t, true)
+		if fi.Mode().Perm() != 0o777&^processUmask() || !fi.ModTime().Equal(time.Unix(1e8, 0)) {
+			t.Errorf("Overwrite: .ssh %v %v", fi.Mode(), fi.ModTime())
+		}
+	}
+}
+
+// TestDirModesAtClose: directory modes and times are applied at Close,
+// deepest first (a 0555 directory still receives its files), through the
+// umask unless running as root.
+func TestDirModesAtClose(t *testing.T) {
+	for _, umask := range []os.FileMode{0, 0o027} {
+		dest := t.TempDir()
+		d, _ := NewDir(dest, DirOptions{})
+		d.umask = umask
+		for _, e := range []*archive.Entry{dir("ro", 0o555), dir("ro/inner", 0o751), file("ro/inner/f", "x"),
+			{Name: "ro/g", Type: archive.TypeFile, Mode: 0o666}} {
+			if err := d.Put(e, strings.NewReader(e.Comment)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range map[string]os.FileMode{"ro": 0o555, "ro/inner": 0o751, "ro/g": 0o666} {
+			fi, _ := os.Stat(filepath.Join(dest, name))
+			if got := fi.Mode().Perm(); got != want&^umask {
+				t.Errorf("umask %o: %s mode %o, want %o", umask, name, got, want&^umask)
+			}
+			if fi.IsDir() && !fi.ModTime().Equal(time.Unix(1e8, 0)) {
+				t.Errorf("%s mtime %v", name, fi.ModTime())
+			}
+		}
+		os.Chmod(filepath.Join(dest, "ro"), 0o755)
+		os.Chmod(filepath.Join(dest, "ro/inner"), 0o755)
+	}
+}
+
+// TestRootEscapeRefused: os.Root's own refusal is a refused path.
+func TestRootEscapeRefused(t *testing.T) {
+	err := insecure(&os.PathError{Op: "openat", Path: "x", Err: errors.New("path escapes from parent")})
+	if !errors.Is(err, ErrInsecurePath) {
+		t.Errorf("%v is no ErrInsecurePath", err)
+	}
+	// Through a link the user had in the destination, to outside.
+	s := newScene(t)
+	os.Symlink("../", filepath.Join(s.dest, "up"))
+	os.Symlink(s.top, filepath.Join(s.dest, "abs"))
+	s.before = tree(t, s.dest)
+	errs := s.run(t, DirOptions{Policy: Overwrite}, file("up/canary", "evil"), file("abs/canary", "evil"),
+		symlink("l", "abs"), dir("up/d", 0))
+	for i, err := range errs {
+		if !errors.Is(err, ErrInsecurePath) {
+			t.Errorf("entry %d: %v", i, err)
+		}
+	}
+	s.check(t, false)
+}
+
+// TestHardlinkRules: a hard link goes only to a regular file this
+// extraction wrote, and a refusal names the target.
+func TestHardlinkRules(t *testing.T) {
+	s := newScene(t)
+	errs := s.run(t, DirOptions{}, hardlink("h1", ".bashrc"), hardlink("h2", "../canary"), symlink("ln", "sub"),
+		hardlink("h3", "ln"), hardlink("h4", "ln/keep"), file("mine", "m"), hardlink("h5", "mine"))
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), `target ".bashrc"`) {
+		t.Errorf("to a user's file: %v", errs[0])
+	}
+	if !errors.Is(errs[1], ErrInsecurePath) || !strings.Contains(errs[1].Error(), `hard link target "../canary"`) {
+		t.Errorf("outside: %v", errs[1])
+	}
+	if !errors.Is(errs[3], ErrInsecurePath) || errs[4] == nil || errs[6] != nil {
+		t.Errorf("to a link, through a link, to mine: %v", errs)
+	}
+	s.check(t, true)
+	a, _ := os.Stat(filepath.Join(s.dest, "mine"))
+	b, _ := os.Stat(filepath.Join(s.dest, "h5"))
+	if !os.SameFile(a, b) {
+		t.Error("h5 is not mine")
+	}
+	for _, n := range []string{"h1", "h2", "h3", "h4"} {
+		if _, err := os.Lstat(filepath.Join(s.dest, n)); err == nil {
+			t.Errorf("%s made", n)
+		}
+	}
+	// Skip: a link to a file that was there before is skipped.
+	s = newScene(t)
+	if errs := s.run(t, DirOptions{Policy: Skip}, file(".bashrc", "x"), hardlink("h", ".bashrc")); !errors.Is(errs[1], ErrSkipped) {
+		t.Errorf("Skip: %v", errs)
+	}
+	s.check(t, false)
 }
