@@ -30,9 +30,10 @@ func hardlink(name, to string) *archive.Entry {
 // scene is a destination "dest" with the user's files, next to a canary,
 // inside a fresh directory.
 type scene struct {
-	top, dest string
-	before    map[string]string
-	infos     map[string]os.FileInfo
+	top, dest  string
+	before     map[string]string
+	infos      map[string]os.FileInfo
+	noDirTimes bool // directories may have been written in: their mtimes change
 }
 
 func newScene(t *testing.T) *scene {
@@ -111,7 +112,8 @@ func (s *scene) check(t *testing.T, changed bool) {
 			continue
 		}
 		now, err := os.Lstat(p)
-		if err != nil || !os.SameFile(now, fi) || now.Mode() != fi.Mode() || !now.ModTime().Equal(fi.ModTime()) {
+		if err != nil || !os.SameFile(now, fi) || now.Mode() != fi.Mode() ||
+			!now.ModTime().Equal(fi.ModTime()) && !(s.noDirTimes && fi.IsDir()) {
 			t.Errorf("user's %s changed: %v %v", p, now, err)
 		}
 	}

@@ -144,7 +144,7 @@ func (d *Dir) resolveParent(name string) (string, error) {
 	}
 	r, err := d.resolve("", dir, nil)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", strings.TrimSuffix(dir, "/"), err)
+		return "", describeEscape(strings.TrimSuffix(dir, "/"), err)
 	}
 	return join(r, base), nil
 }

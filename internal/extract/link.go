@@ -18,6 +18,29 @@ const maxLinks = 40
 // errLoop reports a path with more than maxLinks symlinks.
 var errLoop = errors.New("too many levels of symbolic links")
 
+// escapeError reports a path that resolves outside the destination; via
+// names the link on disk it left through, if any.
+type escapeError struct{ via string }
+
+func (e *escapeError) Error() string {
+	if e.via == "" {
+		return "resolves outside the destination"
+	}
+	return "resolves outside the destination through " + e.via
+}
+
+func (e *escapeError) Unwrap() error { return ErrInsecurePath }
+
+// describeEscape says what resolved outside: "insecure path: WHAT resolves
+// outside the destination [through LINK → TARGET]".
+func describeEscape(what string, err error) error {
+	var e *escapeError
+	if errors.As(err, &e) {
+		return fmt.Errorf("%w: %s %v", ErrInsecurePath, what, e)
+	}
+	return err
+}
+
 // resolve returns the path, relative to the root ("" for the root), that
 // rel names on disk now when taken from the resolved directory start,
 // following every symlink, the last component's too. Once a component is
@@ -40,7 +63,7 @@ func (d *Dir) resolve(start, rel string, seen *[]string) (string, error) {
 			continue
 		case "..":
 			if len(cur) == 0 {
-				return "", fmt.Errorf("%w: %q leaves the destination", ErrInsecurePath, rel)
+				return "", &escapeError{}
 			}
 			cur = cur[:len(cur)-1]
 			continue
@@ -68,7 +91,7 @@ func (d *Dir) resolve(start, rel string, seen *[]string) (string, error) {
 		}
 		t = filepath.ToSlash(t)
 		if absTarget(t) {
-			return "", fmt.Errorf("%w: %q leads outside the destination (link %s → %s)", ErrInsecurePath, rel, q, t)
+			return "", &escapeError{via: q + " → " + t}
 		}
 		cur = cur[:len(cur)-1]
 		rest = append(strings.Split(t, "/"), rest...)
@@ -142,10 +165,7 @@ func (d *Dir) linkInside(p, target string) error {
 	if err == errLoop {
 		return nil // resolves to nothing (a link made later is rechecked)
 	}
-	if err != nil {
-		return fmt.Errorf("symlink to %q: %w", target, err)
-	}
-	return nil
+	return describeEscape(fmt.Sprintf("symlink target %q", target), err)
 }
 
 // recheck re-resolves the links this extraction made whose resolution
@@ -203,7 +223,7 @@ func (d *Dir) recheckLinks(todo []string) error {
 			}
 		}
 		d.mu.Unlock()
-		errs = append(errs, fmt.Errorf("%w: symlink %s → %s now resolves outside the destination: removed", ErrInsecurePath, l, target))
+		errs = append(errs, fmt.Errorf("%w: symlink %s → %s made earlier now resolves outside the destination: removed", ErrInsecurePath, l, target))
 	}
 	return errors.Join(errs...)
 }
