@@ -506,6 +506,7 @@ func (d *Dir) Close() error {
 	}
 	sort.Strings(links)
 	errs = append(errs, d.recheckLinks(links))
+	d.finishLinks(links)
 	d.applyDirMeta()
 	errs = append(errs, d.root.Close())
 	return errors.Join(errs...)

@@ -41,7 +41,7 @@ func (h holey) WriteTo(w io.Writer) (int64, error) {
 }
 
 func TestSinksHoles(t *testing.T) {
-	e := &archive.Entry{Name: "s", Type: archive.TypeFile, Sparse: []archive.Region{{0, 1}, {1<<20 + 1, 1}}}
+	e := &archive.Entry{Name: "s", Type: archive.TypeFile, Sparse: []archive.Region{{Offset: 0, Length: 1}, {Offset: 1<<20 + 1, Length: 1}}}
 	n := 0
 	h := holey{head: []byte("a"), tail: []byte("b"), hole: 1 << 20, holes: &n}
 
