@@ -53,9 +53,11 @@ type Dir struct {
 	mu       sync.Mutex
 	temps    map[string]struct{}      // temporary files in flight or held (for Abort)
 	made     map[string]fs.FileInfo   // what this extraction made, by resolved path
-	dirs     map[string]dirMeta       // directories whose mode and times Close applies
+	dirMeta  map[string]dirMeta       // directories whose mode and times Close applies
 	links    map[string]string        // symlinks this extraction made → their targets
-	deps     map[string]set           // path → the links whose resolution looked at it
+	deps     map[string]set           // path → the links whose resolution depends on it
+	linkDeps map[string][]string      // link → the paths it is in deps of
+	dirs     sync.Map                 // paths known to be directories (see isDir)
 	held     map[*archive.Entry]*hold // Pending entries awaiting their verdict
 	heldName map[string]*hold         // the held file each resolved path will get
 }
@@ -79,8 +81,8 @@ func NewDir(dest string, opt DirOptions) (*Dir, error) {
 		return nil, err
 	}
 	return &Dir{root: root, opt: opt, umask: processUmask(), temps: set{},
-		made: map[string]fs.FileInfo{}, dirs: map[string]dirMeta{}, links: map[string]string{},
-		deps: map[string]set{}, held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}}, nil
+		made: map[string]fs.FileInfo{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
+		deps: map[string]set{}, linkDeps: map[string][]string{}, held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}}, nil
 }
 
 // Put writes one entry. Names are checked with CleanName; a refused entry
@@ -174,10 +176,7 @@ func (d *Dir) mine(p string, fi fs.FileInfo) bool {
 // mkParent makes the missing directories of the resolved path p.
 func (d *Dir) mkParent(p string) error {
 	dir := parent(p)
-	if dir == "" {
-		return nil
-	}
-	if fi, err := d.root.Lstat(dir); err == nil && fi.IsDir() {
+	if dir == "" || d.isDir(dir) {
 		return nil
 	}
 	for i := 0; i <= len(dir); i++ {
@@ -185,8 +184,12 @@ func (d *Dir) mkParent(p string) error {
 			continue
 		}
 		q := dir[:i]
+		if d.isDir(q) {
+			continue
+		}
 		fi, err := d.root.Lstat(q)
 		if err == nil && fi.IsDir() {
+			d.dirs.Store(q, true)
 			continue
 		}
 		if err == nil {
@@ -202,6 +205,7 @@ func (d *Dir) mkParent(p string) error {
 			case serr != nil:
 				return err
 			case fi.IsDir():
+				d.dirs.Store(q, true)
 				continue // made by a concurrent entry
 			case d.mine(q, fi):
 				return archive.Corruptf("%s is a %s extracted from this archive, not a directory", q, kind(fi))
@@ -211,6 +215,7 @@ func (d *Dir) mkParent(p string) error {
 		if fi, err := d.root.Lstat(q); err == nil {
 			d.record(q, fi)
 		}
+		d.dirs.Store(q, true)
 	}
 	return nil
 }
@@ -235,6 +240,7 @@ func (d *Dir) putDir(p string, e *archive.Entry) error {
 	fi, err := d.root.Lstat(p)
 	switch {
 	case err == nil && fi.IsDir():
+		d.dirs.Store(p, true)
 		// An existing directory keeps its metadata unless Overwrite; one
 		// this extraction made takes the last entry's.
 		if d.mine(p, fi) || d.opt.Policy == Overwrite {
@@ -266,6 +272,7 @@ func (d *Dir) putDir(p string, e *archive.Entry) error {
 		return err
 	}
 	d.record(p, fi)
+	d.dirs.Store(p, true)
 	d.setDirMeta(p, e, fi)
 	return d.recheck(p)
 }
@@ -278,7 +285,7 @@ func (d *Dir) setDirMeta(p string, e *archive.Entry, fi fs.FileInfo) {
 		m.mtime = e.ModTime
 	}
 	d.mu.Lock()
-	d.dirs[p] = m
+	d.dirMeta[p] = m
 	d.mu.Unlock()
 }
 
@@ -422,7 +429,6 @@ func (d *Dir) commit(tmp, p string, info fs.FileInfo) error {
 	if err == nil {
 		d.made[p] = info
 		delete(d.links, p)
-		delete(d.dirs, p)
 	}
 	d.mu.Unlock()
 	if err != nil {
@@ -513,8 +519,8 @@ func (d *Dir) Close() error {
 }
 
 func (d *Dir) applyDirMeta() {
-	names := make([]string, 0, len(d.dirs))
-	for n := range d.dirs {
+	names := make([]string, 0, len(d.dirMeta))
+	for n := range d.dirMeta {
 		names = append(names, n)
 	}
 	sort.Slice(names, func(i, j int) bool {
@@ -525,7 +531,7 @@ func (d *Dir) applyDirMeta() {
 		return names[i] < names[j]
 	})
 	for _, n := range names {
-		m := d.dirs[n]
+		m := d.dirMeta[n]
 		if fi, err := d.root.Lstat(n); err != nil || !fi.IsDir() || !os.SameFile(fi, m.info) {
 			continue // no longer the directory the entry made or named
 		}

@@ -46,8 +46,11 @@ func describeEscape(what string, err error) error {
 // following every symlink, the last component's too. Once a component is
 // missing, or a file with more to follow, the rest is taken as text. A
 // path that rises above the root, or meets an absolute link, is an
-// ErrInsecurePath error. When seen is not nil, every path looked at is
-// added to it: what can change how rel resolves.
+// ErrInsecurePath error (an *escapeError). When seen is not nil, the
+// paths whose change could change the result are added to it: every
+// component that was not a directory (a link followed, a file, the first
+// one missing; what lies below a missing one is below it). Directories
+// need not be: none is ever replaced during an extraction (see isDir).
 func (d *Dir) resolve(start, rel string, seen *[]string) (string, error) {
 	var cur []string
 	if start != "" {
@@ -73,12 +76,19 @@ func (d *Dir) resolve(start, rel string, seen *[]string) (string, error) {
 			continue
 		}
 		q := strings.Join(cur, "/")
+		if d.isDir(q) {
+			continue
+		}
 		if seen != nil {
 			*seen = append(*seen, q)
 		}
 		fi, err := d.root.Lstat(q)
+		if err == nil && fi.IsDir() {
+			d.dirs.Store(q, true)
+			continue
+		}
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			text = err != nil || !fi.IsDir() && len(rest) > 0
+			text = true
 			continue
 		}
 		if links++; links > maxLinks {
@@ -97,6 +107,14 @@ func (d *Dir) resolve(start, rel string, seen *[]string) (string, error) {
 		rest = append(strings.Split(t, "/"), rest...)
 	}
 	return strings.Join(cur, "/"), nil
+}
+
+// isDir reports whether q is known to be a directory (not a link to one).
+// Once seen, a directory stays one for the whole extraction: no entry
+// replaces a directory (checkTarget, putDir), so this needs no new look.
+func (d *Dir) isDir(q string) bool {
+	_, ok := d.dirs.Load(q)
+	return ok
 }
 
 // absTarget reports whether a link target is absolute on some OS: a
@@ -153,6 +171,9 @@ func (d *Dir) linkInside(p, target string) error {
 	var seen []string
 	_, err := d.resolve(parent(p), target, &seen)
 	d.mu.Lock()
+	for _, q := range d.linkDeps[p] {
+		delete(d.deps[q], p)
+	}
 	for _, q := range seen {
 		s := d.deps[q]
 		if s == nil {
@@ -161,6 +182,7 @@ func (d *Dir) linkInside(p, target string) error {
 		}
 		s[p] = struct{}{}
 	}
+	d.linkDeps[p] = seen
 	d.mu.Unlock()
 	if err == errLoop {
 		return nil // resolves to nothing (a link made later is rechecked)
@@ -216,6 +238,10 @@ func (d *Dir) recheckLinks(todo []string) error {
 		d.mu.Lock()
 		delete(d.links, l)
 		delete(d.made, l)
+		for _, q := range d.linkDeps[l] {
+			delete(d.deps[q], l)
+		}
+		delete(d.linkDeps, l)
 		for q := l; q != ""; q = parent(q) {
 			for dep := range d.deps[q] {
 				todo = append(todo, dep)
