@@ -51,13 +51,16 @@ type Dir struct {
 	umask fs.FileMode // cleared from every mode applied (0 for root, as GNU tar)
 
 	mu       sync.Mutex
-	temps    map[string]struct{}      // temporary files in flight or held (for Abort)
-	made     map[string]fs.FileInfo   // what this extraction made, by resolved path
-	dirMeta  map[string]dirMeta       // directories whose mode and times Close applies
-	links    map[string]string        // symlinks this extraction made → their targets
-	deps     map[string]set           // path → the links whose resolution depends on it
-	linkDeps map[string][]string      // link → the paths it is in deps of
-	dirs     sync.Map                 // paths known to be directories (see isDir)
+	temps    map[string]struct{}    // temporary files in flight or held (for Abort)
+	made     map[string]fs.FileInfo // what this extraction made, by resolved path
+	dirMeta  map[string]dirMeta     // directories whose mode and times Close applies
+	links    map[string]string      // symlinks this extraction made → their targets
+	deps     map[string]set         // path → the links whose resolution depends on it
+	linkDeps map[string][]string    // link → the paths it is in deps of
+	dirs     sync.Map               // paths known to be directories (see isDir)
+
+	fdMu     sync.Mutex
+	fds      map[string]*os.File      // open directories (Linux, see dirFD)
 	held     map[*archive.Entry]*hold // Pending entries awaiting their verdict
 	heldName map[string]*hold         // the held file each resolved path will get
 }
@@ -82,7 +85,7 @@ func NewDir(dest string, opt DirOptions) (*Dir, error) {
 	}
 	return &Dir{root: root, opt: opt, umask: processUmask(), temps: set{},
 		made: map[string]fs.FileInfo{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
-		deps: map[string]set{}, linkDeps: map[string][]string{}, held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}}, nil
+		deps: map[string]set{}, linkDeps: map[string][]string{}, fds: map[string]*os.File{}, held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}}, nil
 }
 
 // Put writes one entry. Names are checked with CleanName; a refused entry
@@ -330,14 +333,17 @@ func tempName(p string) string {
 }
 
 func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
-	if err := d.checkTarget(p); err != nil {
-		return err
+	if !d.free(p) {
+		if err := d.checkTarget(p); err != nil {
+			return err
+		}
 	}
 	if err := d.mkParent(p); err != nil {
 		return err
 	}
+	perm := d.perm(e.Mode, 0o644)
 	tmp := tempName(p)
-	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, exact, err := d.createTemp(tmp, perm)
 	if err != nil {
 		return err
 	}
@@ -352,8 +358,15 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 	if err == nil && sw != nil {
 		err = sw.finish()
 	}
-	if err == nil {
-		err = f.Chmod(d.perm(e.Mode, 0o644))
+	if err == nil && !exact {
+		err = f.Chmod(perm)
+	}
+	if err == nil && !e.ModTime.IsZero() && !d.opt.NoTimes {
+		at := e.AccessTime
+		if at.IsZero() {
+			at = e.ModTime
+		}
+		err = d.setTimes(tmp, at, e.ModTime)
 	}
 	var info fs.FileInfo
 	if err == nil {
@@ -365,13 +378,6 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 	if err != nil {
 		return d.discard(tmp, p, err)
 	}
-	if !e.ModTime.IsZero() && !d.opt.NoTimes {
-		at := e.AccessTime
-		if at.IsZero() {
-			at = e.ModTime
-		}
-		d.root.Chtimes(tmp, at, e.ModTime)
-	}
 	if e.Pending {
 		d.mu.Lock()
 		h := &hold{name: p, tmp: tmp, info: info}
@@ -381,6 +387,17 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 		return nil
 	}
 	return d.place(tmp, p, info)
+}
+
+// free reports whether p is known to be free without a look: its directory
+// was made by this extraction, which has put nothing at p.
+func (d *Dir) free(p string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	dir := parent(p)
+	_, madeDir := d.made[dir]
+	_, taken := d.made[p]
+	return dir != "" && madeDir && !taken
 }
 
 // place commits tmp (info) as p, or removes it when that fails.
@@ -418,6 +435,17 @@ func (d *Dir) discard(tmp, p string, err error) error {
 // commit renames tmp, whose identity is info, onto p, checking the policy
 // again in case p appeared meanwhile, and records what p now is.
 func (d *Dir) commit(tmp, p string, info fs.FileInfo) error {
+	d.mu.Lock()
+	err := d.renameNew(tmp, p)
+	if err == nil {
+		d.made[p] = info
+		delete(d.links, p)
+	}
+	d.mu.Unlock()
+	if err == nil {
+		return nil
+	}
+	// p exists (or the fast rename is not there): the policy decides.
 	if err := d.checkTarget(p); err != nil {
 		return err
 	}
@@ -425,7 +453,7 @@ func (d *Dir) commit(tmp, p string, info fs.FileInfo) error {
 	// concurrent entry whose parent directory cannot be made (this file
 	// is in the way) sees the file as this extraction's.
 	d.mu.Lock()
-	err := d.root.Rename(tmp, p)
+	err = d.root.Rename(tmp, p)
 	if err == nil {
 		d.made[p] = info
 		delete(d.links, p)
@@ -514,6 +542,7 @@ func (d *Dir) Close() error {
 	errs = append(errs, d.recheckLinks(links))
 	d.finishLinks(links)
 	d.applyDirMeta()
+	d.closeFDs()
 	errs = append(errs, d.root.Close())
 	return errors.Join(errs...)
 }

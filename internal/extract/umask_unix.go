@@ -13,10 +13,15 @@ import (
 
 // processUmask is the umask modes are applied through, 0 for root (GNU
 // tar's rule: the superuser gets the archive's modes).
-var processUmask = sync.OnceValue(func() fs.FileMode {
+func processUmask() fs.FileMode {
 	if os.Geteuid() == 0 {
 		return 0
 	}
+	return realUmask()
+}
+
+// realUmask is the umask the kernel applies to files created.
+var realUmask = sync.OnceValue(func() fs.FileMode {
 	// Linux shows it without changing it; elsewhere it is set and put
 	// back, once, before any file is written.
 	if b, err := os.ReadFile("/proc/self/status"); err == nil {
