@@ -51,18 +51,19 @@ type Dir struct {
 	umask fs.FileMode // cleared from every mode applied (0 for root, as GNU tar)
 
 	mu       sync.Mutex
-	temps    map[string]struct{}    // temporary files in flight or held (for Abort)
-	made     map[string]fs.FileInfo // what this extraction made, by resolved path
-	dirMeta  map[string]dirMeta     // directories whose mode and times Close applies
-	links    map[string]string      // symlinks this extraction made → their targets
-	deps     map[string]set         // path → the links whose resolution depends on it
-	linkDeps map[string][]string    // link → the paths it is in deps of
-	dirs     sync.Map               // paths known to be directories (see isDir)
-
-	fdMu     sync.Mutex
-	fds      map[string]*os.File      // open directories (Linux, see dirFD)
+	temps    map[string]struct{}      // temporary files in flight or held (for Abort)
+	made     map[string]fs.FileInfo   // what this extraction made, by resolved path
+	dirMeta  map[string]dirMeta       // directories whose mode and times Close applies
+	links    map[string]string        // symlinks this extraction made → their targets
+	deps     map[string]set           // path → the links whose resolution depends on it
+	linkDeps map[string][]string      // link → the paths it is in deps of
 	held     map[*archive.Entry]*hold // Pending entries awaiting their verdict
 	heldName map[string]*hold         // the held file each resolved path will get
+
+	dirs sync.Map // paths known to be directories (see isDir)
+
+	fdMu sync.Mutex
+	fds  map[string]*os.File // open directories (Linux, see dirFD)
 }
 
 type set = map[string]struct{}
@@ -85,7 +86,8 @@ func NewDir(dest string, opt DirOptions) (*Dir, error) {
 	}
 	return &Dir{root: root, opt: opt, umask: processUmask(), temps: set{},
 		made: map[string]fs.FileInfo{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
-		deps: map[string]set{}, linkDeps: map[string][]string{}, fds: map[string]*os.File{}, held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}}, nil
+		deps: map[string]set{}, linkDeps: map[string][]string{},
+		held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}, fds: map[string]*os.File{}}, nil
 }
 
 // Put writes one entry. Names are checked with CleanName; a refused entry
@@ -111,8 +113,9 @@ func (d *Dir) put(e *archive.Entry, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if e.Type != archive.TypeDir {
-		d.supersede(p)
+	switch e.Type {
+	case archive.TypeFile, archive.TypeSymlink, archive.TypeHardlink:
+		d.supersede(p) // a later entry of a name is the file, as in tar
 	}
 	switch e.Type {
 	case archive.TypeDir:
@@ -199,6 +202,9 @@ func (d *Dir) mkParent(p string) error {
 			if d.mine(q, fi) {
 				// The archive contradicts itself, in whichever order.
 				return archive.Corruptf("%s is a %s extracted from this archive, not a directory", q, kind(fi))
+			}
+			if d.opt.Policy == Skip {
+				return fmt.Errorf("%w: %s is a %s, not a directory", ErrSkipped, q, kind(fi))
 			}
 			return fmt.Errorf("%w: %s is a %s, not a directory", ErrExists, q, kind(fi))
 		}

@@ -136,7 +136,8 @@ func (d *Dir) putSymlink(p string, e *archive.Entry) error {
 	if err != nil {
 		return err
 	}
-	if err := d.linkInside(p, target); err != nil {
+	seen, err := d.linkInside(p, target)
+	if err != nil {
 		return err
 	}
 	if err := d.checkTarget(p); err != nil {
@@ -159,18 +160,27 @@ func (d *Dir) putSymlink(p string, e *archive.Entry) error {
 		return err
 	}
 	d.track(tmp, false)
-	d.mu.Lock()
-	d.links[p] = target
-	d.mu.Unlock()
+	d.depend(p, target, seen)
 	return d.recheck(p)
 }
 
 // linkInside checks that a link at p to target resolves inside, and
-// records what its resolution depends on.
-func (d *Dir) linkInside(p, target string) error {
+// returns the paths its resolution depends on.
+func (d *Dir) linkInside(p, target string) ([]string, error) {
 	var seen []string
 	_, err := d.resolve(parent(p), target, &seen)
+	if err == errLoop {
+		return seen, nil // resolves to nothing (a link made later is rechecked)
+	}
+	return seen, describeEscape(fmt.Sprintf("symlink target %q", target), err)
+}
+
+// depend records the link this extraction made at p, to target, and the
+// paths its resolution depends on (in place of what it depended on).
+func (d *Dir) depend(p, target string, seen []string) {
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.links[p] = target
 	for _, q := range d.linkDeps[p] {
 		delete(d.deps[q], p)
 	}
@@ -183,11 +193,6 @@ func (d *Dir) linkInside(p, target string) error {
 		s[p] = struct{}{}
 	}
 	d.linkDeps[p] = seen
-	d.mu.Unlock()
-	if err == errLoop {
-		return nil // resolves to nothing (a link made later is rechecked)
-	}
-	return describeEscape(fmt.Sprintf("symlink target %q", target), err)
 }
 
 // recheck re-resolves the links this extraction made whose resolution
@@ -228,8 +233,9 @@ func (d *Dir) recheckLinks(todo []string) error {
 		if !ok {
 			continue
 		}
-		err := d.linkInside(l, target)
+		seen, err := d.linkInside(l, target)
 		if !errors.Is(err, ErrInsecurePath) {
+			d.depend(l, target, seen)
 			continue
 		}
 		if fi, lerr := d.root.Lstat(l); lerr == nil && d.mine(l, fi) {
