@@ -208,7 +208,7 @@ func (d *Dir) mkParent(p string) error {
 			}
 			return fmt.Errorf("%w: %s is a %s, not a directory", ErrExists, q, kind(fi))
 		}
-		if err := d.root.Mkdir(q, 0o755); err != nil {
+		if err := d.mkdir(q); err != nil {
 			fi, serr := d.root.Lstat(q)
 			switch {
 			case serr != nil:
@@ -221,11 +221,26 @@ func (d *Dir) mkParent(p string) error {
 			}
 			return err
 		}
-		if fi, err := d.root.Lstat(q); err == nil {
-			d.record(q, fi)
-		}
-		d.dirs.Store(q, true)
 	}
+	return nil
+}
+
+// mkdir makes the directory p and records it as this extraction's, in one
+// step under the lock: a concurrent entry that finds it in its way sees it
+// as the archive's own (the archive contradicting itself), never as one
+// that was there before.
+func (d *Dir) mkdir(p string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.root.Mkdir(p, 0o755); err != nil {
+		return err
+	}
+	fi, err := d.root.Lstat(p)
+	if err != nil {
+		return err
+	}
+	d.made[p] = fi
+	d.dirs.Store(p, true)
 	return nil
 }
 
@@ -237,12 +252,6 @@ func kind(fi fs.FileInfo) string {
 		return "symlink"
 	}
 	return "file"
-}
-
-func (d *Dir) record(p string, fi fs.FileInfo) {
-	d.mu.Lock()
-	d.made[p] = fi
-	d.mu.Unlock()
 }
 
 func (d *Dir) putDir(p string, e *archive.Entry) error {
@@ -270,18 +279,15 @@ func (d *Dir) putDir(p string, e *archive.Entry) error {
 	if err := d.mkParent(p); err != nil {
 		return err
 	}
-	if err := d.root.Mkdir(p, 0o755); err != nil {
+	if err := d.mkdir(p); err != nil {
 		if fi, serr := d.root.Lstat(p); serr == nil && !fi.IsDir() && d.mine(p, fi) {
 			return archive.Corruptf("already exists: a %s extracted from this archive is in the way", kind(fi))
 		}
 		return err
 	}
-	fi, err = d.root.Lstat(p)
-	if err != nil {
-		return err
-	}
-	d.record(p, fi)
-	d.dirs.Store(p, true)
+	d.mu.Lock()
+	fi = d.made[p]
+	d.mu.Unlock()
 	d.setDirMeta(p, e, fi)
 	return d.recheck(p)
 }
