@@ -293,7 +293,8 @@ func (d *Dir) putDir(p string, e *archive.Entry) error {
 }
 
 // setDirMeta records the mode and time Close gives the directory p (fi).
-// Until then it stays writable, whatever the entry says.
+// Until then it stays writable, whatever the entry says. Those of a
+// Pending entry wait for its verdict (a failed one drops them).
 func (d *Dir) setDirMeta(p string, e *archive.Entry, fi fs.FileInfo) {
 	m := dirMeta{mode: d.perm(e.Mode, 0o755), info: fi}
 	if !d.opt.NoTimes {
@@ -301,6 +302,9 @@ func (d *Dir) setDirMeta(p string, e *archive.Entry, fi fs.FileInfo) {
 	}
 	d.mu.Lock()
 	d.dirMeta[p] = m
+	if e.Pending {
+		d.held[e] = &hold{name: p, dir: true}
+	}
 	d.mu.Unlock()
 }
 
@@ -530,7 +534,10 @@ func (d *Dir) Close() error {
 	d.mu.Lock()
 	var unsettled []string
 	for e, h := range d.held {
-		if h.file == nil || h.state == waiting {
+		switch {
+		case h.dir:
+			delete(d.dirMeta, h.name) // never verified
+		case h.file == nil || h.state == waiting:
 			unsettled = append(unsettled, e.Name)
 		}
 	}

@@ -9,15 +9,19 @@ import (
 )
 
 // hold is an entry written under a temporary name that waits for the
-// verdict of the check covering its last byte (archive.Entry.Pending).
+// verdict of the check covering its last byte (archive.Entry.Pending): a
+// file, a hard link or a symlink; for a directory, which is made at once,
+// only its mode and times wait.
 type hold struct {
-	name  string // resolved path it goes to; "" once a later entry took it
-	tmp   string
-	info  fs.FileInfo
-	file  *hold   // for a hard link: the held file it links to
-	links []*hold // the hard links held with this file
-	own   bool    // for a hard link: its own verdict passed (or it had none)
-	state int     // waiting, committed or failed
+	name   string // resolved path it goes to; "" once a later entry took it
+	tmp    string
+	info   fs.FileInfo
+	target string  // for a symlink: its target
+	dir    bool    // a directory: its metadata waits
+	file   *hold   // for a hard link: the held file it links to
+	links  []*hold // the hard links held with this file
+	own    bool    // for a hard link: its own verdict passed (or it had none)
+	state  int     // waiting, committed or failed
 }
 
 const (
@@ -52,8 +56,22 @@ func (d *Dir) Settle(e *archive.Entry, err error) error {
 		delete(d.heldName, h.name)
 	}
 	d.mu.Unlock()
-	if h == nil {
+	switch {
+	case h == nil:
 		return err
+	case h.dir:
+		if err != nil {
+			d.mu.Lock()
+			delete(d.dirMeta, h.name) // from a header that failed
+			d.mu.Unlock()
+		}
+		return err
+	case h.target != "":
+		if err != nil || h.name == "" {
+			d.drop(h.tmp)
+			return err
+		}
+		return d.commitLink(h.tmp, h.name, h.target, h.info, nil)
 	}
 	if h.file != nil { // a hard link with its own verdict
 		switch {

@@ -152,6 +152,31 @@ func (d *Dir) putSymlink(p string, e *archive.Entry) error {
 	}
 	d.track(tmp, true)
 	info, err := d.root.Lstat(tmp)
+	if err != nil {
+		d.drop(tmp)
+		return err
+	}
+	if e.Pending {
+		// Held like a file (as GNU tar makes its links last): an entry
+		// through it meanwhile finds no link there.
+		d.mu.Lock()
+		h := &hold{name: p, tmp: tmp, info: info, target: target}
+		d.held[e] = h
+		d.heldName[p] = h
+		d.mu.Unlock()
+		return nil
+	}
+	return d.commitLink(tmp, p, target, info, seen)
+}
+
+// commitLink renames the temporary link tmp (info) to p, and records it.
+// A link held until now is resolved again first (seen nil): the tree may
+// have changed since it was put.
+func (d *Dir) commitLink(tmp, p, target string, info fs.FileInfo, seen []string) error {
+	var err error
+	if seen == nil {
+		seen, err = d.linkInside(p, target)
+	}
 	if err == nil {
 		err = d.commit(tmp, p, info)
 	}
@@ -288,6 +313,9 @@ func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 		file = file.file // a link to a held link is one to its file
 	}
 	d.mu.Unlock()
+	if file != nil && file.target != "" {
+		return fmt.Errorf("%w: hard link target %q is not a regular file", ErrInsecurePath, e.Linkname)
+	}
 	if file != nil {
 		return d.holdHardlink(p, e, file)
 	}

@@ -242,3 +242,40 @@ func TestDirPendingAbortAndClose(t *testing.T) {
 		t.Errorf("Settle of an unheld entry = %v", err)
 	}
 }
+
+// TestDirPendingLinksAndDirs: a Pending symlink waits like a file and is
+// checked again when it commits; a Pending directory is made at once, but
+// its mode and times wait for its verdict.
+func TestDirPendingLinksAndDirs(t *testing.T) {
+	dest := t.TempDir()
+	d, _ := NewDir(dest, DirOptions{})
+	pend := func(e *archive.Entry) *archive.Entry { e.Pending = true; return e }
+	ok := pend(symlink("ok", "sub"))
+	bad := pend(symlink("bad", "sub"))
+	late := pend(symlink("late", "s/..")) // inside now, outside once s → .
+	ro := pend(dir("ro", 0o500))
+	for _, e := range []*archive.Entry{ok, bad, late, ro, symlink("s", ".")} {
+		put(t, d, e, nil)
+	}
+	if err := d.Put(hardlink("h", "ok"), nil); !errors.Is(err, ErrInsecurePath) {
+		t.Errorf("hard link to a held symlink: %v", err)
+	}
+	sameTree(t, "held", dest, true, map[string]string{"s": "→.", "ro": "/"})
+	if err := d.Settle(ok, nil); err != nil {
+		t.Error(err)
+	}
+	if err := d.Settle(bad, errStream); err != errStream {
+		t.Error(err)
+	}
+	if err := d.Settle(late, nil); !errors.Is(err, ErrInsecurePath) {
+		t.Errorf("a held link that now resolves outside: %v", err)
+	}
+	d.Settle(ro, errStream)
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, "settled", dest, false, map[string]string{"s": "→.", "ro": "/", "ok": "→sub"})
+	if fi, _ := os.Stat(filepath.Join(dest, "ro")); fi.Mode().Perm() == 0o500 {
+		t.Error("the mode of a directory whose verdict failed was applied")
+	}
+}
