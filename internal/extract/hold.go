@@ -22,6 +22,7 @@ type hold struct {
 	links  []*hold // the hard links held with this file
 	own    bool    // for a hard link: its own verdict passed (or it had none)
 	state  int     // waiting, committed or failed
+	err    error   // for a file that failed: why
 }
 
 const (
@@ -44,10 +45,11 @@ func (d *Dir) supersede(p string) {
 
 // Settle commits (err nil) or discards a Pending entry that Put holds. The
 // Pending entries of an archive come from one stream: Put and Settle are
-// not called concurrently for them. A file commits with every policy check
-// made at that moment; its held hard links commit with it (once their own
-// verdict passed too) or are removed with it. For an entry not held,
-// Settle returns err.
+// not called concurrently for them. A file or symlink commits with every
+// policy check made at that moment; a file's held hard links commit with
+// it (once their own verdict passed too) or are removed with it; a
+// directory keeps the mode and times of its header only if it passed. For
+// an entry not held, Settle returns err.
 func (d *Dir) Settle(e *archive.Entry, err error) error {
 	d.mu.Lock()
 	h := d.held[e]
@@ -75,7 +77,11 @@ func (d *Dir) Settle(e *archive.Entry, err error) error {
 	}
 	if h.file != nil { // a hard link with its own verdict
 		switch {
-		case err != nil || h.file.state == failed:
+		case err == nil && h.file.state == failed:
+			h.state = failed
+			d.drop(h.tmp)
+			return fmt.Errorf("hard link not made: its target failed: %w", h.file.err)
+		case err != nil:
 			h.state = failed
 			d.drop(h.tmp)
 		case h.file.state == committed:
@@ -86,7 +92,7 @@ func (d *Dir) Settle(e *archive.Entry, err error) error {
 		return err
 	}
 	if err != nil {
-		h.state = failed
+		h.state, h.err = failed, err
 		for _, l := range h.links {
 			if l.state == waiting {
 				l.state = failed
