@@ -42,7 +42,7 @@ type DirOptions struct {
 //
 // It decides by what is on disk, never by names it remembers: each entry's
 // directory is resolved through the links on disk when the entry comes,
-// what this extraction made is known by identity (os.SameFile), an
+// what this extraction made is known by identity (device and inode), an
 // existing file or directory is changed only with Overwrite, and every
 // symlink it made resolves inside the destination (see putSymlink).
 type Dir struct {
@@ -52,7 +52,7 @@ type Dir struct {
 
 	mu       sync.Mutex
 	temps    map[string]struct{}      // temporary files in flight or held (for Abort)
-	made     map[string]fs.FileInfo   // what this extraction made, by resolved path
+	made     map[string]ident         // what this extraction made, by resolved path
 	dirMeta  map[string]dirMeta       // directories whose mode and times Close applies
 	links    map[string]string        // symlinks this extraction made → their targets
 	deps     map[string]set           // path → the links whose resolution depends on it
@@ -72,7 +72,7 @@ type set = map[string]struct{}
 type dirMeta struct {
 	mode  fs.FileMode
 	mtime time.Time
-	info  fs.FileInfo
+	info  ident
 }
 
 // NewDir opens (creating if needed) the destination directory dest.
@@ -85,7 +85,7 @@ func NewDir(dest string, opt DirOptions) (*Dir, error) {
 		return nil, err
 	}
 	return &Dir{root: root, opt: opt, umask: processUmask(), temps: set{},
-		made: map[string]fs.FileInfo{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
+		made: map[string]ident{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
 		deps: map[string]set{}, linkDeps: map[string][]string{},
 		held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}, fds: map[string]*os.File{}}, nil
 }
@@ -174,9 +174,9 @@ func parent(p string) string {
 // mine reports whether fi, found at p, is what this extraction made there.
 func (d *Dir) mine(p string, fi fs.FileInfo) bool {
 	d.mu.Lock()
-	m := d.made[p]
+	m, ok := d.made[p]
 	d.mu.Unlock()
-	return m != nil && os.SameFile(m, fi)
+	return ok && m.same(fi)
 }
 
 // mkParent makes the missing directories of the resolved path p.
@@ -208,7 +208,7 @@ func (d *Dir) mkParent(p string) error {
 			}
 			return fmt.Errorf("%w: %s is a %s, not a directory", ErrExists, q, kind(fi))
 		}
-		if err := d.mkdir(q); err != nil {
+		if _, err := d.mkdir(q); err != nil {
 			fi, serr := d.root.Lstat(q)
 			switch {
 			case serr != nil:
@@ -229,19 +229,19 @@ func (d *Dir) mkParent(p string) error {
 // step under the lock: a concurrent entry that finds it in its way sees it
 // as the archive's own (the archive contradicting itself), never as one
 // that was there before.
-func (d *Dir) mkdir(p string) error {
+func (d *Dir) mkdir(p string) (fs.FileInfo, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.root.Mkdir(p, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	fi, err := d.root.Lstat(p)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	d.made[p] = fi
+	d.made[p] = identOf(fi)
 	d.dirs.Store(p, true)
-	return nil
+	return fi, nil
 }
 
 func kind(fi fs.FileInfo) string {
@@ -279,15 +279,13 @@ func (d *Dir) putDir(p string, e *archive.Entry) error {
 	if err := d.mkParent(p); err != nil {
 		return err
 	}
-	if err := d.mkdir(p); err != nil {
+	fi, err = d.mkdir(p)
+	if err != nil {
 		if fi, serr := d.root.Lstat(p); serr == nil && !fi.IsDir() && d.mine(p, fi) {
 			return archive.Corruptf("already exists: a %s extracted from this archive is in the way", kind(fi))
 		}
 		return err
 	}
-	d.mu.Lock()
-	fi = d.made[p]
-	d.mu.Unlock()
 	d.setDirMeta(p, e, fi)
 	return d.recheck(p)
 }
@@ -296,7 +294,7 @@ func (d *Dir) putDir(p string, e *archive.Entry) error {
 // Until then it stays writable, whatever the entry says. Those of a
 // Pending entry wait for its verdict (a failed one drops them).
 func (d *Dir) setDirMeta(p string, e *archive.Entry, fi fs.FileInfo) {
-	m := dirMeta{mode: d.perm(e.Mode, 0o755), info: fi}
+	m := dirMeta{mode: d.perm(e.Mode, 0o755), info: identOf(fi)}
 	if !d.opt.NoTimes {
 		m.mtime = e.ModTime
 	}
@@ -454,7 +452,7 @@ func (d *Dir) commit(tmp, p string, info fs.FileInfo) error {
 	d.mu.Lock()
 	err := d.renameNew(tmp, p)
 	if err == nil {
-		d.made[p] = info
+		d.made[p] = identOf(info)
 		delete(d.links, p)
 	}
 	d.mu.Unlock()
@@ -471,7 +469,7 @@ func (d *Dir) commit(tmp, p string, info fs.FileInfo) error {
 	d.mu.Lock()
 	err = d.root.Rename(tmp, p)
 	if err == nil {
-		d.made[p] = info
+		d.made[p] = identOf(info)
 		delete(d.links, p)
 	}
 	d.mu.Unlock()
@@ -580,7 +578,7 @@ func (d *Dir) applyDirMeta() {
 	})
 	for _, n := range names {
 		m := d.dirMeta[n]
-		if fi, err := d.root.Lstat(n); err != nil || !fi.IsDir() || !os.SameFile(fi, m.info) {
+		if fi, err := d.root.Lstat(n); err != nil || !fi.IsDir() || !m.info.same(fi) {
 			continue // no longer the directory the entry made or named
 		}
 		d.root.Chmod(n, m.mode)
