@@ -1,0 +1,17 @@
+//go:build !unix
+
+package extract
+
+import (
+	"io/fs"
+	"os"
+)
+
+// ident is a file's identity on disk, as os.SameFile compares it (on
+// Windows the volume serial number and file index).
+type ident struct{ fi fs.FileInfo }
+
+func identOf(fi fs.FileInfo) ident { return ident{fi} }
+
+// same reports whether fi is the file of identity i.
+func (i ident) same(fi fs.FileInfo) bool { return i.fi != nil && os.SameFile(i.fi, fi) }
