@@ -73,6 +73,9 @@ func writeTar(t *testing.T, entries []wentry) []byte {
 		case 'h':
 			h.Typeflag, h.Size = tar.TypeLink, 0
 		}
+		if e.mode != 0 {
+			h.Mode = e.mode
+		}
 		if err := tw.WriteHeader(h); err != nil {
 			t.Fatal(err)
 		}
@@ -94,6 +97,9 @@ func writeZip(t *testing.T, entries []wentry) []byte {
 		case 'd':
 			fh.Name += "/"
 			fh.SetMode(fs.ModeDir | 0o755)
+			if e.mode != 0 {
+				fh.SetMode(fs.ModeDir | fs.FileMode(e.mode))
+			}
 		case 's':
 			fh.SetMode(fs.ModeSymlink | 0o777)
 			body = e.link

@@ -23,6 +23,7 @@ type wentry struct {
 	kind byte   // 0 or 'f': file, 'd': directory, 's': symlink, 'h': hard link
 	body string // file data
 	link string // symlink or hard link target
+	mode int64  // permission bits (tar and zip writers); 0: the kind's default
 }
 
 // Unix mode of each kind, as 7-Zip and RAR for Unix store it.
