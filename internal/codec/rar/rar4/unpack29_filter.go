@@ -104,10 +104,15 @@ func (f *filterState29) add(u *unpacker, first byte, code []byte) error {
 	num := f.last
 	if first&0x80 != 0 {
 		n := in.readData()
-		if n == 0 {
+		switch {
+		case n == 0:
 			f.reset()
 			num = 0
-		} else {
+		case uint64(n-1) > uint64(len(f.kinds)) || n-1 > maxFilters29:
+			// Checked before the conversion: on a 32-bit int, n-1 could
+			// turn negative.
+			return errBadFilter
+		default:
 			num = int(n - 1)
 		}
 	}
@@ -155,10 +160,11 @@ func (f *filterState29) add(u *unpacker, first byte, code []byte) error {
 		}
 	}
 	if isNew {
-		size := int(in.readData())
-		if size == 0 || size >= maxFilterCode29 || in.pos/8+size > len(code) {
+		n := in.readData()
+		if n == 0 || n >= maxFilterCode29 || uint64(in.pos/8)+uint64(n) > uint64(len(code)) {
 			return errBadFilter
 		}
+		size := int(n)
 		if cap(f.prog) < size {
 			f.prog = make([]byte, 0, max(size, 256)) // the standard filters' are shorter
 		}

@@ -52,26 +52,27 @@ func runVMFilter(f *filter29, mem []byte, fileOffset uint32) []byte {
 		}
 		return data
 	case vmDelta:
-		ch := int(f.r[0])
-		if 2*n > vmMemSize || ch == 0 || ch > 1024 {
+		// Registers are compared as read (uint32), then converted: on a
+		// 32-bit int a large register would turn negative.
+		if 2*n > vmMemSize || f.r[0] == 0 || f.r[0] > 1024 {
 			return data
 		}
 		dst := mem[n : 2*n]
-		rarshared.Undelta(dst, data, ch)
+		rarshared.Undelta(dst, data, int(f.r[0]))
 		return dst
 	case vmRGB:
-		width, posR := int(f.r[0])-3, int(f.r[1])
-		if 2*n > vmMemSize || n < 3 || width < 0 || width > n || posR > 2 || f.r[0] < 3 {
+		if 2*n > vmMemSize || n < 3 || f.r[0] < 3 || f.r[0]-3 > uint32(n) || f.r[1] > 2 {
 			return data
 		}
+		width, posR := int(f.r[0])-3, int(f.r[1])
 		dst := mem[n : 2*n]
 		vmFilterRGB(dst, data, width, posR)
 		return dst
 	case vmAudio:
-		ch := int(f.r[0])
-		if 2*n > vmMemSize || ch == 0 || ch > 128 {
+		if 2*n > vmMemSize || f.r[0] == 0 || f.r[0] > 128 {
 			return data
 		}
+		ch := int(f.r[0])
 		dst := mem[n : 2*n]
 		vmFilterAudio(dst, data, ch)
 		return dst
@@ -107,13 +108,13 @@ func vmFilterUpcase(dst, src []byte) int {
 func vmItaniumGet(d []byte, bitPos, count uint) uint32 {
 	i := bitPos / 8
 	x := uint32(d[i]) | uint32(d[i+1])<<8 | uint32(d[i+2])<<16 | uint32(d[i+3])<<24
-	return (x >> (bitPos & 7)) & (0xffffffff >> (32 - count))
+	return (x >> (bitPos & 7)) & (uint32(0xffffffff) >> (32 - count))
 }
 
 func vmItaniumSet(d []byte, v uint32, bitPos, count uint) {
 	i := bitPos / 8
 	sh := bitPos & 7
-	and := ^((0xffffffff >> (32 - count)) << sh)
+	and := ^((uint32(0xffffffff) >> (32 - count)) << sh)
 	v <<= sh
 	for k := uint(0); k < 4; k++ {
 		d[i+k] &= byte(and)

@@ -161,6 +161,49 @@ func TestFilterDefinitions(t *testing.T) {
 	if err := d.filt.add(&u, 0x20, []byte{0xc0}); !errors.Is(err, archive.ErrCorrupt) {
 		t.Errorf("truncated definition: %v", err)
 	}
+
+	// Numbers that turn negative in a 32-bit int (filter number, program
+	// size) are refused, not used as indexes (GOARCH=arm/386 runs check
+	// this; on 64 bits they are merely out of range).
+	for _, n := range []uint32{0x80000000, 0xffffffff} {
+		d.filt.reset()
+		w = bitWriter{}
+		w.data(n)
+		w.data(0)
+		if err := d.filt.add(&u, 0x80, w.b); !errors.Is(err, archive.ErrCorrupt) {
+			t.Errorf("filter number %#x: %v", n, err)
+		}
+		d.filt.reset()
+		w = bitWriter{}
+		w.data(0)  // start offset
+		w.data(16) // length
+		w.data(n)  // program size
+		if err := d.filt.add(&u, 0x20, w.b); !errors.Is(err, archive.ErrCorrupt) {
+			t.Errorf("program size %#x: %v", n, err)
+		}
+	}
+}
+
+// TestVMFilterHugeRegisters runs the parametrised filters with register
+// values that are negative as a 32-bit int: each leaves the data as it is
+// (as unrar does for out-of-range parameters) instead of indexing with them.
+func TestVMFilterHugeRegisters(t *testing.T) {
+	mem := make([]byte, vmMemSize+4)
+	for i := range 64 {
+		mem[i] = byte(i)
+	}
+	for _, kind := range []vmFilterKind{vmDelta, vmRGB, vmAudio} {
+		for _, r := range [][2]uint32{{0x80000000, 0}, {0xffffffff, 0}, {0xfffffffd, 1}, {6, 0x80000000}, {6, 0xffffffff}} {
+			if r[0] == 6 && kind != vmRGB {
+				continue // a valid channel count; only RGB reads r[1]
+			}
+			f := filter29{kind: kind, length: 64, r: [7]uint32{r[0], r[1]}}
+			out := runVMFilter(&f, mem, 0)
+			if len(out) != 64 || &out[0] != &mem[0] || out[63] != 63 {
+				t.Errorf("kind %d registers %#x: data changed or moved", kind, r)
+			}
+		}
+	}
 }
 
 // endless is a decoder that writes zeros forever.

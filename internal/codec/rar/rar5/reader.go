@@ -75,6 +75,10 @@ type reader struct {
 	solidErr  error // why the solid stream cannot be continued
 }
 
+// maxVolumes bounds a volume number read from a main header, so that it
+// converts to an int on every target (RAR itself stops far below).
+const maxVolumes = 1 << 30
+
 // Open opens a RAR 5 archive whose signature starts in.R, at offset
 // sfxOffset of the file (after a self-extractor stub, or 0); package rar's
 // Open finds it. Later volumes are opened by name from in.Path.
@@ -100,6 +104,9 @@ func Open(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive.Rea
 	if r.main.flags&mhflVolume != 0 {
 		// Volume numbers come from the main header; a first volume has none.
 		if r.main.flags&mhflVolNumber != 0 {
+			if r.main.volNum > maxVolumes {
+				return nil, archive.Corruptf("rar: volume number %d out of range", r.main.volNum)
+			}
 			r.vol.index = int(r.main.volNum)
 		} else {
 			r.vol.index = 0
