@@ -4,51 +4,35 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
-	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
-// fuzzSeeds returns the small corpus RAR 4 archives when the corpus is
-// present (they are never copied into the repository).
+// fuzzSeeds returns the single-volume fixtures of testdata of at most max
+// bytes.
 func fuzzSeeds(tb testing.TB, max int) [][]byte {
-	dir := testutil.CorpusPath()
-	if _, err := os.Stat(filepath.Join(dir, "manifest.tsv")); err != nil {
-		return nil
-	}
 	var out [][]byte
-	for _, rel := range []string{
-		"files/rarfile/test/files/rar3-solid.rar",
-		"files/rarfile/test/files/unicode.rar",
-		"files/rarfile/test/files/rar2-unix-owner.rar",
-		"files/rarfile/test/files/seektest.rar",
-		"files/rarfile/test/files/rar3-comment-psw.rar",
-		"files/rarfile/test/files/rar202-comment-nopsw.rar",
-		"files/sharpcompress/tests/TestArchives/Archives/Rar.malformed_512byte.rar",
-	} {
-		if b, err := os.ReadFile(filepath.Join(dir, rel)); err == nil && len(b) <= max {
+	for _, f := range fixtures(tb) {
+		if b, err := os.ReadFile(f.path); err == nil && len(b) <= max && !strings.Contains(f.name, ".multi.") {
 			out = append(out, b)
 		}
 	}
 	return out
 }
 
-// packedSeeds29 returns the packed data of compressed RAR 2.9 entries of
-// corpus archives, for the decoder fuzz target.
+// packedSeeds29 returns the packed data of the compressed RAR 2.9 entries
+// of the fixtures, for the decoder fuzz target.
 func packedSeeds29(tb testing.TB) [][]byte {
-	dir := testutil.CorpusPath()
 	var out [][]byte
-	for _, rel := range []string{
-		"files/rarfile/test/files/rar3-solid.rar",
-		"files/rarfile/test/files/unicode.rar",
-		"files/rarfile/test/files/seektest.rar",
-		"files/sharpcompress/tests/TestArchives/Archives/Rar.rar",
-	} {
-		data, err := os.ReadFile(filepath.Join(dir, rel))
-		if err != nil {
+	for _, f := range fixtures(tb) {
+		if f.password != "" {
 			continue
+		}
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			tb.Fatal(err)
 		}
 		r, err := openBytes(data, nil)
 		if err != nil {
@@ -70,6 +54,10 @@ func packedSeeds29(tb testing.TB) [][]byte {
 			}
 			out = append(out, b[:n])
 		}
+		r.Close()
+	}
+	if len(out) == 0 {
+		tb.Fatal("no RAR 2.9 entries in the fixtures")
 	}
 	return out
 }
