@@ -125,6 +125,15 @@ func checkRow(t *testing.T, row testutil.Row) (why string) {
 	if err != nil {
 		return err.Error()
 	}
+	// A file copy (redirection type 5) the recording tools gave as a link
+	// is read as an independent file with its source's content.
+	expLinks := testutil.ExpectedLinks(row.Expected)
+	for name, target := range expLinks {
+		if _, ok := links[name]; !ok && want != nil && files[name] != "" && files[name] == want[target] {
+			want[name] = files[name]
+			delete(expLinks, name)
+		}
+	}
 	var bad []string
 	for name, sum := range want {
 		if got, ok := files[name]; !ok {
@@ -138,7 +147,7 @@ func checkRow(t *testing.T, row testutil.Row) (why string) {
 			bad = append(bad, "unexpected "+name)
 		}
 	}
-	for name, target := range testutil.ExpectedLinks(row.Expected) {
+	for name, target := range expLinks {
 		if got, ok := links[name]; !ok {
 			bad = append(bad, "missing link "+name)
 		} else if got != target {

@@ -20,7 +20,8 @@ import (
 // its data is decoded (later entries depend on it), otherwise skipped.
 func (r *reader) finishEntry() error {
 	fh := r.cur
-	if fh.method != 0 && r.main.flags&mhflSolid != 0 && r.entry.Type == archive.TypeFile {
+	r.closeCopy()
+	if fh.method != 0 && r.main.flags&mhflSolid != 0 && r.entry.Type == archive.TypeFile && r.copyOf == nil {
 		err := r.rerr
 		if !r.started {
 			err = r.setup()
@@ -190,6 +191,9 @@ func (r *reader) Read(p []byte) (int, error) {
 	}
 	if r.finished {
 		return 0, r.rerr
+	}
+	if r.copyOf != nil {
+		return r.readCopy(p)
 	}
 	if !r.started {
 		if err := r.setup(); err != nil {

@@ -18,6 +18,13 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		vols(f, writerOpts{comment: "c"}, testEntry{name: "d", dir: true}, testEntry{name: "a", data: patternData(300, 1)}),
 		vols(f, writerOpts{headerPassword: "p"}, testEntry{name: "a", data: patternData(100, 2), password: "p", mac: true}),
 	}
+	for _, fx := range fixtures(f) {
+		if data := fixtureData(f, fx.name); len(data) <= 4<<10 {
+			seeds = append(seeds, data)
+		}
+	}
+	// The corpus, when present, adds more (the fixtures above are seeds
+	// either way).
 	for _, row := range corpusRows(f) {
 		if data, err := os.ReadFile(row.Path); err == nil && len(data) <= 4<<10 {
 			seeds = append(seeds, data)
@@ -72,6 +79,13 @@ func FuzzReader(f *testing.F) {
 // FuzzDecode feeds arbitrary bytes to the decompressor as one entry's
 // packed data, non-solid and then solid.
 func FuzzDecode(f *testing.F) {
+	for _, fx := range fixtures(f) {
+		if fx.password == "" {
+			if p := firstPacked(fixtureData(f, fx.name)); p != nil {
+				f.Add(p, false)
+			}
+		}
+	}
 	for _, row := range corpusRows(f) {
 		if !row.IsFirstOfUnit() || row.HasFeature("stored") || row.Password != "" {
 			continue

@@ -26,6 +26,7 @@ type entry struct {
 	fh  *fileHeader
 	vol int   // volume index where its data starts
 	off int64 // offset of its data in that volume
+	src int   // a file copy: the index of its source; else -1
 }
 
 // Entries lists the archive's entries, scanning the headers once.
@@ -103,7 +104,28 @@ func (r *random) scan() {
 			r.err = err
 			return
 		}
-		r.index = append(r.index, entry{e: *e, fh: s.cur, vol: s.vol.index, off: s.vol.pos})
+		x := entry{e: *e, fh: s.cur, vol: s.vol.index, off: s.vol.pos, src: -1}
+		if x.fh.redirType == redirFileCopy {
+			r.copyEntry(&x)
+		}
+		r.index = append(r.index, x)
+	}
+}
+
+// copyEntry makes x, a file-copy record, an independent file whose data is
+// that of the earlier regular file it names (read by Open from there), as
+// the sequential reader does.
+func (r *random) copyEntry(x *entry) {
+	name := slashName(x.fh.redirName)
+	for j := len(r.index) - 1; j >= 0; j-- {
+		src := &r.index[j]
+		if src.e.Name == name && src.e.Type == archive.TypeFile && src.src < 0 {
+			x.src = j
+			x.e.Type, x.e.Linkname = archive.TypeFile, ""
+			x.e.Size, x.e.Checksum, x.e.ChecksumValue = src.e.Size, src.e.Checksum, src.e.ChecksumValue
+			x.e.Mode = mode(x.fh, archive.TypeFile)
+			return
+		}
 	}
 }
 
@@ -117,6 +139,9 @@ func (r *random) Open(i int) (io.ReadCloser, error) {
 		return nil, archive.Errorf(archive.ErrUnsupported, "rar: no entry %d", i)
 	}
 	x := &r.index[i]
+	if x.src >= 0 {
+		x = &r.index[x.src]
+	}
 	c := r.child()
 	if err := r.section(c, x.vol, x.off, x.fh.dataSize); err != nil {
 		return nil, err

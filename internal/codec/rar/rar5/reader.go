@@ -73,6 +73,13 @@ type reader struct {
 	crc       hash.Hash32
 	blake     hash.Hash
 	solidErr  error // why the solid stream cannot be continued
+
+	// Entries so far by name (redirections resolve against them), and
+	// the current entry's file-copy source with the reader of its data.
+	seen    map[string]*fileHeader
+	reopen  bool // the first volume is r.ra: the archive can be read again from its start
+	copyOf  *fileHeader
+	copySrc *reader
 }
 
 // maxVolumes bounds a volume number read from a main header, so that it
@@ -119,6 +126,7 @@ func Open(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive.Rea
 		}
 	}
 	r.index0 = r.vol.index
+	r.reopen = r.ra != nil && r.vol.f == nil
 	if err := r.readAhead(); err != nil {
 		return nil, err
 	}
@@ -171,6 +179,7 @@ var decoders = sync.Pool{New: func() any { return new(decoder) }}
 // Close returns the reader's decoder and window to their pools and closes
 // any volume the reader opened. The reader cannot be used afterwards.
 func (r *reader) Close() error {
+	r.closeCopy()
 	if r.dec != nil {
 		r.dec.release()
 		decoders.Put(r.dec)
@@ -256,6 +265,12 @@ func (r *reader) Next() (*archive.Entry, error) {
 				continue
 			}
 			r.begin(fh)
+			if fh.redirType == 0 {
+				if r.seen == nil {
+					r.seen = map[string]*fileHeader{}
+				}
+				r.seen[fh.name] = fh
+			}
 			return &r.entry, nil
 		case headService:
 			if err := r.service(&b); err != nil {
@@ -299,16 +314,27 @@ func (r *reader) begin(fh *fileHeader) {
 	if r.partSplit {
 		e.PackedSize = -1
 	}
+	r.copyOf = nil
+	sum := fh // the header whose checksums the data carries
 	switch {
-	case fh.redirType == redirUnixSymlink || fh.redirType == redirWinSymlink || fh.redirType == redirJunction:
+	case fh.redirType == redirUnixSymlink:
 		e.Type = archive.TypeSymlink
 		e.Linkname = fh.redirName
-		if fh.redirType != redirUnixSymlink {
-			e.Linkname = strings.ReplaceAll(e.Linkname, "\\", "/")
-		}
+	case fh.redirType == redirWinSymlink || fh.redirType == redirJunction:
+		e.Type = archive.TypeSymlink
+		e.Linkname = r.windowsTarget(fh.name, fh.redirName)
+	case fh.redirType == redirFileCopy && r.reopen && r.copySource(fh) != nil:
+		// A copy of an earlier file, made an independent file as unrar
+		// does: its data is the source's, read again from the archive.
+		r.copyOf = r.copySource(fh)
+		sum = r.copyOf
+		e.Type = archive.TypeFile
+		e.Size = r.copyOf.unpSize
 	case fh.redirType == redirHardLink || fh.redirType == redirFileCopy:
+		// A file copy read from a stream, whose source cannot be read
+		// again, stays a hard link to it.
 		e.Type = archive.TypeHardlink
-		e.Linkname = fh.redirName
+		e.Linkname = slashName(fh.redirName)
 	case fh.fflags&fhflDir != 0:
 		e.Type = archive.TypeDir
 	default:
@@ -318,6 +344,7 @@ func (r *reader) begin(fh *fileHeader) {
 		e.Size = 0
 	}
 	e.Mode = mode(fh, e.Type)
+	fh = sum
 	switch {
 	case e.Type != archive.TypeFile:
 	case fh.blake != nil:
@@ -330,6 +357,9 @@ func (r *reader) begin(fh *fileHeader) {
 		if !r.partSplit && (fh.crypt == nil || !fh.crypt.useMAC) {
 			e.ChecksumValue = binary.BigEndian.AppendUint32(nil, fh.crc)
 		}
+	}
+	if r.copyOf != nil && r.copyOf.flags&hflSplitAfter != 0 {
+		e.ChecksumValue = nil // a split source's checksum is in its last part
 	}
 }
 
