@@ -307,12 +307,9 @@ func TestTruncated(t *testing.T) {
 		"stored":    vols(t, writerOpts{comment: "c"}, testEntry{name: "d", dir: true}, testEntry{name: "a", data: patternData(3000, 7)}, testEntry{name: "b", data: patternData(100, 8)}),
 		"encrypted": vols(t, writerOpts{headerPassword: "p"}, testEntry{name: "a", data: patternData(3000, 7), password: "p"}),
 	}
-	for _, rel := range []string{"files/rarfile/test/files/rar5-solid.rar", "files/rarfile/test/files/rar5-times.rar", "files/rarfile/test/files/rar5-hlink.rar"} {
-		if testing.Short() {
-			break
-		}
-		if data, err := os.ReadFile(filepath.Join(testutil.CorpusPath(), rel)); err == nil {
-			arcs[filepath.Base(rel)] = data
+	if !testing.Short() {
+		for _, name := range []string{"rarfile-rar5-solid.rar", "rarfile-rar5-times.rar", "rarfile-rar5-hlink.rar"} {
+			arcs[name] = fixtureData(t, name)
 		}
 	}
 	for name, arc := range arcs {
@@ -359,15 +356,12 @@ func TestBitFlip(t *testing.T) {
 			}
 		})
 	}
-	// Compressed corpus archives: any outcome but a panic.
+	// Compressed fixtures: any outcome but a panic.
 	if testing.Short() {
 		return
 	}
-	for _, rel := range []string{"files/rarfile/test/files/rar5-solid.rar", "files/rarfile/test/files/rar5-quick-open.rar"} {
-		data, err := os.ReadFile(filepath.Join(testutil.CorpusPath(), rel))
-		if err != nil {
-			continue
-		}
+	for _, rel := range []string{"rarfile-rar5-solid.rar", "rarfile-rar5-quick-open.rar"} {
+		data := fixtureData(t, rel)
 		for i := range data {
 			for _, bit := range []byte{0x01, 0x80} {
 				bad := bytes.Clone(data)
