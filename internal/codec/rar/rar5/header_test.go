@@ -77,6 +77,11 @@ func TestCraftedHeaders(t *testing.T) {
 		{"kdf-count", arc(rawHeader(fileBody(0, 16, 0, "a", cryptRec(0, 30))), make([]byte, 16)), archive.ErrUnsupported},
 		{"bad-extra-record", arc(rawHeader(fileBody(0, 0, 0, "a", []byte{40, 1}))), archive.ErrCorrupt},
 		{"split-continuation-only", arc(rawHeader(fileBody(hflSplitBefore, 3, 0, "a", nil)), []byte("abc")), nil},
+		// A volume number that would not fit a 32-bit int.
+		{"volume-number", append(append(append([]byte(nil), sig...),
+			rawHeader(vint(vint([]byte{headMain, 0}, mhflVolume|mhflVolNumber), 1<<40))...), end...), archive.ErrCorrupt},
+		{"volume-number-ok", append(append(append([]byte(nil), sig...),
+			rawHeader(vint(vint([]byte{headMain, 0}, mhflVolume|mhflVolNumber), 0))...), end...), nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
