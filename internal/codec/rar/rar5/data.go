@@ -21,7 +21,7 @@ import (
 func (r *reader) finishEntry() error {
 	fh := r.cur
 	r.closeCopy()
-	if fh.method != 0 && r.main.flags&mhflSolid != 0 && r.entry.Type == archive.TypeFile && r.copyOf == nil {
+	if fh.method != 0 && r.main.flags&mhflSolid != 0 && r.entry.Type == archive.TypeFile && r.copyOf == "" {
 		err := r.rerr
 		if !r.started {
 			err = r.setup()
@@ -192,7 +192,7 @@ func (r *reader) Read(p []byte) (int, error) {
 	if r.finished {
 		return 0, r.rerr
 	}
-	if r.copyOf != nil {
+	if r.copyOf != "" {
 		return r.readCopy(p)
 	}
 	if !r.started {

@@ -74,13 +74,18 @@ type reader struct {
 	blake     hash.Hash
 	solidErr  error // why the solid stream cannot be continued
 
-	// Entries so far by name (redirections resolve against them), and
-	// the current entry's file-copy source with the reader of its data.
-	seen    map[string]*fileHeader
+	// Names of the entries so far (up to maxSeen), which absolute link
+	// targets resolve against; and for a file copy, the name of its source
+	// with the reader of its data.
+	seen    map[string]struct{}
 	reopen  bool // the first volume is r.ra: the archive can be read again from its start
-	copyOf  *fileHeader
+	copyOf  string
 	copySrc *reader
 }
+
+// maxSeen bounds the names a reader remembers for resolving absolute link
+// targets (a few MiB); past it such targets stay as stored and are refused.
+const maxSeen = 1 << 16
 
 // maxVolumes bounds a volume number read from a main header, so that it
 // converts to an int on every target (RAR itself stops far below).
@@ -265,11 +270,11 @@ func (r *reader) Next() (*archive.Entry, error) {
 				continue
 			}
 			r.begin(fh)
-			if fh.redirType == 0 {
+			if fh.redirType == 0 && len(r.seen) < maxSeen {
 				if r.seen == nil {
-					r.seen = map[string]*fileHeader{}
+					r.seen = map[string]struct{}{}
 				}
-				r.seen[fh.name] = fh
+				r.seen[fh.name] = struct{}{}
 			}
 			return &r.entry, nil
 		case headService:
@@ -314,8 +319,7 @@ func (r *reader) begin(fh *fileHeader) {
 	if r.partSplit {
 		e.PackedSize = -1
 	}
-	r.copyOf = nil
-	sum := fh // the header whose checksums the data carries
+	r.copyOf = ""
 	switch {
 	case fh.redirType == redirUnixSymlink:
 		e.Type = archive.TypeSymlink
@@ -323,13 +327,13 @@ func (r *reader) begin(fh *fileHeader) {
 	case fh.redirType == redirWinSymlink || fh.redirType == redirJunction:
 		e.Type = archive.TypeSymlink
 		e.Linkname = r.windowsTarget(fh.name, fh.redirName)
-	case fh.redirType == redirFileCopy && r.reopen && r.copySource(fh) != nil:
+	case fh.redirType == redirFileCopy && r.reopen && fh.redirName != "":
 		// A copy of an earlier file, made an independent file as unrar
-		// does: its data is the source's, read again from the archive.
-		r.copyOf = r.copySource(fh)
-		sum = r.copyOf
+		// does: its data is the source's, read again from the archive
+		// and checked by the source's checksum there. (The record's own
+		// checksum is that of its empty data.)
+		r.copyOf = slashName(fh.redirName)
 		e.Type = archive.TypeFile
-		e.Size = r.copyOf.unpSize
 	case fh.redirType == redirHardLink || fh.redirType == redirFileCopy:
 		// A file copy read from a stream, whose source cannot be read
 		// again, stays a hard link to it.
@@ -344,9 +348,8 @@ func (r *reader) begin(fh *fileHeader) {
 		e.Size = 0
 	}
 	e.Mode = mode(fh, e.Type)
-	fh = sum
 	switch {
-	case e.Type != archive.TypeFile:
+	case e.Type != archive.TypeFile, r.copyOf != "":
 	case fh.blake != nil:
 		e.Checksum = verify.BLAKE2sp
 		if !r.partSplit && (fh.crypt == nil || !fh.crypt.useMAC) {
@@ -357,9 +360,6 @@ func (r *reader) begin(fh *fileHeader) {
 		if !r.partSplit && (fh.crypt == nil || !fh.crypt.useMAC) {
 			e.ChecksumValue = binary.BigEndian.AppendUint32(nil, fh.crc)
 		}
-	}
-	if r.copyOf != nil && r.copyOf.flags&hflSplitAfter != 0 {
-		e.ChecksumValue = nil // a split source's checksum is in its last part
 	}
 }
 

@@ -67,24 +67,15 @@ func relPath(dir, target string) string {
 	return up + strings.Join(tp[i:], "/")
 }
 
-// copySource returns the earlier regular file a file-copy record names,
-// or nil.
-func (r *reader) copySource(fh *fileHeader) *fileHeader {
-	src := r.seen[slashName(fh.redirName)]
-	if src == nil || src.fflags&fhflDir != 0 {
-		return nil
-	}
-	return src
-}
-
 // errNoCopySource is returned when a file copy's source is not found again
 // when the archive is read from its start.
 var errNoCopySource = archive.Corruptf("rar: source of a file copy not found")
 
 // openCopy returns a reader of the archive, read again from its first
-// volume, positioned at the data of src: a copy's data is its source's,
-// decoded (in a solid archive, with what precedes it) and verified again.
-func (r *reader) openCopy(src *fileHeader) (*reader, error) {
+// volume, positioned at the data of the first regular file named src: a
+// copy's data is its source's, decoded (in a solid archive, with what
+// precedes it) and verified again.
+func (r *reader) openCopy(src string) (*reader, error) {
 	x := newReader(r.opt, r.path)
 	x.keys, x.seekable = r.keys, true
 	x.hdrPassword, x.hdrChecked = r.hdrPassword, r.hdrChecked
@@ -96,7 +87,7 @@ func (r *reader) openCopy(src *fileHeader) (*reader, error) {
 	}
 	for err == nil {
 		var e *archive.Entry
-		if e, err = x.Next(); err == nil && e.Type == archive.TypeFile && x.cur.redirType == 0 && e.Name == src.name {
+		if e, err = x.Next(); err == nil && e.Type == archive.TypeFile && x.cur.redirType == 0 && e.Name == src {
 			return x, nil
 		}
 	}

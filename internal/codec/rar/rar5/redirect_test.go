@@ -18,7 +18,7 @@ import (
 // before as the relative path to it; other absolute ones as stored, which
 // the directory sink refuses.
 func TestWindowsTarget(t *testing.T) {
-	r := &reader{seen: map[string]*fileHeader{
+	r := &reader{seen: map[string]struct{}{
 		"content":          {},
 		"content/dir2":     {},
 		"content/file.txt": {},
@@ -150,5 +150,48 @@ func TestFileCopyCorruptSource(t *testing.T) {
 	}
 	if fails != 9 {
 		t.Errorf("%d entries failed, want 9", fails)
+	}
+}
+
+// TestFileCopyMissingSource reads a file-copy record whose source is not
+// in the archive: a corrupt-data error for that entry, nothing else.
+func TestFileCopyMissingSource(t *testing.T) {
+	rec := vint(nil, fhexRedir)
+	rec = vint(rec, redirFileCopy)
+	rec = vint(rec, 0)
+	rec = vint(rec, uint64(len("nothere")))
+	rec = append(rec, "nothere"...)
+	extra := append(vint(nil, uint64(len(rec))), rec...)
+	arc := []byte(signature)
+	arc = append(arc, rawHeader([]byte{headMain, 0, 0})...)
+	arc = append(arc, rawHeader(fileBody(0, 0, 0, "copy", extra))...)
+	arc = append(arc, rawHeader([]byte{headEnd, 0, 0})...)
+	r, err := Open(&archive.Input{R: bytes.NewReader(arc), RA: bytes.NewReader(arc), Size: int64(len(arc))}, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	e, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Type != archive.TypeFile || e.Size != 3 {
+		t.Fatalf("entry %+v", e)
+	}
+	if _, err := io.Copy(io.Discard, r); !errors.Is(err, archive.ErrCorrupt) {
+		t.Fatalf("read: %v, want corrupt", err)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("after: %v", err)
+	}
+	// From a stream the same record is a hard link, which the sink refuses
+	// when nothing of that name was extracted.
+	r2, err := Open(&archive.Input{R: bytes.NewReader(arc), Size: -1}, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if e, err = r2.Next(); err != nil || e.Type != archive.TypeHardlink || e.Linkname != "nothere" {
+		t.Fatalf("stream: %+v, %v", e, err)
 	}
 }
