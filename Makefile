@@ -29,7 +29,7 @@ purego:
 
 # The race detector over the packages with parallel paths.
 RACE_DIRS = internal/cli internal/extract internal/formats internal/codec/xz internal/codec/zip \
-	internal/codec/rar internal/codec/sevenzip internal/codec/bzip2 internal/codec/gzip \
+	internal/codec/rar/rar4 internal/codec/rar/rar5 internal/codec/sevenzip internal/codec/bzip2 internal/codec/gzip \
 	internal/codec/zstdframe internal/codec/lz4
 race:
 	$(GO) test -count=1 -race -short -timeout 30m -skip '^TestCorpus$$' \

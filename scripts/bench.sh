@@ -264,17 +264,20 @@ if [ "${BENCH_ALLOCS-1}" != 0 ]; then
   echo
   echo "allocations per MiB extracted (Go benchmarks of the archive readers, -benchmem):"
   UNPACK_CORPUS=$CORPUS go test -run '^$' -benchtime 3x -benchmem \
-    -bench '^Benchmark(RAR5Decode|RAR5Encrypted|RAR4|Read|File)$' \
-    ./internal/codec/rar ./internal/codec/zip ./internal/codec/sevenzip 2>/dev/null | python3 -c '
+    -bench '^Benchmark(Decode|Encrypted|Reader|Read|File)$' \
+    ./internal/codec/rar/rar4 ./internal/codec/rar/rar5 ./internal/codec/zip ./internal/codec/sevenzip 2>/dev/null | python3 -c '
 import re, sys
 print("| benchmark | MiB per op | bytes allocated per MiB |")
 print("|---|---:|---:|")
+pkg = ""
 for line in sys.stdin:
+    if line.startswith("pkg: "):
+        pkg = line.split()[1].rsplit("/", 1)[-1] + "."  # rar4.Reader, zip.Read
     m = re.match(r"Benchmark(\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) MB/s\s+(\d+) B/op", line)
     if m:
         mib = float(m.group(4)) * float(m.group(3)) / 1e3 / 1048576
         if mib > 0:
-            print(f"| {m.group(1)} | {mib:.2f} | {int(m.group(5))/mib:.0f} |")
+            print(f"| {pkg}{m.group(1)} | {mib:.2f} | {int(m.group(5))/mib:.0f} |")
 ' | tee "$R/allocs.md"
 fi
 if [ "${BENCH_VERIFY-1}" != 0 ]; then

@@ -225,12 +225,21 @@ func judge(row testutil.Row, files, links map[string]string, err error) string {
 				return "content differs: " + name
 			}
 		}
+		// A RAR 5 file copy the corpus lists as a link is read as an
+		// independent file with its source's content (as unrar makes it).
+		wantLinks := testutil.ExpectedLinks(row.Expected)
+		for name, target := range wantLinks {
+			if _, ok := links[name]; !ok && want != nil && files[name] != "" && files[name] == want[target] {
+				matched[name] = true
+				delete(wantLinks, name)
+			}
+		}
 		for name := range files {
 			if _, ok := want[name]; !ok && want != nil && !matched[name] {
 				return "unexpected file " + name
 			}
 		}
-		for name, target := range testutil.ExpectedLinks(row.Expected) {
+		for name, target := range wantLinks {
 			if links[name] != target {
 				return fmt.Sprintf("link %s: got %q, want %q", name, links[name], target)
 			}

@@ -16,7 +16,7 @@ import (
 // TestDeriveKey3 checks determinism, salt and password sensitivity, and
 // that the cache returns what a fresh derivation gives. (The derivation
 // itself is checked end to end by the RAR 3 corpus archives in
-// internal/codec/rar.)
+// internal/codec/rar/rar4.)
 func TestDeriveKey3(t *testing.T) {
 	salt := []byte{1, 2, 3, 4, 5, 6, 7, 8}
 	a := DeriveKey3("test", salt)

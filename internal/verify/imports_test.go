@@ -23,9 +23,9 @@ var hashImports = map[string]bool{
 // imports that are part of an algorithm rather than a checksum, each with
 // the reason; a comment at the import says the same.
 var algorithmicImports = map[string]map[string]string{
-	"codec/zip/crypto.go":          {"hash/crc32": "ZipCrypto key schedule"},
-	"codec/rar/unpack29_filter.go": {"hash/crc32": "RAR 3 VM standard-filter identification"},
-	"codec/sevenzip/aes.go":        {"crypto/sha256": "7z AES key derivation"},
+	"codec/zip/crypto.go":               {"hash/crc32": "ZipCrypto key schedule"},
+	"codec/rar/rar4/unpack29_filter.go": {"hash/crc32": "RAR 3 VM standard-filter identification"},
+	"codec/sevenzip/aes.go":             {"crypto/sha256": "7z AES key derivation"},
 }
 
 // TestChecksumsGoThroughVerify fails when a non-test file under

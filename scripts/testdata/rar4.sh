@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fixtures for internal/codec/ppmd: PPMd variant H streams written by 7-Zip
-# (7zz). No RAR writer exists here, so RAR 1.5-4.x tests use the shared
-# corpus; the PPMd model is shared with RAR 3 and checked here through 7z.
+# (7zz). No RAR writer exists here, so RAR 1.5-4.x tests use public test
+# files (scripts/testdata/rar.sh); the PPMd model is shared with RAR 3 and
+# checked here through 7z as well.
 # Each NAME.7z holds one file (NAME.txt) compressed with PPMd at the order
 # and memory in the name; NAME.sha256 is the SHA-256 and size of the input.
 # Deterministic: the input comes from a seeded generator.

@@ -1,9 +1,9 @@
-// Package rar reads RAR archives: RAR 1.5 to 4.x (rar4*.go) and RAR 5.0
-// and 7.0 (rar5*.go), following the formats as RARLAB documents them
-// ("RAR 5.0 archive format", technote.txt of RAR 4) and as unrar reads them.
-//
-// Open detects which of the two a file is, looking past a self-extractor
-// stub, and returns an archive.Reader yielding the entries in order.
+// Package rar opens RAR archives of either generation: it finds the
+// signature (looking past a self-extractor stub) and hands the archive to
+// package rar4 (RAR 1.5 to 4.x) or rar5 (RAR 5.0 and 7.0), which read the
+// formats as RARLAB documents them ("RAR 5.0 archive format", technote.txt
+// of RAR 4) and as unrar reads them. What the two share (buffer pools,
+// volume names, the E8 and DELTA filters) is in rarshared.
 //
 // # Security concerns
 //
@@ -18,8 +18,8 @@
 // rounds. Output never exceeds an entry's declared size.
 //
 // Windows, filter memory, input buffers and decoder tables come from pools
-// (pool.go) that readers return them to when closed, so that entries and
-// archives read one after another do not each allocate them.
+// (package rarshared) that readers return them to when closed, so that
+// entries and archives read one after another do not each allocate them.
 package rar
 
 import (
@@ -28,6 +28,8 @@ import (
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/rar/rar4"
+	"github.com/unpack-dev/unpack/internal/codec/rar/rar5"
 )
 
 // Signatures. Both start with the same six bytes.
@@ -59,9 +61,9 @@ func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 		head, _ := br.Peek(len(sigRAR5))
 		switch {
 		case bytes.HasPrefix(head, sigRAR5):
-			return openRAR5(in, opt, 0)
+			return rar5.Open(in, opt, 0)
 		case bytes.HasPrefix(head, sigRAR4):
-			return openRAR4(in, opt, 0)
+			return rar4.Open(in, opt, 0)
 		}
 	}
 	buf := make([]byte, 0, scanChunk)
@@ -80,9 +82,9 @@ func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 			off := base + int64(i)
 			switch {
 			case bytes.HasPrefix(rest, sigRAR5):
-				return openRAR5(&sub, opt, off)
+				return rar5.Open(&sub, opt, off)
 			case bytes.HasPrefix(rest, sigRAR4):
-				return openRAR4(&sub, opt, off)
+				return rar4.Open(&sub, opt, off)
 			}
 			// The prefix without a known version byte: look further.
 			buf = buf[i+1:]
