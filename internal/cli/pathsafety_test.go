@@ -25,10 +25,12 @@ type vector struct {
 // so a backslash ".." is refused as "..".
 var hostile = []vector{
 	{what: "dot-dot", entries: []wentry{{name: "../up.txt", body: "x"}}, msg: `../up.txt: insecure path: ".." in path`},
-	{what: "absolute", entries: []wentry{{name: "/abs.txt", body: "x"}}, msg: "/abs.txt: insecure path: absolute path"},
+	// A leading "/" or drive letter is stripped (with a warning); ".."
+	// after it stays refused.
+	{what: "absolute, then ..", entries: []wentry{{name: "/../abs.txt", body: "x"}}, msg: `/../abs.txt: insecure path: ".." in path`},
 	{what: "backslash", entries: []wentry{{name: `..\win.txt`, body: "x"}}, msg: "insecure path: backslash",
 		msgFor: map[string]string{"7z": `../win.txt: insecure path: ".." in path`, "rar4": `../win.txt: insecure path: ".." in path`}},
-	{what: "drive letter", entries: []wentry{{name: "C:/drive.txt", body: "x"}}, msg: "C:/drive.txt: insecure path: drive letter"},
+	{what: "drive letter, then ..", entries: []wentry{{name: "C:/../drive.txt", body: "x"}}, msg: `C:/../drive.txt: insecure path: ".." in path`},
 	// tar (archive/tar) cannot write a NUL in a name; in 7z a NUL ends it.
 	{what: "NUL byte", entries: []wentry{{name: "nul\x00name.txt", body: "x"}}, msg: "NUL byte", skip: "tar 7z"},
 	{what: "long name", entries: []wentry{{name: strings.Repeat("n", 300) + ".txt", body: "x"}}, msg: "longer than 255"},

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -33,6 +34,10 @@ type DirOptions struct {
 	KeepSetID  bool // keep setuid/setgid bits (dropped by default)
 	KeepBroken bool // keep a file whose data failed, as NAME.broken
 	NoTimes    bool // do not restore modification times
+	// AllowOutsideLinks creates symlinks whose targets leave the
+	// destination as they are stored (root file system tarballs); nothing
+	// is ever written through them.
+	AllowOutsideLinks bool
 }
 
 // Dir writes entries below a destination directory opened with os.Root, so
@@ -46,9 +51,10 @@ type DirOptions struct {
 // existing file or directory is changed only with Overwrite, and every
 // symlink it made resolves inside the destination (see putSymlink).
 type Dir struct {
-	root  *os.Root
-	opt   DirOptions
-	umask fs.FileMode // cleared from every mode applied (0 for root, as GNU tar)
+	stripped atomic.Int64 // entries whose absolute names were made relative
+	root     *os.Root
+	opt      DirOptions
+	umask    fs.FileMode // cleared from every mode applied (0 for root, as GNU tar)
 
 	mu       sync.Mutex
 	temps    map[string]struct{}      // temporary files in flight or held (for Abort)
@@ -92,12 +98,21 @@ func NewDir(dest string, opt DirOptions) (*Dir, error) {
 
 // Put writes one entry. Names are checked with CleanName; a refused entry
 // returns an ErrInsecurePath error and leaves nothing behind.
+// Stripped is how many entries had a leading "/" or drive letter removed
+// from their names (the caller warns once per archive).
+func (d *Dir) Stripped() int64 { return d.stripped.Load() }
+
+// Put writes one entry.
 func (d *Dir) Put(e *archive.Entry, r io.Reader) error {
 	return insecure(d.put(e, r))
 }
 
 func (d *Dir) put(e *archive.Entry, r io.Reader) error {
-	name, err := CleanName(e.Name)
+	stored, stripped := StripAbsolute(e.Name)
+	if stripped {
+		d.stripped.Add(1)
+	}
+	name, err := CleanName(stored)
 	if err != nil {
 		return err
 	}

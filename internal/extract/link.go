@@ -133,10 +133,16 @@ func absTarget(t string) bool {
 // every link this extraction made resolves inside at every moment.
 func (d *Dir) putSymlink(p string, e *archive.Entry) error {
 	target, err := CleanLinkTarget(p, e.Linkname)
+	if err != nil && d.outsideAllowed(e.Linkname, err) {
+		target, err = e.Linkname, nil
+	}
 	if err != nil {
 		return err
 	}
 	seen, err := d.linkInside(p, target)
+	if err != nil && d.outsideAllowed(target, err) {
+		seen, err = nil, nil // commitLink sees it leaves, and does not record it
+	}
 	if err != nil {
 		return err
 	}
@@ -174,8 +180,12 @@ func (d *Dir) putSymlink(p string, e *archive.Entry) error {
 // have changed since it was put.
 func (d *Dir) commitLink(tmp, p, target string, info fs.FileInfo, seen []string) error {
 	var err error
+	outside := false
 	if seen == nil {
 		seen, err = d.linkInside(p, target)
+		if err != nil && d.outsideAllowed(target, err) {
+			err, outside = nil, true
+		}
 	}
 	if err == nil {
 		err = d.commit(tmp, p, info)
@@ -185,8 +195,19 @@ func (d *Dir) commitLink(tmp, p, target string, info fs.FileInfo, seen []string)
 		return err
 	}
 	d.track(tmp, false)
-	d.depend(p, target, seen)
+	if !outside {
+		// A link allowed to leave is not rechecked: it is known to leave,
+		// and every path through it is refused (resolve).
+		d.depend(p, target, seen)
+	}
 	return d.recheck(p)
+}
+
+// outsideAllowed reports whether --allow-outside-links lets a symlink to
+// target be made although err says it leaves the destination: any target
+// but an empty one or one holding a NUL byte.
+func (d *Dir) outsideAllowed(target string, err error) bool {
+	return d.opt.AllowOutsideLinks && errors.Is(err, ErrInsecurePath) && target != "" && !strings.ContainsRune(target, 0)
 }
 
 // linkInside checks that a link at p to target resolves inside, and

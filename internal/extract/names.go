@@ -38,6 +38,19 @@ func CleanName(name string) (string, error) {
 	return c, nil
 }
 
+// StripAbsolute removes what makes an entry name absolute: leading slashes
+// and a drive letter ("/etc/x", "//srv/x", "C:/x", "C:x"), as GNU tar,
+// bsdtar, unzip and 7-Zip do, and reports whether it removed anything.
+// ".." components are not its business: CleanName still refuses them.
+func StripAbsolute(name string) (string, bool) {
+	n := name
+	if len(n) >= 2 && n[1] == ':' && isLetter(n[0]) {
+		n = n[2:]
+	}
+	n = strings.TrimLeft(n, "/")
+	return n, n != name
+}
+
 // CleanLinkTarget checks that a symlink at name pointing to target stays
 // inside the destination, and returns target unchanged when it does.
 func CleanLinkTarget(name, target string) (string, error) {
