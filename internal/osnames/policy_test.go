@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// checkCase is one name and what Check makes of it: want == "" means
-// refused with ErrRefused; renamed tells whether a warning is expected.
+// checkCase is one name and what Check makes of it; want == "" means
+// refused with ErrRefused. A warning is expected when want != in.
 type checkCase struct {
 	in, want string
 }
@@ -63,7 +63,7 @@ var windowsCases = []checkCase{
 	{"a?.", "a__"},
 	{strings.Repeat("a", 254) + ".", strings.Repeat("a", 254) + "_"},
 	{strings.Repeat("😀", 127), strings.Repeat("😀", 127)},
-	{strings.Repeat("😀", 128), ""},         // 256 UTF-16 units
+	{strings.Repeat("😀", 128), ""},          // 256 UTF-16 units
 	{"CON." + strings.Repeat("x", 251), ""}, // 256 with the '_'
 	{strings.Repeat("\xff", 86), ""},        // 258 once written as %FF
 }
