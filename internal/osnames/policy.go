@@ -102,35 +102,42 @@ func (p Policy) check(name string, link bool) (fixed, warning string, err error)
 		return name, "", nil
 	}
 	var (
-		b       strings.Builder
+		b       strings.Builder // the renamed name, once a component changed
+		renamed bool
 		why     reasons
-		changed bool
 	)
-	for i, comp := range strings.Split(name, "/") {
-		if i > 0 {
-			b.WriteByte('/')
+	start := 0 // offset of comp in name
+	for rest, more := name, true; more; {
+		var comp string
+		comp, rest, more = strings.Cut(rest, "/")
+		fc := comp
+		if !link || (comp != "" && comp != "." && comp != "..") {
+			switch p {
+			case Windows:
+				fc = windowsComponent(comp, &why)
+			case Darwin:
+				fc = darwinComponent(comp, &why)
+			default:
+				return "", "", fmt.Errorf("osnames: unknown %v", p)
+			}
+			if n := componentLen(p, fc); n > maxComponent {
+				return "", "", fmt.Errorf("%w: component %q is %d %s long once renamed for %v (at most %d)",
+					ErrRefused, fc, n, p.unit(), p, maxComponent)
+			}
 		}
-		if link && (comp == "" || comp == "." || comp == "..") {
-			b.WriteString(comp)
-			continue
+		if fc != comp && !renamed {
+			renamed = true
+			b.WriteString(name[:start])
 		}
-		var fc string
-		switch p {
-		case Windows:
-			fc = windowsComponent(comp, &why)
-		case Darwin:
-			fc = darwinComponent(comp, &why)
-		default:
-			return "", "", fmt.Errorf("osnames: unknown %v", p)
+		if renamed {
+			b.WriteString(fc)
+			if more {
+				b.WriteByte('/')
+			}
 		}
-		if n := componentLen(p, fc); n > maxComponent {
-			return "", "", fmt.Errorf("%w: component %q is %d %s long once renamed for %v (at most %d)",
-				ErrRefused, fc, n, p.unit(), p, maxComponent)
-		}
-		changed = changed || fc != comp
-		b.WriteString(fc)
+		start += len(comp) + 1
 	}
-	if !changed {
+	if !renamed {
 		return name, "", nil
 	}
 	fixed = b.String()

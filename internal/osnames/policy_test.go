@@ -2,6 +2,7 @@ package osnames
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -220,5 +221,40 @@ func TestUTF16Len(t *testing.T) {
 		if got := utf16Len(s); got != n {
 			t.Errorf("utf16Len(%q) = %d, want %d", s, got, n)
 		}
+	}
+}
+
+func BenchmarkCheck(b *testing.B) {
+	const name = "project-1.2.3/src/internal/Component/file_name.go"
+	for _, p := range []Policy{Windows, Darwin} {
+		b.Run(p.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if fixed, _, _ := p.Check(name); fixed != name {
+					b.Fatal(fixed)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkClaim(b *testing.B) {
+	names := make([]string, 4096)
+	for i := range names {
+		names[i] = fmt.Sprintf("project-1.2.3/src/dir%d/File_%d.go", i%64, i)
+	}
+	for _, p := range []Policy{Windows, Darwin} {
+		b.Run(p.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			n := NewNames(p)
+			i := 0
+			for b.Loop() {
+				name := names[i%len(names)]
+				if err := n.Claim(name, name, false); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }

@@ -46,19 +46,17 @@ func windowsForbidden(r rune) bool {
 func windowsDevice(c string) bool {
 	base, _, _ := strings.Cut(c, ".")
 	base = strings.TrimRight(base, " ")
-	switch strings.ToUpper(base) {
-	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
-		return true
-	}
-	if len(base) < 4 {
-		return false
-	}
-	switch strings.ToUpper(base[:3]) {
-	case "COM", "LPT":
-		switch base[3:] {
-		case "1", "2", "3", "4", "5", "6", "7", "8", "9", "\u00b9", "\u00b2", "\u00b3":
+	for _, d := range []string{"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"} {
+		if strings.EqualFold(base, d) {
 			return true
 		}
+	}
+	if len(base) < 4 || !strings.EqualFold(base[:3], "COM") && !strings.EqualFold(base[:3], "LPT") {
+		return false
+	}
+	switch base[3:] {
+	case "1", "2", "3", "4", "5", "6", "7", "8", "9", "\u00b9", "\u00b2", "\u00b3":
+		return true
 	}
 	return false
 }
