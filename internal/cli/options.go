@@ -117,12 +117,7 @@ func readPasswordFile(path string) ([]string, error) {
 // echo; the terminal is restored even when f is interrupted meanwhile. It
 // fails when there is no terminal.
 func (f *Factory) terminalPrompt(prompt string) (string, error) {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil {
-		return "", fmt.Errorf("no terminal to ask for a password")
-	}
-	defer tty.Close()
-	return readSecret(tty, prompt, f.onInterrupt)
+	return askSecret(prompt, f.onInterrupt)
 }
 
 // parseSize reads "123", "64K", "512MiB", "1.5G" (powers of 1024).

@@ -1,21 +1,14 @@
-//go:build !linux
+//go:build !unix && !windows
 
 package cli
 
 import (
 	"fmt"
-	"os"
-
-	"golang.org/x/term"
+	"runtime"
 )
 
-// readSecret shows prompt on tty and reads one line without echo.
-func readSecret(tty *os.File, prompt string, _ func(func()) func()) (string, error) {
-	fmt.Fprint(tty, prompt)
-	pw, err := term.ReadPassword(int(tty.Fd()))
-	fmt.Fprintln(tty)
-	if err != nil {
-		return "", err
-	}
-	return string(pw), nil
+// askSecret fails: there is no terminal to ask on (js, wasip1, plan9);
+// -p, --password-file and UNPACK_PASSWORD still work.
+func askSecret(string, func(func()) func()) (string, error) {
+	return "", fmt.Errorf("no terminal to ask for a password on %s", runtime.GOOS)
 }

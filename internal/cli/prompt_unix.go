@@ -1,16 +1,23 @@
+//go:build unix
+
 package cli
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
 )
 
-// maxSecret bounds the length of a typed password.
-const maxSecret = 4096
+// askSecret asks for a password on the controlling terminal (/dev/tty).
+func askSecret(prompt string, onInterrupt func(func()) func()) (string, error) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return "", fmt.Errorf("no terminal to ask for a password")
+	}
+	defer tty.Close()
+	return readSecret(tty, prompt, onInterrupt)
+}
 
 // readSecret turns echo off on tty, then shows prompt and reads one line.
 // Echo goes off before the prompt is shown, so nothing typed once it is
@@ -19,7 +26,7 @@ const maxSecret = 4096
 // interrupts, and onInterrupt restores the terminal before the exit.
 func readSecret(tty *os.File, prompt string, onInterrupt func(func()) func()) (string, error) {
 	fd := int(tty.Fd())
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
 	if err != nil {
 		return "", fmt.Errorf("no terminal to ask for a password: %v", err)
 	}
@@ -27,10 +34,10 @@ func readSecret(tty *os.File, prompt string, onInterrupt func(func()) func()) (s
 	quiet.Lflag &^= unix.ECHO
 	quiet.Lflag |= unix.ICANON | unix.ISIG
 	quiet.Iflag |= unix.ICRNL
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &quiet); err != nil {
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &quiet); err != nil {
 		return "", err
 	}
-	restore := func() { unix.IoctlSetTermios(fd, unix.TCSETS, old) }
+	restore := func() { unix.IoctlSetTermios(fd, ioctlSetTermios, old) }
 	remove := onInterrupt(func() {
 		restore()
 		fmt.Fprintln(tty) // "unpack: interrupted" goes below the prompt
@@ -43,33 +50,4 @@ func readSecret(tty *os.File, prompt string, onInterrupt func(func()) func()) (s
 	line, err := readLine(tty)
 	fmt.Fprintln(tty)
 	return line, err
-}
-
-// readLine reads up to a newline (not included), at most maxSecret bytes.
-func readLine(r io.Reader) (string, error) {
-	var buf [256]byte
-	var line []byte
-	for {
-		n, err := r.Read(buf[:])
-		end := bytes.IndexByte(buf[:n], '\n')
-		if end >= 0 {
-			n = end
-		}
-		line = append(line, buf[:n]...)
-		if len(line) > maxSecret {
-			return "", fmt.Errorf("password longer than %d bytes", maxSecret)
-		}
-		if end >= 0 {
-			return string(line), nil
-		}
-		if err == io.EOF {
-			if len(line) == 0 {
-				return "", io.ErrUnexpectedEOF
-			}
-			return string(line), nil
-		}
-		if err != nil {
-			return "", err
-		}
-	}
 }
