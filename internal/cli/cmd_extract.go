@@ -13,6 +13,8 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
 	"github.com/unpack-dev/unpack/internal/formats"
+	"github.com/unpack-dev/unpack/internal/osnames"
+	"github.com/unpack-dev/unpack/internal/quarantine"
 )
 
 // ExtractOptions are the flags of `unpack x`.
@@ -27,7 +29,10 @@ type ExtractOptions struct {
 	NoTimes      bool
 	StoredName   bool
 	ToTar        bool
-	Archives     []string
+	// AllowOutsideLinks creates symlinks whose targets leave the
+	// destination (never writing through them).
+	AllowOutsideLinks bool
+	Archives          []string
 }
 
 // NewCmdExtract builds `unpack x|extract`. runF replaces the action in tests.
@@ -88,6 +93,7 @@ replaced silently: choose --overwrite or --skip-existing.
 	fl.BoolVar(&o.KeepBroken, "keep-broken", false, "keep files whose data failed verification, as NAME.broken")
 	fl.BoolVar(&o.KeepSetID, "keep-setid", false, "keep setuid/setgid bits")
 	fl.BoolVar(&o.NoTimes, "no-times", false, "do not restore modification times")
+	fl.BoolVar(&o.AllowOutsideLinks, "allow-outside-links", false, "create symlinks whose targets leave the destination, as stored (nothing is written through them)")
 	fl.BoolVar(&o.ToTar, "to-tar", false, "write the entries as a POSIX pax tar stream to stdout (any format to tar)")
 	fl.BoolVarP(&o.StoredName, "name", "N", false, "name a gzip file's output by the name stored in it (gunzip -N)")
 	return cmd
@@ -123,7 +129,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 		return err
 	}
 	for _, path := range o.Archives {
-		sink, finish, err := extractSink(f, o, path)
+		sink, finish, err := extractSink(f, o, path, func(entry, msg string) { r.warn(path, entry, msg) })
 		if err != nil {
 			r.problem(path, "", err)
 			continue
@@ -147,6 +153,9 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				}
 				return sink.Put(e, data)
 			})
+		if s, ok := sink.(interface{ Stripped() int64 }); ok && s.Stripped() > 0 {
+			r.warn(path, "", fmt.Sprintf("removed a leading \"/\" or drive letter from %d member names", s.Stripped()))
+		}
 		if err := sink.Close(); err != nil {
 			r.problem(path, "", err)
 		}
@@ -169,14 +178,18 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 
 // extractSink chooses where path's entries go. The finish function, when
 // not nil, moves a staged extraction into place.
-func extractSink(f *Factory, o *ExtractOptions, path string) (extract.Sink, func() error, error) {
+func extractSink(f *Factory, o *ExtractOptions, path string, warn func(entry, msg string)) (extract.Sink, func() error, error) {
 	if o.Stdout {
 		return extract.Stdout{W: f.Out}, nil, nil
 	}
 	if o.ToTar {
 		return extract.NewTar(f.Out), nil, nil
 	}
-	dopt := extract.DirOptions{KeepSetID: o.KeepSetID, KeepBroken: o.KeepBroken, NoTimes: o.NoTimes}
+	dopt := extract.DirOptions{KeepSetID: o.KeepSetID, KeepBroken: o.KeepBroken, NoTimes: o.NoTimes,
+		AllowOutsideLinks: o.AllowOutsideLinks, Names: osnames.Default(), Warn: warn}
+	if path != "-" {
+		dopt.Quarantine, _ = quarantine.Of(path)
+	}
 	switch {
 	case o.Overwrite:
 		dopt.Policy = extract.Overwrite

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/osnames"
+	"github.com/unpack-dev/unpack/internal/quarantine"
 )
 
 // Policy says what to do when an entry's path already exists.
@@ -38,6 +40,15 @@ type DirOptions struct {
 	// destination as they are stored (root file system tarballs); nothing
 	// is ever written through them.
 	AllowOutsideLinks bool
+	// Names is the name policy of the system the files land on (the zero
+	// value, Unix, changes nothing): names it cannot hold are renamed or
+	// refused, names it would merge are the archive contradicting itself.
+	Names osnames.Policy
+	// Warn, when set, is told of an entry written under another name.
+	Warn func(entry, msg string)
+	// Quarantine, when not empty, is set as com.apple.quarantine on every
+	// file written (macOS; nothing elsewhere), as the archive carried it.
+	Quarantine []byte
 }
 
 // Dir writes entries below a destination directory opened with os.Root, so
@@ -51,7 +62,8 @@ type DirOptions struct {
 // existing file or directory is changed only with Overwrite, and every
 // symlink it made resolves inside the destination (see putSymlink).
 type Dir struct {
-	stripped atomic.Int64 // entries whose absolute names were made relative
+	stripped atomic.Int64   // entries whose absolute names were made relative
+	names    *osnames.Names // the names claimed, by the target system's key
 	root     *os.Root
 	opt      DirOptions
 	umask    fs.FileMode // cleared from every mode applied (0 for root, as GNU tar)
@@ -90,19 +102,19 @@ func NewDir(dest string, opt DirOptions) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Dir{root: root, opt: opt, umask: processUmask(), temps: set{},
+	return &Dir{root: root, opt: opt, names: osnames.NewNames(opt.Names), umask: processUmask(), temps: set{},
 		made: map[string]ident{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
 		deps: map[string]set{}, linkDeps: map[string][]string{},
 		held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}, fds: map[string]*os.File{}}, nil
 }
 
-// Put writes one entry. Names are checked with CleanName; a refused entry
-// returns an ErrInsecurePath error and leaves nothing behind.
 // Stripped is how many entries had a leading "/" or drive letter removed
 // from their names (the caller warns once per archive).
 func (d *Dir) Stripped() int64 { return d.stripped.Load() }
 
-// Put writes one entry.
+// Put writes one entry. Names are checked with CleanName and the target
+// system's name policy; a refused entry returns an ErrInsecurePath error
+// and leaves nothing behind.
 func (d *Dir) Put(e *archive.Entry, r io.Reader) error {
 	return insecure(d.put(e, r))
 }
@@ -122,8 +134,20 @@ func (d *Dir) put(e *archive.Entry, r io.Reader) error {
 		}
 		return fmt.Errorf("%w: empty name", ErrInsecurePath)
 	}
-	// The target OS's name policy (names it cannot hold or would merge)
-	// belongs here, on the cleaned name, before anything is made.
+	// The target system's name policy, before anything is made: names it
+	// cannot hold are renamed (or refused), names it would store as one
+	// file are the archive contradicting itself.
+	fixed, warn, err := d.opt.Names.Check(name)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInsecurePath, err)
+	}
+	if err := d.names.Claim(name, fixed, e.Type == archive.TypeDir); err != nil {
+		return err
+	}
+	if warn != "" && d.opt.Warn != nil {
+		d.opt.Warn(e.Name, warn)
+	}
+	name = fixed
 	p, err := d.resolveParent(name)
 	if err != nil {
 		return err
@@ -396,6 +420,11 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 			at = e.ModTime
 		}
 		err = d.setTimes(tmp, at, e.ModTime)
+	}
+	if err == nil && len(d.opt.Quarantine) > 0 {
+		if qerr := quarantine.Apply(f, d.opt.Quarantine); qerr != nil && !errors.Is(qerr, errors.ErrUnsupported) {
+			err = qerr
+		}
 	}
 	var info fs.FileInfo
 	if err == nil {

@@ -139,6 +139,9 @@ func (d *Dir) putSymlink(p string, e *archive.Entry) error {
 	if err != nil {
 		return err
 	}
+	if target, _, err = d.opt.Names.CheckLink(target); err != nil {
+		return fmt.Errorf("%w: %w", ErrInsecurePath, err)
+	}
 	seen, err := d.linkInside(p, target)
 	if err != nil && d.outsideAllowed(target, err) {
 		seen, err = nil, nil // commitLink sees it leaves, and does not record it
@@ -311,6 +314,10 @@ func (d *Dir) recheckLinks(todo []string) error {
 // before or lies outside.
 func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 	old, err := CleanName(e.Linkname)
+	if err == nil {
+		// The target entry was renamed as this name is (it warned).
+		old, _, err = d.opt.Names.Check(old)
+	}
 	if err == nil && old == "" {
 		err = fmt.Errorf("%w: the destination itself", ErrInsecurePath)
 	}
