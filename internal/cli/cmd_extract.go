@@ -13,6 +13,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
 	"github.com/unpack-dev/unpack/internal/formats"
+	"github.com/unpack-dev/unpack/internal/termtext"
 )
 
 // ExtractOptions are the flags of `unpack x`.
@@ -143,7 +144,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 					return nil
 				}
 				if o.Verbose {
-					r.aside(func() { fmt.Fprintln(f.ErrOut, e.Name) }) // one line at a time from the workers
+					r.aside(func() { fmt.Fprintln(f.ErrOut, termtext.Escape(e.Name)) }) // one line at a time from the workers
 				}
 				return sink.Put(e, data)
 			})
@@ -231,7 +232,7 @@ func unstage(f *Factory, o *ExtractOptions, stage, path string) error {
 		return err
 	}
 	if len(items) == 1 && !o.Quiet {
-		fmt.Fprintf(f.ErrOut, "unpack: %s: %s exists; extracted into %s/\n", path, items[0].Name(), dest)
+		fmt.Fprintf(f.ErrOut, "unpack: %s: %s exists; extracted into %s/\n", termtext.Escape(path), termtext.Escape(items[0].Name()), termtext.Escape(dest))
 	}
 	return nil
 }
