@@ -175,7 +175,7 @@ func extractSink(f *Factory, o *ExtractOptions, path string) (extract.Sink, func
 		return extract.Stdout{W: f.Out}, nil, nil
 	}
 	if o.ToTar {
-		return extract.NewTar(f.Out), nil, nil
+		return extract.NewTar(f.Out, extract.TarOptions{KeepSetID: o.KeepSetID}), nil, nil
 	}
 	dopt := extract.DirOptions{KeepSetID: o.KeepSetID, KeepBroken: o.KeepBroken, NoTimes: o.NoTimes}
 	switch {
