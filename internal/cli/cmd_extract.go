@@ -48,7 +48,15 @@ Every file is written under a temporary name and renamed into place only after
 its checksum passed: a failed entry leaves nothing behind (unless --keep-broken).
 Entries whose path would leave the destination (absolute, "..", through a
 symlink) are refused; the others still extract. Existing files are never
-replaced silently: choose --overwrite or --skip-existing.
+replaced silently: choose --overwrite or --skip-existing. --to-tar holds its
+stream to the same rules for the tar reader on the other side.
+
+Limits stop an archive with exit 5: --max-size, --max-entries, --max-ratio.
+From standard input --max-ratio is 256 unless given (real data stays far
+below: a source tree's tar.gz is 5:1; deflate reaches 1032:1 on zeros);
+--max-ratio 0 turns it off. Temporary copies (a 7z read from a pipe, a
+--to-tar entry of unknown size) are bounded by --max-size and leave 5% of
+$TMPDIR's file system (at least 64 MiB) free.
 
 ` + exitStatusHelp,
 		Example: `  unpack x archive.tar.xz -o out/                  # into out/ (created when missing)
