@@ -30,9 +30,10 @@ func (o *LimitOptions) ratioGiven() bool {
 // far under it (a source tree's tar.gz 5:1, tar.xz and tar.zst 12:1, a
 // 1 GiB ext4 image holding it as .gz 48:1), while a bomb passes it soon:
 // deflate tops out near 1032:1, so the old 4096 never stopped a gzip of
-// zeros; 256 stops 2 GiB of zeros in a 2 MB gzip after a few MiB. No
-// absolute cap is set: a large stream of real data is not a bomb, and
-// --max-size is there for a budget.
+// zeros; 256 stops 2 GiB of zeros in a 2 MB gzip after about 257 MiB
+// (the input is read up to 1 MiB ahead of the decoder, which the ratio
+// counts as read). No absolute cap is set: a large stream of real data is
+// not a bomb, and --max-size is there for a budget.
 const stdinRatio = 256
 
 func addLimitFlags(cmd *cobra.Command, o *LimitOptions) {

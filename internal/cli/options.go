@@ -133,11 +133,11 @@ func (f *Factory) terminalPrompt(prompt string) (string, error) {
 	return readSecret(tty, prompt, f.onInterrupt)
 }
 
-// maxMemLimit is the largest --memlimit that takes effect: above it a
-// larger value changes nothing (no format's dictionary or window is
-// refused under it: RAR 7 asks at most 64 GiB, xz 4 GiB), while some
-// decoders refuse a bound past their own maximum (zstd's 3.75 TiB), and a
-// 32-bit process cannot address more than math.MaxInt anyway.
+// maxMemLimit is the largest --memlimit that takes effect: a larger value
+// acts as it. Real dictionaries stay far below (RAR 7 asks at most 64 GiB,
+// xz 4 GiB), some decoders refuse a bound past their own maximum (zstd's
+// 3.75 TiB, which made "--memlimit 100T" an exit 3), and a 32-bit process
+// cannot address more than math.MaxInt anyway.
 const maxMemLimit = min(1<<40, math.MaxInt)
 
 // parseSize reads "123", "64K", "512MiB", "1.5G" (powers of 1024). A size
