@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -30,6 +31,10 @@ type Tar struct {
 	opt      TarOptions
 	failed   bool
 	symlinks map[string]string // emitted symlinks: clean name → target
+	// watch maps a path looked up while resolving an emitted symlink whose
+	// target holds ".." to those symlinks: a symlink emitted later at that
+	// path changes their resolution, so they are resolved again.
+	watch map[string]map[string]bool
 }
 
 // TarOptions are the choices of a Tar sink.
@@ -39,7 +44,7 @@ type TarOptions struct {
 
 // NewTar returns a Tar sink writing to w.
 func NewTar(w io.Writer, opt TarOptions) *Tar {
-	return &Tar{tw: gotar.NewWriter(w), opt: opt, symlinks: map[string]string{}}
+	return &Tar{tw: gotar.NewWriter(w), opt: opt, symlinks: map[string]string{}, watch: map[string]map[string]bool{}}
 }
 
 // errTarStopped is returned for the entries after a failed one.
@@ -86,7 +91,7 @@ func (t *Tar) Put(e *archive.Entry, r io.Reader) error {
 		if _, err := CleanLinkTarget(name, e.Linkname); err != nil {
 			return err
 		}
-		if err := t.resolve(name, e.Linkname); err != nil {
+		if err := t.addSymlink(name, e.Linkname); err != nil {
 			return err
 		}
 		h.Mode = 0o777
@@ -115,8 +120,23 @@ func (t *Tar) Put(e *archive.Entry, r io.Reader) error {
 		t.failed = true
 		return err
 	}
-	if e.Type == archive.TypeSymlink {
-		t.symlinks[name] = e.Linkname
+	return nil
+}
+
+// addSymlink admits a symlink at name to target into the model, or
+// refuses it: when its target leaves the root, or when it would make a
+// symlink emitted earlier leave it (a -> ../b/.. stays inside while b is
+// a directory, not once b -> . exists).
+func (t *Tar) addSymlink(name, target string) error {
+	if err := t.resolve(name, target); err != nil {
+		return err
+	}
+	t.symlinks[name] = target
+	for earlier := range t.watch[name] {
+		if err := t.resolve(earlier, t.symlinks[earlier]); err != nil {
+			delete(t.symlinks, name)
+			return fmt.Errorf("%w: symlink %q would make the symlink %q emitted earlier leave the root", ErrInsecurePath, name, earlier)
+		}
 	}
 	return nil
 }
@@ -146,10 +166,16 @@ func (t *Tar) throughSymlink(p, what string) error {
 // target through the symlinks emitted so far, as the file system of the
 // tar's reader will, and refuses it when it leaves the root at any step
 // or takes more than maxLinkHops symlinks.
+//
+// A target holding ".." is watched (see Tar.watch): every path its
+// resolution looks up is recorded. One without ".." only descends, or
+// follows symlinks that themselves stay inside, so it cannot leave while
+// the watched ones do not.
 func (t *Tar) resolve(name, target string) error {
 	dir := strings.Split(name, "/")
 	dir = dir[:len(dir)-1]
 	hops := 0
+	var looked []string
 	var walk func(dir []string, target string) ([]string, error)
 	walk = func(dir []string, target string) ([]string, error) {
 		cur := append([]string(nil), dir...)
@@ -165,7 +191,9 @@ func (t *Tar) resolve(name, target string) error {
 				continue
 			}
 			cur = append(cur, seg)
-			next, ok := t.symlinks[strings.Join(cur, "/")]
+			p := strings.Join(cur, "/")
+			looked = append(looked, p)
+			next, ok := t.symlinks[p]
 			if !ok {
 				continue
 			}
@@ -179,8 +207,19 @@ func (t *Tar) resolve(name, target string) error {
 		}
 		return cur, nil
 	}
-	_, err := walk(dir, target)
-	return err
+	if _, err := walk(dir, target); err != nil {
+		return err
+	}
+	if !slices.Contains(strings.Split(target, "/"), "..") {
+		return nil
+	}
+	for _, p := range looked {
+		if t.watch[p] == nil {
+			t.watch[p] = map[string]bool{}
+		}
+		t.watch[p][name] = true
+	}
+	return nil
 }
 
 func (t *Tar) putFile(h *gotar.Header, size int64, r io.Reader) error {

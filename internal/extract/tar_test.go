@@ -72,6 +72,8 @@ func TestTarLinkChains(t *testing.T) {
 		{"deep then up", []tarCase{sym("p/q/r", "../.."), sym("s", "p/q/r/..")}, 1, "leaves the root"},
 		{"chain of two", []tarCase{sym("u", "v/w"), sym("v/w", ".."), sym("z", "u/..")}, 2, "leaves the root"},
 		{"loop", []tarCase{sym("a", "b"), sym("b", "a"), sym("c", "a/x")}, 2, "symlinks in a row"},
+		{"a later symlink under an earlier one's target", []tarCase{sym("a/b", "../b/.."), sym("b", ".")}, 1, `would make the symlink "a/b" emitted earlier leave`},
+		{"a later symlink, two hops", []tarCase{sym("a/b", "../c/d/.."), sym("c/d", "../e"), sym("e", ".")}, 2, `would make the symlink "a/b"`},
 		{"absolute", []tarCase{sym("abs", "/etc")}, 0, "absolute"},
 		{"plain escape", []tarCase{sym("sub/up", "../..")}, 0, "leaves"},
 	} {
