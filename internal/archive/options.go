@@ -44,6 +44,11 @@ type Options struct {
 	// could not be verified (an unknown xz check type): the data is given
 	// out, and the CLI ends with exit 5 naming it. Nil: Warn gets it.
 	Unverified func(msg string)
+	// SpoolLimit bounds in bytes a temporary copy a format must make of
+	// its input (7z read from a pipe keeps its index at the end): past it,
+	// or past the free space (see package spool), the open fails with
+	// ErrLimit. 0: the free space alone.
+	SpoolLimit int64
 	// OpenVolume opens another volume of a multi-volume set by path
 	// (nil: os.Open). Tests can substitute it.
 	OpenVolume func(path string) (*os.File, error)

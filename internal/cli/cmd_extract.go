@@ -15,6 +15,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/formats"
 	"github.com/unpack-dev/unpack/internal/osnames"
 	"github.com/unpack-dev/unpack/internal/quarantine"
+	"github.com/unpack-dev/unpack/internal/termtext"
 )
 
 // ExtractOptions are the flags of `unpack x`.
@@ -52,7 +53,15 @@ Every file is written under a temporary name and renamed into place only after
 its checksum passed: a failed entry leaves nothing behind (unless --keep-broken).
 Entries whose path would leave the destination (absolute, "..", through a
 symlink) are refused; the others still extract. Existing files are never
-replaced silently: choose --overwrite or --skip-existing.
+replaced silently: choose --overwrite or --skip-existing. --to-tar holds its
+stream to the same rules for the tar reader on the other side.
+
+Limits stop an archive with exit 5: --max-size, --max-entries, --max-ratio.
+From standard input --max-ratio is 256 unless given (real data stays far
+below: a source tree's tar.gz is 5:1; deflate reaches 1032:1 on zeros);
+--max-ratio 0 turns it off. Temporary copies (a 7z read from a pipe, a
+--to-tar entry of unknown size) are bounded by --max-size and leave 5% of
+$TMPDIR's file system (at least 64 MiB) free.
 
 ` + exitStatusHelp,
 		Example: `  unpack x archive.tar.xz -o out/                  # into out/ (created when missing)
@@ -149,7 +158,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 					return nil
 				}
 				if o.Verbose {
-					r.aside(func() { fmt.Fprintln(f.ErrOut, e.Name) }) // one line at a time from the workers
+					r.aside(func() { fmt.Fprintln(f.ErrOut, termtext.Escape(e.Name)) }) // one line at a time from the workers
 				}
 				return sink.Put(e, data)
 			})
@@ -183,7 +192,7 @@ func extractSink(f *Factory, o *ExtractOptions, path string, warn func(entry, ms
 		return extract.Stdout{W: f.Out}, nil, nil
 	}
 	if o.ToTar {
-		return extract.NewTar(f.Out), nil, nil
+		return extract.NewTar(f.Out, extract.TarOptions{KeepSetID: o.KeepSetID}), nil, nil
 	}
 	dopt := extract.DirOptions{KeepSetID: o.KeepSetID, KeepBroken: o.KeepBroken, NoTimes: o.NoTimes,
 		AllowOutsideLinks: o.AllowOutsideLinks, Names: osnames.Default(), Warn: warn}
@@ -244,7 +253,7 @@ func unstage(f *Factory, o *ExtractOptions, stage, path string) error {
 		return err
 	}
 	if len(items) == 1 && !o.Quiet {
-		fmt.Fprintf(f.ErrOut, "unpack: %s: %s exists; extracted into %s/\n", path, items[0].Name(), dest)
+		fmt.Fprintf(f.ErrOut, "unpack: %s: %s exists; extracted into %s/\n", termtext.Escape(path), termtext.Escape(items[0].Name()), termtext.Escape(dest))
 	}
 	return nil
 }

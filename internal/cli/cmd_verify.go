@@ -9,6 +9,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
 	"github.com/unpack-dev/unpack/internal/formats"
+	"github.com/unpack-dev/unpack/internal/termtext"
 )
 
 // VerifyOptions are the flags of `unpack t`.
@@ -86,7 +87,7 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 					if err != nil {
 						st = "FAILED"
 					}
-					r.aside(func() { fmt.Fprintf(f.Out, "%-6s %s\n", st, e.Name) }) // one line at a time from the workers
+					r.aside(func() { fmt.Fprintf(f.Out, "%-6s %s\n", st, termtext.Escape(e.Name)) }) // one line at a time from the workers
 				}
 				return err
 			})
@@ -99,9 +100,9 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 		}
 		if !o.Quiet && !o.JSON && !o.Manifest {
 			if code == ExitOK {
-				fmt.Fprintf(f.Out, "%s: %d entries, %s, all OK\n", path, r.entries, humanBytes(r.bytes))
+				fmt.Fprintf(f.Out, "%s: %d entries, %s, all OK\n", termtext.Escape(path), r.entries, humanBytes(r.bytes))
 			} else if r.entries > 0 {
-				fmt.Fprintf(f.Out, "%s: %d entries, %d failed\n", path, r.entries, r.failed)
+				fmt.Fprintf(f.Out, "%s: %d entries, %d failed\n", termtext.Escape(path), r.entries, r.failed)
 			}
 		}
 	}

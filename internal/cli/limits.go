@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -15,17 +16,32 @@ type LimitOptions struct {
 	MaxSize    string  // total bytes written (or verified) per archive
 	MaxEntries int     // entries per archive
 	MaxRatio   float64 // output bytes per input byte
+	ratioFlag  *pflag.Flag
+}
+
+// ratioGiven reports whether --max-ratio was given (0 then turns the
+// stdin default off).
+func (o *LimitOptions) ratioGiven() bool {
+	return o.MaxRatio != 0 || o.ratioFlag != nil && o.ratioFlag.Changed
 }
 
 // stdinRatio is the expansion bound used for standard input when none is
-// given: a stream from a pipe can't be inspected first.
-const stdinRatio = 4096
+// given: a stream from a pipe can't be inspected first. Real data stays
+// far under it (a source tree's tar.gz 5:1, tar.xz and tar.zst 12:1, a
+// 1 GiB ext4 image holding it as .gz 48:1), while a bomb passes it soon:
+// deflate tops out near 1032:1, so the old 4096 never stopped a gzip of
+// zeros; 256 stops 2 GiB of zeros in a 2 MB gzip after about 257 MiB
+// (the input is read up to 1 MiB ahead of the decoder, which the ratio
+// counts as read). No absolute cap is set: a large stream of real data is
+// not a bomb, and --max-size is there for a budget.
+const stdinRatio = 256
 
 func addLimitFlags(cmd *cobra.Command, o *LimitOptions) {
 	fl := cmd.Flags()
 	fl.StringVar(&o.MaxSize, "max-size", "", "stop when an archive's output exceeds `SIZE` (exit 5)")
 	fl.IntVar(&o.MaxEntries, "max-entries", 0, "stop after `N` entries of one archive (exit 5)")
-	fl.Float64Var(&o.MaxRatio, "max-ratio", 0, fmt.Sprintf("stop when output exceeds `R` times the input read (0: off; %d for stdin)", stdinRatio))
+	fl.Float64Var(&o.MaxRatio, "max-ratio", 0, fmt.Sprintf("stop when output exceeds `R` times the input read (default: off, %d for stdin; 0: off)", stdinRatio))
+	o.ratioFlag = fl.Lookup("max-ratio")
 }
 
 // limits is the state of the limits while one archive is read.
@@ -46,7 +62,7 @@ func (o *LimitOptions) start(consumed func() int64, stdin bool) (*limits, error)
 		}
 		l.maxSize = n
 	}
-	if l.maxRatio == 0 && stdin {
+	if !o.ratioGiven() && stdin {
 		l.maxRatio = stdinRatio
 	}
 	return l, nil

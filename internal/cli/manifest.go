@@ -10,11 +10,15 @@ import (
 	"strings"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/termtext"
 )
 
-// printManifest writes sums as sha256sum does: "HEX  NAME", sorted by name;
-// a name holding a newline or backslash is escaped and the line starts
-// with a backslash.
+// printManifest writes sums as sha256sum does: "HEX  NAME", sorted by name.
+// A name that needs escaping is escaped (termtext) and its line starts
+// with a backslash: for backslash, newline and carriage return the escapes
+// are coreutils' own (sha256sum 9 escapes exactly these); a name holding
+// other controls gets escapes sha256sum -c does not read (it reports the
+// line as improperly formatted) rather than reaching a terminal raw.
 func printManifest(w io.Writer, sums map[string]string) {
 	names := make([]string, 0, len(sums))
 	for n := range sums {
@@ -23,8 +27,7 @@ func printManifest(w io.Writer, sums map[string]string) {
 	sort.Strings(names)
 	bw := bufio.NewWriter(w)
 	for _, n := range names {
-		if strings.ContainsAny(n, "\n\\") {
-			esc := strings.NewReplacer("\\", "\\\\", "\n", "\\n").Replace(n)
+		if esc := termtext.Escape(n); esc != n {
 			fmt.Fprintf(bw, "\\%s  %s\n", sums[n], esc)
 			continue
 		}
@@ -62,7 +65,10 @@ func readManifest(p string) (map[string]string, error) {
 		}
 		name := line[66:]
 		if escaped {
-			name = strings.NewReplacer("\\\\", "\\", "\\n", "\n").Replace(name)
+			var ok bool
+			if name, ok = termtext.Unescape(name); !ok {
+				return nil, fmt.Errorf("%s:%d: bad escape in an escaped sha256sum line", p, ln)
+			}
 		}
 		m[cleanManifestName(name)] = strings.ToLower(line[:64])
 	}

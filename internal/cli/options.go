@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -50,10 +51,17 @@ func (o *CommonOptions) archiveOptions(f *Factory) (*archive.Options, error) {
 	if err != nil {
 		return nil, &FlagError{Err: fmt.Errorf("--memlimit: %v", err)}
 	}
+	limit = min(limit, maxMemLimit)
 	if o.Format != "" && !knownFormat(archive.Format(o.Format)) {
 		return nil, &FlagError{Err: fmt.Errorf("--format: unknown format %q", o.Format)}
 	}
 	opt := &archive.Options{MemLimit: limit, Threads: o.Threads}
+	if o.MaxSize != "" {
+		// A spool of the input (7z from a pipe) is bounded as the output.
+		if opt.SpoolLimit, err = parseSize(o.MaxSize); err != nil {
+			return nil, &FlagError{Err: fmt.Errorf("--max-size: %v", err)}
+		}
+	}
 	prompt := false
 	for _, p := range o.Passwords {
 		if p == promptMarker {
@@ -120,7 +128,15 @@ func (f *Factory) terminalPrompt(prompt string) (string, error) {
 	return askSecret(prompt, f.onInterrupt)
 }
 
-// parseSize reads "123", "64K", "512MiB", "1.5G" (powers of 1024).
+// maxMemLimit is the largest --memlimit that takes effect: a larger value
+// acts as it. Real dictionaries stay far below (RAR 7 asks at most 64 GiB,
+// xz 4 GiB), some decoders refuse a bound past their own maximum (zstd's
+// 3.75 TiB, which made "--memlimit 100T" an exit 3), and a 32-bit process
+// cannot address more than math.MaxInt anyway.
+const maxMemLimit = min(1<<40, math.MaxInt)
+
+// parseSize reads "123", "64K", "512MiB", "1.5G" (powers of 1024). A size
+// that does not fit in an int64 is an error.
 func parseSize(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -141,8 +157,13 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(low, 64)
-	if err != nil || v < 0 {
+	if err != nil || v < 0 || math.IsNaN(v) {
 		return 0, fmt.Errorf("bad size %q", s)
 	}
-	return int64(v * float64(mult)), nil
+	// 2^63 is the first float64 past MaxInt64: converting it or more to
+	// int64 is undefined.
+	if n := v * float64(mult); n < 1<<63 {
+		return int64(n), nil
+	}
+	return 0, fmt.Errorf("size %q is too large", s)
 }

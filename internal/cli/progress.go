@@ -5,10 +5,10 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/unpack-dev/unpack/internal/formats"
+	"github.com/unpack-dev/unpack/internal/termtext"
 )
 
 // progressTick is how often the bar is redrawn.
@@ -232,17 +232,12 @@ func nameWidth(width int) int {
 	return min(max(width-progressFixed-barWidth, minNameWidth), maxNameWidth)
 }
 
-// barLabel is name made safe and exactly width columns wide: control
-// characters become '?', a name too long keeps its end after "…" (the
-// file name matters more than its folders), a short one is padded so the
-// bar does not move.
+// barLabel is name escaped (termtext) and exactly width columns wide: a
+// name too long keeps its end after "…" (the file name matters more than
+// its folders), a short one is padded so the bar does not move. Cutting
+// the escaped text never cuts a character: an escape is plain ASCII.
 func barLabel(name string, width int) string {
-	runes := []rune(strings.Map(func(c rune) rune {
-		if unicode.IsControl(c) || c == utf8.RuneError {
-			return '?'
-		}
-		return c
-	}, name))
+	runes := []rune(termtext.Escape(name))
 	// Count columns as runes: wide characters may make the line a little
 	// longer, which the bar absorbs by narrowing.
 	if len(runes) > width {

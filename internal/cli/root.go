@@ -17,6 +17,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/unpack-dev/unpack/internal/termtext"
 )
 
 // Factory carries the process's streams and environment, so commands can be
@@ -125,10 +127,10 @@ func Run(f *Factory, args []string) ExitCode {
 	}
 	var fe *FlagError
 	if errors.As(err, &fe) || isCobraUsage(err) {
-		fmt.Fprintf(f.ErrOut, "unpack: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
+		fmt.Fprintf(f.ErrOut, "unpack: %s\nRun '%s --help' for usage.\n", termtext.Escape(err.Error()), cmd.CommandPath())
 		return ExitUsage
 	}
-	fmt.Fprintf(f.ErrOut, "unpack: %v\n", err)
+	fmt.Fprintf(f.ErrOut, "unpack: %s\n", termtext.Escape(err.Error()))
 	return code
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
 	"github.com/unpack-dev/unpack/internal/formats"
+	"github.com/unpack-dev/unpack/internal/termtext"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -63,7 +64,7 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 		}
 	}
 	if o.JSON {
-		r.enc = json.NewEncoder(f.Out)
+		r.enc = json.NewEncoder(&termtext.JSONWriter{W: f.Out})
 	}
 	return r, nil
 }
@@ -73,19 +74,10 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 func (r *runner) problem(arch, entry string, err error) {
 	r.code = worse(r.code, exitCodeOf(err))
 	r.aside(func() {
-		fmt.Fprintf(r.f.ErrOut, "unpack: %v\n", &archive.EntryError{Archive: printable(arch), Entry: printable(entry), Err: describe(err)})
+		// Escaped whole: the error's own text may quote a name or a link
+		// target too.
+		fmt.Fprintf(r.f.ErrOut, "unpack: %s\n", termtext.Escape((&archive.EntryError{Archive: arch, Entry: entry, Err: describe(err)}).Error()))
 	})
-}
-
-// printable quotes a name holding control characters, so that every
-// problem stays on one line.
-func printable(s string) string {
-	for _, c := range s {
-		if c < 0x20 || c == 0x7f {
-			return strconv.Quote(s)
-		}
-	}
-	return s
 }
 
 // warn reports something that does not change the exit code.
@@ -96,11 +88,11 @@ func (r *runner) warn(arch, entry, msg string) {
 	r.aside(func() {
 		switch {
 		case arch == "":
-			fmt.Fprintf(r.f.ErrOut, "unpack: warning: %s\n", msg)
+			fmt.Fprintf(r.f.ErrOut, "unpack: warning: %s\n", termtext.Escape(msg))
 		case entry == "":
-			fmt.Fprintf(r.f.ErrOut, "unpack: %s: warning: %s\n", arch, msg)
+			fmt.Fprintf(r.f.ErrOut, "unpack: %s: warning: %s\n", termtext.Escape(arch), termtext.Escape(msg))
 		default:
-			fmt.Fprintf(r.f.ErrOut, "unpack: %s: %s: warning: %s\n", arch, entry, msg)
+			fmt.Fprintf(r.f.ErrOut, "unpack: %s: %s: warning: %s\n", termtext.Escape(arch), termtext.Escape(entry), termtext.Escape(msg))
 		}
 	})
 }
@@ -485,9 +477,9 @@ func (r *runner) reportPassword(path string) {
 	switch len(nums) {
 	case 0:
 	case 1:
-		fmt.Fprintf(r.f.ErrOut, "unpack: %s: password candidate %s of %d accepted\n", printable(path), nums[0], n)
+		fmt.Fprintf(r.f.ErrOut, "unpack: %s: password candidate %s of %d accepted\n", termtext.Escape(path), nums[0], n)
 	default:
-		fmt.Fprintf(r.f.ErrOut, "unpack: %s: password candidates %s of %d accepted\n", printable(path), strings.Join(nums, ", "), n)
+		fmt.Fprintf(r.f.ErrOut, "unpack: %s: password candidates %s of %d accepted\n", termtext.Escape(path), strings.Join(nums, ", "), n)
 	}
 }
 

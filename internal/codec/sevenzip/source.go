@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/spool"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -22,15 +22,19 @@ const sigHeaderSize = 32
 
 // openSource returns a ReaderAt over the whole archive: the input itself, its
 // volumes concatenated when the path ends in .001, or, for a pipe, a
-// temporary file holding what was read (7z keeps its index at the end).
+// temporary file holding what was read (7z keeps its index at the end),
+// bounded by opt.SpoolLimit and the free space (package spool).
 func openSource(in *archive.Input, opt *archive.Options) (io.ReaderAt, int64, []io.Closer, error) {
 	if in.RA == nil {
-		tmp, err := os.CreateTemp("", "unpack-7z-*")
+		var max int64
+		if opt != nil {
+			max = opt.SpoolLimit
+		}
+		tmp, err := spool.Create(max)
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		os.Remove(tmp.Name())
-		n, err := io.Copy(tmp, in.R)
+		n, err := tmp.ReadFrom(in.R)
 		if err != nil {
 			tmp.Close()
 			return nil, 0, nil, err
