@@ -26,6 +26,7 @@ const (
 	RAR4     Format = "rar4" // RAR 1.5 to 4.x
 	RAR5     Format = "rar5"
 	SevenZip Format = "7z"
+	Compress Format = "compress" // Unix compress, .Z (LZW)
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -33,6 +34,8 @@ const (
 func (f Format) Stream() bool {
 	switch f {
 	case XZ, LZMA, Lzip, Gzip, Bzip2, Zstd, LZ4, Brotli:
+		return true
+	case Compress:
 		return true
 	}
 	return false
@@ -49,6 +52,8 @@ var Suffixes = map[Format][]string{
 	Zstd:   {".tzst", ".zst", ".zstd"},
 	LZ4:    {".lz4"},
 	Brotli: {".br"},
+	// .Z is found as ".z" (names are compared in lower case).
+	Compress: {".taz", ".z"},
 }
 
 var (
@@ -91,6 +96,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Gzip
 	case isBzip2(head):
 		return Bzip2
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x9d:
+		return Compress
 	}
 	if len(head) >= 4 {
 		m := binary.LittleEndian.Uint32(head)

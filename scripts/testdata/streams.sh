@@ -31,6 +31,7 @@ lz4 -q --content-size -BX -c "$p" > "$out/checked.txt.lz4"               # block
 xz -9 -c "$p" > "$out/plain.txt.xz"
 xz --format=lzma -c "$p" > "$out/plain.txt.lzma"
 lzip -c "$p" > "$out/plain.txt.lz"
+compress -c < "$p" > "$out/plain.txt.Z"
 # A tar inside each compressor.
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir "$work/t"; cp "$p" "$work/t/"; printf 'second\n' > "$work/t/second.txt"
@@ -41,4 +42,5 @@ bzip2 -c "$work/t.tar" > "$out/t.tar.bz2"
 xz -c "$work/t.tar" > "$out/t.tar.xz"
 lz4 -q -c "$work/t.tar" > "$out/t.tar.lz4"
 brotli -c "$work/t.tar" > "$out/t.tar.br"
+compress -c < "$work/t.tar" > "$out/t.tar.Z"
 ls -l "$out"
