@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
-FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz Z"}
+FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz Z lzo"}
 ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
@@ -80,6 +80,7 @@ compress() {
     br) out=$W/$k.br; [ -s "$out" ] || { brotli -q 9 -c "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
     tar.gz) out=$W/$k.tar.gz; [ -s "$out" ] || { tar -C "$W" -cf - "$k.raw" | gzip -6 > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
     Z) out=$W/$k.Z; [ -s "$out" ] || { command compress -c < "$src" > "$out.tmp"; mv "$out.tmp" "$out"; } ;;
+    lzo) out=$W/$k.lzo; [ -s "$out" ] || { lzop -q -c < "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
   esac
   echo "$out"
 }
@@ -96,6 +97,7 @@ references() {
     lz4) printf 'lz4 -dc\tlz4 -dc %s\n' "$p" ;;
     br) printf 'brotli -dc\tbrotli -dc %s\n' "$p" ;;
     tar.gz) printf 'bsdtar -xOf\tbsdtar -xOf %s\ntar -xzOf\ttar -xzOf %s\n' "$p" "$p" ;;
+    lzo) printf 'lzop -dc\tlzop -dc %s\nbsdcat\tbsdcat %s\n' "$p" "$p" ;;
     Z) printf 'compress -dc\tcompress -dc %s\ngzip -dc\tgzip -dc %s\nbsdcat\tbsdcat %s\n7zz x -so\t7zz x -so %s\n' "$p" "$p" "$p" "$p" ;;
   esac
 }

@@ -27,6 +27,7 @@ const (
 	RAR5     Format = "rar5"
 	SevenZip Format = "7z"
 	Compress Format = "compress" // Unix compress, .Z (LZW)
+	Lzop     Format = "lzop"
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -35,7 +36,7 @@ func (f Format) Stream() bool {
 	switch f {
 	case XZ, LZMA, Lzip, Gzip, Bzip2, Zstd, LZ4, Brotli:
 		return true
-	case Compress:
+	case Compress, Lzop:
 		return true
 	}
 	return false
@@ -54,6 +55,7 @@ var Suffixes = map[Format][]string{
 	Brotli: {".br"},
 	// .Z is found as ".z" (names are compared in lower case).
 	Compress: {".taz", ".z"},
+	Lzop:     {".tzo", ".lzo"},
 }
 
 var (
@@ -66,6 +68,7 @@ var (
 	magicZipEnd  = []byte("PK\x05\x06")
 	magicZipSpan = []byte("PK\x07\x08PK\x03\x04")
 	magicZipSp00 = []byte("PK00PK\x03\x04")
+	magicLzop    = []byte{0x89, 'L', 'Z', 'O', 0, '\r', '\n', 0x1a, '\n'}
 )
 
 // SFXScanLimit is how far into a file detection looks for an archive behind
@@ -98,6 +101,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Bzip2
 	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x9d:
 		return Compress
+	case bytes.HasPrefix(head, magicLzop):
+		return Lzop
 	}
 	if len(head) >= 4 {
 		m := binary.LittleEndian.Uint32(head)

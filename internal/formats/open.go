@@ -331,5 +331,5 @@ func All() []archive.Format {
 	return []archive.Format{archive.XZ, archive.LZMA, archive.Lzip, archive.Gzip, archive.Bzip2,
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip,
-		archive.Compress}
+		archive.Compress, archive.Lzop}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/lz4"
 	"github.com/unpack-dev/unpack/internal/codec/lzip"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
+	"github.com/unpack-dev/unpack/internal/codec/lzop"
 	"github.com/unpack-dev/unpack/internal/codec/lzw"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
 	"github.com/unpack-dev/unpack/internal/codec/zstdframe"
@@ -32,6 +33,7 @@ var streams = map[archive.Format]StreamOpener{
 	archive.LZMA:     openLZMA,
 	archive.Lzip:     openLzip,
 	archive.Compress: openCompress,
+	archive.Lzop:     openLzop,
 }
 
 // streamInput is, for a decoder that reads its input a whole block at a
@@ -127,4 +129,8 @@ func openCompress(r io.Reader, _ *archive.Options) (io.Reader, error) {
 		return nil, err
 	}
 	return z, nil
+}
+
+func openLzop(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	return lzop.NewReader(r, opt.Limit())
 }

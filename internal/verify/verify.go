@@ -21,6 +21,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash"
+	"hash/adler32"
 	"hash/crc32"
 	"io"
 )
@@ -39,9 +40,10 @@ const (
 	XXH32         // as lz4 uses
 	XXH64         // as zstd uses
 	CRC16         // the low 16 bits of CRC32, as RAR headers use
+	Adler32       // as lzop uses
 )
 
-var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16"}
+var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32"}
 
 // String returns the kind's usual name ("CRC32", "SHA-256", …).
 func (k Kind) String() string {
@@ -54,7 +56,7 @@ func (k Kind) String() string {
 // Size is the digest length in bytes.
 func (k Kind) Size() int {
 	switch k {
-	case CRC32, CRC32C, XXH32:
+	case CRC32, CRC32C, XXH32, Adler32:
 		return 4
 	case CRC64, XXH64:
 		return 8
@@ -89,6 +91,8 @@ func New(k Kind) hash.Hash {
 		return newXXH64()
 	case CRC16:
 		return newCRC16()
+	case Adler32:
+		return adler32.New()
 	}
 	return nil
 }

@@ -32,6 +32,8 @@ xz -9 -c "$p" > "$out/plain.txt.xz"
 xz --format=lzma -c "$p" > "$out/plain.txt.lzma"
 lzip -c "$p" > "$out/plain.txt.lz"
 compress -c < "$p" > "$out/plain.txt.Z"
+lzop -q -c < "$p" > "$out/plain.txt.lzo"
+{ lzop -q -c < "$p"; lzop -q -9 -CC --crc32 -c < "$p"; } > "$out/twice.txt.lzo"  # two files
 # A tar inside each compressor.
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir "$work/t"; cp "$p" "$work/t/"; printf 'second\n' > "$work/t/second.txt"
@@ -43,4 +45,5 @@ xz -c "$work/t.tar" > "$out/t.tar.xz"
 lz4 -q -c "$work/t.tar" > "$out/t.tar.lz4"
 brotli -c "$work/t.tar" > "$out/t.tar.br"
 compress -c < "$work/t.tar" > "$out/t.tar.Z"
+lzop -q -c < "$work/t.tar" > "$out/t.tar.lzo"
 ls -l "$out"
