@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz Z lzo"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd cpio cpio-crc"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -141,6 +141,13 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
         printf 't, 2 threads\t%s\t7zz t -mmt1\t7zz t -mmt1 %s\n' "$U t -q $a" "$a"
         printf 't, 2 threads\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a"
       fi ;;
+    cpio|cpio-crc)
+      a=$W/$k.cpio
+      local h=newc; [ "$k" = cpio-crc ] && h=crc
+      [ -s "$a" ] || (cd "$W" && printf '%s\n' text.raw binary.raw mixed.raw | cpio -o --quiet -H $h > "$a")
+      printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\tcpio -i --to-stdout\tcpio -i --quiet --to-stdout -F %s\n' "$U x -c $a" "$a" ;;
     rar5|rar5-large|rar4|rar4-audio|rar4-e8|rar4-ppmd)
       # The largest corpus archives of each kind. Filter-heavy: rar5 (459
       # DELTA blocks) and rar4-audio (177 DELTA blocks and an AUDIO one);

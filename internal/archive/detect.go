@@ -28,6 +28,7 @@ const (
 	SevenZip Format = "7z"
 	Compress Format = "compress" // Unix compress, .Z (LZW)
 	Lzop     Format = "lzop"
+	Cpio     Format = "cpio"
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -103,6 +104,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Compress
 	case bytes.HasPrefix(head, magicLzop):
 		return Lzop
+	case IsCpioHeader(head):
+		return Cpio
 	}
 	if len(head) >= 4 {
 		m := binary.LittleEndian.Uint32(head)
@@ -207,6 +210,41 @@ func IsTarHeader(h []byte) bool {
 		signed += int64(int8(c))
 	}
 	return want == unsigned || want == signed
+}
+
+// IsCpioHeader reports whether h starts with a cpio header: the ASCII
+// magic of the odc, newc or crc format followed by digits, or the old
+// binary magic in either byte order with a sane name size and, when the
+// name is within h, a NUL at its end.
+func IsCpioHeader(h []byte) bool {
+	if len(h) >= 6 && (string(h[:6]) == "070707" || string(h[:6]) == "070701" || string(h[:6]) == "070702") {
+		digits, n := "01234567", 76
+		if h[5] != '7' {
+			digits, n = "0123456789abcdefABCDEF", 110
+		}
+		if len(h) < n {
+			return false
+		}
+		for _, c := range h[6:n] {
+			if strings.IndexByte(digits, c) < 0 {
+				return false
+			}
+		}
+		return true
+	}
+	if len(h) < 26 {
+		return false
+	}
+	var n int
+	switch {
+	case h[0] == 0xc7 && h[1] == 0x71:
+		n = int(binary.LittleEndian.Uint16(h[20:]))
+	case h[0] == 0x71 && h[1] == 0xc7:
+		n = int(binary.BigEndian.Uint16(h[20:]))
+	default:
+		return false
+	}
+	return n >= 2 && n <= 4096 && (26+n > len(h) || h[26+n-1] == 0)
 }
 
 // IsEmptyTar recognises a tar archive of no entries: its end marker, two

@@ -41,9 +41,10 @@ const (
 	XXH64         // as zstd uses
 	CRC16         // the low 16 bits of CRC32, as RAR headers use
 	Adler32       // as lzop uses
+	Sum32         // the 32-bit sum of the data's bytes, as cpio's "crc" format (070702) uses
 )
 
-var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32"}
+var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32", "SUM32"}
 
 // String returns the kind's usual name ("CRC32", "SHA-256", …).
 func (k Kind) String() string {
@@ -56,7 +57,7 @@ func (k Kind) String() string {
 // Size is the digest length in bytes.
 func (k Kind) Size() int {
 	switch k {
-	case CRC32, CRC32C, XXH32, Adler32:
+	case CRC32, CRC32C, XXH32, Adler32, Sum32:
 		return 4
 	case CRC64, XXH64:
 		return 8
@@ -93,6 +94,8 @@ func New(k Kind) hash.Hash {
 		return newCRC16()
 	case Adler32:
 		return adler32.New()
+	case Sum32:
+		return new(sum32)
 	}
 	return nil
 }
