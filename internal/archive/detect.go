@@ -29,6 +29,8 @@ const (
 	Compress Format = "compress" // Unix compress, .Z (LZW)
 	Lzop     Format = "lzop"
 	Cpio     Format = "cpio"
+	Ar       Format = "ar"
+	Deb      Format = "deb" // a Debian package: an ar archive of tars
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -69,6 +71,8 @@ var (
 	magicZipEnd  = []byte("PK\x05\x06")
 	magicZipSpan = []byte("PK\x07\x08PK\x03\x04")
 	magicZipSp00 = []byte("PK00PK\x03\x04")
+	magicAr      = []byte("!<arch>\n")
+	magicThin    = []byte("!<thin>\n")
 	magicLzop    = []byte{0x89, 'L', 'Z', 'O', 0, '\r', '\n', 0x1a, '\n'}
 )
 
@@ -106,6 +110,12 @@ func Detect(head, tail []byte, name string) Format {
 		return Lzop
 	case IsCpioHeader(head):
 		return Cpio
+	case bytes.HasPrefix(head, magicAr), bytes.HasPrefix(head, magicThin):
+		// A .deb starts with its debian-binary member.
+		if len(head) >= 24 && strings.TrimRight(string(head[8:24]), " /") == "debian-binary" {
+			return Deb
+		}
+		return Ar
 	}
 	if len(head) >= 4 {
 		m := binary.LittleEndian.Uint32(head)

@@ -16,6 +16,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/gzip"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/ar"
 	"github.com/unpack-dev/unpack/internal/codec/cpio"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
@@ -46,6 +47,8 @@ var containers = map[archive.Format]Opener{
 	archive.RAR5:     rar.Open,
 	archive.SevenZip: sevenzip.Open,
 	archive.Cpio:     cpio.Open,
+	archive.Ar:       ar.Open,
+	archive.Deb:      openDeb,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -354,5 +357,5 @@ func All() []archive.Format {
 	return []archive.Format{archive.XZ, archive.LZMA, archive.Lzip, archive.Gzip, archive.Bzip2,
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip,
-		archive.Compress, archive.Lzop, archive.Cpio}
+		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb}
 }

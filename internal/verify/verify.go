@@ -17,6 +17,7 @@ package verify
 
 import (
 	"bytes"
+	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -42,9 +43,10 @@ const (
 	CRC16         // the low 16 bits of CRC32, as RAR headers use
 	Adler32       // as lzop uses
 	Sum32         // the 32-bit sum of the data's bytes, as cpio's "crc" format (070702) uses
+	MD5           // as a .deb's md5sums control file lists
 )
 
-var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32", "SUM32"}
+var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32", "SUM32", "MD5"}
 
 // String returns the kind's usual name ("CRC32", "SHA-256", …).
 func (k Kind) String() string {
@@ -63,6 +65,8 @@ func (k Kind) Size() int {
 		return 8
 	case SHA256, BLAKE2sp:
 		return 32
+	case MD5:
+		return 16
 	case CRC16:
 		return 2
 	}
@@ -96,6 +100,8 @@ func New(k Kind) hash.Hash {
 		return adler32.New()
 	case Sum32:
 		return new(sum32)
+	case MD5:
+		return md5.New()
 	}
 	return nil
 }
