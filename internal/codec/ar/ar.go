@@ -131,11 +131,17 @@ func (z *Reader) next() (*archive.Entry, error) {
 		if err != nil {
 			return nil, ErrHeader
 		}
+		// Symbol tables and long-name tables leave these blank; anything
+		// else must be a number, as GNU ar and Commons Compress require.
 		mtime, err1 := field(h[16:28], 10)
-		mode, err2 := field(h[40:48], 8)
-		if err1 != nil || err2 != nil {
-			// Symbol tables and long-name tables leave these blank.
-			mtime, mode = 0, 0o644
+		_, err2 := field(h[28:34], 10) // uid
+		_, err3 := field(h[34:40], 10) // gid
+		mode, err4 := field(h[40:48], 8)
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+			return nil, ErrHeader
+		}
+		if strings.TrimSpace(string(h[40:48])) == "" {
+			mode = 0o644
 		}
 		z.remain, z.pad = size, size&1
 		raw := strings.TrimRight(string(h[:16]), " ")
@@ -193,9 +199,13 @@ func (z *Reader) next() (*archive.Entry, error) {
 	}
 }
 
-// field parses a blank-padded decimal or octal header field.
+// field parses a blank-padded decimal or octal header field; an all-blank
+// one is 0.
 func field(b []byte, base int) (int64, error) {
 	s := strings.TrimRight(string(b), " ")
+	if s == "" {
+		return 0, nil
+	}
 	v, err := strconv.ParseInt(s, base, 64)
 	if err != nil || v < 0 {
 		return 0, ErrHeader
