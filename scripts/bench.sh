@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz Z lzo"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd cpio cpio-crc"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd cpio cpio-crc ar deb"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -148,6 +148,23 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
       printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
       printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a"
       printf 'x -c\t%s\tcpio -i --to-stdout\tcpio -i --quiet --to-stdout -F %s\n' "$U x -c $a" "$a" ;;
+    ar)
+      a=$W/t.a
+      [ -s "$a" ] || (cd "$W" && ar rcD "$a" text.raw binary.raw mixed.raw)
+      printf 'x -c\t%s\tar p\tar p %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
+    deb)
+      # The data member as xz (dpkg-deb's default): unpack x -c writes the
+      # files, dpkg-deb --fsys-tarfile the decompressed data tar.
+      a=$W/t.deb
+      if [ ! -s "$a" ]; then
+        rm -rf "$W/debroot" && mkdir -p "$W/debroot/DEBIAN" "$W/debroot/usr/share/t" && \
+          cp "$W/text.raw" "$W/binary.raw" "$W/debroot/usr/share/t/" && \
+          printf 'Package: t\nVersion: 1\nArchitecture: all\nMaintainer: t <t@t>\nDescription: t\n' > "$W/debroot/DEBIAN/control" && \
+          dpkg-deb --root-owner-group -Zxz -b "$W/debroot" "$a" >/dev/null
+      fi
+      printf 'x -c\t%s\tdpkg-deb --fsys-tarfile\tdpkg-deb --fsys-tarfile %s\n' "$U x -c $a" "$a" ;;
     rar5|rar5-large|rar4|rar4-audio|rar4-e8|rar4-ppmd)
       # The largest corpus archives of each kind. Filter-heavy: rar5 (459
       # DELTA blocks) and rar4-audio (177 DELTA blocks and an AUDIO one);
