@@ -64,6 +64,7 @@ type Reader struct {
 	finChar    byte
 
 	grp    [16 + 3]byte // the current group of codes, plus slack for extraction
+	codes  [8]uint16    // the group's codes
 	gCodes int          // codes in the group
 	gi     int          // next code of the group
 
@@ -208,6 +209,13 @@ func (z *Reader) nextGroup() bool {
 		z.err = io.EOF
 		return false
 	}
+	mask := uint32(1)<<z.nBits - 1
+	for i := range z.gCodes {
+		bit := uint(i) * z.nBits
+		b := bit >> 3
+		v := uint32(z.grp[b]) | uint32(z.grp[b+1])<<8 | uint32(z.grp[b+2])<<16
+		z.codes[i] = uint16(v >> (bit & 7) & mask)
+	}
 	return true
 }
 
@@ -222,15 +230,16 @@ func (z *Reader) decode() {
 	op := z.oe
 	freeEnt, oldCode, finChar := z.freeEnt, z.oldCode, z.finChar
 	prefix, suffix, length := &z.prefix, &z.suffix, &z.length
+	gi, gCodes := z.gi, z.gCodes
 	for len(out)-op >= outReserve {
-		if z.gi >= z.gCodes && !z.nextGroup() {
-			break
+		if gi >= gCodes {
+			if !z.nextGroup() {
+				break
+			}
+			gi, gCodes = 0, z.gCodes
 		}
-		bit := uint(z.gi) * z.nBits
-		b := bit >> 3
-		v := uint32(z.grp[b]) | uint32(z.grp[b+1])<<8 | uint32(z.grp[b+2])<<16
-		code := int(v>>(bit&7)) & (1<<z.nBits - 1)
-		z.gi++
+		code := int(z.codes[gi&7])
+		gi++
 
 		if code < 256 && oldCode >= 0 {
 			// A literal: the common case, without the table lookups.
@@ -254,7 +263,7 @@ func (z *Reader) decode() {
 				freeEnt = 256
 				z.nBits = 9
 				z.maxCode = 1<<9 - 1
-				z.gi = z.gCodes // skip the rest of the group
+				gi = gCodes // skip the rest of the group
 				continue
 			}
 			c := code
@@ -272,12 +281,15 @@ func (z *Reader) decode() {
 			}
 			m := int(length[c])
 			i := op + m
-			for c >= 256 {
+			for c := uint16(c); ; {
+				if c < 256 {
+					out[op] = byte(c)
+					break
+				}
 				i--
 				out[i] = suffix[c]
-				c = int(prefix[c])
+				c = prefix[c]
 			}
-			out[op] = byte(c)
 			if n == 1 {
 				out[op+m] = out[op]
 			}
@@ -300,9 +312,10 @@ func (z *Reader) decode() {
 			} else {
 				z.maxCode = 1<<z.nBits - 1
 			}
-			z.gi = z.gCodes
+			gi = gCodes
 		}
 	}
+	z.gi = gi
 	z.freeEnt, z.oldCode, z.finChar = freeEnt, oldCode, finChar
 	z.oe = op
 }
