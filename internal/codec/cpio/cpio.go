@@ -342,9 +342,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 	r.off += int64(n)
 	r.remain -= int64(n)
 	if r.checked {
-		for _, c := range p[:n] {
-			r.sum += uint32(c)
-		}
+		r.sum = verify.UpdateSum32(r.sum, p[:n])
 	}
 	if err == io.EOF {
 		if r.remain > 0 {
