@@ -236,3 +236,31 @@ func (z *Reader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// WriteTo writes the rest of the current member's data to w in large
+// writes straight from the input buffer.
+func (z *Reader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for z.remain > 0 {
+		b, err := z.r.Peek(int(min(z.remain, int64(z.r.Size()))))
+		if len(b) > 0 {
+			m, werr := w.Write(b)
+			z.r.Discard(m)
+			z.remain -= int64(m)
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+		}
+		if err != nil && z.remain > 0 && err != bufio.ErrBufferFull {
+			if err == io.EOF {
+				err = ErrTruncated
+			} else {
+				err = fmt.Errorf("ar: reading the input: %w", err)
+			}
+			z.err = err
+			return total, err
+		}
+	}
+	return total, nil
+}

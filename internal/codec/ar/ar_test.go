@@ -18,6 +18,11 @@ import (
 )
 
 func readAll(data []byte, wrap func(io.Reader) io.Reader) (map[string]string, []string, error) {
+	return readAllBy(data, wrap, false)
+}
+
+// readAllBy reads the members' data through Read, or through WriteTo.
+func readAllBy(data []byte, wrap func(io.Reader) io.Reader, writeTo bool) (map[string]string, []string, error) {
 	r, err := NewReader(wrap(bytes.NewReader(data)))
 	if err != nil {
 		return nil, nil, err
@@ -33,7 +38,12 @@ func readAll(data []byte, wrap func(io.Reader) io.Reader) (map[string]string, []
 			return got, order, err
 		}
 		h := sha256.New()
-		n, err := io.Copy(h, r)
+		var n int64
+		if writeTo {
+			n, err = r.WriteTo(h)
+		} else {
+			n, err = io.Copy(h, iotest.OneByteReader(r))
+		}
 		if err != nil {
 			return got, order, err
 		}
@@ -72,10 +82,16 @@ func TestTruncatedAndFlipped(t *testing.T) {
 	for _, a := range []string{"gnu.a", "bsd.a"} {
 		data := testutil.Fixture(t, a)
 		for n := 0; n < len(data)-1; n += 7 {
-			_, _, err := readAll(data[:n], func(r io.Reader) io.Reader { return r })
-			if !errors.Is(err, archive.ErrCorrupt) {
-				t.Fatalf("%s cut at %d: %v", a, n, err)
+			for _, wt := range []bool{false, true} {
+				_, _, err := readAllBy(data[:n], func(r io.Reader) io.Reader { return r }, wt)
+				if !errors.Is(err, archive.ErrCorrupt) {
+					t.Fatalf("%s cut at %d (WriteTo %v): %v", a, n, wt, err)
+				}
 			}
+		}
+		got, _, err := readAllBy(data, func(r io.Reader) io.Reader { return r }, true)
+		if err != nil || len(got) != 4 {
+			t.Fatalf("%s WriteTo: %v %v", a, got, err)
 		}
 		for i := 0; i < len(data); i += 3 {
 			bad := bytes.Clone(data)

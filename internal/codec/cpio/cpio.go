@@ -525,3 +525,35 @@ func modeOf(m uint64) fs.FileMode {
 	}
 	return mode
 }
+
+// WriteTo writes the rest of the current entry's data to w in large
+// writes straight from the input buffer, verifying it as Read does.
+func (r *Reader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for r.remain > 0 {
+		b, err := r.r.Peek(int(min(r.remain, int64(r.r.Size()))))
+		if len(b) > 0 {
+			m, werr := w.Write(b)
+			if r.checked {
+				r.sum = verify.UpdateSum32(r.sum, b[:m])
+			}
+			r.r.Discard(m)
+			r.off += int64(m)
+			r.remain -= int64(m)
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+		}
+		if err != nil && r.remain > 0 && err != bufio.ErrBufferFull {
+			if err == io.EOF {
+				err = ErrTruncated
+			} else {
+				err = fmt.Errorf("cpio: reading the input: %w", err)
+			}
+			r.err = err
+			return total, err
+		}
+	}
+	return total, r.endData()
+}

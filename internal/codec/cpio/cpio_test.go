@@ -41,7 +41,10 @@ type result struct {
 	kinds map[string]archive.Type
 }
 
-func readAll(r archive.Reader) (*result, error) {
+func readAll(r archive.Reader) (*result, error) { return readAllBy(r, false) }
+
+// readAllBy reads the entries' data through Read, or through WriteTo.
+func readAllBy(r archive.Reader, writeTo bool) (*result, error) {
 	res := &result{files: map[string]string{}, links: map[string]string{}, kinds: map[string]archive.Type{}}
 	for {
 		e, err := r.Next()
@@ -56,7 +59,13 @@ func readAll(r archive.Reader) (*result, error) {
 		switch e.Type {
 		case archive.TypeFile:
 			h := sha256.New()
-			n, err := io.Copy(h, iotest.OneByteReader(r))
+			var n int64
+			var err error
+			if writeTo {
+				n, err = r.(io.WriterTo).WriteTo(h)
+			} else {
+				n, err = io.Copy(h, iotest.OneByteReader(r))
+			}
 			if err != nil {
 				return res, fmt.Errorf("%s: %w", e.Name, err)
 			}
@@ -99,6 +108,10 @@ func TestFixtures(t *testing.T) {
 			res, err := readAll(r)
 			if err != nil {
 				t.Fatal(err)
+			}
+			res2, err := readAllBy(NewReader(bytes.NewReader(data)), true)
+			if err != nil || fmt.Sprint(res2.files) != fmt.Sprint(res.files) {
+				t.Fatalf("WriteTo: %v, %v", err, res2.files)
 			}
 			if r.Kind() != f.kind {
 				t.Errorf("kind %v, want %v", r.Kind(), f.kind)
@@ -166,7 +179,7 @@ func TestCRCSum(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := io.Copy(io.Discard, r); err != nil {
+		if _, err := r.WriteTo(io.Discard); err != nil {
 			var mm *verify.MismatchError
 			if !errors.As(err, &mm) || mm.Kind != verify.Sum32 {
 				t.Fatalf("%s: %v", e.Name, err)
@@ -184,9 +197,11 @@ func TestTruncatedAndFlipped(t *testing.T) {
 		data := testutil.Fixture(t, f.file)
 		end := bytes.Index(data, []byte(trailer)) + len(trailer) + 1
 		for n := 0; n < end; n += 37 {
-			_, err := readAll(NewReader(bytes.NewReader(data[:n])))
-			if !errors.Is(err, archive.ErrCorrupt) {
-				t.Fatalf("%s cut at %d: %v", f.file, n, err)
+			for _, wt := range []bool{false, true} {
+				_, err := readAllBy(NewReader(bytes.NewReader(data[:n])), wt)
+				if !errors.Is(err, archive.ErrCorrupt) {
+					t.Fatalf("%s cut at %d (WriteTo %v): %v", f.file, n, wt, err)
+				}
 			}
 		}
 		for i := 0; i < end; i += 13 {
