@@ -65,7 +65,8 @@ type Header struct {
 
 // Reader decompresses an lzop stream.
 type Reader struct {
-	br       *bufio.Reader
+	br       *bufio.Reader // the input: own, or the caller's when it is buffered
+	own      *bufio.Reader
 	memLimit int64
 	Header   Header // of the current member
 
@@ -87,10 +88,16 @@ func NewReader(r io.Reader, memLimit int64) (*Reader, error) {
 
 // Reset makes z read a new stream from r, reusing its buffers.
 func (z *Reader) Reset(r io.Reader, memLimit int64) error {
-	if z.br == nil {
-		z.br = bufio.NewReaderSize(r, 64<<10)
+	// A buffered input is read as it is (no second buffer between).
+	if br, ok := r.(*bufio.Reader); ok {
+		z.br = br
 	} else {
-		z.br.Reset(r)
+		if z.own == nil {
+			z.own = bufio.NewReaderSize(r, 64<<10)
+		} else {
+			z.own.Reset(r)
+		}
+		z.br = z.own
 	}
 	z.memLimit = memLimit
 	z.err = nil
