@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
-FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs"}
+FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar Z lzo"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -80,6 +80,8 @@ compress() {
     br) out=$W/$k.br; [ -s "$out" ] || { brotli -q 9 -c "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
     tar.gz) out=$W/$k.tar.gz; [ -s "$out" ] || { tar -C "$W" -cf - "$k.raw" | gzip -6 > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
     tar) out=$W/$k.tar; [ -s "$out" ] || { tar -C "$W" -cf "$out.tmp" "$k.raw" && mv "$out.tmp" "$out"; } ;;
+    Z) out=$W/$k.Z; [ -s "$out" ] || { command compress -c < "$src" > "$out.tmp"; mv "$out.tmp" "$out"; } ;;
+    lzo) out=$W/$k.lzo; [ -s "$out" ] || { lzop -q -c < "$src" > "$out.tmp" && mv "$out.tmp" "$out"; } ;;
   esac
   echo "$out"
 }
@@ -97,6 +99,8 @@ references() {
     br) printf 'brotli -dc\tbrotli -dc %s\n' "$p" ;;
     tar.gz) printf 'bsdtar -xOf\tbsdtar -xOf %s\ntar -xzOf\ttar -xzOf %s\n' "$p" "$p" ;;
     tar) printf 'bsdtar -xOf\tbsdtar -xOf %s\ntar -xOf\ttar -xOf %s\n' "$p" "$p" ;;
+    lzo) printf 'lzop -dc\tlzop -dc %s\nbsdcat\tbsdcat %s\n' "$p" "$p" ;;
+    Z) printf 'compress -dc\tcompress -dc %s\ngzip -dc\tgzip -dc %s\nbsdcat\tbsdcat %s\n7zz x -so\t7zz x -so %s\n' "$p" "$p" "$p" "$p" ;;
   esac
 }
 
@@ -163,6 +167,30 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
       printf 'x -c, 1 thread\t%s\t7zz x -so -mmt1\t7zz x -so -mmt1 %s\n' "$U x -c --threads 1 $a" "$a"
       printf 't, 2 threads\t%s\t7zz t -mmt1\t7zz t -mmt1 %s\n' "$U t -q $a" "$a"
       printf 't, 2 threads\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a" ;;
+    cpio|cpio-crc)
+      a=$W/$k.cpio
+      local h=newc; [ "$k" = cpio-crc ] && h=crc
+      [ -s "$a" ] || (cd "$W" && printf '%s\n' text.raw binary.raw mixed.raw | cpio -o --quiet -H $h > "$a")
+      printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\tcpio -i --to-stdout\tcpio -i --quiet --to-stdout -F %s\n' "$U x -c $a" "$a" ;;
+    ar)
+      a=$W/t.a
+      [ -s "$a" ] || (cd "$W" && ar rcD "$a" text.raw binary.raw mixed.raw)
+      printf 'x -c\t%s\tar p\tar p %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
+    deb)
+      # The data member as xz (dpkg-deb's default): unpack x -c writes the
+      # files, dpkg-deb --fsys-tarfile the decompressed data tar.
+      a=$W/t.deb
+      if [ ! -s "$a" ]; then
+        rm -rf "$W/debroot" && mkdir -p "$W/debroot/DEBIAN" "$W/debroot/usr/share/t" && \
+          cp "$W/text.raw" "$W/binary.raw" "$W/debroot/usr/share/t/" && \
+          printf 'Package: t\nVersion: 1\nArchitecture: all\nMaintainer: t <t@t>\nDescription: t\n' > "$W/debroot/DEBIAN/control" && \
+          dpkg-deb --root-owner-group -Zxz -b "$W/debroot" "$a" >/dev/null
+      fi
+      printf 'x -c\t%s\tdpkg-deb --fsys-tarfile\tdpkg-deb --fsys-tarfile %s\n' "$U x -c $a" "$a" ;;
     rar5|rar5-large|rar4|rar4-audio|rar4-e8|rar4-ppmd)
       # The largest corpus archives of each kind. Filter-heavy: rar5 (459
       # DELTA blocks) and rar4-audio (177 DELTA blocks and an AUDIO one);

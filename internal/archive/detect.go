@@ -28,6 +28,11 @@ const (
 	SevenZip Format = "7z"
 	ISO      Format = "iso" // disc image: ISO 9660, UDF or both
 	Squashfs Format = "squashfs"
+	Compress Format = "compress" // Unix compress, .Z (LZW)
+	Lzop     Format = "lzop"
+	Cpio     Format = "cpio"
+	Ar       Format = "ar"
+	Deb      Format = "deb" // a Debian package: an ar archive of tars
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -35,6 +40,8 @@ const (
 func (f Format) Stream() bool {
 	switch f {
 	case XZ, LZMA, Lzip, Gzip, Bzip2, Zstd, LZ4, Brotli:
+		return true
+	case Compress, Lzop:
 		return true
 	}
 	return false
@@ -53,6 +60,9 @@ var Suffixes = map[Format][]string{
 	LZ4:    {".lz4"},
 	Brotli: {".br"},
 	ISO:    {".iso", ".udf"},
+	// .Z is found as ".z" (names are compared in lower case).
+	Compress: {".taz", ".z"},
+	Lzop:     {".tzo", ".lzo"},
 }
 
 // isISO reports whether head holds a disc image's first volume structure
@@ -78,6 +88,9 @@ var (
 	magicZipEnd  = []byte("PK\x05\x06")
 	magicZipSpan = []byte("PK\x07\x08PK\x03\x04")
 	magicZipSp00 = []byte("PK00PK\x03\x04")
+	magicAr      = []byte("!<arch>\n")
+	magicThin    = []byte("!<thin>\n")
+	magicLzop    = []byte{0x89, 'L', 'Z', 'O', 0, '\r', '\n', 0x1a, '\n'}
 )
 
 // SFXScanLimit is how far into a file detection looks for an archive behind
@@ -110,6 +123,18 @@ func Detect(head, tail []byte, name string) Format {
 		return Bzip2
 	case bytes.HasPrefix(head, []byte("hsqs")) && len(head) >= 30 && binary.LittleEndian.Uint16(head[28:]) == 4:
 		return Squashfs
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x9d:
+		return Compress
+	case bytes.HasPrefix(head, magicLzop):
+		return Lzop
+	case IsCpioHeader(head):
+		return Cpio
+	case bytes.HasPrefix(head, magicAr), bytes.HasPrefix(head, magicThin):
+		// A .deb starts with its debian-binary member.
+		if len(head) >= 24 && strings.TrimRight(string(head[8:24]), " /") == "debian-binary" {
+			return Deb
+		}
+		return Ar
 	}
 	if len(head) >= 4 {
 		m := binary.LittleEndian.Uint32(head)
@@ -217,6 +242,41 @@ func IsTarHeader(h []byte) bool {
 		signed += int64(int8(c))
 	}
 	return want == unsigned || want == signed
+}
+
+// IsCpioHeader reports whether h starts with a cpio header: the ASCII
+// magic of the odc, newc or crc format followed by digits, or the old
+// binary magic in either byte order with a sane name size and, when the
+// name is within h, a NUL at its end.
+func IsCpioHeader(h []byte) bool {
+	if len(h) >= 6 && (string(h[:6]) == "070707" || string(h[:6]) == "070701" || string(h[:6]) == "070702") {
+		digits, n := "01234567", 76
+		if h[5] != '7' {
+			digits, n = "0123456789abcdefABCDEF", 110
+		}
+		if len(h) < n {
+			return false
+		}
+		for _, c := range h[6:n] {
+			if strings.IndexByte(digits, c) < 0 {
+				return false
+			}
+		}
+		return true
+	}
+	if len(h) < 26 {
+		return false
+	}
+	var n int
+	switch {
+	case h[0] == 0xc7 && h[1] == 0x71:
+		n = int(binary.LittleEndian.Uint16(h[20:]))
+	case h[0] == 0x71 && h[1] == 0xc7:
+		n = int(binary.BigEndian.Uint16(h[20:]))
+	default:
+		return false
+	}
+	return n >= 2 && n <= 4096 && (26+n > len(h) || h[26+n-1] == 0)
 }
 
 // IsEmptyTar recognises a tar archive of no entries: its end marker, two

@@ -16,6 +16,8 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/gzip"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/ar"
+	"github.com/unpack-dev/unpack/internal/codec/cpio"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
 	"github.com/unpack-dev/unpack/internal/codec/squashfs"
@@ -47,6 +49,9 @@ var containers = map[archive.Format]Opener{
 	archive.SevenZip: sevenzip.Open,
 	archive.ISO:      openDisc,
 	archive.Squashfs: squashfs.Open,
+	archive.Cpio:     cpio.Open,
+	archive.Ar:       ar.Open,
+	archive.Deb:      openDeb,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -253,6 +258,10 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 			a.Reader = &tarInStream{Reader: tar.NewReader(br, opt), rest: br}
 			return nil
 		}
+		if archive.IsCpioHeader(peek) {
+			a.Reader = &cpioInStream{Reader: cpio.NewReader(br), rest: br}
+			return nil
+		}
 		a.Reader = a.single(f, br, d, oo)
 		return nil
 	}
@@ -329,9 +338,27 @@ func (t *tarInStream) Next() (*archive.Entry, error) {
 	return e, err
 }
 
+// cpioInStream is a cpio archive inside a compressed stream, read to the
+// stream's end as tarInStream is.
+type cpioInStream struct {
+	*cpio.Reader
+	rest io.Reader
+}
+
+func (c *cpioInStream) Next() (*archive.Entry, error) {
+	e, err := c.Reader.Next()
+	if err == io.EOF {
+		if _, derr := io.Copy(io.Discard, c.rest); derr != nil {
+			return nil, derr
+		}
+	}
+	return e, err
+}
+
 // All lists every format unpack detects, implemented or not.
 func All() []archive.Format {
 	return []archive.Format{archive.XZ, archive.LZMA, archive.Lzip, archive.Gzip, archive.Bzip2,
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
-		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs}
+		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
+		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb}
 }

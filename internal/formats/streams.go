@@ -11,6 +11,8 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/lz4"
 	"github.com/unpack-dev/unpack/internal/codec/lzip"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
+	"github.com/unpack-dev/unpack/internal/codec/lzop"
+	"github.com/unpack-dev/unpack/internal/codec/lzw"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
 	"github.com/unpack-dev/unpack/internal/codec/zstdframe"
 )
@@ -22,14 +24,16 @@ type StreamOpener func(r io.Reader, opt *archive.Options) (io.Reader, error)
 
 // streams maps each single-stream format to its decoder.
 var streams = map[archive.Format]StreamOpener{
-	archive.Gzip:   openGzip,
-	archive.Zstd:   openZstd,
-	archive.Bzip2:  openBzip2,
-	archive.Brotli: openBrotli,
-	archive.LZ4:    openLZ4,
-	archive.XZ:     openXZ,
-	archive.LZMA:   openLZMA,
-	archive.Lzip:   openLzip,
+	archive.Gzip:     openGzip,
+	archive.Zstd:     openZstd,
+	archive.Bzip2:    openBzip2,
+	archive.Brotli:   openBrotli,
+	archive.LZ4:      openLZ4,
+	archive.XZ:       openXZ,
+	archive.LZMA:     openLZMA,
+	archive.Lzip:     openLzip,
+	archive.Compress: openCompress,
+	archive.Lzop:     openLzop,
 }
 
 // streamInput is, for a decoder that reads its input a whole block at a
@@ -117,4 +121,16 @@ func openLZMA(r io.Reader, opt *archive.Options) (io.Reader, error) {
 
 func openLzip(r io.Reader, opt *archive.Options) (io.Reader, error) {
 	return lzip.NewReader(r, opt.Limit())
+}
+
+func openCompress(r io.Reader, _ *archive.Options) (io.Reader, error) {
+	z, err := lzw.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	return z, nil
+}
+
+func openLzop(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	return lzop.NewReader(r, opt.Limit())
 }

@@ -42,12 +42,13 @@ const (
 	XXH32         // as lz4 uses
 	XXH64         // as zstd uses
 	CRC16         // the low 16 bits of CRC32, as RAR headers use
-	Adler32       // as zlib streams (zisofs, lzop) use
-	MD5           // as RPM's legacy signature and XAR use
+	Adler32       // as zlib streams (zisofs, squashfs) and lzop use
+	Sum32         // the 32-bit sum of the data's bytes, as cpio's "crc" format (070702) uses
+	MD5           // as a .deb's md5sums, RPM's legacy signature and XAR use
 	SHA1          // as RPM headers, XAR and WIM use
 )
 
-var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32", "MD5", "SHA-1"}
+var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32", "SUM32", "MD5", "SHA-1"}
 
 // String returns the kind's usual name ("CRC32", "SHA-256", …).
 func (k Kind) String() string {
@@ -60,7 +61,7 @@ func (k Kind) String() string {
 // Size is the digest length in bytes.
 func (k Kind) Size() int {
 	switch k {
-	case CRC32, CRC32C, XXH32, Adler32:
+	case CRC32, CRC32C, XXH32, Adler32, Sum32:
 		return 4
 	case CRC64, XXH64:
 		return 8
@@ -101,6 +102,8 @@ func New(k Kind) hash.Hash {
 		return newCRC16()
 	case Adler32:
 		return adler32.New()
+	case Sum32:
+		return new(sum32)
 	case MD5:
 		return md5.New()
 	case SHA1:

@@ -31,6 +31,9 @@ lz4 -q --content-size -BX -c "$p" > "$out/checked.txt.lz4"               # block
 xz -9 -c "$p" > "$out/plain.txt.xz"
 xz --format=lzma -c "$p" > "$out/plain.txt.lzma"
 lzip -c "$p" > "$out/plain.txt.lz"
+compress -c < "$p" > "$out/plain.txt.Z"
+lzop -q -c < "$p" > "$out/plain.txt.lzo"
+{ lzop -q -c < "$p"; lzop -q -9 -CC --crc32 -c < "$p"; } > "$out/twice.txt.lzo"  # two files
 # A tar inside each compressor.
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir "$work/t"; cp "$p" "$work/t/"; printf 'second\n' > "$work/t/second.txt"
@@ -41,4 +44,6 @@ bzip2 -c "$work/t.tar" > "$out/t.tar.bz2"
 xz -c "$work/t.tar" > "$out/t.tar.xz"
 lz4 -q -c "$work/t.tar" > "$out/t.tar.lz4"
 brotli -c "$work/t.tar" > "$out/t.tar.br"
+compress -c < "$work/t.tar" > "$out/t.tar.Z"
+lzop -q -c < "$work/t.tar" > "$out/t.tar.lzo"
 ls -l "$out"

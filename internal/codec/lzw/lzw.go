@@ -1,0 +1,321 @@
+// Package lzw reads .Z files, the format of Unix compress (ncompress 4.2):
+// a three-byte header (1F 9D, then the maximum code width 9 to 16 and the
+// block-mode flag) followed by LZW codes, least significant bit first,
+// starting 9 bits wide. In block mode code 256 clears the table.
+//
+// Codes are read as ncompress and gzip read them: in groups of eight codes
+// (as many bytes as the code width), and when the width grows or the table
+// is cleared the rest of the current group is skipped. Any decoder that
+// reads the codes back to back instead goes wrong at the first width change
+// of most real files; the tests hold the decoder to ncompress's output.
+//
+// The format carries no checksum and no length: a truncated file decodes to
+// a prefix of its data, as with the other tools. Corruption is found only
+// where it makes a code impossible (a code beyond the next free one, or a
+// first code that is no literal).
+package lzw
+
+import (
+	"io"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// Errors. Each errors.Is its archive category.
+var (
+	// ErrMagic reports data that does not start with 1F 9D.
+	ErrMagic = archive.Corruptf("compress: not a .Z file")
+	// ErrBits reports a maximum code width above 16 bits.
+	ErrBits = archive.Unsupportedf("compress: codes wider than 16 bits")
+	// ErrFewBits reports a maximum code width below 9 bits, which no
+	// compress writes.
+	ErrFewBits = archive.Corruptf("compress: maximum code width below 9 bits")
+	// ErrCode reports a code that cannot occur in a valid stream.
+	ErrCode = archive.Corruptf("compress: invalid code")
+	// ErrTruncated reports a stream shorter than its header.
+	ErrTruncated = archive.Corruptf("compress: truncated header")
+)
+
+const (
+	clearCode = 256
+	maxCodes  = 1 << 16
+	inSize    = 64 << 10
+	outSize   = 256 << 10
+	// outReserve is the room kept free in the output buffer before each
+	// code: the longest string a code can stand for, plus one.
+	outReserve = maxCodes + 1
+)
+
+// Reader decompresses a .Z stream.
+type Reader struct {
+	r   io.Reader
+	in  []byte
+	ip  int // next unread byte of in
+	ie  int // end of the bytes read into in
+	eof bool
+
+	maxBits    uint
+	block      bool
+	nBits      uint
+	maxCode    int // widen when the next free code goes past it
+	maxMaxCode int // 1 << maxBits: no entries at or beyond it
+	freeEnt    int
+	oldCode    int // -1 before the first code
+	finChar    byte
+
+	grp    [16 + 3]byte // the current group of codes, plus slack for extraction
+	codes  [8]uint16    // the group's codes
+	gCodes int          // codes in the group
+	gi     int          // next code of the group
+
+	prefix [maxCodes]uint16
+	suffix [maxCodes]byte
+	length [maxCodes]uint32
+
+	out    []byte
+	op, oe int // unread output is out[op:oe]
+	err    error
+}
+
+// NewReader reads the header of a .Z stream from r.
+func NewReader(r io.Reader) (*Reader, error) {
+	z := new(Reader)
+	if err := z.Reset(r); err != nil {
+		return nil, err
+	}
+	return z, nil
+}
+
+// Reset makes z read a new .Z stream from r, reusing its buffers.
+func (z *Reader) Reset(r io.Reader) error {
+	if z.in == nil {
+		z.in = make([]byte, inSize)
+		z.out = make([]byte, outSize)
+		for i := range 256 {
+			z.suffix[i] = byte(i)
+			z.length[i] = 1
+		}
+	}
+	z.r, z.ip, z.ie, z.eof = r, 0, 0, false
+	z.op, z.oe, z.err = 0, 0, nil
+	z.gCodes, z.gi = 0, 0
+	hdr := z.grp[:3]
+	n, err := io.ReadFull(r, hdr)
+	if err != nil {
+		if n == 0 && err == io.EOF {
+			z.err = ErrMagic
+		} else if err == io.ErrUnexpectedEOF {
+			z.err = ErrTruncated
+			if hdr[0] != 0x1f || (n > 1 && hdr[1] != 0x9d) {
+				z.err = ErrMagic
+			}
+		} else {
+			z.err = err
+		}
+		return z.err
+	}
+	if hdr[0] != 0x1f || hdr[1] != 0x9d {
+		z.err = ErrMagic
+		return z.err
+	}
+	z.maxBits = uint(hdr[2] & 0x1f)
+	z.block = hdr[2]&0x80 != 0
+	if z.maxBits > 16 {
+		z.err = ErrBits
+		return z.err
+	}
+	if z.maxBits < 9 {
+		z.err = ErrFewBits
+		return z.err
+	}
+	z.maxMaxCode = 1 << z.maxBits
+	z.nBits = 9
+	z.maxCode = 1<<9 - 1
+	z.freeEnt = 256
+	if z.block {
+		z.freeEnt = 257
+	}
+	z.oldCode = -1
+	return nil
+}
+
+// MaxBits is the maximum code width the header declares.
+func (z *Reader) MaxBits() int { return int(z.maxBits) }
+
+// Read implements io.Reader.
+func (z *Reader) Read(p []byte) (int, error) {
+	for z.op == z.oe {
+		if z.err != nil {
+			return 0, z.err
+		}
+		z.op, z.oe = 0, 0
+		z.decode()
+	}
+	n := copy(p, z.out[z.op:z.oe])
+	z.op += n
+	return n, nil
+}
+
+// WriteTo writes the rest of the decompressed data to w.
+func (z *Reader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if z.op < z.oe {
+			n, err := w.Write(z.out[z.op:z.oe])
+			total += int64(n)
+			z.op += n
+			if err != nil {
+				return total, err
+			}
+		}
+		if z.err != nil {
+			if z.err == io.EOF {
+				return total, nil
+			}
+			return total, z.err
+		}
+		z.op, z.oe = 0, 0
+		z.decode()
+	}
+}
+
+// nextGroup loads the next group of codes: nBits bytes (eight codes), or
+// at the end of the input what is left, holding as many whole codes as fit.
+// It returns false at the end of the data.
+func (z *Reader) nextGroup() bool {
+	need := int(z.nBits)
+	for z.ie-z.ip < need && !z.eof {
+		if z.ip > 0 {
+			z.ie = copy(z.in, z.in[z.ip:z.ie])
+			z.ip = 0
+		}
+		n, err := z.r.Read(z.in[z.ie:])
+		z.ie += n
+		if err == io.EOF {
+			z.eof = true
+		} else if err != nil {
+			z.err = err
+			return false
+		} else if n == 0 {
+			continue
+		}
+	}
+	n := min(need, z.ie-z.ip)
+	copy(z.grp[:], z.in[z.ip:z.ip+n])
+	z.ip += n
+	z.gCodes = n * 8 / need
+	z.gi = 0
+	if z.gCodes == 0 {
+		z.err = io.EOF
+		return false
+	}
+	mask := uint32(1)<<z.nBits - 1
+	for i := range z.gCodes {
+		bit := uint(i) * z.nBits
+		b := bit >> 3
+		v := uint32(z.grp[b]) | uint32(z.grp[b+1])<<8 | uint32(z.grp[b+2])<<16
+		z.codes[i] = uint16(v >> (bit & 7) & mask)
+	}
+	return true
+}
+
+// decode fills z.out with the strings of as many codes as fit, leaving
+// z.err set at the end of the stream or on an error.
+//
+// A string is spelled out backwards through its prefix chain: copying it
+// instead from where it last appeared in the output was slower on the
+// bench inputs (cache misses on the far copies).
+func (z *Reader) decode() {
+	out := z.out
+	op := z.oe
+	freeEnt, oldCode, finChar := z.freeEnt, z.oldCode, z.finChar
+	prefix, suffix, length := &z.prefix, &z.suffix, &z.length
+	gi, gCodes := z.gi, z.gCodes
+	for len(out)-op >= outReserve {
+		if gi >= gCodes {
+			if !z.nextGroup() {
+				break
+			}
+			gi, gCodes = 0, z.gCodes
+		}
+		code := int(z.codes[gi&7])
+		gi++
+
+		if code < 256 && oldCode >= 0 {
+			// A literal: the common case, without the table lookups.
+			out[op] = byte(code)
+			finChar = byte(code)
+		} else {
+			if oldCode < 0 {
+				if code >= 256 {
+					z.err = ErrCode
+					break
+				}
+				out[op] = byte(code)
+				op++
+				oldCode, finChar = code, byte(code)
+				continue
+			}
+			if code == clearCode && z.block {
+				// The table restarts; entry 256 (the clear code itself)
+				// gets a dummy string from the next code, as in ncompress,
+				// so oldCode stays set.
+				freeEnt = 256
+				z.nBits = 9
+				z.maxCode = 1<<9 - 1
+				gi = gCodes // skip the rest of the group
+				continue
+			}
+			c := code
+			n := 0
+			if code >= freeEnt {
+				// The string being defined: the previous one plus its own
+				// first byte (KwKwK). With the table full there is no
+				// such string (ncompress would read a stale entry).
+				if code > freeEnt || code >= z.maxMaxCode {
+					z.err = ErrCode
+					break
+				}
+				c = oldCode
+				n = 1
+			}
+			m := int(length[c])
+			i := op + m
+			for c := uint16(c); ; {
+				if c < 256 {
+					out[op] = byte(c)
+					break
+				}
+				i--
+				out[i] = suffix[c]
+				c = prefix[c]
+			}
+			if n == 1 {
+				out[op+m] = out[op]
+			}
+			finChar = out[op]
+			// Fall through with op at the last byte, as for a literal.
+			op += m + n - 1
+		}
+		if e := freeEnt; e < z.maxMaxCode {
+			prefix[e] = uint16(oldCode)
+			suffix[e] = finChar
+			length[e] = length[oldCode] + 1
+			freeEnt = e + 1
+		}
+		op++
+		oldCode = code
+		if freeEnt > z.maxCode {
+			z.nBits++
+			if z.nBits == z.maxBits {
+				z.maxCode = z.maxMaxCode
+			} else {
+				z.maxCode = 1<<z.nBits - 1
+			}
+			gi = gCodes
+		}
+	}
+	z.gi = gi
+	z.freeEnt, z.oldCode, z.finChar = freeEnt, oldCode, finChar
+	z.oe = op
+}
