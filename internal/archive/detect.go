@@ -33,6 +33,7 @@ const (
 	Cpio     Format = "cpio"
 	Ar       Format = "ar"
 	Deb      Format = "deb" // a Debian package: an ar archive of tars
+	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -125,6 +126,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Squashfs
 	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x9d:
 		return Compress
+	case bytes.HasPrefix(head, []byte{0xED, 0xAB, 0xEE, 0xDB}):
+		return RPM
 	case bytes.HasPrefix(head, magicLzop):
 		return Lzop
 	case IsCpioHeader(head):

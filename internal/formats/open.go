@@ -52,6 +52,7 @@ var containers = map[archive.Format]Opener{
 	archive.Cpio:     cpio.Open,
 	archive.Ar:       ar.Open,
 	archive.Deb:      openDeb,
+	archive.RPM:      openRPM,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -360,5 +361,5 @@ func All() []archive.Format {
 	return []archive.Format{archive.XZ, archive.LZMA, archive.Lzip, archive.Gzip, archive.Bzip2,
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
-		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb}
+		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM}
 }
