@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"runtime/debug"
@@ -119,25 +118,10 @@ func describe(err error) error {
 
 // status names the outcome of an entry for JSON output.
 func status(err error) string {
-	switch {
-	case err == nil:
-		return "ok"
-	case errors.Is(err, extract.ErrSkipped):
+	if errors.Is(err, extract.ErrSkipped) {
 		return "skipped"
-	case errors.Is(err, extract.ErrInsecurePath):
-		return "refused"
-	case errors.Is(err, archive.ErrPassword), errors.Is(err, archive.ErrNeedPassword):
-		return "wrong-password"
-	case errors.Is(err, archive.ErrMissingVolume):
-		return "missing-volume"
-	case errors.Is(err, archive.ErrLimit):
-		return "limit"
-	case errors.Is(err, archive.ErrUnsupported):
-		return "unsupported"
-	case errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrChecksum):
-		return "corrupt"
 	}
-	return "error"
+	return archive.Classify(err).String()
 }
 
 // entryJSON is one line of --json output.
@@ -243,7 +227,7 @@ func (r *runner) hashing(name string, data io.Reader) io.Reader {
 	if r.sums == nil {
 		return data
 	}
-	return &sumReader{r: data, h: verify.New(verify.SHA256), done: func(sum []byte) {
+	return &archive.Hashed{R: data, H: verify.New(verify.SHA256), Done: func(sum []byte) {
 		r.sumsMu.Lock()
 		r.sums[name] = hex.EncodeToString(sum)
 		r.sumsMu.Unlock()
@@ -274,21 +258,6 @@ func (r *runner) sum(name string) string {
 	return r.sums[name]
 }
 
-type sumReader struct {
-	r    io.Reader
-	h    hash.Hash
-	done func([]byte)
-}
-
-func (s *sumReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	s.h.Write(p[:n])
-	if err == io.EOF {
-		s.done(s.h.Sum(nil))
-	}
-	return n, err
-}
-
 // streamGCPercent is the garbage collector's GOGC while an input is opened
 // and, when it is a single stream whose decoder allocates nothing once open
 // (formats.Archive.SteadyStream), decoded: the decoder's buffers stay live
@@ -297,54 +266,18 @@ func (s *sumReader) Read(p []byte) (int, error) {
 // while the heap, all live, does not grow with the higher percentage.
 const streamGCPercent = 1000
 
-// counter counts the bytes read through it.
-type counter struct {
-	r     io.Reader
-	n     int64
-	total *atomic.Int64 // all entries' bytes, for progress
-}
-
-func (c *counter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	c.total.Add(int64(n))
-	return n, err
-}
-
-// WriteTo passes the data to w without a copy when the reader below can
-// write it itself (a stream decoder writing from its own buffers), counting
-// what is written.
-func (c *counter) WriteTo(w io.Writer) (int64, error) {
-	return writeTo(&countingWriter{w: w, c: c}, c.r)
-}
-
-// countingWriter counts for a counter the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	c *counter
-}
-
-func (cw *countingWriter) Write(p []byte) (int, error) {
-	n, err := cw.w.Write(p)
-	cw.c.n += int64(n)
-	cw.c.total.Add(int64(n))
-	return n, err
-}
-
-// onlyReader hides the WriteTo of the reader it holds from io.CopyBuffer.
-type onlyReader struct{ io.Reader }
-
-var copyPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
-
-// writeTo writes r's data to w: through r's WriteTo when it has one, else
-// through a pooled buffer.
-func writeTo(w io.Writer, r io.Reader) (int64, error) {
-	if wt, ok := r.(io.WriterTo); ok {
-		return wt.WriteTo(w)
-	}
-	bp := copyPool.Get().(*[]byte)
-	defer copyPool.Put(bp)
-	return io.CopyBuffer(w, onlyReader{r}, *bp)
+// meter returns an entry's data src counted (into *n and, for progress,
+// the runner's total) and limited by the current archive's limits.
+func (r *runner) meter(src io.Reader, n *int64) io.Reader {
+	lim := r.lim
+	return &archive.Meter{R: src, Fn: func(k int64) error {
+		if err := lim.add(k); err != nil {
+			return err
+		}
+		*n += k
+		r.out.Add(k)
+		return nil
+	}}
 }
 
 // each opens path and calls fn for every entry; fn reads the entry's data
@@ -427,13 +360,13 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 			r.problem(path, "", err)
 			break
 		}
-		c := &counter{r: lim.reader(a), total: &r.out}
+		var n int64
 		r.setEntry(e.Name)
-		err = fn(a, e, c)
-		r.bytes += c.n
+		err = fn(a, e, r.meter(a, &n))
+		r.bytes += n
 		size := e.Size
-		if e.Type == archive.TypeFile && c.n > 0 || size < 0 && err == nil {
-			size = c.n
+		if e.Type == archive.TypeFile && n > 0 || size < 0 && err == nil {
+			size = n
 		}
 		r.report(path, e, size, err)
 		if r.f.Context.Err() != nil {

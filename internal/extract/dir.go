@@ -238,7 +238,7 @@ func (d *Dir) putFile(name string, e *archive.Entry, r io.Reader) error {
 		sw = &sparseWriter{f: f}
 		w = sw
 	}
-	_, err = copyBuf(w, r)
+	_, err = archive.Copy(w, r)
 	if err == nil && sw != nil {
 		err = sw.finish()
 	}

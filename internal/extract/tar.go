@@ -89,7 +89,7 @@ func (t *Tar) putFile(h *gotar.Header, size int64, r io.Reader) error {
 		}
 		defer os.Remove(spool.Name())
 		defer spool.Close()
-		n, err := copyBuf(spool, r)
+		n, err := archive.Copy(spool, r)
 		if err != nil {
 			t.failed = true
 			return err
@@ -104,7 +104,7 @@ func (t *Tar) putFile(h *gotar.Header, size int64, r io.Reader) error {
 		t.failed = true
 		return err
 	}
-	n, err := copyBuf(t.tw, r)
+	n, err := archive.Copy(t.tw, r)
 	if err == nil && n != size {
 		err = archive.Corruptf("entry has %d bytes, its header says %d", n, size)
 	}

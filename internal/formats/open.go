@@ -212,7 +212,7 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	if open, ok := containers[f]; ok {
 		r, err := open(in, opt)
 		if err != nil {
-			return a.src.classify(string(f), err)
+			return archive.Decoded(string(f), err)
 		}
 		a.Reader = r
 		return nil
@@ -229,12 +229,12 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	}
 	d, err := open(r, opt)
 	if err != nil {
-		return a.src.classify(string(f), err)
+		return archive.Decoded(string(f), err)
 	}
 	if c, ok := d.(io.Closer); ok {
 		a.closers = append(a.closers, c)
 	}
-	cr := &classifyingReader{r: d, src: a.src, name: string(f)}
+	cr := &archive.Decoding{R: d, Format: string(f)}
 	if !oo.Raw {
 		br := bufio.NewReaderSize(cr, 256<<10)
 		peek, err := br.Peek(512)

@@ -2,11 +2,13 @@ package zstdframe
 
 import (
 	"encoding/binary"
+	"errors"
 	"hash"
 	"io"
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -127,8 +129,8 @@ func (z *Reader) begin(pipeline bool) error {
 		z.hw.advise = z.w.window
 	}
 	if err := z.cur.Reset(&z.w); err != nil {
-		z.err = err
-		return err
+		z.err = z.decodeErr(err)
+		return z.err
 	}
 	return nil
 }
@@ -235,12 +237,17 @@ func (hw *hashWriter) Write(p []byte) (int, error) {
 }
 
 // decodeErr prefers the walker's error (a structural or input error the
-// decoder saw as a short read) to the decoder's.
+// decoder saw as a short read) to the decoder's, and gives the decoder's
+// its category: a window or size over the limit is archive.ErrLimit, the
+// rest corrupt data.
 func (z *Reader) decodeErr(err error) error {
-	if z.w.err != nil {
+	switch {
+	case z.w.err != nil:
 		return z.w.err
+	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		return archive.Errorf(archive.ErrLimit, "zstd: %w", err)
 	}
-	return err
+	return archive.Decoded("zstd", err)
 }
 
 // endFrame checks, after the decoder's io.EOF, that the walker passed the

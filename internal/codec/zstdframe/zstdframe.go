@@ -24,8 +24,8 @@ package zstdframe
 
 import "github.com/unpack-dev/unpack/internal/archive"
 
-// Errors of the walker. Decoder errors (klauspost's) pass through as they
-// are; the caller classifies them.
+// Errors of the walker. Decoder errors (klauspost's) are given their
+// category by errors.Is on klauspost's sentinels.
 var (
 	// ErrMagic: the bytes where a frame starts are no zstd or skippable
 	// frame magic number.
