@@ -57,7 +57,7 @@ replaced silently: choose --overwrite or --skip-existing.
   unpack x a.zip --password-file pws.txt -o out/    # try candidates, one per line
   unpack x -p a.7z                                  # ask for the password on the terminal
   unpack x src.tar.gz --strip-components 1 --include '*.go' -o src/`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Archives, o.Names = splitNames(cmd, args)
 			if err := o.SelectOptions.validate(); err != nil {

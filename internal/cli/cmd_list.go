@@ -39,7 +39,7 @@ entry (or, when it holds a tar, as the tar's entries).
   unpack l -v archive.rar              # with comments and per-entry details
   unpack l --json archive.zip          # one JSON object per entry
   unpack l --include '*.txt' a.tar.gz  # only some entries`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Archives, o.Names = splitNames(cmd, args)
 			if err := o.SelectOptions.validate(); err != nil {

@@ -37,7 +37,7 @@ allows. With --json, one JSON object per entry and a summary per archive.
   unpack t -p=one -p=two a.rar                   # candidates; the one accepted is named by number
   unpack t --manifest release.zip > SHA256SUMS   # sha256sum lines, same pass as the checks
   unpack t --expect SHA256SUMS release.zip       # report missing, extra and differing files`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Archives, o.Names = splitNames(cmd, args)
 			if err := o.SelectOptions.validate(); err != nil {

@@ -107,7 +107,6 @@ type pipeline struct {
 	ahead   *inflate.Inflater    // the inflater of a streamed entry of unknown size
 	lzma    *lzma.Reader1
 	ppmd    *ppmdReader
-	warn    func(string)     // Options.Warnf of the archive being read
 	opt     *archive.Options // the archive's options, told which password passed
 	pwFrom  int              // the first candidate to try
 	pwTrial bool             // look for a later candidate that passes the check too

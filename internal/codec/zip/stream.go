@@ -107,7 +107,7 @@ func NewStreamReader(r io.Reader, opt *archive.Options) *StreamReader {
 		opt = &archive.Options{}
 	}
 	s := &StreamReader{opt: opt, limit: opt.Limit(), pipe: newPipeline()}
-	s.pipe.warn, s.pipe.opt = opt.Warnf, opt
+	s.pipe.opt = opt
 	s.cr.r = r
 	s.pb.r = &s.cr
 	s.br = bufio.NewReaderSize(&s.pb, bufSize)
