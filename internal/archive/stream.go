@@ -154,15 +154,26 @@ func (hw *hashWriter) WriteHole(n int64) error {
 type Decoding struct {
 	R      io.Reader
 	Format string
-	w      sinkWriter
+	// Ended, when set, is called once R has ended without an error.
+	Ended func()
+	w     sinkWriter
 }
 
 func (d *Decoding) Read(p []byte) (int, error) {
 	n, err := d.R.Read(p)
-	if err != nil && err != io.EOF {
+	if err == io.EOF {
+		d.ended()
+	} else if err != nil {
 		err = Decoded(d.Format, err)
 	}
 	return n, err
+}
+
+func (d *Decoding) ended() {
+	if d.Ended != nil {
+		d.Ended()
+		d.Ended = nil
+	}
 }
 
 // WriteTo writes the decoder's output to w through its own WriteTo when it
@@ -175,6 +186,9 @@ func (d *Decoding) WriteTo(w io.Writer) (int64, error) {
 	n, err := Copy(&d.w, d.R)
 	if err != nil && (d.w.err == nil || !errors.Is(err, d.w.err)) {
 		err = Decoded(d.Format, err)
+	}
+	if err == nil {
+		d.ended()
 	}
 	d.w = sinkWriter{}
 	return n, err

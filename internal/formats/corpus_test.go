@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,22 @@ func readAll(row testutil.Row) (files, links map[string]string, err error) {
 	return files, links, firstErr
 }
 
+// rowFormat is the format a manifest row names ("zip", "rar5", "tar.gz",
+// "cab"): a format's own name, or the format whose suffix is the name's
+// last part; Unknown for a format unpack does not know.
+func rowFormat(name string) archive.Format {
+	if f := archive.Format(name); f != archive.Unknown && slices.Contains(All(), f) {
+		return f
+	}
+	last := "." + name[strings.LastIndexByte(name, '.')+1:]
+	for f, sfx := range archive.Suffixes {
+		if slices.Contains(sfx, last) {
+			return f
+		}
+	}
+	return archive.Unknown
+}
+
 // TestCorpus runs every row of the shared corpus whose format is implemented
 // and checks its expected outcome: the same files with the same SHA-256, or
 // the expected failure.
@@ -118,6 +135,10 @@ func TestCorpus(t *testing.T) {
 	var passed, failed, skipped, knownFailed int
 	for _, row := range rows {
 		if !row.IsFirstOfUnit() {
+			continue
+		}
+		if f := rowFormat(row.Format); f == archive.Unknown || !Implemented(f) {
+			skipped++
 			continue
 		}
 		res := make(chan error, 1)

@@ -234,7 +234,7 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	if c, ok := d.(io.Closer); ok {
 		a.closers = append(a.closers, c)
 	}
-	cr := &archive.Decoding{R: d, Format: string(f)}
+	cr := &archive.Decoding{R: d, Format: string(f), Ended: trailing(d, string(f), opt)}
 	if !oo.Raw {
 		br := bufio.NewReaderSize(cr, 256<<10)
 		peek, err := br.Peek(512)

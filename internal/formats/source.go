@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"fmt"
 	"io"
 	"sync/atomic"
 
@@ -37,3 +38,23 @@ func ioError(err error) error {
 
 // Consumed is how many bytes of the archive were read so far.
 func (s *source) Consumed() int64 { return s.n.Load() }
+
+// trailer is a stream decoder that ends at bytes after its last member or
+// frame that are none, as gzip(1) and bzip2(1) do (with a warning).
+type trailer interface {
+	Trailing() (offset, size int64)
+}
+
+// trailing returns what reports, at the decoder d's end, the trailing data
+// it ended at, or nil when d never does.
+func trailing(d io.Reader, name string, opt *archive.Options) func() {
+	t, ok := d.(trailer)
+	if !ok {
+		return nil
+	}
+	return func() {
+		if off, n := t.Trailing(); n > 0 {
+			opt.Warnf(fmt.Sprintf("%s: %d bytes of trailing data at offset %d ignored", name, n, off))
+		}
+	}
+}

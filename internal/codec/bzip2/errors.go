@@ -17,11 +17,6 @@ var (
 	ErrBlock = archive.Errorf(archive.ErrCorrupt, "bzip2: corrupt block")
 	// ErrTruncated: the input ends inside a stream.
 	ErrTruncated = archive.Errorf(archive.ErrCorrupt, "bzip2: unexpected end of input")
-	// ErrTrailing: bytes after the last stream that are not another stream.
-	// Read returns it only after every stream before them was delivered and
-	// verified, so a caller may treat it as a warning (bzip2 1.0.8 warns
-	// and succeeds).
-	ErrTrailing = archive.Errorf(archive.ErrCorrupt, "bzip2: trailing garbage after stream")
 )
 
 // A ChecksumError reports a block CRC or a stream's combined CRC that did

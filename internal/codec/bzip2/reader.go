@@ -99,6 +99,36 @@ type Reader struct {
 
 	cur *job // the block being read out
 	err error
+
+	trailOff, trailLen int64 // bytes after the last stream that are no stream
+}
+
+// Trailing reports the bytes that followed the last stream and were no
+// stream: where they start in the input and how many there were (0 when
+// none). bzip2(1) ignores them with a warning; so does the Reader, which
+// ends with io.EOF after the last stream's checks.
+func (z *Reader) Trailing() (offset, size int64) { return z.trailOff, z.trailLen }
+
+// trailing reads the rest of the input after the stream that ended at
+// z.expected, recording it as trailing data, and ends the input; the start
+// of a stream header cut short is ErrTruncated instead.
+func (z *Reader) trailing() error {
+	start := z.expected / 8
+	rest := z.buf[start-z.base:]
+	if z.eof && len(rest) < 4 && string(rest) == "BZh"[:len(rest)] {
+		return ErrTruncated
+	}
+	n := int64(len(rest))
+	if !z.eof {
+		m, err := io.Copy(io.Discard, z.r)
+		if err != nil {
+			return err
+		}
+		n += m
+		z.eof = true
+	}
+	z.trailOff, z.trailLen = start, n
+	return io.EOF
 }
 
 // NewReader returns a Reader decompressing r. It reads and checks the
@@ -134,6 +164,7 @@ func (z *Reader) Reset(r io.Reader) error {
 	z.base, z.eof = 0, false
 	z.cands, z.ci, z.scanned, z.dispatched = z.cands[:0], 0, 0, -1
 	z.cur, z.err = nil, nil
+	z.trailOff, z.trailLen = 0, 0
 	if len(z.jobs) == 0 {
 		n := 1
 		if z.threads > 1 {
@@ -290,7 +321,7 @@ func (z *Reader) advance() error {
 			}
 			if err := z.streamHeader(); err != nil {
 				if err == ErrHeader {
-					err = ErrTrailing
+					return z.trailing()
 				}
 				return err
 			}

@@ -233,10 +233,50 @@ func TestBadHeaders(t *testing.T) {
 			}
 		}
 	}
-	// Trailing garbage after a complete stream.
-	data := append(testutil.Fixture(t, "empty-bzip2.bz2"), "garbage"...)
-	if _, err := decodeAll(t, data, 2, 100, nil); !errors.Is(err, ErrTrailing) {
-		t.Errorf("trailing garbage: %v", err)
+}
+
+// TestTrailing ends the input after the last stream when what follows is
+// no stream, reporting where it starts and its length; the start of a
+// stream header cut short is truncation.
+func TestTrailing(t *testing.T) {
+	good := testutil.Fixture(t, "text-bzip2-1.bz2")
+	want, err := decodeAll(t, good, 1, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := int64(len(good))
+	for _, tt := range []struct {
+		name      string
+		tail      string
+		off, size int64
+		err       error
+	}{
+		{"none", "", 0, 0, nil},
+		{"garbage", "garbage", end, 7, nil},
+		{"short", "x", end, 1, nil},
+		{"long", strings.Repeat("trailing", 100000), end, 800000, nil},
+		{"header cut", "BZ", 0, 0, ErrTruncated},
+	} {
+		for _, threads := range []int{1, 2} {
+			z, err := NewReader(bytes.NewReader(append(bytes.Clone(good), tt.tail...)), Config{Threads: threads})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := io.ReadAll(z)
+			z.Close()
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Errorf("%s threads=%d: err %v, want %v", tt.name, threads, err, tt.err)
+				}
+				continue
+			}
+			if err != nil || !bytes.Equal(out, want) {
+				t.Errorf("%s threads=%d: %d bytes, %v", tt.name, threads, len(out), err)
+			}
+			if off, size := z.Trailing(); off != tt.off || size != tt.size {
+				t.Errorf("%s threads=%d: Trailing() = %d, %d; want %d, %d", tt.name, threads, off, size, tt.off, tt.size)
+			}
+		}
 	}
 }
 

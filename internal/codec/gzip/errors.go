@@ -14,9 +14,6 @@ var (
 	ErrMethod = archive.Unsupportedf("gzip: unsupported compression method")
 	// ErrSize: the trailer's ISIZE differs from the decompressed length.
 	ErrSize = archive.Corruptf("gzip: ISIZE does not match the data")
-	// ErrTrailingData: bytes after the last member that are neither a
-	// member nor zero padding.
-	ErrTrailingData = archive.Corruptf("gzip: trailing data after the last member")
 	// ErrFieldTooLong: a stored name or comment longer than MaxField. It
 	// is an archive.ErrLimit.
 	ErrFieldTooLong = archive.Limitf("gzip: header name or comment too long")

@@ -10,6 +10,7 @@ type input struct {
 	src  io.Reader
 	buf  []byte // buf[r:w] is pending
 	r, w int
+	n    int64 // bytes read from src
 	err  error // sticky source error
 }
 
@@ -24,8 +25,34 @@ func (in *input) reset(src io.Reader) {
 	if in.buf == nil {
 		in.buf = make([]byte, inputBuf)
 	}
-	in.src, in.r, in.w, in.err = src, 0, 0, nil
+	in.src, in.r, in.w, in.n, in.err = src, 0, 0, 0, nil
 }
+
+// offset is the position in the source of the next byte served.
+func (in *input) offset() int64 { return in.n - int64(in.w-in.r) }
+
+// drain reads the rest of the input and returns how many bytes that was.
+func (in *input) drain() (int64, error) {
+	n := int64(in.w - in.r)
+	in.r = in.w
+	if in.err != nil {
+		if in.err == io.EOF {
+			return n, nil
+		}
+		return n, in.err
+	}
+	m, err := io.CopyBuffer(io.Discard, onlyReader{in.src}, in.buf)
+	in.n += m
+	in.err = io.EOF
+	if err != nil {
+		in.err = err
+	}
+	return n + m, err
+}
+
+// onlyReader hides the source's WriteTo, so that drain copies through the
+// input's own buffer.
+type onlyReader struct{ io.Reader }
 
 // Read serves pending bytes first, then reads the source directly.
 func (in *input) Read(p []byte) (int, error) {
@@ -38,6 +65,7 @@ func (in *input) Read(p []byte) (int, error) {
 		return 0, in.err
 	}
 	n, err := in.src.Read(p)
+	in.n += int64(n)
 	if err != nil {
 		in.err = err
 	}
@@ -54,6 +82,7 @@ func (in *input) readByte() (byte, error) {
 		in.r, in.w = 0, 0
 		n, err := in.src.Read(in.buf[:headerBuf])
 		in.w = n
+		in.n += int64(n)
 		if err != nil {
 			in.err = err
 		}

@@ -32,7 +32,15 @@ type Reader struct {
 	next    Header // headers of later members, read and dropped
 	scratch []byte // a name or comment being read
 	hdr     [10]byte
+
+	trailOff, trailLen int64 // bytes after the last member that are no member
 }
+
+// Trailing reports the bytes that followed the last member and were
+// neither a member nor zero padding: where they start in the input and how
+// many there were (0 when none). gzip(1) ignores them with a warning; so
+// does the Reader, which ends with io.EOF after the last member's checks.
+func (z *Reader) Trailing() (offset, size int64) { return z.trailOff, z.trailLen }
 
 // NewReader reads the first member header from r and returns a Reader of
 // the decompressed data.
@@ -48,6 +56,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 // reads the first member header. Empty input is ErrTruncated.
 func (z *Reader) Reset(r io.Reader) error {
 	z.in.reset(r)
+	z.trailOff, z.trailLen = 0, 0
 	err := z.readHeader(&z.Header)
 	if err == io.EOF {
 		err = ErrTruncated
@@ -116,16 +125,23 @@ func (z *Reader) endMember() error {
 	if binary.LittleEndian.Uint32(trailer[4:]) != z.size {
 		return ErrSize
 	}
+	end := z.in.offset()
 	b, err := z.in.readByte()
 	switch {
 	case err != nil:
 		return err // io.EOF: the end
 	case b == 0:
-		return z.skipZeros()
+		return z.skipZeros(end)
 	case b != 0x1f:
-		return ErrTrailingData
+		return z.trailing(end)
 	}
-	z.in.r-- // give the magic byte back to readHeader
+	if b, err := z.in.readByte(); err != nil || b != 0x8b {
+		if err != nil {
+			return z.inputErr(err) // a magic cut short, as gzip(1) sees it
+		}
+		return z.trailing(end)
+	}
+	z.in.unread([]byte{0x1f, 0x8b}) // the magic, back for readHeader
 	if err := z.readHeader(&z.next); err != nil {
 		return err
 	}
@@ -133,15 +149,26 @@ func (z *Reader) endMember() error {
 	return nil
 }
 
-// skipZeros consumes zero padding up to the end of the input.
-func (z *Reader) skipZeros() error {
+// skipZeros consumes zero padding up to the end of the input; anything
+// else after the member at end is trailing data.
+func (z *Reader) skipZeros(end int64) error {
 	for {
 		b, err := z.in.readByte()
 		if err != nil {
 			return err
 		}
 		if b != 0 {
-			return ErrTrailingData
+			return z.trailing(end)
 		}
 	}
+}
+
+// trailing reads the rest of the input, recording it as trailing data from
+// offset end, and ends the stream.
+func (z *Reader) trailing(end int64) error {
+	if _, err := z.in.drain(); err != nil {
+		return z.inputErr(err)
+	}
+	z.trailOff, z.trailLen = end, z.in.n-end
+	return io.EOF
 }

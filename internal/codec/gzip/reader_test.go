@@ -151,25 +151,39 @@ func TestMembers(t *testing.T) {
 	f := fixtures(t)
 	a, b := f["runs.gz"], f["text.gz"]
 	want := append(oracle(t, a), oracle(t, b)...)
+	end := int64(len(a) + len(b))
+	big := bytes.Repeat([]byte("trailing"), 20000)
 	tests := []struct {
-		name string
-		in   []byte
-		err  error
+		name               string
+		in                 []byte
+		err                error
+		trailOff, trailLen int64
 	}{
-		{"two", cat(a, b), nil},
-		{"padding", cat(a, b, make([]byte, 1000)), nil},
-		{"garbage", cat(a, b, []byte("junk")), ErrTrailingData},
-		{"zeros then garbage", cat(a, b, []byte{0, 0, 1}), ErrTrailingData},
-		{"second header cut", cat(a, b, b[:5]), ErrTruncated},
+		{"two", cat(a, b), nil, 0, 0},
+		{"padding", cat(a, b, make([]byte, 1000)), nil, 0, 0},
+		{"garbage", cat(a, b, []byte("junk")), nil, end, 4},
+		{"zeros then garbage", cat(a, b, []byte{0, 0, 1}), nil, end, 3},
+		{"magic byte then garbage", cat(a, b, []byte{0x1f, 'x', 'y'}), nil, end, 3},
+		{"lone magic byte", cat(a, b, []byte{0x1f}), ErrTruncated, 0, 0},
+		{"more than a buffer", cat(a, b, big), nil, end, int64(len(big))},
+		{"second header cut", cat(a, b, b[:5]), ErrTruncated, 0, 0},
+		{"bad second header", cat(a, b, []byte{0x1f, 0x8b, 9, 0, 0, 0, 0, 0, 0, 0}), ErrMethod, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := decode(iotest.HalfReader(bytes.NewReader(tt.in)))
-			if !errors.Is(err, tt.err) {
+			z, err := NewReader(iotest.HalfReader(bytes.NewReader(tt.in)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(z)
+			if !errors.Is(err, tt.err) && !(tt.err == nil && err == nil) {
 				t.Fatalf("err = %v, want %v", err, tt.err)
 			}
 			if tt.err == nil && !bytes.Equal(got, want) {
 				t.Fatal("output differs")
+			}
+			if off, n := z.Trailing(); off != tt.trailOff || n != tt.trailLen {
+				t.Errorf("Trailing() = %d, %d; want %d, %d", off, n, tt.trailOff, tt.trailLen)
 			}
 		})
 	}

@@ -32,10 +32,6 @@ var (
 	ErrContentSize = archive.Errorf(archive.ErrCorrupt, "lz4: content size mismatch")
 	// ErrTruncated: the input ends inside a frame.
 	ErrTruncated = archive.Errorf(archive.ErrCorrupt, "lz4: unexpected end of input")
-	// ErrTrailing: bytes after the last frame that are no frame. Read
-	// returns it only after every frame before them was delivered and
-	// verified.
-	ErrTrailing = archive.Errorf(archive.ErrCorrupt, "lz4: trailing garbage after the last frame")
 	// ErrUnsupported: a frame that needs a dictionary (a dictionary ID in
 	// its descriptor), which a stand-alone .lz4 file cannot provide.
 	ErrUnsupported = archive.Errorf(archive.ErrUnsupported, "lz4: frame needs a predefined dictionary")

@@ -72,6 +72,8 @@ type Reader struct {
 	word    uint32 // f's next block size word (or a legacy frame's)
 	frames  int    // frames started, skippable ones included
 
+	trailOff, trailLen int64 // bytes after the last frame that are no frame
+
 	in    []byte // one compressed block and the word after it
 	out   []byte // window bytes of history, then the room of z.span
 	pos   int    // out[:pos] the history of linked blocks
@@ -110,6 +112,7 @@ func (z *Reader) Reset(r io.Reader) error {
 		z.span, z.piece = span, piece
 	}
 	z.r, z.err, z.off = r, nil, 0
+	z.trailOff, z.trailLen = 0, 0
 	z.inFrame, z.frames, z.avail, z.pos, z.decoding = false, 0, nil, 0, false
 	magic, err := z.readMagic()
 	if err == nil {
@@ -220,7 +223,7 @@ func (z *Reader) fill() error {
 }
 
 // readMagic reads the 4 bytes that start a frame: io.EOF at a clean end
-// after at least one frame, ErrTrailing for a piece of one.
+// after at least one frame, or after trailing data (see Trailing).
 func (z *Reader) readMagic() (uint32, error) {
 	b := z.scratch[:4]
 	n, err := io.ReadFull(z.r, b)
@@ -228,14 +231,47 @@ func (z *Reader) readMagic() (uint32, error) {
 	switch {
 	case err == io.EOF && z.frames > 0:
 		return 0, io.EOF
-	case err == io.ErrUnexpectedEOF && z.frames > 0:
-		return 0, &FrameError{Offset: z.off - int64(n), Err: ErrTrailing}
+	case err == io.ErrUnexpectedEOF && z.frames > 0 && !magicPrefix(b[:n]):
+		return 0, z.trailing(z.off - int64(n))
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
 		return 0, &FrameError{Offset: z.off, Err: ErrTruncated}
 	case err != nil:
 		return 0, err
 	}
 	return binary.LittleEndian.Uint32(b), nil
+}
+
+// Trailing reports the bytes that followed the last frame and were no
+// frame: where they start in the input and how many there were (0 when
+// none). The Reader ends with io.EOF after the last frame's checks.
+func (z *Reader) Trailing() (offset, size int64) { return z.trailOff, z.trailLen }
+
+// trailing reads the rest of the input, from offset start on, as trailing
+// data, and returns io.EOF: the stream ends there.
+func (z *Reader) trailing(start int64) error {
+	n, err := io.Copy(io.Discard, z.r)
+	z.off += n
+	if err != nil {
+		return err
+	}
+	z.trailOff, z.trailLen = start, z.off-start
+	return io.EOF
+}
+
+// magicPrefix reports whether p, shorter than a magic number, starts one
+// (a frame cut short rather than foreign bytes).
+func magicPrefix(p []byte) bool {
+	var m [4]byte
+	for _, magic := range []uint32{frameMagic, legacyMagic, skippableMagicMin} {
+		binary.LittleEndian.PutUint32(m[:], magic)
+		if len(p) > 0 && magic == skippableMagicMin && p[0]&0xF0 == m[0] && string(p[1:]) == string(m[1:len(p)]) {
+			return true
+		}
+		if string(p) == string(m[:len(p)]) {
+			return true
+		}
+	}
+	return false
 }
 
 // startFrame reads the rest of the frame header after its magic number:
@@ -264,7 +300,7 @@ func (z *Reader) startFrame(magic uint32) error {
 		z.frames++
 		return z.skipFrame()
 	case z.frames > 0:
-		return &FrameError{Offset: start, Err: ErrTrailing}
+		return z.trailing(start)
 	default:
 		return &FrameError{Offset: start, Err: ErrMagic}
 	}
@@ -523,8 +559,10 @@ func (z *Reader) legacyWord() (uint32, error) {
 	switch {
 	case err == io.EOF:
 		return 0, io.EOF
+	case err == io.ErrUnexpectedEOF && magicPrefix(b[:n]):
+		return 0, &FrameError{Offset: z.off, Err: ErrTruncated}
 	case err == io.ErrUnexpectedEOF:
-		return 0, &FrameError{Offset: z.off - int64(n), Err: ErrTrailing}
+		return 0, z.trailing(z.off - int64(n))
 	case err != nil:
 		return 0, err
 	}

@@ -175,16 +175,50 @@ func TestBadFrames(t *testing.T) {
 		{"content size too large", sized(3, 0x02, 0, 0, 0x80, 'a', 'b', 0, 0, 0, 0), ErrContentSize},
 		{"content size right", sized(2, 0x02, 0, 0, 0x80, 'a', 'b', 0, 0, 0, 0), nil},
 		{"skippable cut", []byte{0x50, 0x2a, 0x4d, 0x18, 10, 0, 0, 0, 1, 2}, ErrTruncated},
-		{"trailing garbage", append(bytes.Clone(text), "garbage"...), ErrTrailing},
-		{"trailing bytes", append(bytes.Clone(text), 0x04, 0x22), ErrTrailing},
+		{"magic cut", append(bytes.Clone(text), 0x04, 0x22), ErrTruncated},
 		{"legacy bad block", []byte{0x02, 0x21, 0x4c, 0x18, 1, 0, 0, 0, 0x1F}, ErrShortBlock},
 		{"legacy zero block", []byte{0x02, 0x21, 0x4c, 0x18, 0, 0, 0, 0}, ErrShortBlock},
-		{"legacy trailing", []byte{0x02, 0x21, 0x4c, 0x18, 1, 0, 0, 0, 0x00, 1}, ErrTrailing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := decodeAll(new(Reader), bytes.NewReader(tc.data))
 			if !errors.Is(err, tc.want) || (err != nil && !isCorrupt(err) && !errors.Is(err, archive.ErrUnsupported)) {
 				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestTrailing ends the stream after the last frame when what follows is
+// no frame, reporting where it starts and its length.
+func TestTrailing(t *testing.T) {
+	text := testutil.Fixture(t, "text-9.lz4")
+	want, err := decodeAll(new(Reader), bytes.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := int64(len(text))
+	legacy := []byte{0x02, 0x21, 0x4c, 0x18, 2, 0, 0, 0, 0x10, 'a'}
+	for _, tc := range []struct {
+		name      string
+		data      []byte
+		want      []byte
+		off, size int64
+	}{
+		{"none", text, want, 0, 0},
+		{"garbage", append(bytes.Clone(text), "garbage"...), want, end, 7},
+		{"short", append(bytes.Clone(text), 0x01, 0x02), want, end, 2},
+		{"long", append(bytes.Clone(text), bytes.Repeat([]byte{7}, 300000)...), want, end, 300000},
+		{"legacy short", append(bytes.Clone(legacy), 1), []byte("a"), 10, 1},
+		{"legacy garbage", append(bytes.Clone(legacy), "garbage"...), []byte("a"), 10, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			z := new(Reader)
+			got, err := decodeAll(z, bytes.NewReader(tc.data))
+			if err != nil || !bytes.Equal(got, tc.want) {
+				t.Fatalf("%d bytes, %v", len(got), err)
+			}
+			if off, size := z.Trailing(); off != tc.off || size != tc.size {
+				t.Errorf("Trailing() = %d, %d; want %d, %d", off, size, tc.off, tc.size)
 			}
 		})
 	}

@@ -6,8 +6,10 @@ package tar
 import (
 	gotar "archive/tar"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -64,8 +66,12 @@ func classify(err error) error {
 		return archive.Corruptf("tar: truncated archive")
 	case errors.Is(err, gotar.ErrHeader):
 		return archive.Corruptf("tar: invalid header")
-	case archive.Categorized(err), archive.IsIO(err):
-		return err // from the layer below (a stream codec, the input)
+	case archive.Categorized(err):
+		return err // from the layer below (a stream codec)
+	case !strings.HasPrefix(err.Error(), "archive/tar:"):
+		// Not archive/tar's own: the input failed to read. An I/O error,
+		// kept as it is, not damage.
+		return fmt.Errorf("tar: reading the input: %w", err)
 	}
 	return archive.Corruptf("tar: %v", err)
 }

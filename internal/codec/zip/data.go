@@ -158,9 +158,6 @@ func (p *pipeline) localHeader(ra io.ReaderAt, h *header) (int64, error) {
 	if flags&flagMasked != 0 || h.flags&flagMasked != 0 {
 		return 0, archive.Unsupportedf("zip: %q: encrypted central directory is not supported", h.name)
 	}
-	if nameLen != h.nameLen {
-		return 0, errorf(ErrHeaderMismatch, "zip: local header of %q has a different name", h.name)
-	}
 	if cap(p.tail) < nameLen+extraLen {
 		p.tail = make([]byte, nameLen+extraLen)
 	}
@@ -172,7 +169,9 @@ func (p *pipeline) localHeader(ra io.ReaderAt, h *header) (int64, error) {
 		return 0, err
 	}
 	if string(tail[:nameLen]) != string(h.rawName) {
-		return 0, errorf(ErrHeaderMismatch, "zip: local header at offset %d names %q, central directory %q", h.offset, tail[:nameLen], h.name)
+		if local := localName(tail[:nameLen], tail[nameLen:], flags); local != h.name {
+			return 0, errorf(ErrHeaderMismatch, "zip: local header at offset %d names %q, central directory %q", h.offset, local, h.name)
+		}
 	}
 	if method != h.method {
 		return 0, errorf(ErrHeaderMismatch, "zip: %q: local header says method %d, central directory %d", h.name, method, h.method)

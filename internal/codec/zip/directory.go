@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -47,7 +48,17 @@ type endRecord struct {
 	offset   int64 // of the classic end record
 	zip64    bool
 	end64Off int64 // of the zip64 end record when zip64
+	// encryptedDir: the zip64 end record needs version 6.2 or later, PKWARE's
+	// central directory encryption.
+	encryptedDir bool
 }
+
+// errNoEnd is findEnd's error when the input holds no end record at all.
+var errNoEnd = errorf(ErrFormat, "zip: no end of central directory record")
+
+// errEncryptedDir reports a central directory encrypted with PKWARE's strong
+// encryption, which unpack does not read.
+var errEncryptedDir = archive.Unsupportedf("zip: the central directory is encrypted (PKWARE strong encryption), which is not supported")
 
 // maxTail is how much of the end of a file can hold the end record and its
 // comment, plus room for the zip64 locator before it.
@@ -77,7 +88,7 @@ func findEnd(ra io.ReaderAt, size int64, skip int) (*endRecord, error) {
 		}
 	}
 	if i < 0 {
-		return nil, errorf(ErrFormat, "zip: no end of central directory record")
+		return nil, errNoEnd
 	}
 	b := readBuf(buf[i+4:])
 	e := &endRecord{offset: size - n + int64(i)}
@@ -131,7 +142,7 @@ func (e *endRecord) readEnd64(ra io.ReaderAt, size int64, disk uint32, off uint6
 	}
 	r := readBuf(b[12:])
 	r.uint16() // version made by
-	r.uint16() // version needed
+	e.encryptedDir = r.uint16()&0xff >= 62
 	e.diskNum = r.uint32()
 	e.cdDisk = r.uint32()
 	r.uint64() // entries on this disk
@@ -249,7 +260,8 @@ func (d *directory) dropDuplicates() {
 // checkOverlap refuses entries whose local header and data overlap another
 // entry's or the central directory, and sets each entry's limit (the
 // offset its data must not pass). The check uses the smallest possible
-// local header; the real one is checked again when the entry is opened.
+// local header (its name may be spelled in fewer bytes there, CP437 for
+// UTF-8); the real one is checked again when the entry is opened.
 func (d *directory) checkOverlap() error {
 	order := make([]int, len(d.files))
 	for i := range order {
@@ -265,7 +277,8 @@ func (d *directory) checkOverlap() error {
 		if h.offset < 0 {
 			return errorf(ErrFormat, "zip: entry %q: local header offset out of range", h.name)
 		}
-		if end := h.offset + localLen + int64(h.nameLen) + int64(h.csize); end > h.limit {
+		nameLen := min(h.nameLen, utf8.RuneCountInString(h.name))
+		if end := h.offset + localLen + int64(nameLen) + int64(h.csize); end > h.limit {
 			if k+1 < len(order) {
 				return errorf(ErrOverlap, "zip: entries %q and %q overlap (a zip bomb?)", h.name, d.files[order[k+1]].name)
 			}

@@ -307,6 +307,17 @@ func decodeName(raw []byte, flags uint16, unicode string) string {
 	return cp437(raw)
 }
 
+// localName decodes a local header's name as the central directory's is
+// decoded (UTF-8 flag, a matching Info-ZIP Unicode path in extra, else
+// CP437), so that two spellings of one name compare equal.
+func localName(raw, extra []byte, flags uint16) string {
+	var h header
+	var nu, nc, no, nd bool
+	var off uint64
+	unicode := h.parseExtra(extra, false, &nu, &nc, &no, &nd, &off, raw)
+	return decodeName(raw, flags, unicode)
+}
+
 // cp437High maps bytes 0x80 to 0xFF of code page 437 to Unicode.
 const cp437High = "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»" +
 	"░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀" +

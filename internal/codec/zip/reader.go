@@ -28,7 +28,38 @@ func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 	if in.RA == nil {
 		return NewStreamReader(in.R, opt), nil
 	}
-	return NewReader(in, opt)
+	r, err := NewReader(in, opt)
+	if errors.Is(err, errNoEnd) && startsWithLocal(in.RA) {
+		// A zip cut short, or written by a tool that never finished it:
+		// read what the local headers describe, as from a pipe.
+		opt.Warnf("zip: no end of central directory record: reading the entries by their local headers")
+		return NewStreamReader(in.R, opt), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// startsWithLocal reports whether ra begins with a local header (after the
+// marker of a split set that fit on one disk).
+func startsWithLocal(ra io.ReaderAt) bool {
+	var b [8]byte
+	n, _ := ra.ReadAt(b[:], 0)
+	if n >= 4 && binary.LittleEndian.Uint32(b[:]) == sigLocal {
+		return true
+	}
+	return n == 8 && binary.LittleEndian.Uint32(b[:]) == sigSpanMarker && binary.LittleEndian.Uint32(b[4:]) == sigLocal
+}
+
+// maskedLocal reports whether the first local header has its fields masked,
+// as PKWARE's central directory encryption leaves them.
+func maskedLocal(ra io.ReaderAt) bool {
+	var b [8]byte
+	if n, _ := ra.ReadAt(b[:], 0); n < 8 || binary.LittleEndian.Uint32(b[:]) != sigLocal {
+		return false
+	}
+	return binary.LittleEndian.Uint16(b[6:])&flagMasked != 0
 }
 
 // Reader reads a zip archive through its central directory. Entries come
@@ -72,6 +103,9 @@ func NewReader(in *archive.Input, opt *archive.Options) (*Reader, error) {
 	var firstErr error
 	for skip := 0; skip < maxEndCandidates && r.dir == nil; skip++ {
 		e, err := findEnd(r.ra, size, skip)
+		if err == nil && e.encryptedDir {
+			err = errEncryptedDir
+		}
 		if err == nil {
 			r.dir, err = readDirectory(r.ra, size, e, vols.diskStarts(), r.limit)
 		}
@@ -83,6 +117,9 @@ func NewReader(in *archive.Input, opt *archive.Options) (*Reader, error) {
 				break
 			}
 		}
+	}
+	if r.dir == nil && errors.Is(firstErr, archive.ErrCorrupt) && maskedLocal(r.ra) {
+		firstErr = errEncryptedDir
 	}
 	if r.dir == nil {
 		r.Close()

@@ -236,6 +236,11 @@ func (hw *hashWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Trailing reports the bytes that followed the last frame and were no
+// frame: where they start in the input and how many there were (0 when
+// none). The Reader ends with io.EOF after the last frame's checks.
+func (z *Reader) Trailing() (offset, size int64) { return z.w.trailOff, z.w.trailLen }
+
 // decodeErr prefers the walker's error (a structural or input error the
 // decoder saw as a short read) to the decoder's, and gives the decoder's
 // its category: a window or size over the limit is archive.ErrLimit, the

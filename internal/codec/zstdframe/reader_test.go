@@ -254,13 +254,13 @@ func TestHostile(t *testing.T) {
 	}{
 		{"empty", nil, ErrTruncated},
 		{"not-zstd", []byte("hello, world"), ErrMagic},
+		{"trailing-partial-magic", append(bytes.Clone(good), 0x28, 0xB5), ErrTruncated},
+		{"trailing-partial-skippable", append(bytes.Clone(good), 0x5A, 0x2A), ErrTruncated},
 		{"reserved-bit", frame(0x08, 0x00, 0x01, 0x00, 0x00), ErrHeader},
 		// Window descriptor 0, then a last block of the reserved type.
 		{"reserved-block", frame(0x00, 0x00, 0x07, 0x00, 0x00), ErrBlock},
 		// A last raw block of 128 KiB + 1: 1 | (128<<10+1)<<3 = 0x100009.
 		{"block-too-large", frame(0x00, 0x00, 0x09, 0x00, 0x10), ErrBlock},
-		{"trailing-garbage", append(bytes.Clone(good), "garbage!"...), ErrMagic},
-		{"trailing-partial-magic", append(bytes.Clone(good), 0x28, 0xB5), ErrTruncated},
 		{"skippable-truncated", []byte{0x50, 0x2A, 0x4D, 0x18, 0xFF, 0xFF, 0xFF, 0x7F, 1, 2, 3}, ErrTruncated},
 	}
 	for _, tt := range tests {
@@ -268,6 +268,42 @@ func TestHostile(t *testing.T) {
 			_, err := decode(t, bytes.NewReader(tt.data), Config{}, nil)
 			if !errors.Is(err, tt.want) || !errors.Is(err, archive.ErrCorrupt) {
 				t.Fatalf("error %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestTrailing ends the stream after the last frame when what follows is
+// no frame, reporting where it starts and its length.
+func TestTrailing(t *testing.T) {
+	good := fixtureData(t, "multi")
+	end := int64(len(good))
+	want, err := decode(t, bytes.NewReader(good), Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name      string
+		tail      []byte
+		off, size int64
+	}{
+		{"none", nil, 0, 0},
+		{"garbage", []byte("garbage!"), end, 8},
+		{"foreign-short", []byte{0x28, 0xB6}, end, 2},
+		{"long", bytes.Repeat([]byte{1}, 100000), end, 100000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			z, err := NewReader(bytes.NewReader(append(bytes.Clone(good), tt.tail...)), Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer z.Close()
+			out, err := io.ReadAll(z)
+			if err != nil || !bytes.Equal(out, want) {
+				t.Fatalf("%d bytes, %v", len(out), err)
+			}
+			if off, size := z.Trailing(); off != tt.off || size != tt.size {
+				t.Errorf("Trailing() = %d, %d; want %d, %d", off, size, tt.off, tt.size)
 			}
 		})
 	}

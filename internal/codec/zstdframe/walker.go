@@ -41,6 +41,9 @@ type walker struct {
 	hasSum   bool   // the current frame has a Content_Checksum
 	sum      uint32 // the stored checksum, once read
 	frames   int    // frames (zstd and skippable) begun so far
+	off      int64  // input bytes read
+
+	trailOff, trailLen int64 // bytes after the last frame that are no frame
 
 	contentSize int64 // the current frame's Frame_Content_Size, -1 when absent
 	window      int64 // the current frame's Window_Size (RFC 8878 §3.1.1.1.2)
@@ -63,6 +66,7 @@ func (w *walker) read(p []byte) (int, error) {
 		return 0, w.rerr
 	}
 	n, err := w.r.Read(p)
+	w.off += int64(n)
 	if err != nil {
 		w.rerr = err
 	}
@@ -89,6 +93,34 @@ func (w *walker) readFull(p []byte) (int, error) {
 	return n, nil
 }
 
+// magicPrefix reports whether p, shorter than a magic number, starts one
+// (a frame cut short rather than foreign bytes).
+func magicPrefix(p []byte) bool {
+	var frame, skip [4]byte
+	binary.LittleEndian.PutUint32(frame[:], frameMagic)
+	binary.LittleEndian.PutUint32(skip[:], skippableMagic)
+	if string(p) == string(frame[:len(p)]) {
+		return true
+	}
+	return len(p) == 0 || p[0]&0xF0 == skip[0] && string(p[1:]) == string(skip[1:len(p)])
+}
+
+// trailing reads the rest of the input after the last frame, of which the
+// n bytes just read were the start, records it as trailing data and ends
+// the walk.
+func (w *walker) trailing(n int) error {
+	start := w.off - int64(n)
+	var buf [4096]byte
+	for w.rerr == nil {
+		w.read(buf[:])
+	}
+	if w.rerr != io.EOF {
+		return w.fail(w.rerr)
+	}
+	w.trailOff, w.trailLen = start, w.off-start
+	return io.EOF
+}
+
 // next moves w to the start of the next zstd frame, skipping skippable
 // frames, and reads its header. It returns io.EOF when the input ends
 // cleanly between frames (after at least one frame).
@@ -99,8 +131,13 @@ func (w *walker) next() error {
 	for {
 		n, err := w.readFull(w.hdr[:4])
 		if err != nil {
-			if n == 0 && err == ErrTruncated && w.frames > 0 {
-				return io.EOF
+			if err == ErrTruncated && w.frames > 0 {
+				if n == 0 {
+					return io.EOF
+				}
+				if !magicPrefix(w.hdr[:n]) {
+					return w.trailing(n)
+				}
 			}
 			return w.fail(err)
 		}
@@ -112,6 +149,9 @@ func (w *walker) next() error {
 			continue
 		}
 		if magic != frameMagic {
+			if w.frames > 0 {
+				return w.trailing(n)
+			}
 			return w.fail(ErrMagic)
 		}
 		if _, err := w.readFull(w.hdr[4:5]); err != nil {
