@@ -222,9 +222,9 @@ func TestCorruptStreamLeavesNothing(t *testing.T) {
 	if list, _ := os.ReadDir(out); len(list) != 0 {
 		t.Errorf("left behind: %v", list)
 	}
-	// --keep-broken keeps it under its name.
+	// --keep-broken keeps it as NAME.broken, never under its name.
 	code, _, _ = run(t, nil, "x", arch, "-o", out, "--keep-broken")
-	if _, err := os.Stat(filepath.Join(out, "bad.txt")); code != ExitCorrupt || err != nil {
+	if _, err := os.Stat(filepath.Join(out, "bad.txt.broken")); code != ExitCorrupt || err != nil {
 		t.Errorf("--keep-broken: exit %d, %v", code, err)
 	}
 	// Truncated input: exit 3 as well.

@@ -85,7 +85,7 @@ replaced silently: choose --overwrite or --skip-existing.
 	fl.BoolVarP(&o.Stdout, "stdout", "c", false, "write to stdout: a compressed stream's bytes, or the files' contents in order")
 	fl.BoolVar(&o.Overwrite, "overwrite", false, "replace existing files")
 	fl.BoolVar(&o.SkipExisting, "skip-existing", false, "keep existing files, skip those entries")
-	fl.BoolVar(&o.KeepBroken, "keep-broken", false, "keep files whose data failed verification")
+	fl.BoolVar(&o.KeepBroken, "keep-broken", false, "keep files whose data failed verification, as NAME.broken")
 	fl.BoolVar(&o.KeepSetID, "keep-setid", false, "keep setuid/setgid bits")
 	fl.BoolVar(&o.NoTimes, "no-times", false, "do not restore modification times")
 	fl.BoolVar(&o.ToTar, "to-tar", false, "write the entries as a POSIX pax tar stream to stdout (any format to tar)")

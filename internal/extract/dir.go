@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,7 +31,7 @@ const (
 type DirOptions struct {
 	Policy     Policy
 	KeepSetID  bool // keep setuid/setgid bits (dropped by default)
-	KeepBroken bool // keep a file whose data failed, under its own name
+	KeepBroken bool // keep a file whose data failed, as NAME.broken
 	NoTimes    bool // do not restore modification times
 }
 
@@ -38,14 +39,36 @@ type DirOptions struct {
 // that no entry, whatever its name or the symlinks before it, can create or
 // change anything outside. Files are written to a temporary name in their
 // directory and renamed into place only after their data verified.
+//
+// It decides by what is on disk, never by names it remembers: each entry's
+// directory is resolved through the links on disk when the entry comes,
+// what this extraction made is known by identity (os.SameFile), an
+// existing file or directory is changed only with Overwrite, and every
+// symlink it made resolves inside the destination (see putSymlink).
 type Dir struct {
-	root *os.Root
-	opt  DirOptions
+	root  *os.Root
+	opt   DirOptions
+	umask fs.FileMode // cleared from every mode applied (0 for root, as GNU tar)
 
-	mu      sync.Mutex
-	temps   map[string]struct{} // temporary files in flight (for Abort)
-	dirTime map[string]time.Time
-	made    map[string]bool // paths this extraction wrote (duplicates may replace them)
+	mu       sync.Mutex
+	temps    map[string]struct{}      // temporary files in flight or held (for Abort)
+	made     map[string]fs.FileInfo   // what this extraction made, by resolved path
+	dirMeta  map[string]dirMeta       // directories whose mode and times Close applies
+	links    map[string]string        // symlinks this extraction made → their targets
+	deps     map[string]set           // path → the links whose resolution depends on it
+	linkDeps map[string][]string      // link → the paths it is in deps of
+	dirs     sync.Map                 // paths known to be directories (see isDir)
+	held     map[*archive.Entry]*hold // Pending entries awaiting their verdict
+	heldName map[string]*hold         // the held file each resolved path will get
+}
+
+type set = map[string]struct{}
+
+// dirMeta is what Close applies to a directory, if it is still that one.
+type dirMeta struct {
+	mode  fs.FileMode
+	mtime time.Time
+	info  fs.FileInfo
 }
 
 // NewDir opens (creating if needed) the destination directory dest.
@@ -57,13 +80,18 @@ func NewDir(dest string, opt DirOptions) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Dir{root: root, opt: opt, temps: map[string]struct{}{},
-		dirTime: map[string]time.Time{}, made: map[string]bool{}}, nil
+	return &Dir{root: root, opt: opt, umask: processUmask(), temps: set{},
+		made: map[string]fs.FileInfo{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
+		deps: map[string]set{}, linkDeps: map[string][]string{}, held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}}, nil
 }
 
 // Put writes one entry. Names are checked with CleanName; a refused entry
 // returns an ErrInsecurePath error and leaves nothing behind.
 func (d *Dir) Put(e *archive.Entry, r io.Reader) error {
+	return insecure(d.put(e, r))
+}
+
+func (d *Dir) put(e *archive.Entry, r io.Reader) error {
 	name, err := CleanName(e.Name)
 	if err != nil {
 		return err
@@ -74,15 +102,24 @@ func (d *Dir) Put(e *archive.Entry, r io.Reader) error {
 		}
 		return fmt.Errorf("%w: empty name", ErrInsecurePath)
 	}
+	// The target OS's name policy (names it cannot hold or would merge)
+	// belongs here, on the cleaned name, before anything is made.
+	p, err := d.resolveParent(name)
+	if err != nil {
+		return err
+	}
+	if e.Type != archive.TypeDir {
+		d.supersede(p)
+	}
 	switch e.Type {
 	case archive.TypeDir:
-		return d.putDir(name, e)
+		return d.putDir(p, e)
 	case archive.TypeFile:
-		return d.putFile(name, e, r)
+		return d.putFile(p, e, r)
 	case archive.TypeSymlink:
-		return d.putSymlink(name, e)
+		return d.putSymlink(p, e)
 	case archive.TypeHardlink:
-		return d.putHardlink(name, e)
+		return d.putHardlink(p, e)
 	}
 	what := e.Device
 	if what == "" {
@@ -91,147 +128,220 @@ func (d *Dir) Put(e *archive.Entry, r io.Reader) error {
 	return fmt.Errorf("%w: %s not extracted", ErrSkipped, what)
 }
 
-func (d *Dir) mkParent(name string) error {
-	dir := path.Dir(name)
-	if dir == "." {
-		return nil
-	}
-	if fi, err := d.root.Stat(dir); err == nil && fi.IsDir() {
-		return nil
-	}
-	// Directories created here are recorded as this extraction's, so that
-	// an entry of the same name that is not a directory is seen as the
-	// archive contradicting itself, in whichever order they come.
-	// Creating and recording are one step under the lock, so that a
-	// concurrent entry never sees a directory made here as foreign.
-	d.mu.Lock()
-	var missing []string
-	for p := dir; p != "."; p = path.Dir(p) {
-		if _, err := d.root.Lstat(p); err == nil {
-			break
-		}
-		missing = append(missing, p)
-	}
-	err := d.root.MkdirAll(dir, 0o755)
-	if err == nil {
-		for _, p := range missing {
-			d.made[p] = true
-		}
-	}
-	d.mu.Unlock()
-	if err == nil {
-		return nil
-	}
-	// An earlier entry of this archive may be a file where this one needs a
-	// directory: the archive contradicts itself, whatever the order its
-	// entries are written in. A file that was there before is the
-	// overwrite policy's business (err as it is).
-	for p := dir; p != "."; p = path.Dir(p) {
-		if fi, serr := d.root.Stat(p); serr == nil && !fi.IsDir() && d.wrote(p) {
-			return archive.Corruptf("%s is a file extracted from this archive, not a directory", p)
-		}
+// insecure turns os.Root's refusal of a path that leaves it (through a
+// link already on disk) into a refused path.
+func insecure(err error) error {
+	if err != nil && !errors.Is(err, ErrInsecurePath) && strings.Contains(err.Error(), "path escapes from parent") {
+		return fmt.Errorf("%w: %v", ErrInsecurePath, err)
 	}
 	return err
 }
 
-// wrote reports whether this extraction wrote the path.
-func (d *Dir) wrote(name string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.made[name]
+// resolveParent returns name with its directory resolved through the links
+// on disk now: where the entry lands, whatever links are made later.
+func (d *Dir) resolveParent(name string) (string, error) {
+	dir, base := path.Split(name)
+	if dir == "" {
+		return name, nil
+	}
+	r, err := d.resolve("", dir, nil)
+	if err != nil {
+		return "", describeEscape(strings.TrimSuffix(dir, "/"), err)
+	}
+	return join(r, base), nil
 }
 
-func (d *Dir) putDir(name string, e *archive.Entry) error {
-	if fi, err := d.root.Lstat(name); err == nil && !fi.IsDir() {
-		if d.wrote(name) {
-			return archive.Corruptf("already exists: a file extracted from this archive is in the way")
-		}
-		if err := d.replaceable(name); err != nil {
-			return err
-		}
-		if err := d.root.Remove(name); err != nil {
-			return err
-		}
+func join(dir, base string) string {
+	if dir == "" {
+		return base
 	}
-	if err := d.mkParent(name); err != nil {
-		return err
+	return dir + "/" + base
+}
+
+func parent(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
 	}
-	// Made and recorded in one step, as in mkParent.
+	return ""
+}
+
+// mine reports whether fi, found at p, is what this extraction made there.
+func (d *Dir) mine(p string, fi fs.FileInfo) bool {
 	d.mu.Lock()
-	err := d.root.MkdirAll(name, 0o755)
-	if err == nil {
-		d.made[name] = true
-		if !e.ModTime.IsZero() && !d.opt.NoTimes {
-			d.dirTime[name] = e.ModTime
-		}
-	}
+	m := d.made[p]
 	d.mu.Unlock()
-	if err != nil {
-		if fi, serr := d.root.Lstat(name); serr == nil && !fi.IsDir() && d.wrote(name) {
-			return archive.Corruptf("already exists: a file extracted from this archive is in the way")
-		}
-		return err
+	return m != nil && os.SameFile(m, fi)
+}
+
+// mkParent makes the missing directories of the resolved path p.
+func (d *Dir) mkParent(p string) error {
+	dir := parent(p)
+	if dir == "" || d.isDir(dir) {
+		return nil
 	}
-	if perm := d.perm(e.Mode, 0o755); perm != 0o755 {
-		if err := d.root.Chmod(name, perm|0o700); err != nil { // keep it writable until Close
+	for i := 0; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		q := dir[:i]
+		if d.isDir(q) {
+			continue
+		}
+		fi, err := d.root.Lstat(q)
+		if err == nil && fi.IsDir() {
+			d.dirs.Store(q, true)
+			continue
+		}
+		if err == nil {
+			if d.mine(q, fi) {
+				// The archive contradicts itself, in whichever order.
+				return archive.Corruptf("%s is a %s extracted from this archive, not a directory", q, kind(fi))
+			}
+			return fmt.Errorf("%w: %s is a %s, not a directory", ErrExists, q, kind(fi))
+		}
+		if err := d.root.Mkdir(q, 0o755); err != nil {
+			fi, serr := d.root.Lstat(q)
+			switch {
+			case serr != nil:
+				return err
+			case fi.IsDir():
+				d.dirs.Store(q, true)
+				continue // made by a concurrent entry
+			case d.mine(q, fi):
+				return archive.Corruptf("%s is a %s extracted from this archive, not a directory", q, kind(fi))
+			}
 			return err
 		}
+		if fi, err := d.root.Lstat(q); err == nil {
+			d.record(q, fi)
+		}
+		d.dirs.Store(q, true)
 	}
 	return nil
 }
 
-// replaceable decides, per policy, whether an existing name may be replaced.
-// It returns ErrSkipped for Skip and ErrExists for Refuse. Paths written by
-// this extraction (duplicate names in one archive) are always replaceable.
-func (d *Dir) replaceable(name string) error {
-	if d.wrote(name) {
-		return nil
+func kind(fi fs.FileInfo) string {
+	switch {
+	case fi.IsDir():
+		return "directory"
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "symlink"
 	}
+	return "file"
+}
+
+func (d *Dir) record(p string, fi fs.FileInfo) {
+	d.mu.Lock()
+	d.made[p] = fi
+	d.mu.Unlock()
+}
+
+func (d *Dir) putDir(p string, e *archive.Entry) error {
+	fi, err := d.root.Lstat(p)
+	switch {
+	case err == nil && fi.IsDir():
+		d.dirs.Store(p, true)
+		// An existing directory keeps its metadata unless Overwrite; one
+		// this extraction made takes the last entry's.
+		if d.mine(p, fi) || d.opt.Policy == Overwrite {
+			d.setDirMeta(p, e, fi)
+		}
+		return nil
+	case err == nil:
+		if d.mine(p, fi) {
+			return archive.Corruptf("already exists: a %s extracted from this archive is in the way", kind(fi))
+		}
+		if err := d.replaceable(p); err != nil {
+			return err
+		}
+		if err := d.root.Remove(p); err != nil {
+			return err
+		}
+	}
+	if err := d.mkParent(p); err != nil {
+		return err
+	}
+	if err := d.root.Mkdir(p, 0o755); err != nil {
+		if fi, serr := d.root.Lstat(p); serr == nil && !fi.IsDir() && d.mine(p, fi) {
+			return archive.Corruptf("already exists: a %s extracted from this archive is in the way", kind(fi))
+		}
+		return err
+	}
+	fi, err = d.root.Lstat(p)
+	if err != nil {
+		return err
+	}
+	d.record(p, fi)
+	d.dirs.Store(p, true)
+	d.setDirMeta(p, e, fi)
+	return d.recheck(p)
+}
+
+// setDirMeta records the mode and time Close gives the directory p (fi).
+// Until then it stays writable, whatever the entry says.
+func (d *Dir) setDirMeta(p string, e *archive.Entry, fi fs.FileInfo) {
+	m := dirMeta{mode: d.perm(e.Mode, 0o755), info: fi}
+	if !d.opt.NoTimes {
+		m.mtime = e.ModTime
+	}
+	d.mu.Lock()
+	d.dirMeta[p] = m
+	d.mu.Unlock()
+}
+
+// replaceable decides, per policy, whether an existing path that this
+// extraction did not make may be replaced. It returns ErrSkipped for Skip
+// and ErrExists for Refuse.
+func (d *Dir) replaceable(p string) error {
 	switch d.opt.Policy {
 	case Overwrite:
 		return nil
 	case Skip:
-		return fmt.Errorf("%w: %s exists", ErrSkipped, name)
+		return fmt.Errorf("%w: %s exists", ErrSkipped, p)
 	}
 	return ErrExists
 }
 
-// exists checks the target path before any work, per policy.
-func (d *Dir) checkTarget(name string) error {
-	fi, err := d.root.Lstat(name)
+// checkTarget decides whether p may be replaced: a file or link this
+// extraction made may (a later entry of the same name), anything else only
+// per policy, a directory never.
+func (d *Dir) checkTarget(p string) error {
+	fi, err := d.root.Lstat(p)
 	if err != nil {
 		return nil
 	}
 	if fi.IsDir() {
-		if d.wrote(name) {
+		if d.mine(p, fi) {
 			// The archive holds a directory and a non-directory of one name.
 			return archive.Corruptf("already exists: a directory extracted from this archive is in the way")
 		}
 		return fmt.Errorf("%w: a directory is in the way", ErrExists)
 	}
-	return d.replaceable(name)
+	if d.mine(p, fi) {
+		return nil
+	}
+	return d.replaceable(p)
 }
 
-func tempName(name string) string {
+func tempName(p string) string {
 	var b [6]byte
 	rand.Read(b[:])
-	return path.Join(path.Dir(name), ".unpack-"+hex.EncodeToString(b[:])+".tmp")
+	return join(parent(p), ".unpack-"+hex.EncodeToString(b[:])+".tmp")
 }
 
-func (d *Dir) putFile(name string, e *archive.Entry, r io.Reader) error {
-	if err := d.checkTarget(name); err != nil {
+func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
+	if err := d.checkTarget(p); err != nil {
 		return err
 	}
-	if err := d.mkParent(name); err != nil {
+	if err := d.mkParent(p); err != nil {
 		return err
 	}
-	tmp := tempName(name)
+	tmp := tempName(p)
 	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	d.track(tmp, true)
-	defer d.track(tmp, false)
 	var w io.Writer = f
 	var sw *sparseWriter
 	if e.Sparse != nil {
@@ -245,17 +355,15 @@ func (d *Dir) putFile(name string, e *archive.Entry, r io.Reader) error {
 	if err == nil {
 		err = f.Chmod(d.perm(e.Mode, 0o644))
 	}
+	var info fs.FileInfo
+	if err == nil {
+		info, err = f.Stat() // the identity of the file written, from its handle
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		if d.opt.KeepBroken && !isIOError(err) {
-			if rerr := d.root.Rename(tmp, name); rerr == nil {
-				return err
-			}
-		}
-		d.root.Remove(tmp)
-		return err
+		return d.discard(tmp, p, err)
 	}
 	if !e.ModTime.IsZero() && !d.opt.NoTimes {
 		at := e.AccessTime
@@ -264,32 +372,69 @@ func (d *Dir) putFile(name string, e *archive.Entry, r io.Reader) error {
 		}
 		d.root.Chtimes(tmp, at, e.ModTime)
 	}
-	if err := d.commit(tmp, name); err != nil {
-		d.root.Remove(tmp)
-		return err
+	if e.Pending {
+		d.mu.Lock()
+		h := &hold{name: p, tmp: tmp, info: info}
+		d.held[e] = h
+		d.heldName[p] = h
+		d.mu.Unlock()
+		return nil
 	}
-	return nil
+	return d.place(tmp, p, info)
 }
 
-// commit renames tmp onto name, checking the policy again in case the name
-// appeared meanwhile.
-func (d *Dir) commit(tmp, name string) error {
-	if err := d.checkTarget(name); err != nil {
+// place commits tmp (info) as p, or removes it when that fails.
+func (d *Dir) place(tmp, p string, info fs.FileInfo) error {
+	err := d.commit(tmp, p, info)
+	if err != nil {
+		d.root.Remove(tmp)
+	}
+	d.track(tmp, false)
+	if err == nil {
+		err = d.recheck(p)
+	}
+	return err
+}
+
+// discard disposes of a file whose data failed with err: removed, or with
+// KeepBroken kept as NAME.broken (never under its own name, where it would
+// look whole). It returns err.
+func (d *Dir) discard(tmp, p string, err error) error {
+	if d.opt.KeepBroken && !isIOError(err) {
+		fi, serr := d.root.Lstat(tmp)
+		if serr == nil {
+			serr = d.place(tmp, p+".broken", fi)
+		}
+		if serr != nil {
+			return fmt.Errorf("%w (not kept as %s.broken: %v)", err, p, serr)
+		}
 		return err
 	}
-	// The rename and its record are one step under the lock, so that an
-	// entry whose parent directory cannot be made (this file is in the way)
-	// sees the file as this extraction's.
+	d.root.Remove(tmp)
+	d.track(tmp, false)
+	return err
+}
+
+// commit renames tmp, whose identity is info, onto p, checking the policy
+// again in case p appeared meanwhile, and records what p now is.
+func (d *Dir) commit(tmp, p string, info fs.FileInfo) error {
+	if err := d.checkTarget(p); err != nil {
+		return err
+	}
+	// The rename and its record are one step under the lock, so that a
+	// concurrent entry whose parent directory cannot be made (this file
+	// is in the way) sees the file as this extraction's.
 	d.mu.Lock()
-	err := d.root.Rename(tmp, name)
+	err := d.root.Rename(tmp, p)
 	if err == nil {
-		d.made[name] = true
+		d.made[p] = info
+		delete(d.links, p)
 	}
 	d.mu.Unlock()
 	if err != nil {
 		// Another entry may have made a directory of this name since the
 		// check above: the archive contradicts itself.
-		if cerr := d.checkTarget(name); cerr != nil {
+		if cerr := d.checkTarget(p); cerr != nil {
 			return cerr
 		}
 	}
@@ -303,57 +448,9 @@ func isIOError(err error) bool {
 	return errors.As(err, &pe)
 }
 
-func (d *Dir) putSymlink(name string, e *archive.Entry) error {
-	target, err := CleanLinkTarget(name, e.Linkname)
-	if err != nil {
-		return err
-	}
-	if err := d.checkTarget(name); err != nil {
-		return err
-	}
-	if err := d.mkParent(name); err != nil {
-		return err
-	}
-	tmp := tempName(name)
-	if err := d.root.Symlink(target, tmp); err != nil {
-		return err
-	}
-	if err := d.commit(tmp, name); err != nil {
-		d.root.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
-func (d *Dir) putHardlink(name string, e *archive.Entry) error {
-	old, err := CleanName(e.Linkname)
-	if err != nil || old == "" {
-		return fmt.Errorf("%w: hard link to %q outside the destination", ErrInsecurePath, e.Linkname)
-	}
-	fi, err := d.root.Lstat(old)
-	if err != nil {
-		return fmt.Errorf("hard link target %q not extracted", e.Linkname)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: hard link to non-regular file %q", ErrInsecurePath, e.Linkname)
-	}
-	if err := d.checkTarget(name); err != nil {
-		return err
-	}
-	if err := d.mkParent(name); err != nil {
-		return err
-	}
-	tmp := tempName(name)
-	if err := d.root.Link(old, tmp); err != nil {
-		return err
-	}
-	if err := d.commit(tmp, name); err != nil {
-		d.root.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
+// perm is the mode an entry's file or directory gets: the entry's bits (def
+// when it has none), without setuid/setgid unless KeepSetID, through the
+// umask (GNU tar's rule: root keeps the archive's modes).
 func (d *Dir) perm(m fs.FileMode, def fs.FileMode) fs.FileMode {
 	p := m & (fs.ModePerm | fs.ModeSticky | fs.ModeSetuid | fs.ModeSetgid)
 	if p&fs.ModePerm == 0 {
@@ -362,7 +459,7 @@ func (d *Dir) perm(m fs.FileMode, def fs.FileMode) fs.FileMode {
 	if !d.opt.KeepSetID {
 		p &^= fs.ModeSetuid | fs.ModeSetgid
 	}
-	return p
+	return p &^ d.umask
 }
 
 func (d *Dir) track(tmp string, add bool) {
@@ -375,7 +472,7 @@ func (d *Dir) track(tmp string, add bool) {
 	d.mu.Unlock()
 }
 
-// Abort removes every temporary file in flight; used on interrupt.
+// Abort removes every temporary file in flight or held; used on interrupt.
 func (d *Dir) Abort() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -384,23 +481,63 @@ func (d *Dir) Abort() {
 	}
 }
 
-// Close applies directory modes and times (deepest first, after their
-// contents were written) and closes the root.
+// Close removes the entries still held (never settled, so never verified),
+// checks once more that every symlink made resolves inside (removing any
+// that does not), applies directory modes and times, deepest first as
+// GNU tar does, to the directories that are still the ones recorded, and
+// closes the root. Its error names what it removed.
 func (d *Dir) Close() error {
 	d.mu.Lock()
-	names := make([]string, 0, len(d.dirTime))
-	for n := range d.dirTime {
-		names = append(names, n)
+	var unsettled []string
+	for e, h := range d.held {
+		if h.file == nil || h.state == waiting {
+			unsettled = append(unsettled, e.Name)
+		}
+	}
+	for tmp := range d.temps {
+		d.root.Remove(tmp)
+	}
+	clear(d.held)
+	clear(d.heldName)
+	clear(d.temps)
+	links := make([]string, 0, len(d.links))
+	for l := range d.links {
+		links = append(links, l)
 	}
 	d.mu.Unlock()
-	sort.Sort(sort.Reverse(sort.StringSlice(names)))
-	for _, n := range names {
-		t := d.dirTime[n]
-		d.root.Chtimes(n, t, t)
+	var errs []error
+	if len(unsettled) > 0 {
+		sort.Strings(unsettled)
+		errs = append(errs, fmt.Errorf("removed %d entries never verified (not settled): %s", len(unsettled), strings.Join(unsettled, ", ")))
 	}
-	return d.root.Close()
+	sort.Strings(links)
+	errs = append(errs, d.recheckLinks(links))
+	d.finishLinks(links)
+	d.applyDirMeta()
+	errs = append(errs, d.root.Close())
+	return errors.Join(errs...)
 }
 
-// Settle commits or discards a Pending entry. Put does not hold entries
-// yet: every entry is committed when its data ends.
-func (d *Dir) Settle(_ *archive.Entry, err error) error { return err }
+func (d *Dir) applyDirMeta() {
+	names := make([]string, 0, len(d.dirMeta))
+	for n := range d.dirMeta {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		di, dj := strings.Count(names[i], "/"), strings.Count(names[j], "/")
+		if di != dj {
+			return di > dj
+		}
+		return names[i] < names[j]
+	})
+	for _, n := range names {
+		m := d.dirMeta[n]
+		if fi, err := d.root.Lstat(n); err != nil || !fi.IsDir() || !os.SameFile(fi, m.info) {
+			continue // no longer the directory the entry made or named
+		}
+		d.root.Chmod(n, m.mode)
+		if !m.mtime.IsZero() {
+			d.root.Chtimes(n, m.mtime, m.mtime)
+		}
+	}
+}

@@ -50,6 +50,8 @@ func CleanLinkTarget(name, target string) (string, error) {
 		return "", fmt.Errorf("%w: symlink to absolute path %q", ErrInsecurePath, target)
 	case strings.Contains(target, `\`):
 		return "", fmt.Errorf("%w: backslash in symlink target %q", ErrInsecurePath, target)
+	case len(target) >= 2 && target[1] == ':' && isLetter(target[0]):
+		return "", fmt.Errorf("%w: symlink to drive letter path %q", ErrInsecurePath, target)
 	}
 	// Walk the target from the link's directory; it may never rise above the
 	// destination, not even in the middle ("a/../../x").

@@ -32,7 +32,8 @@ func TestCleanLinkTarget(t *testing.T) {
 		}
 	}
 	bad := [][2]string{{"l", "/etc"}, {"l", "../a"}, {"d/l", "../../a"}, {"l", "a/../../b"}, {"l", ""},
-		{"l", `..\a`}, {"l", "a\x00"}}
+		{"l", `..\a`}, {"l", "a\x00"},
+		{"l", "C:/x"}, {"l", "c:x"}, {"l", `\\srv\share`}, {"l", `//srv/share`}}
 	for _, c := range bad {
 		if _, err := CleanLinkTarget(c[0], c[1]); !errors.Is(err, ErrInsecurePath) {
 			t.Errorf("CleanLinkTarget(%q, %q) = %v, want ErrInsecurePath", c[0], c[1], err)

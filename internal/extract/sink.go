@@ -40,14 +40,21 @@ var ErrSkipped = errors.New("skipped")
 // and writes nothing.
 type Discard struct{}
 
-// Put reads the entry's data to its end.
+// Put reads the entry's data to its end; the holes of a sparse entry pass
+// as counts, without their zeros (nothing to hash).
 func (Discard) Put(e *archive.Entry, r io.Reader) error {
 	if e.Type != archive.TypeFile {
 		return nil
 	}
-	_, err := archive.Copy(io.Discard, r)
+	_, err := archive.Copy(discardHoles{}, r)
 	return err
 }
+
+// discardHoles is io.Discard as an archive.HoleWriter.
+type discardHoles struct{}
+
+func (discardHoles) Write(p []byte) (int, error) { return len(p), nil }
+func (discardHoles) WriteHole(int64) error       { return nil }
 
 // Settle has nothing to commit: the verdict is the caller's to report.
 func (Discard) Settle(_ *archive.Entry, err error) error { return err }
@@ -56,8 +63,8 @@ func (Discard) Settle(_ *archive.Entry, err error) error { return err }
 func (Discard) Close() error { return nil }
 
 // Stdout writes the data of every regular file to W in archive order, like
-// tar -O. Data reaches W before its checksum is known: an error is still
-// reported, but what was written cannot be taken back.
+// tar -O, holes as zeros. Data reaches W before its checksum is known: an
+// error is still reported, but what was written cannot be taken back.
 type Stdout struct{ W io.Writer }
 
 // Put copies the entry's data to W.
@@ -65,9 +72,12 @@ func (s Stdout) Put(e *archive.Entry, r io.Reader) error {
 	if e.Type != archive.TypeFile {
 		return nil
 	}
-	_, err := archive.Copy(s.W, r)
+	_, err := archive.Copy(zeroHoles{s.W}, r)
 	return err
 }
+
+// zeroHoles hides any WriteHole of W: on a stream a hole is its zeros.
+type zeroHoles struct{ io.Writer }
 
 // Settle cannot take back what was written: the verdict is the caller's to
 // report.

@@ -2,12 +2,16 @@ package extract
 
 import (
 	"io"
+	"math"
 	"os"
+
+	"github.com/unpack-dev/unpack/internal/archive"
 )
 
 // sparseWriter writes a sparse entry's expanded bytes, leaving holes where
 // whole 4 KiB blocks are zero (seeking over them) and truncating to the
-// final size, so the file takes only the space of its data.
+// final size, so the file takes only the space of its data. It is an
+// archive.HoleWriter: a reader hands it the holes it knows as one seek.
 type sparseWriter struct {
 	f   *os.File
 	off int64
@@ -34,6 +38,18 @@ func (s *sparseWriter) Write(p []byte) (int, error) {
 		p = p[k:]
 	}
 	return n, nil
+}
+
+// WriteHole seeks over n zero bytes.
+func (s *sparseWriter) WriteHole(n int64) error {
+	if n < 0 || n > math.MaxInt64-s.off {
+		return archive.Corruptf("sparse hole of %d bytes at offset %d", n, s.off)
+	}
+	if _, err := s.f.Seek(n, io.SeekCurrent); err != nil {
+		return err
+	}
+	s.off += n
+	return nil
 }
 
 func (s *sparseWriter) finish() error { return s.f.Truncate(s.off) }

@@ -1,0 +1,140 @@
+package extract
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// hold is an entry written under a temporary name that waits for the
+// verdict of the check covering its last byte (archive.Entry.Pending).
+type hold struct {
+	name  string // resolved path it goes to; "" once a later entry took it
+	tmp   string
+	info  fs.FileInfo
+	file  *hold   // for a hard link: the held file it links to
+	links []*hold // the hard links held with this file
+	own   bool    // for a hard link: its own verdict passed (or it had none)
+	state int     // waiting, committed or failed
+}
+
+const (
+	waiting = iota
+	committed
+	failed
+)
+
+// supersede gives the resolved path p to the entry being put: a held file
+// of that path will not be committed there (its hard links, held with it,
+// still are).
+func (d *Dir) supersede(p string) {
+	d.mu.Lock()
+	if h := d.heldName[p]; h != nil {
+		h.name = ""
+		delete(d.heldName, p)
+	}
+	d.mu.Unlock()
+}
+
+// Settle commits (err nil) or discards a Pending entry that Put holds. The
+// Pending entries of an archive come from one stream: Put and Settle are
+// not called concurrently for them. A file commits with every policy check
+// made at that moment; its held hard links commit with it (once their own
+// verdict passed too) or are removed with it. For an entry not held,
+// Settle returns err.
+func (d *Dir) Settle(e *archive.Entry, err error) error {
+	d.mu.Lock()
+	h := d.held[e]
+	delete(d.held, e)
+	if h != nil && h.name != "" && d.heldName[h.name] == h {
+		delete(d.heldName, h.name)
+	}
+	d.mu.Unlock()
+	if h == nil {
+		return err
+	}
+	if h.file != nil { // a hard link with its own verdict
+		switch {
+		case err != nil || h.file.state == failed:
+			h.state = failed
+			d.drop(h.tmp)
+		case h.file.state == committed:
+			return d.settleLink(h)
+		default:
+			h.own = true // commits when its file does
+		}
+		return err
+	}
+	if err != nil {
+		h.state = failed
+		for _, l := range h.links {
+			if l.state == waiting {
+				l.state = failed
+				d.drop(l.tmp)
+			}
+		}
+		if h.name == "" {
+			d.drop(h.tmp)
+			return err
+		}
+		return d.discard(h.tmp, h.name, err)
+	}
+	h.state = committed
+	var errs []error
+	if h.name == "" {
+		d.drop(h.tmp)
+	} else if cerr := d.place(h.tmp, h.name, h.info); cerr != nil {
+		errs = append(errs, cerr)
+	}
+	for _, l := range h.links {
+		if l.own && l.state == waiting {
+			if lerr := d.settleLink(l); lerr != nil {
+				errs = append(errs, lerr)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// drop removes a temporary file.
+func (d *Dir) drop(tmp string) {
+	d.root.Remove(tmp)
+	d.track(tmp, false)
+}
+
+// settleLink commits a held hard link whose file and own verdict passed.
+func (d *Dir) settleLink(l *hold) error {
+	l.state = committed
+	if l.name == "" {
+		d.drop(l.tmp)
+		return nil
+	}
+	if err := d.place(l.tmp, l.name, l.info); err != nil {
+		return fmt.Errorf("hard link %s: %w", l.name, err)
+	}
+	return nil
+}
+
+// holdHardlink links p to a file still held: the link is made now, to the
+// file's temporary name, and commits or goes with the file.
+func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
+	if err := d.mkParent(p); err != nil {
+		return err
+	}
+	tmp := tempName(p)
+	if err := d.root.Link(file.tmp, tmp); err != nil {
+		return err
+	}
+	d.track(tmp, true)
+	l := &hold{name: p, tmp: tmp, info: file.info, file: file, own: !e.Pending}
+	d.mu.Lock()
+	file.links = append(file.links, l)
+	if e.Pending {
+		d.held[e] = l
+	}
+	d.heldName[p] = l
+	d.mu.Unlock()
+	return nil
+}

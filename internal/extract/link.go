@@ -1,0 +1,308 @@
+package extract
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// maxLinks is how many symlinks one resolution follows (Linux's limit):
+// past it the path resolves to nothing, as ELOOP.
+const maxLinks = 40
+
+// errLoop reports a path with more than maxLinks symlinks.
+var errLoop = errors.New("too many levels of symbolic links")
+
+// escapeError reports a path that resolves outside the destination; via
+// names the link on disk it left through, if any.
+type escapeError struct{ via string }
+
+func (e *escapeError) Error() string {
+	if e.via == "" {
+		return "resolves outside the destination"
+	}
+	return "resolves outside the destination through " + e.via
+}
+
+func (e *escapeError) Unwrap() error { return ErrInsecurePath }
+
+// describeEscape says what resolved outside: "insecure path: WHAT resolves
+// outside the destination [through LINK → TARGET]".
+func describeEscape(what string, err error) error {
+	var e *escapeError
+	if errors.As(err, &e) {
+		return fmt.Errorf("%w: %s %v", ErrInsecurePath, what, e)
+	}
+	return err
+}
+
+// resolve returns the path, relative to the root ("" for the root), that
+// rel names on disk now when taken from the resolved directory start,
+// following every symlink, the last component's too. Once a component is
+// missing, or a file with more to follow, the rest is taken as text. A
+// path that rises above the root, or meets an absolute link, is an
+// ErrInsecurePath error (an *escapeError). When seen is not nil, the
+// paths whose change could change the result are added to it: every
+// component that was not a directory (a link followed, a file, the first
+// one missing; what lies below a missing one is below it). Directories
+// need not be: none is ever replaced during an extraction (see isDir).
+func (d *Dir) resolve(start, rel string, seen *[]string) (string, error) {
+	var cur []string
+	if start != "" {
+		cur = strings.Split(start, "/")
+	}
+	rest := strings.Split(rel, "/")
+	links, text := 0, false
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(cur) == 0 {
+				return "", &escapeError{}
+			}
+			cur = cur[:len(cur)-1]
+			continue
+		}
+		cur = append(cur, c)
+		if text {
+			continue
+		}
+		q := strings.Join(cur, "/")
+		if d.isDir(q) {
+			continue
+		}
+		if seen != nil {
+			*seen = append(*seen, q)
+		}
+		fi, err := d.root.Lstat(q)
+		if err == nil && fi.IsDir() {
+			d.dirs.Store(q, true)
+			continue
+		}
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			text = true
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", errLoop
+		}
+		t, err := d.root.Readlink(q)
+		if err != nil {
+			text = true
+			continue
+		}
+		t = filepath.ToSlash(t)
+		if absTarget(t) {
+			return "", &escapeError{via: q + " → " + t}
+		}
+		cur = cur[:len(cur)-1]
+		rest = append(strings.Split(t, "/"), rest...)
+	}
+	return strings.Join(cur, "/"), nil
+}
+
+// isDir reports whether q is known to be a directory (not a link to one).
+// Once seen, a directory stays one for the whole extraction: no entry
+// replaces a directory (checkTarget, putDir), so this needs no new look.
+func (d *Dir) isDir(q string) bool {
+	_, ok := d.dirs.Load(q)
+	return ok
+}
+
+// absTarget reports whether a link target is absolute on some OS: a
+// leading slash or backslash, or a drive letter.
+func absTarget(t string) bool {
+	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, `\`) ||
+		len(t) >= 2 && t[1] == ':' && isLetter(t[0])
+}
+
+// putSymlink makes a symlink at the resolved path p. Its target must stay
+// inside as text (CleanLinkTarget) and as resolved against the disk now,
+// following the links already there. A link whose target is missing today
+// can be turned outside by a link made later (l → s/.., then s → .): every
+// link made records the paths its resolution looked at, and each commit
+// re-resolves the links that looked at what it changed (recheck), so that
+// every link this extraction made resolves inside at every moment.
+func (d *Dir) putSymlink(p string, e *archive.Entry) error {
+	target, err := CleanLinkTarget(p, e.Linkname)
+	if err != nil {
+		return err
+	}
+	if err := d.linkInside(p, target); err != nil {
+		return err
+	}
+	if err := d.checkTarget(p); err != nil {
+		return err
+	}
+	if err := d.mkParent(p); err != nil {
+		return err
+	}
+	tmp := tempName(p)
+	if err := d.symlink(target, tmp); err != nil {
+		return err
+	}
+	d.track(tmp, true)
+	info, err := d.root.Lstat(tmp)
+	if err == nil {
+		err = d.commit(tmp, p, info)
+	}
+	if err != nil {
+		d.drop(tmp)
+		return err
+	}
+	d.track(tmp, false)
+	d.mu.Lock()
+	d.links[p] = target
+	d.mu.Unlock()
+	return d.recheck(p)
+}
+
+// linkInside checks that a link at p to target resolves inside, and
+// records what its resolution depends on.
+func (d *Dir) linkInside(p, target string) error {
+	var seen []string
+	_, err := d.resolve(parent(p), target, &seen)
+	d.mu.Lock()
+	for _, q := range d.linkDeps[p] {
+		delete(d.deps[q], p)
+	}
+	for _, q := range seen {
+		s := d.deps[q]
+		if s == nil {
+			s = set{}
+			d.deps[q] = s
+		}
+		s[p] = struct{}{}
+	}
+	d.linkDeps[p] = seen
+	d.mu.Unlock()
+	if err == errLoop {
+		return nil // resolves to nothing (a link made later is rechecked)
+	}
+	return describeEscape(fmt.Sprintf("symlink target %q", target), err)
+}
+
+// recheck re-resolves the links this extraction made whose resolution
+// looked at p or a directory above it, after p changed.
+func (d *Dir) recheck(p string) error {
+	d.mu.Lock()
+	var todo []string
+	for q := p; q != ""; q = parent(q) {
+		for l := range d.deps[q] {
+			todo = append(todo, l)
+		}
+	}
+	d.mu.Unlock()
+	if len(todo) == 0 {
+		return nil
+	}
+	sort.Strings(todo)
+	return d.recheckLinks(todo)
+}
+
+// recheckLinks removes those of the links (made by this extraction) that
+// no longer resolve inside, and reports them as refused. A removal changes
+// the tree in turn: the links that depended on a removed one are checked
+// as well.
+func (d *Dir) recheckLinks(todo []string) error {
+	var errs []error
+	done := set{}
+	for len(todo) > 0 {
+		l := todo[0]
+		todo = todo[1:]
+		if _, ok := done[l]; ok {
+			continue
+		}
+		done[l] = struct{}{}
+		d.mu.Lock()
+		target, ok := d.links[l]
+		d.mu.Unlock()
+		if !ok {
+			continue
+		}
+		err := d.linkInside(l, target)
+		if !errors.Is(err, ErrInsecurePath) {
+			continue
+		}
+		if fi, lerr := d.root.Lstat(l); lerr == nil && d.mine(l, fi) {
+			d.root.Remove(l)
+		}
+		d.mu.Lock()
+		delete(d.links, l)
+		delete(d.made, l)
+		for _, q := range d.linkDeps[l] {
+			delete(d.deps[q], l)
+		}
+		delete(d.linkDeps, l)
+		for q := l; q != ""; q = parent(q) {
+			for dep := range d.deps[q] {
+				todo = append(todo, dep)
+				delete(done, dep)
+			}
+		}
+		d.mu.Unlock()
+		errs = append(errs, fmt.Errorf("%w: symlink %s → %s made earlier now resolves outside the destination: removed", ErrInsecurePath, l, target))
+	}
+	return errors.Join(errs...)
+}
+
+// putHardlink links the resolved path p to an earlier entry: a regular
+// file this extraction wrote (by identity), never one that was there
+// before or lies outside.
+func (d *Dir) putHardlink(p string, e *archive.Entry) error {
+	old, err := CleanName(e.Linkname)
+	if err == nil && old == "" {
+		err = fmt.Errorf("%w: the destination itself", ErrInsecurePath)
+	}
+	if err == nil {
+		old, err = d.resolveParent(old)
+	}
+	if err != nil {
+		// The target's problem, named as such.
+		why := strings.TrimPrefix(err.Error(), ErrInsecurePath.Error()+": ")
+		if errors.Is(err, ErrInsecurePath) {
+			return fmt.Errorf("%w: hard link target %q: %s", ErrInsecurePath, e.Linkname, why)
+		}
+		return fmt.Errorf("hard link target %q: %w", e.Linkname, err)
+	}
+	if err := d.checkTarget(p); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	file := d.heldName[old]
+	if file != nil && file.file != nil {
+		file = file.file // a link to a held link is one to its file
+	}
+	d.mu.Unlock()
+	if file != nil {
+		return d.holdHardlink(p, e, file)
+	}
+	fi, err := d.root.Lstat(old)
+	switch {
+	case err != nil:
+		return fmt.Errorf("hard link target %q not extracted", e.Linkname)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%w: hard link target %q is not a regular file", ErrInsecurePath, e.Linkname)
+	case !d.mine(old, fi) && d.opt.Policy == Skip:
+		return fmt.Errorf("%w: hard link target %q was there before", ErrSkipped, e.Linkname)
+	case !d.mine(old, fi):
+		return fmt.Errorf("hard link target %q not extracted: it was there before", e.Linkname)
+	}
+	if err := d.mkParent(p); err != nil {
+		return err
+	}
+	tmp := tempName(p)
+	if err := d.root.Link(old, tmp); err != nil {
+		return err
+	}
+	d.track(tmp, true)
+	return d.place(tmp, p, fi)
+}
