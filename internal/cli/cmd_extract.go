@@ -137,15 +137,30 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				finish() // completed files go into place
 			}
 		})
+		// laidOut maps a Pending entry as read to the entry the sink holds
+		// (layout may rename it).
+		laidOut := map[*archive.Entry]*archive.Entry{}
 		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout && !o.ToTar,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
+				read := e
 				if e = o.layout(e); e == nil {
 					return nil
 				}
 				if o.Verbose {
 					r.aside(func() { fmt.Fprintln(f.ErrOut, e.Name) }) // one line at a time from the workers
 				}
+				if e.Pending {
+					laidOut[read] = e
+				}
 				return sink.Put(e, data)
+			},
+			func(e *archive.Entry, err error) error {
+				held, ok := laidOut[e]
+				if !ok {
+					return err // skipped by layout: nothing was written
+				}
+				delete(laidOut, e)
+				return sink.Settle(held, err)
 			})
 		if err := sink.Close(); err != nil {
 			r.problem(path, "", err)

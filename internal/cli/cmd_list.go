@@ -112,7 +112,7 @@ func runList(f *Factory, o *ListOptions) error {
 					}
 				}
 				return nil
-			})
+			}, nil)
 		if tw != nil && r.opened {
 			if packed < 0 {
 				packed = -1

@@ -89,7 +89,7 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 					r.aside(func() { fmt.Fprintf(f.Out, "%-6s %s\n", st, e.Name) }) // one line at a time from the workers
 				}
 				return err
-			})
+			}, extract.Discard{}.Settle)
 		if o.Manifest {
 			printManifest(f.Out, r.sums)
 		}

@@ -168,7 +168,7 @@ func (r *runner) emitEntry(arch string, e *archive.Entry, size int64, err error)
 		Mode: e.Mode.String(), Method: e.Method, Encrypted: e.Encrypted, Link: e.Linkname,
 		Checksum: e.Checksum.String(), Status: status(err), SHA256: r.sum(e.Name),
 	}
-	if err == nil && e.Type == archive.TypeFile && e.Checksum == verify.None && !r.streamChecked() {
+	if err == nil && e.Type == archive.TypeFile && e.Checksum == verify.None && (r.arch == nil || !r.arch.StreamChecked()) {
 		j.Status = "unverifiable"
 	}
 	if !e.ModTime.IsZero() {
@@ -208,19 +208,6 @@ func (r *runner) emitSummary(arch string, format archive.Format, code ExitCode, 
 	r.enc.Encode(s)
 }
 
-// streamChecked reports whether the current archive is a compressed stream
-// whose own checksum covers every entry's bytes (a tar inside gzip, xz…).
-func (r *runner) streamChecked() bool {
-	if r.arch == nil {
-		return false
-	}
-	switch r.arch.Format {
-	case archive.Gzip, archive.XZ, archive.Lzip, archive.Bzip2, archive.Zstd, archive.LZ4:
-		return true
-	}
-	return false
-}
-
 // hashing returns data wrapped so that its SHA-256 is recorded for name
 // when it has been read to the end, if sums are being collected.
 func (r *runner) hashing(name string, data io.Reader) io.Reader {
@@ -246,6 +233,16 @@ func (r *runner) linkSum(name, target string) {
 	} else if s, ok := r.sums[target]; ok {
 		r.sums[name] = s
 	}
+}
+
+// dropSum forgets the sum of an entry that failed after it was read.
+func (r *runner) dropSum(name string) {
+	if r.sums == nil {
+		return
+	}
+	r.sumsMu.Lock()
+	delete(r.sums, name)
+	r.sumsMu.Unlock()
 }
 
 // sum is the recorded SHA-256 of an entry ("" when none).
@@ -286,7 +283,11 @@ func (r *runner) meter(src io.Reader, n *int64) io.Reader {
 //
 // With parallel set, a seekable indexed archive is processed on several
 // cores instead (see runner.parallel).
-func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error) ExitCode {
+//
+// settle is the sink's Settle: an entry the reader returns Pending that fn
+// took without an error is settled through it, and reported, when the
+// reader decides on it (see held). Nil settle: nothing is held.
+func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error, settle func(*archive.Entry, error) error) ExitCode {
 	saved := r.code
 	r.code, r.entries, r.failed, r.bytes, r.current, r.unverified = ExitOK, 0, 0, 0, path, nil
 	r.pwAccepted = r.pwAccepted[:0]
@@ -335,6 +336,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 		r.emitSummary(path, a.Format, r.code, nil)
 		return r.code
 	}
+	h := newHeld(r, path, a.Reader, settle)
 	var archErr error
 	for {
 		if err := r.f.Context.Err(); err != nil {
@@ -368,11 +370,18 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 		if e.Type == archive.TypeFile && n > 0 || size < 0 && err == nil {
 			size = n
 		}
-		r.report(path, e, size, err)
+		h.put(e, size, err)
+		h.drain()
 		if r.f.Context.Err() != nil {
 			r.code = ExitInterrupted
+			archErr = r.f.Context.Err()
 			break
 		}
+	}
+	if archErr != nil {
+		h.fail(archErr)
+	} else {
+		h.fail(errUnsettled)
 	}
 	r.emitSummary(path, a.Format, r.code, archErr)
 	return r.code

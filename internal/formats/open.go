@@ -62,6 +62,7 @@ type Archive struct {
 	archive.Reader
 
 	src     *source
+	checked bool // see StreamChecked
 	file    *os.File
 	closers []io.Closer
 }
@@ -73,6 +74,12 @@ func (a *Archive) SteadyStream() bool {
 	_, ok := a.Reader.(*singleReader)
 	return ok && steadyStreams[a.Format]
 }
+
+// StreamChecked reports whether the archive is a compressed stream whose
+// own checks cover every entry's data (a tar inside gzip, xz…, or a single
+// compressed file), so that an entry without a checksum of its own is
+// verified all the same.
+func (a *Archive) StreamChecked() bool { return a.checked }
 
 // Consumed is how many input bytes were read so far (for progress).
 func (a *Archive) Consumed() int64 { return a.src.Consumed() }
@@ -234,6 +241,7 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	if c, ok := d.(io.Closer); ok {
 		a.closers = append(a.closers, c)
 	}
+	_, a.checked = d.(coverage)
 	cr := &archive.Decoding{R: d, Format: string(f), Ended: trailing(d, string(f), opt)}
 	if !oo.Raw {
 		br := bufio.NewReaderSize(cr, 256<<10)
@@ -247,7 +255,7 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 		}
 		if archive.IsTarHeader(peek) {
 			a.Tar = true
-			a.Reader = &tarInStream{Reader: tar.NewReader(br), rest: br}
+			a.Reader = newTarInStream(br, d)
 			return nil
 		}
 		a.Reader = a.single(f, br, d, oo)
@@ -307,24 +315,6 @@ func (s *singleReader) Next() (*archive.Entry, error) {
 
 func (s *singleReader) Read(p []byte) (int, error) { return s.r.Read(p) }
 func (s *singleReader) Close() error               { return nil }
-
-// tarInStream is a tar inside a compressed stream. When the tar ends, the
-// rest of the stream is read, so that its checksums and trailer are
-// verified too.
-type tarInStream struct {
-	*tar.Reader
-	rest io.Reader
-}
-
-func (t *tarInStream) Next() (*archive.Entry, error) {
-	e, err := t.Reader.Next()
-	if err == io.EOF {
-		if _, derr := io.Copy(io.Discard, t.rest); derr != nil {
-			return nil, derr
-		}
-	}
-	return e, err
-}
 
 // All lists every format unpack detects, implemented or not.
 func All() []archive.Format {

@@ -45,7 +45,15 @@ type Reader struct {
 	h     hash.Hash64
 	hw    hashWriter // the writer of WriteTo
 	err   error      // sticky
+
+	out, verified int64 // bytes given out; of those, covered by frame checksums passed
 }
+
+// Verified is how many decompressed bytes, from the start of the stream,
+// are covered by frame checksums that passed: a reader of the data may
+// trust those before the stream ends. (A frame without a checksum counts
+// as checked at its end.)
+func (z *Reader) Verified() int64 { return z.verified }
 
 // NewReader returns a Reader of r's frames. It reads the first frame
 // header, so a stream that is no zstd fails here.
@@ -85,6 +93,7 @@ func (z *Reader) Reset(r io.Reader) error {
 	z.detach()
 	z.w.reset(r)
 	z.err = nil
+	z.out, z.verified = 0, 0
 	return z.startFrame()
 }
 
@@ -149,6 +158,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 		n, err := z.cur.Read(p)
 		if n > 0 {
 			z.h.Write(p[:n])
+			z.out += int64(n)
 		}
 		if err == nil {
 			if n > 0 {
@@ -164,6 +174,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 			z.err = err
 			return n, err
 		}
+		z.verified = z.out
 		if err := z.startFrame(); err != nil {
 			return n, err
 		}
@@ -189,6 +200,7 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 		}
 		n, err := z.cur.WriteTo(&z.hw)
 		total += n
+		z.out += n
 		if err != nil {
 			if z.hw.err != nil {
 				z.err = z.hw.err
@@ -201,6 +213,7 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 			z.err = err
 			return total, err
 		}
+		z.verified = z.out
 		if err := z.startFrame(); err != nil {
 			return total, err
 		}
