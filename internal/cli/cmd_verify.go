@@ -71,6 +71,17 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 			return err
 		}
 	}
+	// say prints an entry's outcome with -v.
+	say := func(e *archive.Entry, err error) {
+		if !o.Verbose || o.JSON {
+			return
+		}
+		st := "OK"
+		if err != nil {
+			st = "FAILED"
+		}
+		r.aside(func() { fmt.Fprintf(f.Out, "%-6s %s\n", st, e.Name) }) // one line at a time from the workers
+	}
 	for _, path := range o.Archives {
 		if o.Manifest || expect != nil {
 			r.sums = map[string]string{}
@@ -81,15 +92,14 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 				if e.Type == archive.TypeHardlink {
 					r.linkSum(e.Name, e.Linkname) // the same bytes as its target
 				}
-				if o.Verbose && !o.JSON {
-					st := "OK"
-					if err != nil {
-						st = "FAILED"
-					}
-					r.aside(func() { fmt.Fprintf(f.Out, "%-6s %s\n", st, e.Name) }) // one line at a time from the workers
+				if !e.Pending || err != nil {
+					say(e, err)
 				}
 				return err
-			}, extract.Discard{}.Settle)
+			}, func(e *archive.Entry, err error) error {
+				say(e, err) // a held entry's line waits for its verdict
+				return err
+			})
 		if o.Manifest {
 			printManifest(f.Out, r.sums)
 		}

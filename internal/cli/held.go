@@ -16,9 +16,13 @@ type held struct {
 	list   []heldEntry                             // in archive order
 }
 
+// heldEntry is an entry whose report waits: for its own verdict, or for
+// those of held entries before it (reports stay in archive order).
 type heldEntry struct {
-	e    *archive.Entry
-	size int64
+	e       *archive.Entry
+	size    int64
+	decided bool
+	err     error
 }
 
 // newHeld returns the tracker of reader's entries; settle nil means
@@ -31,13 +35,16 @@ func newHeld(r *runner, path string, reader archive.Reader, settle func(*archive
 
 // put records the outcome of an entry the sink was given: a Pending entry
 // the sink took is held, its report deferred to its verdict; any other is
-// reported now.
+// reported now, or after the held entries before it.
 func (h *held) put(e *archive.Entry, size int64, err error) {
-	if err == nil && e.Pending && h.settle != nil {
-		h.list = append(h.list, heldEntry{e, size})
-		return
+	switch {
+	case err == nil && e.Pending && h.settle != nil:
+		h.list = append(h.list, heldEntry{e: e, size: size})
+	case len(h.list) > 0:
+		h.list = append(h.list, heldEntry{e: e, size: size, decided: true, err: err})
+	default:
+		h.r.report(h.path, e, size, err)
 	}
-	h.r.report(h.path, e, size, err)
 }
 
 // drain applies the verdicts the reader has decided.
@@ -54,23 +61,30 @@ func (h *held) drain() {
 // before their checks (a read error, an interruption).
 func (h *held) fail(err error) {
 	h.drain()
-	for len(h.list) > 0 {
-		h.verdict(h.list[0].e, err)
+	for _, x := range h.list {
+		if !x.decided {
+			h.verdict(x.e, err)
+		}
 	}
 }
 
-// verdict settles e, if it is held, and reports it.
+// verdict settles e, if it is held, and reports what can be reported.
 func (h *held) verdict(e *archive.Entry, err error) {
-	for i, x := range h.list {
-		if x.e != e {
+	for i := range h.list {
+		x := &h.list[i]
+		if x.e != e || x.decided {
 			continue
 		}
-		h.list = append(h.list[:i], h.list[i+1:]...)
 		if err != nil {
 			h.r.dropSum(e.Name)
 		}
-		h.r.report(h.path, e, x.size, h.settle(e, err))
-		return
+		x.decided, x.err = true, h.settle(e, err)
+		break
+	}
+	for len(h.list) > 0 && h.list[0].decided {
+		x := h.list[0]
+		h.list = h.list[1:]
+		h.r.report(h.path, x.e, x.size, x.err)
 	}
 }
 
