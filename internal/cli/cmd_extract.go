@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -241,7 +239,7 @@ func unstage(f *Factory, o *ExtractOptions, stage, path string) error {
 			}
 		}
 	}
-	dest := freeName(archiveStem(path))
+	dest := freeName(archive.Stem(path))
 	if err := os.Rename(stage, dest); err != nil {
 		return err
 	}
@@ -262,32 +260,3 @@ func freeName(base string) string {
 	}
 }
 
-var partSuffix = regexp.MustCompile(`(?i)\.part[0-9]+$`)
-
-// archiveStem is the archive's file name without its archive suffixes
-// ("a.tar.gz" → "a", "b.part1.rar" → "b", "-" → "stdin").
-func archiveStem(path string) string {
-	if path == "-" {
-		return "stdin"
-	}
-	base := filepath.Base(path)
-	lower := strings.ToLower(base)
-	for _, s := range []string{".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".tar.lz4", ".tar.lz",
-		".tar.lzma", ".tar.br", ".tgz", ".tbz2", ".tbz", ".txz", ".tzst", ".tlz", ".tar", ".zip",
-		".7z", ".rar", ".gz", ".bz2", ".xz", ".zst", ".lz4", ".lz", ".lzma", ".br", ".exe"} {
-		if strings.HasSuffix(lower, s) && len(base) > len(s) {
-			base = base[:len(base)-len(s)]
-			break
-		}
-	}
-	for _, s := range []string{".7z.001", ".zip.001"} {
-		if strings.HasSuffix(strings.ToLower(base), s) {
-			base = base[:len(base)-len(s)]
-		}
-	}
-	base = partSuffix.ReplaceAllString(base, "")
-	if base == "" || base == "." || base == ".." {
-		return "archive"
-	}
-	return base
-}
