@@ -259,4 +259,3 @@ func freeName(base string) string {
 		name = fmt.Sprintf("%s-%d", base, i)
 	}
 }
-

@@ -259,8 +259,8 @@ func (r *runner) sum(name string) string {
 // and, when it is a single stream whose decoder allocates nothing once open
 // (formats.Archive.SteadyStream), decoded: the decoder's buffers stay live
 // to the end, so a collection finds nothing to free and only costs time
-// (7 ms of CPU for 32 MiB of lz4, 20 ms for zstd, at the default 100),
-// while the heap, all live, does not grow with the higher percentage.
+// (docs/BENCHMARKS.md), while the heap, all live, does not grow with the
+// higher percentage.
 const streamGCPercent = 1000
 
 // meter returns an entry's data src counted (into *n and, for progress,

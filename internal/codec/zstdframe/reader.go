@@ -126,16 +126,11 @@ func (z *Reader) startFrame() error {
 // started. Read (pipeline true) takes the concurrent decoder for a frame
 // over smallFrame or of unknown size; WriteTo takes the one on the
 // reader's goroutine, which returns its blocks straight from its window
-// (the pipeline copies each one out) and whose window WriteTo advises for
-// huge pages when the frame's window is larger than any it had.
+// (the pipeline copies each one out).
 func (z *Reader) begin(pipeline bool) error {
 	z.cur = z.sync
 	if pipeline && z.async != nil && (z.w.contentSize < 0 || z.w.contentSize > smallFrame) {
 		z.cur = z.async
-	}
-	z.hw.advise = 0
-	if !pipeline && z.w.window > z.hw.advised {
-		z.hw.advise = z.w.window
 	}
 	if err := z.cur.Reset(&z.w); err != nil {
 		z.err = z.decodeErr(err)
@@ -224,23 +219,14 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	return total, z.err
 }
 
-// hashWriter hashes what it writes, and remembers its writer's error. It
-// also advises huge pages for the sync decoder's window ring (adviseRing),
-// which it sees as the first block of a frame with a new, larger window.
+// hashWriter hashes what it writes, and remembers its writer's error.
 type hashWriter struct {
 	w   io.Writer
 	h   hash.Hash64
 	err error
-
-	advise  int64 // the window of the frame whose first block is next, or 0
-	advised int64 // the largest window advised so far
 }
 
 func (hw *hashWriter) Write(p []byte) (int, error) {
-	if hw.advise > 0 && len(p) > 0 {
-		adviseRing(p, hw.advise)
-		hw.advised, hw.advise = hw.advise, 0
-	}
 	n, err := hw.w.Write(p)
 	hw.h.Write(p[:n])
 	if err != nil {

@@ -10,9 +10,7 @@
 // Config.Threads > 1 on klauspost's concurrent pipeline), hashes each frame's output with XXH64 and compares
 // the low 32 bits with the stored value at the frame's end; a difference is
 // a *verify.MismatchError of kind verify.XXH64. WriteTo writes the decoder's
-// blocks straight from its window and, on Linux, advises huge pages for
-// that window (see adviseRing): first-touch page faults were the largest
-// cost outside the decoder's own loops.
+// blocks straight from its window.
 //
 // # Security concerns
 //
