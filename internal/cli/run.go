@@ -56,10 +56,12 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 	opt.Unverified = func(msg string) { r.unverified = append(r.unverified, msg) }
 	opt.PasswordAccepted = r.passwordAccepted
 	if ask := opt.PasswordFunc; ask != nil {
-		opt.PasswordFunc = func() (pw string, err error) {
-			r.aside(func() { pw, err = ask() }) // the prompt is not drawn over the bar
+		// Asked once for the whole run, however many formats and
+		// goroutines need it; the prompt is not drawn over the bar.
+		opt.PasswordFunc = sync.OnceValues(func() (pw string, err error) {
+			r.aside(func() { pw, err = ask() })
 			return pw, err
-		}
+		})
 	}
 	if o.JSON {
 		r.enc = json.NewEncoder(f.Out)
