@@ -84,13 +84,13 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 	}
 	for _, path := range o.Archives {
 		if o.Manifest || expect != nil {
-			r.sums = map[string]string{}
+			r.sums = &sumBook{m: map[string]string{}}
 		}
 		code := r.each(path, formats.OpenOptions{Format: archive.Format(o.Format)}, true,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
-				err := extract.Discard{}.Put(e, r.hashing(e.Name, data))
+				err := extract.Discard{}.Put(e, r.sums.hashing(e.Name, data))
 				if e.Type == archive.TypeHardlink {
-					r.linkSum(e.Name, e.Linkname) // the same bytes as its target
+					r.sums.link(e.Name, e.Linkname) // the same bytes as its target
 				}
 				if !e.Pending || err != nil {
 					say(e, err)
@@ -101,7 +101,7 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 				return err
 			})
 		if o.Manifest {
-			printManifest(f.Out, r.sums)
+			printManifest(f.Out, r.sums.all())
 		}
 		if expect != nil {
 			r.compareManifest(path, expect)

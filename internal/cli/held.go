@@ -76,7 +76,7 @@ func (h *held) verdict(e *archive.Entry, err error) {
 			continue
 		}
 		if err != nil {
-			h.r.dropSum(e.Name)
+			h.r.sums.drop(e.Name)
 		}
 		x.decided, x.err = true, h.settle(e, err)
 		break

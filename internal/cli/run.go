@@ -28,22 +28,25 @@ type runner struct {
 	opt  *archive.Options
 	code ExitCode
 	enc  *json.Encoder // --json output
-	// stats of the current archive
+	archiveState
+	out       atomic.Int64           // bytes of entry data read, all archives
+	sums      *sumBook               // SHA-256 of each entry's data, with --manifest/--expect
+	pw        candidates             // which password candidates passed, in the current archive
+	entryName atomic.Pointer[string] // the entry being read, for the progress bar
+	barMu     sync.Mutex             // held while the bar or a line beside it is drawn
+	bar       *progressBar
+}
+
+// archiveState is what the runner knows of the archive being read; each
+// archive starts from a new one.
+type archiveState struct {
 	entries, failed int
 	bytes           int64
-	opened          bool             // the current archive was recognised and opened
-	lim             *limits          // limits of the current archive
-	out             atomic.Int64     // bytes of entry data read, all archives
-	current         string           // the archive being read
-	arch            *formats.Archive // the archive being read, once open
-	sumsMu          sync.Mutex
-	sums            map[string]string // SHA-256 of each entry's data, with --manifest/--expect
-	unverified      []string          // data of the current archive decoded without its check
-	pwMu            sync.Mutex
-	pwAccepted      []bool                 // by candidate index: passed a format's password check in the current archive
-	entryName       atomic.Pointer[string] // the entry being read, for the progress bar
-	barMu           sync.Mutex             // held while the bar or a line beside it is drawn
-	bar             *progressBar
+	opened          bool             // the archive was recognised and opened
+	lim             *limits          // its limits
+	current         string           // its path
+	arch            *formats.Archive // the archive, once open
+	unverified      []string         // data decoded without its check
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -54,7 +57,7 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 	r := &runner{f: f, o: o, opt: opt}
 	opt.Warn = func(msg string) { r.warn(r.current, "", msg) }
 	opt.Unverified = func(msg string) { r.unverified = append(r.unverified, msg) }
-	opt.PasswordAccepted = r.passwordAccepted
+	opt.PasswordAccepted = r.pw.accept
 	if ask := opt.PasswordFunc; ask != nil {
 		// Asked once for the whole run, however many formats and
 		// goroutines need it; the prompt is not drawn over the bar.
@@ -168,7 +171,7 @@ func (r *runner) emitEntry(arch string, e *archive.Entry, size int64, err error)
 	j := entryJSON{
 		Archive: arch, Name: e.Name, Type: e.Type.String(), Size: size, PackedSize: e.PackedSize,
 		Mode: e.Mode.String(), Method: e.Method, Encrypted: e.Encrypted, Link: e.Linkname,
-		Checksum: e.Checksum.String(), Status: status(err), SHA256: r.sum(e.Name),
+		Checksum: e.Checksum.String(), Status: status(err), SHA256: r.sums.get(e.Name),
 	}
 	if err == nil && e.Type == archive.TypeFile && e.Checksum == verify.None && (r.arch == nil || !r.arch.StreamChecked()) {
 		j.Status = "unverifiable"
@@ -199,7 +202,7 @@ func (r *runner) emitSummary(arch string, format archive.Format, code ExitCode, 
 	var s summaryJSON
 	s.Summary.Archive, s.Summary.Format = arch, string(format)
 	s.Summary.Entries, s.Summary.Failed, s.Summary.Bytes = r.entries, r.failed, r.bytes
-	s.Summary.PasswordCandidates = r.acceptedCandidates()
+	s.Summary.PasswordCandidates = r.pw.numbers()
 	s.Summary.Status = "ok"
 	if code != ExitOK {
 		s.Summary.Status = "failed"
@@ -208,53 +211,6 @@ func (r *runner) emitSummary(arch string, format archive.Format, code ExitCode, 
 		s.Summary.Status, s.Summary.Error = status(err), err.Error()
 	}
 	r.enc.Encode(s)
-}
-
-// hashing returns data wrapped so that its SHA-256 is recorded for name
-// when it has been read to the end, if sums are being collected.
-func (r *runner) hashing(name string, data io.Reader) io.Reader {
-	if r.sums == nil {
-		return data
-	}
-	return &archive.Hashed{R: data, H: verify.New(verify.SHA256), Done: func(sum []byte) {
-		r.sumsMu.Lock()
-		r.sums[name] = hex.EncodeToString(sum)
-		r.sumsMu.Unlock()
-	}}
-}
-
-// linkSum records for a hard link the sum of its target.
-func (r *runner) linkSum(name, target string) {
-	if r.sums == nil {
-		return
-	}
-	r.sumsMu.Lock()
-	defer r.sumsMu.Unlock()
-	if s, ok := r.sums[cleanManifestName(target)]; ok {
-		r.sums[name] = s
-	} else if s, ok := r.sums[target]; ok {
-		r.sums[name] = s
-	}
-}
-
-// dropSum forgets the sum of an entry that failed after it was read.
-func (r *runner) dropSum(name string) {
-	if r.sums == nil {
-		return
-	}
-	r.sumsMu.Lock()
-	delete(r.sums, name)
-	r.sumsMu.Unlock()
-}
-
-// sum is the recorded SHA-256 of an entry ("" when none).
-func (r *runner) sum(name string) string {
-	if r.sums == nil {
-		return ""
-	}
-	r.sumsMu.Lock()
-	defer r.sumsMu.Unlock()
-	return r.sums[name]
 }
 
 // streamGCPercent is the garbage collector's GOGC while an input is opened
@@ -291,8 +247,8 @@ func (r *runner) meter(src io.Reader, n *int64) io.Reader {
 // reader decides on it (see held). Nil settle: nothing is held.
 func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error, settle func(*archive.Entry, error) error) ExitCode {
 	saved := r.code
-	r.code, r.entries, r.failed, r.bytes, r.current, r.unverified = ExitOK, 0, 0, 0, path, nil
-	r.pwAccepted = r.pwAccepted[:0]
+	r.code, r.archiveState = ExitOK, archiveState{current: path}
+	r.pw.reset()
 	defer func() {
 		r.reportPassword(path)
 		for _, msg := range r.unverified {
@@ -403,18 +359,6 @@ func (r *runner) report(path string, e *archive.Entry, size int64, err error) {
 	}
 }
 
-// passwordAccepted records that candidate i passed a format's own password
-// check (archive.Options.PasswordAccepted); formats may call it from
-// several goroutines.
-func (r *runner) passwordAccepted(i int) {
-	r.pwMu.Lock()
-	defer r.pwMu.Unlock()
-	for len(r.pwAccepted) <= i {
-		r.pwAccepted = append(r.pwAccepted, false)
-	}
-	r.pwAccepted[i] = true
-}
-
 // reportPassword says on stderr which candidates opened the archive, by
 // number, never by value: when several were given, or with -v.
 func (r *runner) reportPassword(path string) {
@@ -423,7 +367,7 @@ func (r *runner) reportPassword(path string) {
 		return
 	}
 	var nums []string
-	for _, i := range r.acceptedCandidates() {
+	for _, i := range r.pw.numbers() {
 		nums = append(nums, strconv.Itoa(i))
 	}
 	switch len(nums) {
@@ -435,13 +379,35 @@ func (r *runner) reportPassword(path string) {
 	}
 }
 
-// acceptedCandidates returns the numbers (from 1) of the candidates that
-// passed a password check in the current archive.
-func (r *runner) acceptedCandidates() []int {
-	r.pwMu.Lock()
-	defer r.pwMu.Unlock()
+// candidates records which password candidates passed a format's own
+// password check (archive.Options.PasswordAccepted); formats may report
+// from several goroutines.
+type candidates struct {
+	mu     sync.Mutex
+	passed []bool // by candidate index
+}
+
+func (c *candidates) accept(i int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.passed) <= i {
+		c.passed = append(c.passed, false)
+	}
+	c.passed[i] = true
+}
+
+func (c *candidates) reset() {
+	c.mu.Lock()
+	c.passed = c.passed[:0]
+	c.mu.Unlock()
+}
+
+// numbers returns the numbers (from 1) of the candidates that passed.
+func (c *candidates) numbers() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var nums []int
-	for i, ok := range r.pwAccepted {
+	for i, ok := range c.passed {
 		if ok {
 			nums = append(nums, i+1)
 		}
