@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,12 +12,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
 	"github.com/unpack-dev/unpack/internal/formats"
-	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // runner processes archives for one command and collects the exit code.
@@ -27,7 +24,7 @@ type runner struct {
 	o    *CommonOptions
 	opt  *archive.Options
 	code ExitCode
-	enc  *json.Encoder // --json output
+	json *jsonOut // --json output, nil without
 	archiveState
 	out       atomic.Int64           // bytes of entry data read, all archives
 	sums      *sumBook               // SHA-256 of each entry's data, with --manifest/--expect
@@ -67,7 +64,7 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 		})
 	}
 	if o.JSON {
-		r.enc = json.NewEncoder(f.Out)
+		r.json = &jsonOut{enc: json.NewEncoder(f.Out)}
 	}
 	return r, nil
 }
@@ -129,98 +126,6 @@ func status(err error) string {
 	return archive.Classify(err).String()
 }
 
-// entryJSON is one line of --json output.
-type entryJSON struct {
-	Archive    string `json:"archive"`
-	Name       string `json:"name"`
-	Type       string `json:"type"`
-	Size       int64  `json:"size"`
-	PackedSize int64  `json:"packed_size"`
-	MTime      string `json:"mtime,omitempty"`
-	Mode       string `json:"mode"`
-	Method     string `json:"method,omitempty"`
-	Encrypted  bool   `json:"encrypted"`
-	Link       string `json:"link,omitempty"`
-	Checksum   string `json:"checksum"`
-	SHA256     string `json:"sha256,omitempty"`
-	Expected   string `json:"expected,omitempty"`
-	Actual     string `json:"actual,omitempty"`
-	Status     string `json:"status"`
-	Error      string `json:"error,omitempty"`
-}
-
-type summaryJSON struct {
-	Summary struct {
-		Archive string `json:"archive"`
-		Format  string `json:"format"`
-		Entries int    `json:"entries"`
-		Failed  int    `json:"failed"`
-		Bytes   int64  `json:"bytes"`
-		Status  string `json:"status"`
-		Error   string `json:"error,omitempty"`
-		// PasswordCandidates are the numbers (from 1) of the candidates
-		// that passed the format's password check.
-		PasswordCandidates []int `json:"password_candidates,omitempty"`
-	} `json:"summary"`
-}
-
-func (r *runner) emitEntry(arch string, e *archive.Entry, size int64, err error) {
-	if r.enc == nil {
-		return
-	}
-	j := entryJSON{
-		Archive: arch, Name: e.Name, Type: e.Type.String(), Size: size, PackedSize: e.PackedSize,
-		Mode: e.Mode.String(), Method: e.Method, Encrypted: e.Encrypted, Link: e.Linkname,
-		Checksum: e.Checksum.String(), Status: status(err), SHA256: r.sums.get(e.Name),
-	}
-	if err == nil && e.Type == archive.TypeFile && e.Checksum == verify.None && (r.arch == nil || !r.arch.StreamChecked()) {
-		j.Status = "unverifiable"
-	}
-	if !e.ModTime.IsZero() {
-		j.MTime = e.ModTime.UTC().Format(time.RFC3339Nano)
-	}
-	if e.ChecksumValue != nil {
-		j.Expected = hex.EncodeToString(e.ChecksumValue)
-		if err == nil && size >= 0 {
-			j.Actual = j.Expected
-		}
-	}
-	var me *verify.MismatchError
-	if errors.As(err, &me) {
-		j.Checksum, j.Expected, j.Actual = me.Kind.String(), hex.EncodeToString(me.Want), hex.EncodeToString(me.Got)
-	}
-	if err != nil {
-		j.Error = err.Error()
-	}
-	r.enc.Encode(j)
-}
-
-func (r *runner) emitSummary(arch string, format archive.Format, code ExitCode, err error) {
-	if r.enc == nil {
-		return
-	}
-	var s summaryJSON
-	s.Summary.Archive, s.Summary.Format = arch, string(format)
-	s.Summary.Entries, s.Summary.Failed, s.Summary.Bytes = r.entries, r.failed, r.bytes
-	s.Summary.PasswordCandidates = r.pw.numbers()
-	s.Summary.Status = "ok"
-	if code != ExitOK {
-		s.Summary.Status = "failed"
-	}
-	if err != nil {
-		s.Summary.Status, s.Summary.Error = status(err), err.Error()
-	}
-	r.enc.Encode(s)
-}
-
-// streamGCPercent is the garbage collector's GOGC while an input is opened
-// and, when it is a single stream whose decoder allocates nothing once open
-// (formats.Archive.SteadyStream), decoded: the decoder's buffers stay live
-// to the end, so a collection finds nothing to free and only costs time
-// (docs/BENCHMARKS.md), while the heap, all live, does not grow with the
-// higher percentage.
-const streamGCPercent = 1000
-
 // meter returns an entry's data src counted (into *n and, for progress,
 // the runner's total) and limited by the current archive's limits.
 func (r *runner) meter(src io.Reader, n *int64) io.Reader {
@@ -276,7 +181,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 			err = fmt.Errorf("%w (to give a password on the command line write -p=PW or --password=PW; a bare -p asks on the terminal)", err)
 		}
 		r.problem(path, "", err)
-		r.emitSummary(path, "", r.code, err)
+		r.json.summary(path, "", &r.archiveState, r.pw.numbers(), r.code, err)
 		return r.code
 	}
 	defer a.Close()
@@ -291,7 +196,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 	}
 	r.lim = lim
 	if parallel && len(r.o.Include)+len(r.o.Exclude)+len(r.o.Names) == 0 && r.parallel(path, a, func(e *archive.Entry, data io.Reader) error { return fn(a, e, data) }) {
-		r.emitSummary(path, a.Format, r.code, nil)
+		r.json.summary(path, a.Format, &r.archiveState, r.pw.numbers(), r.code, nil)
 		return r.code
 	}
 	h := newHeld(r, path, a.Reader, settle)
@@ -341,14 +246,14 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 	} else {
 		h.fail(errUnsettled)
 	}
-	r.emitSummary(path, a.Format, r.code, archErr)
+	r.json.summary(path, a.Format, &r.archiveState, r.pw.numbers(), r.code, archErr)
 	return r.code
 }
 
 // report records one entry's outcome: its JSON line, and a problem line
 // (or a warning for a skipped entry).
 func (r *runner) report(path string, e *archive.Entry, size int64, err error) {
-	r.emitEntry(path, e, size, err)
+	r.json.entry(path, e, size, err, r.sums.get(e.Name), r.arch != nil && r.arch.StreamChecked())
 	switch {
 	case err == nil:
 	case errors.Is(err, extract.ErrSkipped):
