@@ -26,12 +26,10 @@ type runner struct {
 	code ExitCode
 	json *jsonOut // --json output, nil without
 	archiveState
-	out       atomic.Int64           // bytes of entry data read, all archives
-	sums      *sumBook               // SHA-256 of each entry's data, with --manifest/--expect
-	pw        candidates             // which password candidates passed, in the current archive
-	entryName atomic.Pointer[string] // the entry being read, for the progress bar
-	barMu     sync.Mutex             // held while the bar or a line beside it is drawn
-	bar       *progressBar
+	out  atomic.Int64 // bytes of entry data read, all archives
+	sums *sumBook     // SHA-256 of each entry's data, with --manifest/--expect
+	pw   candidates   // which password candidates passed, in the current archive
+	screen
 }
 
 // archiveState is what the runner knows of the archive being read; each
