@@ -14,10 +14,10 @@ type coverage interface{ Verified() int64 }
 
 // tarInStream is a tar inside a compressed stream. When the decoder
 // carries checks (coverage), they come after the data they cover (a gzip
-// member's CRC follows the member): every regular file and hard link is
+// member's CRC follows the member): every file, link and directory is
 // returned Pending, and settled (archive.Settler) once the decoder has
-// verified past the entry's last byte, or failed with the error that ended
-// the stream. When the tar ends, the rest of the stream is read, so that
+// verified past the entry's last byte (a link's or directory's header is
+// its data), or failed with the error that ended the stream. When the tar ends, the rest of the stream is read, so that
 // its checks and trailer are verified too; then every entry is settled.
 type tarInStream struct {
 	tr   *tar.Reader
@@ -58,8 +58,8 @@ func newTarInStream(stream io.Reader, decoder io.Reader) *tarInStream {
 	return t
 }
 
-// Next returns the next entry; a regular file or hard link is Pending when
-// the stream has checks.
+// Next returns the next entry; every entry but a device or FIFO is Pending
+// when the stream has checks.
 func (t *tarInStream) Next() (*archive.Entry, error) {
 	e, err := t.tr.Next()
 	t.dataEnded()
@@ -75,7 +75,7 @@ func (t *tarInStream) Next() (*archive.Entry, error) {
 		t.fail(err)
 		return nil, err
 	}
-	if t.cov != nil && (e.Type == archive.TypeFile || e.Type == archive.TypeHardlink) {
+	if t.cov != nil && e.Type != archive.TypeOther {
 		c := *e // a new *Entry for every pending entry
 		c.Pending = true
 		e = &c
