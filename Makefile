@@ -7,8 +7,8 @@ export UNPACK_CORPUS ?= $(abspath ../shared/corpus)
 all: build
 
 # A static binary without cgo (nothing here needs it: net and os/user come in
-# through cobra and archive/tar) starts ~6 ms faster on this VM, which counts
-# on small archives.
+# through cobra and archive/tar) starts faster, which counts on small
+# archives (docs/BENCHMARKS.md).
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/unpack ./cmd/unpack
 

@@ -31,5 +31,6 @@ func TestScripts(t *testing.T) {
 			return false, nil
 		},
 		RequireExplicitExec: true,
+		Cmds:                craftCmds,
 	})
 }

@@ -355,3 +355,56 @@ func StreamEntryName(path string, f Format) string {
 	}
 	return base + ".out"
 }
+
+// containerSuffixes are the file name endings of the container formats
+// (and of self-extractors).
+var containerSuffixes = []string{".tar", ".zip", ".7z", ".rar", ".exe"}
+
+// Stem is an archive's file name without its archive suffixes, to name a
+// folder after it: "a.tar.gz" → "a", "b.part1.rar" → "b", "c.7z.001" → "c",
+// "-" → "stdin"; "archive" when nothing is left.
+func Stem(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	base := filepath.Base(path)
+	lower := strings.ToLower(base)
+	cut := 0
+	try := func(s string) {
+		if len(s) > cut && len(base) > len(s) && strings.HasSuffix(lower, s) {
+			cut = len(s)
+		}
+	}
+	for _, list := range Suffixes {
+		for _, s := range list {
+			try(s)
+			try(".tar" + s)
+		}
+	}
+	for _, s := range containerSuffixes {
+		try(s)
+	}
+	base = base[:len(base)-cut]
+	for _, s := range []string{".7z.001", ".zip.001"} {
+		if len(base) > len(s) && strings.HasSuffix(strings.ToLower(base), s) {
+			base = base[:len(base)-len(s)]
+		}
+	}
+	base = trimPart(base)
+	if base == "" || base == "." || base == ".." {
+		return "archive"
+	}
+	return base
+}
+
+// trimPart removes a ".partN" ending (a multi-volume RAR's).
+func trimPart(name string) string {
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	if i == len(name) || i < len(".part") || !strings.EqualFold(name[i-len(".part"):i], ".part") {
+		return name
+	}
+	return name[:i-len(".part")]
+}

@@ -94,3 +94,14 @@ func FuzzDetect(f *testing.F) {
 		StreamEntryName(name, Gzip)
 	})
 }
+
+func TestStem(t *testing.T) {
+	for in, want := range map[string]string{"a.tar.gz": "a", "dir/b.part1.rar": "b", "c.7z.001": "c",
+		"d.zip": "d", "-": "stdin", "e.particle.zip": "e.particle", "f": "f", ".tar": ".tar",
+		"g.tgz": "g", "h.tar.zst": "h", "i.TXZ": "i", "j.PART01.RAR": "j", "k.tar.lz4": "k",
+		"l.gz": "l", ".part1.rar": "archive", "m.part.rar": "m.part"} {
+		if got := Stem(in); got != want {
+			t.Errorf("Stem(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -27,26 +27,46 @@ var (
 	ErrMissingVolume = errors.New("missing volume")
 	// ErrNotArchive: the input is no recognised format.
 	ErrNotArchive = errors.New("not a recognised archive")
+	// ErrRefused: an entry was refused: its path would leave the
+	// destination, or it contradicts another record of the archive (a zip
+	// local header naming another file than its central record).
+	ErrRefused = errors.New("refused")
 )
 
-// kindError is an error with its own message that errors.Is a category.
+// kindError is an error with its own message that errors.Is a category,
+// and the error it was made from, if any.
 type kindError struct {
 	kind error
 	msg  string
+	err  error
 }
 
 func (e *kindError) Error() string { return e.msg }
-func (e *kindError) Unwrap() error { return e.kind }
+
+func (e *kindError) Unwrap() []error {
+	if e.err == nil {
+		return []error{e.kind}
+	}
+	return []error{e.kind, e.err}
+}
 
 // Errorf makes an error of category kind (one of the Err* above) whose text
 // is the formatted message alone, e.g.
 //
 //	var errBadHeader = archive.Errorf(archive.ErrCorrupt, "xz: bad block header")
 //
-// The message is formatted as fmt.Sprintf does: it wraps no further error
-// (use EntryError or fmt.Errorf with %w around it for that).
+// The message is formatted as fmt.Sprintf does, and a %w verb wraps its
+// operand as fmt.Errorf does: the result is then both the category and,
+// by errors.Is/As, the wrapped error (a *verify.MismatchError keeps its
+// values).
 func Errorf(kind error, format string, args ...any) error {
-	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
+	w := fmt.Errorf(format, args...)
+	e := &kindError{kind: kind, msg: w.Error()}
+	switch w.(type) {
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }:
+		e.err = w
+	}
+	return e
 }
 
 // Corruptf is Errorf(ErrCorrupt, …).
@@ -74,15 +94,3 @@ func (e *EntryError) Error() string {
 }
 
 func (e *EntryError) Unwrap() error { return e.Err }
-
-// Categorized reports whether err already belongs to one of the categories
-// above (so a layer above should pass it on unchanged).
-func Categorized(err error) bool {
-	for _, k := range []error{ErrCorrupt, ErrChecksum, ErrPassword, ErrNeedPassword,
-		ErrUnsupported, ErrLimit, ErrMissingVolume, ErrNotArchive} {
-		if errors.Is(err, k) {
-			return true
-		}
-	}
-	return false
-}

@@ -21,8 +21,10 @@ type Input struct {
 type Options struct {
 	// Passwords are candidates to try, in order. Empty means none given.
 	Passwords []string
-	// PasswordFunc, when set and Passwords is empty, is asked once for a
-	// password when a format finds it needs one (a terminal prompt).
+	// PasswordFunc, when set and Passwords is empty, is asked for a
+	// password when a format finds it needs one (a terminal prompt). It
+	// may be called several times, from several goroutines, and must give
+	// the same answer each time (the CLI asks once, with sync.OnceValues).
 	PasswordFunc func() (string, error)
 	// PasswordAccepted, when set, is told the index in Passwords of a
 	// candidate that passed a format's own password check (RAR 5 check
@@ -83,6 +85,8 @@ func (o *Options) Unverifiedf(msg string) {
 
 // PasswordList returns the candidate passwords, asking PasswordFunc when none
 // were given. It returns ErrNeedPassword when there is no way to get one.
+// It changes nothing in o: Options are not written once made, so formats
+// may call it from any goroutine.
 func (o *Options) PasswordList() ([]string, error) {
 	if o == nil {
 		return nil, ErrNeedPassword
@@ -95,20 +99,20 @@ func (o *Options) PasswordList() ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.Passwords = []string{pw}
-		return o.Passwords, nil
+		return []string{pw}, nil
 	}
 	return nil, ErrNeedPassword
 }
 
 // Accepted reports that the candidate pw passed the format's own password
-// check: PasswordAccepted is called with its index in Passwords (the
+// check: PasswordAccepted is called with its index in PasswordList (the
 // first, if it is listed twice). The password itself is never passed on.
 func (o *Options) Accepted(pw string) {
 	if o == nil || o.PasswordAccepted == nil {
 		return
 	}
-	for i, p := range o.Passwords {
+	list, _ := o.PasswordList()
+	for i, p := range list {
 		if p == pw {
 			o.PasswordAccepted(i)
 			return

@@ -361,15 +361,6 @@ func TestExtractWithoutOutputDir(t *testing.T) {
 	}
 }
 
-func TestArchiveStem(t *testing.T) {
-	for in, want := range map[string]string{"a.tar.gz": "a", "dir/b.part1.rar": "b", "c.7z.001": "c",
-		"d.zip": "d", "-": "stdin", "e.particle.zip": "e.particle", "f": "f", ".tar": ".tar"} {
-		if got := archiveStem(in); got != want {
-			t.Errorf("archiveStem(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{"1GiB": 1 << 30, "512M": 512 << 20, "64k": 64 << 10, "100": 100, "1.5G": 3 << 29} {
 		if got, err := parseSize(in); err != nil || got != want {

@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -71,7 +69,7 @@ $TMPDIR's file system (at least 64 MiB) free.
   unpack x a.zip --password-file pws.txt -o out/    # try candidates, one per line
   unpack x -p a.7z                                  # ask for the password on the terminal
   unpack x src.tar.gz --strip-components 1 --include '*.go' -o src/`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Archives, o.Names = splitNames(cmd, args)
 			if err := o.SelectOptions.validate(); err != nil {
@@ -152,15 +150,30 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				finish() // completed files go into place
 			}
 		})
+		// laidOut maps a Pending entry as read to the entry the sink holds
+		// (layout may rename it).
+		laidOut := map[*archive.Entry]*archive.Entry{}
 		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout && !o.ToTar,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
+				read := e
 				if e = o.layout(e); e == nil {
 					return nil
 				}
 				if o.Verbose {
 					r.aside(func() { fmt.Fprintln(f.ErrOut, termtext.Escape(e.Name)) }) // one line at a time from the workers
 				}
+				if e.Pending {
+					laidOut[read] = e
+				}
 				return sink.Put(e, data)
+			},
+			func(e *archive.Entry, err error) error {
+				held, ok := laidOut[e]
+				if !ok {
+					return err // skipped by layout: nothing was written
+				}
+				delete(laidOut, e)
+				return sink.Settle(held, err)
 			})
 		if s, ok := sink.(interface{ Stripped() int64 }); ok && s.Stripped() > 0 {
 			r.warn(path, "", fmt.Sprintf("removed a leading \"/\" or drive letter from %d member names", s.Stripped()))
@@ -248,7 +261,7 @@ func unstage(f *Factory, o *ExtractOptions, stage, path string) error {
 			}
 		}
 	}
-	dest := freeName(archiveStem(path))
+	dest := freeName(archive.Stem(path))
 	if err := os.Rename(stage, dest); err != nil {
 		return err
 	}
@@ -267,34 +280,4 @@ func freeName(base string) string {
 		}
 		name = fmt.Sprintf("%s-%d", base, i)
 	}
-}
-
-var partSuffix = regexp.MustCompile(`(?i)\.part[0-9]+$`)
-
-// archiveStem is the archive's file name without its archive suffixes
-// ("a.tar.gz" → "a", "b.part1.rar" → "b", "-" → "stdin").
-func archiveStem(path string) string {
-	if path == "-" {
-		return "stdin"
-	}
-	base := filepath.Base(path)
-	lower := strings.ToLower(base)
-	for _, s := range []string{".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".tar.lz4", ".tar.lz",
-		".tar.lzma", ".tar.br", ".tgz", ".tbz2", ".tbz", ".txz", ".tzst", ".tlz", ".tar", ".zip",
-		".7z", ".rar", ".gz", ".bz2", ".xz", ".zst", ".lz4", ".lz", ".lzma", ".br", ".exe"} {
-		if strings.HasSuffix(lower, s) && len(base) > len(s) {
-			base = base[:len(base)-len(s)]
-			break
-		}
-	}
-	for _, s := range []string{".7z.001", ".zip.001"} {
-		if strings.HasSuffix(strings.ToLower(base), s) {
-			base = base[:len(base)-len(s)]
-		}
-	}
-	base = partSuffix.ReplaceAllString(base, "")
-	if base == "" || base == "." || base == ".." {
-		return "archive"
-	}
-	return base
 }

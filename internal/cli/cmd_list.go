@@ -40,7 +40,7 @@ entry (or, when it holds a tar, as the tar's entries).
   unpack l -v archive.rar              # with comments and per-entry details
   unpack l --json archive.zip          # one JSON object per entry
   unpack l --include '*.txt' a.tar.gz  # only some entries`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Archives, o.Names = splitNames(cmd, args)
 			if err := o.SelectOptions.validate(); err != nil {
@@ -122,7 +122,7 @@ func runList(f *Factory, o *ListOptions) error {
 					t.add(listRow{name: "  comment: " + termtext.Escape(oneLine(e.Comment))})
 				}
 				return nil
-			})
+			}, nil)
 		if t != nil && r.opened {
 			if packed < 0 {
 				packed = -1

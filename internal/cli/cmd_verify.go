@@ -38,7 +38,7 @@ allows. With --json, one JSON object per entry and a summary per archive.
   unpack t -p=one -p=two a.rar                   # candidates; the one accepted is named by number
   unpack t --manifest release.zip > SHA256SUMS   # sha256sum lines, same pass as the checks
   unpack t --expect SHA256SUMS release.zip       # report missing, extra and differing files`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Archives, o.Names = splitNames(cmd, args)
 			if err := o.SelectOptions.validate(); err != nil {
@@ -72,27 +72,37 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 			return err
 		}
 	}
+	// say prints an entry's outcome with -v.
+	say := func(e *archive.Entry, err error) {
+		if !o.Verbose || o.JSON {
+			return
+		}
+		st := "OK"
+		if err != nil {
+			st = "FAILED"
+		}
+		r.aside(func() { fmt.Fprintf(f.Out, "%-6s %s\n", st, termtext.Escape(e.Name)) }) // one line at a time from the workers
+	}
 	for _, path := range o.Archives {
 		if o.Manifest || expect != nil {
-			r.sums = map[string]string{}
+			r.sums = &sumBook{m: map[string]string{}}
 		}
 		code := r.each(path, formats.OpenOptions{Format: archive.Format(o.Format)}, true,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
-				err := extract.Discard{}.Put(e, r.hashing(e.Name, data))
+				err := extract.Discard{}.Put(e, r.sums.hashing(e.Name, data))
 				if e.Type == archive.TypeHardlink {
-					r.linkSum(e.Name, e.Linkname) // the same bytes as its target
+					r.sums.link(e.Name, e.Linkname) // the same bytes as its target
 				}
-				if o.Verbose && !o.JSON {
-					st := "OK"
-					if err != nil {
-						st = "FAILED"
-					}
-					r.aside(func() { fmt.Fprintf(f.Out, "%-6s %s\n", st, termtext.Escape(e.Name)) }) // one line at a time from the workers
+				if !e.Pending || err != nil {
+					say(e, err)
 				}
+				return err
+			}, func(e *archive.Entry, err error) error {
+				say(e, err) // a held entry's line waits for its verdict
 				return err
 			})
 		if o.Manifest {
-			printManifest(f.Out, r.sums)
+			printManifest(f.Out, r.sums.all())
 		}
 		if expect != nil {
 			r.compareManifest(path, expect)

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"context"
 	"errors"
 
 	"github.com/unpack-dev/unpack/internal/archive"
-	"github.com/unpack-dev/unpack/internal/extract"
 )
 
 // ExitCode is the process exit status.
@@ -33,26 +31,28 @@ const exitStatusHelp = `EXIT STATUS
   5    unsupported format, method or feature, or a limit hit (named)
   130  interrupted (SIGINT or SIGTERM)`
 
-// exitCodeOf maps an error to its exit code: the one place that does.
+// exitCodeOf maps an error to its exit code: the one place that does, by
+// the error's archive.Classify category.
 func exitCodeOf(err error) ExitCode {
 	var fe *FlagError
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.As(err, &fe):
+	if errors.As(err, &fe) {
 		return ExitUsage
-	case errors.Is(err, context.Canceled):
-		return ExitInterrupted
-	case errors.Is(err, archive.ErrPassword), errors.Is(err, archive.ErrNeedPassword):
-		return ExitPassword
-	case errors.Is(err, archive.ErrUnsupported), errors.Is(err, archive.ErrLimit),
-		errors.Is(err, archive.ErrNotArchive):
-		return ExitUnsupported
-	case errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrChecksum),
-		errors.Is(err, archive.ErrMissingVolume), errors.Is(err, extract.ErrInsecurePath):
-		return ExitCorrupt
 	}
-	return ExitError
+	return categoryCodes[archive.Classify(err)]
+}
+
+var categoryCodes = [...]ExitCode{
+	archive.OK:            ExitOK,
+	archive.Other:         ExitError,
+	archive.Interrupted:   ExitInterrupted,
+	archive.Password:      ExitPassword,
+	archive.Limit:         ExitUnsupported,
+	archive.Unsupported:   ExitUnsupported,
+	archive.NotArchive:    ExitUnsupported,
+	archive.MissingVolume: ExitCorrupt,
+	archive.Refused:       ExitCorrupt,
+	archive.Checksum:      ExitCorrupt,
+	archive.Corrupt:       ExitCorrupt,
 }
 
 // worse returns the code to report when both a and b happened.

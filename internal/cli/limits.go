@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
@@ -76,30 +75,8 @@ func (l *limits) entry(n int) error {
 	return nil
 }
 
-// reader wraps an entry's data so that every limit is enforced while it
-// streams.
-func (l *limits) reader(r io.Reader) io.Reader {
-	if l.maxSize == 0 && l.maxRatio == 0 {
-		return r
-	}
-	return &limitedReader{r: r, l: l}
-}
-
-type limitedReader struct {
-	r io.Reader
-	l *limits
-}
-
 // ratioSlack lets small inputs expand freely: the ratio applies past it.
 const ratioSlack = 1 << 20
-
-func (lr *limitedReader) Read(p []byte) (int, error) {
-	n, err := lr.r.Read(p)
-	if lerr := lr.l.add(int64(n)); lerr != nil {
-		return n, lerr
-	}
-	return n, err
-}
 
 // add counts n more bytes of output and checks the limits.
 func (l *limits) add(n int64) error {
@@ -117,26 +94,6 @@ func (l *limits) add(n int64) error {
 		}
 	}
 	return nil
-}
-
-// WriteTo passes the data to w through the reader below's WriteTo, when it
-// has one, checking the limits before each write: output past a limit is
-// not written.
-func (lr *limitedReader) WriteTo(w io.Writer) (int64, error) {
-	return writeTo(&limitedWriter{w: w, l: lr.l}, lr.r)
-}
-
-// limitedWriter enforces the limits on the bytes written through it.
-type limitedWriter struct {
-	w io.Writer
-	l *limits
-}
-
-func (lw *limitedWriter) Write(p []byte) (int, error) {
-	if err := lw.l.add(int64(len(p))); err != nil {
-		return 0, err
-	}
-	return lw.w.Write(p)
 }
 
 func (l *limits) sizeText() string { return humanBytes(l.maxSize) }

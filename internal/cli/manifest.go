@@ -2,15 +2,18 @@ package cli
 
 import (
 	"bufio"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/termtext"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // printManifest writes sums as sha256sum does: "HEX  NAME", sorted by name.
@@ -83,7 +86,7 @@ func cleanManifestName(n string) string {
 // archive, archive files the manifest lacks and files whose SHA-256 differs.
 func (r *runner) compareManifest(arch string, want map[string]string) {
 	got := map[string]string{}
-	for n, s := range r.sums {
+	for n, s := range r.sums.all() {
 		got[cleanManifestName(n)] = s
 	}
 	var names []string
@@ -108,4 +111,69 @@ func (r *runner) compareManifest(arch string, want map[string]string) {
 			r.problem(arch, n, archive.Errorf(archive.ErrChecksum, "SHA-256 differs from the manifest: expected %s, actual %s", w, g))
 		}
 	}
+}
+
+// sumBook is the SHA-256 of each entry's data, collected for --manifest
+// and --expect; the entries of one archive may be hashed on several
+// goroutines. A nil *sumBook collects nothing.
+type sumBook struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// hashing returns data wrapped so that its SHA-256 is recorded for name
+// when it has been read to the end.
+func (b *sumBook) hashing(name string, data io.Reader) io.Reader {
+	if b == nil {
+		return data
+	}
+	return &archive.Hashed{R: data, H: verify.New(verify.SHA256), Done: func(sum []byte) {
+		b.mu.Lock()
+		b.m[name] = hex.EncodeToString(sum)
+		b.mu.Unlock()
+	}}
+}
+
+// link records for a hard link the sum of its target.
+func (b *sumBook) link(name, target string) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s, ok := b.m[cleanManifestName(target)]; ok {
+		b.m[name] = s
+	} else if s, ok := b.m[target]; ok {
+		b.m[name] = s
+	}
+}
+
+// drop forgets the sum of an entry that failed after it was read.
+func (b *sumBook) drop(name string) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	delete(b.m, name)
+	b.mu.Unlock()
+}
+
+// get is the recorded sum of an entry ("" when none).
+func (b *sumBook) get(name string) string {
+	if b == nil {
+		return ""
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.m[name]
+}
+
+// all returns the sums recorded; the caller may not change them.
+func (b *sumBook) all() map[string]string {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.m
 }

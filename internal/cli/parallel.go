@@ -53,13 +53,11 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 		e := entries[i]
 		rc, err := ra.Open(i)
 		if err == nil {
-			c := &counter{r: r.lim.reader(rc), total: &r.out}
 			r.setEntry(e.Name)
-			err = put(e, c)
+			err = put(e, r.meter(rc, &sizes[i]))
 			if cerr := rc.Close(); err == nil && cerr != nil {
 				err = cerr
 			}
-			sizes[i] = c.n
 		}
 		results[i] = err
 	}

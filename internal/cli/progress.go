@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -41,10 +43,8 @@ func (r *runner) progress(a *formats.Archive) func() {
 	bar := &progressBar{w: r.f.ErrOut, cols: cols, total: a.Size, color: r.f.colorAllowed(),
 		label: barLabel(a.Name, width), start: time.Now()}
 	base := r.out.Load()
-	r.entryName.Store(nil)
-	r.barMu.Lock()
-	r.bar = bar
-	r.barMu.Unlock()
+	r.entry.Store(nil)
+	r.show(bar)
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -57,8 +57,8 @@ func (r *runner) progress(a *formats.Archive) func() {
 			case <-done:
 				return
 			case <-t.C:
-				r.barMu.Lock()
-				if name := r.entryName.Load(); name != nil && name != shown {
+				r.mu.Lock()
+				if name := r.entry.Load(); name != nil && name != shown {
 					shown = name
 					bar.label = barLabel(*name, width)
 				}
@@ -67,17 +67,14 @@ func (r *runner) progress(a *formats.Archive) func() {
 				} else {
 					bar.draw(a.Consumed())
 				}
-				r.barMu.Unlock()
+				r.mu.Unlock()
 			}
 		}
 	}()
 	return func() {
 		close(done)
 		<-stopped
-		r.barMu.Lock()
-		defer r.barMu.Unlock()
-		bar.clear()
-		r.bar = nil
+		r.show(nil)
 	}
 }
 
@@ -191,20 +188,38 @@ func iecSize(n, scale int64) string {
 	return fmt.Sprintf("%.0f %ciB", v, units[u])
 }
 
+// screen is the terminal's stderr as the runner shares it: the progress
+// bar, when one is drawn, and the lines written beside it, one at a time.
+type screen struct {
+	mu    sync.Mutex             // held while the bar or a line beside it is drawn
+	bar   *progressBar           // nil when none is shown
+	entry atomic.Pointer[string] // the entry being read, for the bar
+}
+
+// show replaces the bar shown (nil: none), clearing the old one.
+func (s *screen) show(bar *progressBar) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bar != nil && bar == nil {
+		s.bar.clear()
+	}
+	s.bar = bar
+}
+
 // aside runs fn, which writes to the terminal (a problem, a warning, the
 // password prompt), with the bar cleared and held still; the bar is drawn
 // again, below, at the next tick.
-func (r *runner) aside(fn func()) {
-	r.barMu.Lock()
-	defer r.barMu.Unlock()
-	if r.bar != nil {
-		r.bar.clear()
+func (s *screen) aside(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bar != nil {
+		s.bar.clear()
 	}
 	fn()
 }
 
 // setEntry names the entry being read, for the progress bar.
-func (r *runner) setEntry(name string) { r.entryName.Store(&name) }
+func (s *screen) setEntry(name string) { s.entry.Store(&name) }
 
 // colorAllowed reports whether the bar may use colour: not when NO_COLOR
 // is set to anything (https://no-color.org) or TERM is empty or "dumb".

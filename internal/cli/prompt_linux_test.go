@@ -37,15 +37,15 @@ func openPTY(t *testing.T) (master, tty *os.File) {
 	return m, s
 }
 
-// screen collects what the terminal shows (everything written to the
+// ptyScreen collects what the terminal shows (everything written to the
 // slave, echo included), read from the master.
-type screen struct {
+type ptyScreen struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func watch(master *os.File) *screen {
-	s := &screen{}
+func watch(master *os.File) *ptyScreen {
+	s := &ptyScreen{}
 	go func() {
 		var b [256]byte
 		for {
@@ -61,13 +61,13 @@ func watch(master *os.File) *screen {
 	return s
 }
 
-func (s *screen) String() string {
+func (s *ptyScreen) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.buf.String()
 }
 
-func (s *screen) waitFor(t *testing.T, what string) {
+func (s *ptyScreen) waitFor(t *testing.T, what string) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if strings.Contains(s.String(), what) {

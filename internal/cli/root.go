@@ -126,7 +126,7 @@ func Run(f *Factory, args []string) ExitCode {
 		code = ExitUsage
 	}
 	var fe *FlagError
-	if errors.As(err, &fe) || isCobraUsage(err) {
+	if errors.As(err, &fe) {
 		fmt.Fprintf(f.ErrOut, "unpack: %s\nRun '%s --help' for usage.\n", termtext.Escape(err.Error()), cmd.CommandPath())
 		return ExitUsage
 	}
@@ -139,16 +139,27 @@ type codeError struct{ code ExitCode }
 
 func (e *codeError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// isCobraUsage recognises cobra's own argument and flag errors.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs an argument",
-		"invalid argument", "accepts ", "requires at least", "bad flag syntax", "if any flags in the group"} {
-		if strings.Contains(msg, p) {
-			return true
+// usageArgs makes a cobra argument check's error a FlagError (exit 2).
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return &FlagError{Err: err}
 		}
+		return nil
 	}
-	return false
+}
+
+// unknownCommand is the root's argument check: any argument there is a
+// command that does not exist.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	}
+	return &FlagError{Err: errors.New(msg)}
 }
 
 // NewRootCmd builds the command tree.
@@ -165,8 +176,11 @@ is committed to disk, and no entry can write outside the destination.
   unpack verify archive.rar --password    # check every entry, write nothing
   unpack x -c big.tar.zst | tar x         # decompressed stream to stdout
   curl -sL URL | unpack x - -o out/       # read a non-seekable stdin`,
-		SilenceErrors: true,
-		SilenceUsage:  true,
+		Args:                       unknownCommand,
+		SuggestionsMinimumDistance: 2,
+		RunE:                       func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		SilenceErrors:              true,
+		SilenceUsage:               true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{Err: err} })
 	withHelpFlags(root)

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"runtime/debug"
@@ -14,13 +12,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
 	"github.com/unpack-dev/unpack/internal/formats"
 	"github.com/unpack-dev/unpack/internal/termtext"
-	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // runner processes archives for one command and collects the exit code.
@@ -29,23 +25,24 @@ type runner struct {
 	o    *CommonOptions
 	opt  *archive.Options
 	code ExitCode
-	enc  *json.Encoder // --json output
-	// stats of the current archive
+	json *jsonOut // --json output, nil without
+	archiveState
+	out  atomic.Int64 // bytes of entry data read, all archives
+	sums *sumBook     // SHA-256 of each entry's data, with --manifest/--expect
+	pw   candidates   // which password candidates passed, in the current archive
+	screen
+}
+
+// archiveState is what the runner knows of the archive being read; each
+// archive starts from a new one.
+type archiveState struct {
 	entries, failed int
 	bytes           int64
-	opened          bool             // the current archive was recognised and opened
-	lim             *limits          // limits of the current archive
-	out             atomic.Int64     // bytes of entry data read, all archives
-	current         string           // the archive being read
-	arch            *formats.Archive // the archive being read, once open
-	sumsMu          sync.Mutex
-	sums            map[string]string // SHA-256 of each entry's data, with --manifest/--expect
-	unverified      []string          // data of the current archive decoded without its check
-	pwMu            sync.Mutex
-	pwAccepted      []bool                 // by candidate index: passed a format's password check in the current archive
-	entryName       atomic.Pointer[string] // the entry being read, for the progress bar
-	barMu           sync.Mutex             // held while the bar or a line beside it is drawn
-	bar             *progressBar
+	opened          bool             // the archive was recognised and opened
+	lim             *limits          // its limits
+	current         string           // its path
+	arch            *formats.Archive // the archive, once open
+	unverified      []string         // data decoded without its check
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -56,15 +53,17 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 	r := &runner{f: f, o: o, opt: opt}
 	opt.Warn = func(msg string) { r.warn(r.current, "", msg) }
 	opt.Unverified = func(msg string) { r.unverified = append(r.unverified, msg) }
-	opt.PasswordAccepted = r.passwordAccepted
+	opt.PasswordAccepted = r.pw.accept
 	if ask := opt.PasswordFunc; ask != nil {
-		opt.PasswordFunc = func() (pw string, err error) {
-			r.aside(func() { pw, err = ask() }) // the prompt is not drawn over the bar
+		// Asked once for the whole run, however many formats and
+		// goroutines need it; the prompt is not drawn over the bar.
+		opt.PasswordFunc = sync.OnceValues(func() (pw string, err error) {
+			r.aside(func() { pw, err = ask() })
 			return pw, err
-		}
+		})
 	}
 	if o.JSON {
-		r.enc = json.NewEncoder(&termtext.JSONWriter{W: f.Out})
+		r.json = &jsonOut{enc: json.NewEncoder(&termtext.JSONWriter{W: f.Out})}
 	}
 	return r, nil
 }
@@ -111,232 +110,24 @@ func describe(err error) error {
 
 // status names the outcome of an entry for JSON output.
 func status(err error) string {
-	switch {
-	case err == nil:
-		return "ok"
-	case errors.Is(err, extract.ErrSkipped):
+	if errors.Is(err, extract.ErrSkipped) {
 		return "skipped"
-	case errors.Is(err, extract.ErrInsecurePath):
-		return "refused"
-	case errors.Is(err, archive.ErrPassword), errors.Is(err, archive.ErrNeedPassword):
-		return "wrong-password"
-	case errors.Is(err, archive.ErrMissingVolume):
-		return "missing-volume"
-	case errors.Is(err, archive.ErrLimit):
-		return "limit"
-	case errors.Is(err, archive.ErrUnsupported):
-		return "unsupported"
-	case errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrChecksum):
-		return "corrupt"
 	}
-	return "error"
+	return archive.Classify(err).String()
 }
 
-// entryJSON is one line of --json output.
-type entryJSON struct {
-	Archive    string `json:"archive"`
-	Name       string `json:"name"`
-	Type       string `json:"type"`
-	Size       int64  `json:"size"`
-	PackedSize int64  `json:"packed_size"`
-	MTime      string `json:"mtime,omitempty"`
-	Mode       string `json:"mode"`
-	Method     string `json:"method,omitempty"`
-	Encrypted  bool   `json:"encrypted"`
-	Link       string `json:"link,omitempty"`
-	Checksum   string `json:"checksum"`
-	SHA256     string `json:"sha256,omitempty"`
-	Expected   string `json:"expected,omitempty"`
-	Actual     string `json:"actual,omitempty"`
-	Status     string `json:"status"`
-	Error      string `json:"error,omitempty"`
-}
-
-type summaryJSON struct {
-	Summary struct {
-		Archive string `json:"archive"`
-		Format  string `json:"format"`
-		Entries int    `json:"entries"`
-		Failed  int    `json:"failed"`
-		Bytes   int64  `json:"bytes"`
-		Status  string `json:"status"`
-		Error   string `json:"error,omitempty"`
-		// PasswordCandidates are the numbers (from 1) of the candidates
-		// that passed the format's password check.
-		PasswordCandidates []int `json:"password_candidates,omitempty"`
-	} `json:"summary"`
-}
-
-func (r *runner) emitEntry(arch string, e *archive.Entry, size int64, err error) {
-	if r.enc == nil {
-		return
-	}
-	j := entryJSON{
-		Archive: arch, Name: e.Name, Type: e.Type.String(), Size: size, PackedSize: e.PackedSize,
-		Mode: e.Mode.String(), Method: e.Method, Encrypted: e.Encrypted, Link: e.Linkname,
-		Checksum: e.Checksum.String(), Status: status(err), SHA256: r.sum(e.Name),
-	}
-	if err == nil && e.Type == archive.TypeFile && e.Checksum == verify.None && !r.streamChecked() {
-		j.Status = "unverifiable"
-	}
-	if !e.ModTime.IsZero() {
-		j.MTime = e.ModTime.UTC().Format(time.RFC3339Nano)
-	}
-	if e.ChecksumValue != nil {
-		j.Expected = hex.EncodeToString(e.ChecksumValue)
-		if err == nil && size >= 0 {
-			j.Actual = j.Expected
+// meter returns an entry's data src counted (into *n and, for progress,
+// the runner's total) and limited by the current archive's limits.
+func (r *runner) meter(src io.Reader, n *int64) io.Reader {
+	lim := r.lim
+	return &archive.Meter{R: src, Fn: func(k int64) error {
+		if err := lim.add(k); err != nil {
+			return err
 		}
-	}
-	var me *verify.MismatchError
-	if errors.As(err, &me) {
-		j.Checksum, j.Expected, j.Actual = me.Kind.String(), hex.EncodeToString(me.Want), hex.EncodeToString(me.Got)
-	}
-	if err != nil {
-		j.Error = err.Error()
-	}
-	r.enc.Encode(j)
-}
-
-func (r *runner) emitSummary(arch string, format archive.Format, code ExitCode, err error) {
-	if r.enc == nil {
-		return
-	}
-	var s summaryJSON
-	s.Summary.Archive, s.Summary.Format = arch, string(format)
-	s.Summary.Entries, s.Summary.Failed, s.Summary.Bytes = r.entries, r.failed, r.bytes
-	s.Summary.PasswordCandidates = r.acceptedCandidates()
-	s.Summary.Status = "ok"
-	if code != ExitOK {
-		s.Summary.Status = "failed"
-	}
-	if err != nil {
-		s.Summary.Status, s.Summary.Error = status(err), err.Error()
-	}
-	r.enc.Encode(s)
-}
-
-// streamChecked reports whether the current archive is a compressed stream
-// whose own checksum covers every entry's bytes (a tar inside gzip, xz…).
-func (r *runner) streamChecked() bool {
-	if r.arch == nil {
-		return false
-	}
-	switch r.arch.Format {
-	case archive.Gzip, archive.XZ, archive.Lzip, archive.Bzip2, archive.Zstd, archive.LZ4:
-		return true
-	}
-	return false
-}
-
-// hashing returns data wrapped so that its SHA-256 is recorded for name
-// when it has been read to the end, if sums are being collected.
-func (r *runner) hashing(name string, data io.Reader) io.Reader {
-	if r.sums == nil {
-		return data
-	}
-	return &sumReader{r: data, h: verify.New(verify.SHA256), done: func(sum []byte) {
-		r.sumsMu.Lock()
-		r.sums[name] = hex.EncodeToString(sum)
-		r.sumsMu.Unlock()
+		*n += k
+		r.out.Add(k)
+		return nil
 	}}
-}
-
-// linkSum records for a hard link the sum of its target.
-func (r *runner) linkSum(name, target string) {
-	if r.sums == nil {
-		return
-	}
-	r.sumsMu.Lock()
-	defer r.sumsMu.Unlock()
-	if s, ok := r.sums[cleanManifestName(target)]; ok {
-		r.sums[name] = s
-	} else if s, ok := r.sums[target]; ok {
-		r.sums[name] = s
-	}
-}
-
-// sum is the recorded SHA-256 of an entry ("" when none).
-func (r *runner) sum(name string) string {
-	if r.sums == nil {
-		return ""
-	}
-	r.sumsMu.Lock()
-	defer r.sumsMu.Unlock()
-	return r.sums[name]
-}
-
-type sumReader struct {
-	r    io.Reader
-	h    hash.Hash
-	done func([]byte)
-}
-
-func (s *sumReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	s.h.Write(p[:n])
-	if err == io.EOF {
-		s.done(s.h.Sum(nil))
-	}
-	return n, err
-}
-
-// streamGCPercent is the garbage collector's GOGC while an input is opened
-// and, when it is a single stream whose decoder allocates nothing once open
-// (formats.Archive.SteadyStream), decoded: the decoder's buffers stay live
-// to the end, so a collection finds nothing to free and only costs time
-// (7 ms of CPU for 32 MiB of lz4, 20 ms for zstd, at the default 100),
-// while the heap, all live, does not grow with the higher percentage.
-const streamGCPercent = 1000
-
-// counter counts the bytes read through it.
-type counter struct {
-	r     io.Reader
-	n     int64
-	total *atomic.Int64 // all entries' bytes, for progress
-}
-
-func (c *counter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	c.total.Add(int64(n))
-	return n, err
-}
-
-// WriteTo passes the data to w without a copy when the reader below can
-// write it itself (a stream decoder writing from its own buffers), counting
-// what is written.
-func (c *counter) WriteTo(w io.Writer) (int64, error) {
-	return writeTo(&countingWriter{w: w, c: c}, c.r)
-}
-
-// countingWriter counts for a counter the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	c *counter
-}
-
-func (cw *countingWriter) Write(p []byte) (int, error) {
-	n, err := cw.w.Write(p)
-	cw.c.n += int64(n)
-	cw.c.total.Add(int64(n))
-	return n, err
-}
-
-// onlyReader hides the WriteTo of the reader it holds from io.CopyBuffer.
-type onlyReader struct{ io.Reader }
-
-var copyPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
-
-// writeTo writes r's data to w: through r's WriteTo when it has one, else
-// through a pooled buffer.
-func writeTo(w io.Writer, r io.Reader) (int64, error) {
-	if wt, ok := r.(io.WriterTo); ok {
-		return wt.WriteTo(w)
-	}
-	bp := copyPool.Get().(*[]byte)
-	defer copyPool.Put(bp)
-	return io.CopyBuffer(w, onlyReader{r}, *bp)
 }
 
 // each opens path and calls fn for every entry; fn reads the entry's data
@@ -345,10 +136,14 @@ func writeTo(w io.Writer, r io.Reader) (int64, error) {
 //
 // With parallel set, a seekable indexed archive is processed on several
 // cores instead (see runner.parallel).
-func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error) ExitCode {
+//
+// settle is the sink's Settle: an entry the reader returns Pending that fn
+// took without an error is settled through it, and reported, when the
+// reader decides on it (see held). Nil settle: nothing is held.
+func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error, settle func(*archive.Entry, error) error) ExitCode {
 	saved := r.code
-	r.code, r.entries, r.failed, r.bytes, r.current, r.unverified = ExitOK, 0, 0, 0, path, nil
-	r.pwAccepted = r.pwAccepted[:0]
+	r.code, r.archiveState = ExitOK, archiveState{current: path}
+	r.pw.reset()
 	defer func() {
 		r.reportPassword(path)
 		for _, msg := range r.unverified {
@@ -376,7 +171,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 			err = fmt.Errorf("%w (to give a password on the command line write -p=PW or --password=PW; a bare -p asks on the terminal)", err)
 		}
 		r.problem(path, "", err)
-		r.emitSummary(path, "", r.code, err)
+		r.json.summary(path, "", &r.archiveState, r.pw.numbers(), r.code, err)
 		return r.code
 	}
 	defer a.Close()
@@ -391,9 +186,10 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 	}
 	r.lim = lim
 	if parallel && len(r.o.Include)+len(r.o.Exclude)+len(r.o.Names) == 0 && r.parallel(path, a, func(e *archive.Entry, data io.Reader) error { return fn(a, e, data) }) {
-		r.emitSummary(path, a.Format, r.code, nil)
+		r.json.summary(path, a.Format, &r.archiveState, r.pw.numbers(), r.code, nil)
 		return r.code
 	}
+	h := newHeld(r, path, a.Reader, settle)
 	var archErr error
 	for {
 		if err := r.f.Context.Err(); err != nil {
@@ -419,28 +215,35 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 			r.problem(path, "", err)
 			break
 		}
-		c := &counter{r: lim.reader(a), total: &r.out}
+		var n int64
 		r.setEntry(e.Name)
-		err = fn(a, e, c)
-		r.bytes += c.n
+		err = fn(a, e, r.meter(a, &n))
+		r.bytes += n
 		size := e.Size
-		if e.Type == archive.TypeFile && c.n > 0 || size < 0 && err == nil {
-			size = c.n
+		if e.Type == archive.TypeFile && n > 0 || size < 0 && err == nil {
+			size = n
 		}
-		r.report(path, e, size, err)
+		h.put(e, size, err)
+		h.drain()
 		if r.f.Context.Err() != nil {
 			r.code = ExitInterrupted
+			archErr = r.f.Context.Err()
 			break
 		}
 	}
-	r.emitSummary(path, a.Format, r.code, archErr)
+	if archErr != nil {
+		h.fail(archErr)
+	} else {
+		h.fail(errUnsettled)
+	}
+	r.json.summary(path, a.Format, &r.archiveState, r.pw.numbers(), r.code, archErr)
 	return r.code
 }
 
 // report records one entry's outcome: its JSON line, and a problem line
 // (or a warning for a skipped entry).
 func (r *runner) report(path string, e *archive.Entry, size int64, err error) {
-	r.emitEntry(path, e, size, err)
+	r.json.entry(path, e, size, err, r.sums.get(e.Name), r.arch != nil && r.arch.StreamChecked())
 	switch {
 	case err == nil:
 	case errors.Is(err, extract.ErrSkipped):
@@ -451,18 +254,6 @@ func (r *runner) report(path string, e *archive.Entry, size int64, err error) {
 	}
 }
 
-// passwordAccepted records that candidate i passed a format's own password
-// check (archive.Options.PasswordAccepted); formats may call it from
-// several goroutines.
-func (r *runner) passwordAccepted(i int) {
-	r.pwMu.Lock()
-	defer r.pwMu.Unlock()
-	for len(r.pwAccepted) <= i {
-		r.pwAccepted = append(r.pwAccepted, false)
-	}
-	r.pwAccepted[i] = true
-}
-
 // reportPassword says on stderr which candidates opened the archive, by
 // number, never by value: when several were given, or with -v.
 func (r *runner) reportPassword(path string) {
@@ -471,7 +262,7 @@ func (r *runner) reportPassword(path string) {
 		return
 	}
 	var nums []string
-	for _, i := range r.acceptedCandidates() {
+	for _, i := range r.pw.numbers() {
 		nums = append(nums, strconv.Itoa(i))
 	}
 	switch len(nums) {
@@ -483,13 +274,35 @@ func (r *runner) reportPassword(path string) {
 	}
 }
 
-// acceptedCandidates returns the numbers (from 1) of the candidates that
-// passed a password check in the current archive.
-func (r *runner) acceptedCandidates() []int {
-	r.pwMu.Lock()
-	defer r.pwMu.Unlock()
+// candidates records which password candidates passed a format's own
+// password check (archive.Options.PasswordAccepted); formats may report
+// from several goroutines.
+type candidates struct {
+	mu     sync.Mutex
+	passed []bool // by candidate index
+}
+
+func (c *candidates) accept(i int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.passed) <= i {
+		c.passed = append(c.passed, false)
+	}
+	c.passed[i] = true
+}
+
+func (c *candidates) reset() {
+	c.mu.Lock()
+	c.passed = c.passed[:0]
+	c.mu.Unlock()
+}
+
+// numbers returns the numbers (from 1) of the candidates that passed.
+func (c *candidates) numbers() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var nums []int
-	for i, ok := range r.pwAccepted {
+	for i, ok := range c.passed {
 		if ok {
 			nums = append(nums, i+1)
 		}

@@ -407,7 +407,7 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 		sw = &sparseWriter{f: f}
 		w = sw
 	}
-	_, err = copyBuf(w, r)
+	_, err = archive.Copy(w, r)
 	if err == nil && sw != nil {
 		err = sw.finish()
 	}

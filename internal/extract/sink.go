@@ -6,7 +6,6 @@ package extract
 import (
 	"errors"
 	"io"
-	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -26,8 +25,8 @@ type Sink interface {
 }
 
 // ErrInsecurePath is returned for an entry whose name or link target would
-// leave the destination.
-var ErrInsecurePath = errors.New("insecure path")
+// leave the destination. It is an archive.ErrRefused.
+var ErrInsecurePath = archive.Errorf(archive.ErrRefused, "insecure path")
 
 // ErrExists is returned when an entry would replace an existing file and
 // neither overwriting nor skipping was asked for.
@@ -36,25 +35,6 @@ var ErrExists = errors.New("already exists (use --overwrite or --skip-existing)"
 // ErrSkipped reports an entry that was deliberately not written (an
 // existing file with --skip-existing, a device node). It is a warning.
 var ErrSkipped = errors.New("skipped")
-
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
-
-// copyBuf copies r to w: through r's WriteTo when it has one (a stream
-// decoder writing from its own buffers, without a copy), else through a
-// pooled 1 MiB buffer.
-func copyBuf(w io.Writer, r io.Reader) (int64, error) {
-	if wt, ok := r.(io.WriterTo); ok {
-		return wt.WriteTo(w)
-	}
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	return io.CopyBuffer(onlyWriter{w}, onlyReader{r}, *bp)
-}
-
-// onlyWriter and onlyReader hide ReadFrom/WriteTo so CopyBuffer uses our
-// buffer (os.File's ReadFrom would fall back to a small one for non-files).
-type onlyWriter struct{ io.Writer }
-type onlyReader struct{ io.Reader }
 
 // Discard is the verify sink: it reads every byte (so every check runs)
 // and writes nothing.
@@ -66,7 +46,7 @@ func (Discard) Put(e *archive.Entry, r io.Reader) error {
 	if e.Type != archive.TypeFile {
 		return nil
 	}
-	_, err := copyBuf(discardHoles{}, r)
+	_, err := archive.Copy(discardHoles{}, r)
 	return err
 }
 
@@ -92,7 +72,7 @@ func (s Stdout) Put(e *archive.Entry, r io.Reader) error {
 	if e.Type != archive.TypeFile {
 		return nil
 	}
-	_, err := copyBuf(zeroHoles{s.W}, r)
+	_, err := archive.Copy(zeroHoles{s.W}, r)
 	return err
 }
 

@@ -240,7 +240,7 @@ func (t *Tar) putFile(h *gotar.Header, size int64, r io.Reader) error {
 		t.failed = true
 		return err
 	}
-	n, err := copyBuf(t.tw, r)
+	n, err := archive.Copy(t.tw, r)
 	if err == nil && n != size {
 		err = archive.Corruptf("entry has %d bytes, its header says %d", n, size)
 	}

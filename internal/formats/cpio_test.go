@@ -35,7 +35,7 @@ func TestCpioInStream(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s (%s): %v", p, in, err)
 			}
-			if _, ok := a.Reader.(*cpioInStream); !ok {
+			if _, ok := a.Reader.(*tarInStream); !ok || a.Tar {
 				t.Fatalf("%s: read as %T", p, a.Reader)
 			}
 			// The three names with data once carry it on one (the other

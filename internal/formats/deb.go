@@ -118,10 +118,10 @@ func (d *debReader) nextMember() error {
 		if f != "" {
 			dec, err := streams[f](r, d.opt)
 			if err != nil {
-				return src.classify(string(f), err)
+				return archive.Decoded(string(f), err)
 			}
 			d.closer, _ = dec.(io.Closer)
-			r = &classifyingReader{r: dec, src: src, name: string(f)}
+			r = &archive.Decoding{R: dec, Format: string(f), Ended: trailing(dec, string(f), d.opt)}
 		}
 		d.dec = r
 		d.tr = tar.NewReader(bufio.NewReaderSize(r, 64<<10), d.opt)

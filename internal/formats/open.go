@@ -71,6 +71,7 @@ type Archive struct {
 	archive.Reader
 
 	src     *source
+	checked bool // see StreamChecked
 	file    *os.File
 	closers []io.Closer
 }
@@ -82,6 +83,12 @@ func (a *Archive) SteadyStream() bool {
 	_, ok := a.Reader.(*singleReader)
 	return ok && steadyStreams[a.Format]
 }
+
+// StreamChecked reports whether the archive is a compressed stream whose
+// own checks cover every entry's data (a tar inside gzip, xz…, or a single
+// compressed file), so that an entry without a checksum of its own is
+// verified all the same.
+func (a *Archive) StreamChecked() bool { return a.checked }
 
 // Consumed is how many input bytes were read so far (for progress).
 func (a *Archive) Consumed() int64 { return a.src.Consumed() }
@@ -221,7 +228,7 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	if open, ok := containers[f]; ok {
 		r, err := open(in, opt)
 		if err != nil {
-			return a.src.classify(string(f), err)
+			return archive.Decoded(string(f), err)
 		}
 		a.Reader = r
 		return nil
@@ -238,12 +245,13 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	}
 	d, err := open(r, opt)
 	if err != nil {
-		return a.src.classify(string(f), err)
+		return archive.Decoded(string(f), err)
 	}
 	if c, ok := d.(io.Closer); ok {
 		a.closers = append(a.closers, c)
 	}
-	cr := &classifyingReader{r: d, src: a.src, name: string(f), warn: opt.Warnf}
+	_, a.checked = d.(coverage)
+	cr := &archive.Decoding{R: d, Format: string(f), Ended: trailing(d, string(f), opt)}
 	if !oo.Raw {
 		br := bufio.NewReaderSize(cr, 256<<10)
 		peek, err := br.Peek(512)
@@ -256,11 +264,11 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 		}
 		if archive.IsTarHeader(peek) {
 			a.Tar = true
-			a.Reader = &tarInStream{Reader: tar.NewReader(br, opt), rest: br}
+			a.Reader = newTarInStream(br, d, func(r io.Reader) entryReader { return tar.NewReader(r, opt) })
 			return nil
 		}
 		if archive.IsCpioHeader(peek) {
-			a.Reader = &cpioInStream{Reader: cpio.NewReader(br), rest: br}
+			a.Reader = newTarInStream(br, d, func(r io.Reader) entryReader { return cpio.NewReader(r) })
 			return nil
 		}
 		a.Reader = a.single(f, br, d, oo)
@@ -320,41 +328,6 @@ func (s *singleReader) Next() (*archive.Entry, error) {
 
 func (s *singleReader) Read(p []byte) (int, error) { return s.r.Read(p) }
 func (s *singleReader) Close() error               { return nil }
-
-// tarInStream is a tar inside a compressed stream. When the tar ends, the
-// rest of the stream is read, so that its checksums and trailer are
-// verified too.
-type tarInStream struct {
-	*tar.Reader
-	rest io.Reader
-}
-
-func (t *tarInStream) Next() (*archive.Entry, error) {
-	e, err := t.Reader.Next()
-	if err == io.EOF {
-		if _, derr := io.Copy(io.Discard, t.rest); derr != nil {
-			return nil, derr
-		}
-	}
-	return e, err
-}
-
-// cpioInStream is a cpio archive inside a compressed stream, read to the
-// stream's end as tarInStream is.
-type cpioInStream struct {
-	*cpio.Reader
-	rest io.Reader
-}
-
-func (c *cpioInStream) Next() (*archive.Entry, error) {
-	e, err := c.Reader.Next()
-	if err == io.EOF {
-		if _, derr := io.Copy(io.Discard, c.rest); derr != nil {
-			return nil, derr
-		}
-	}
-	return e, err
-}
 
 // All lists every format unpack detects, implemented or not.
 func All() []archive.Format {

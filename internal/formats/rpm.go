@@ -29,10 +29,10 @@ func openRPM(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 		f := rpmCompressors[p.Compressor]
 		dec, err := streams[f](bufio.NewReaderSize(payload, 64<<10), opt)
 		if err != nil {
-			return nil, src.classify(string(f), err)
+			return nil, archive.Decoded(string(f), err)
 		}
 		r.closer, _ = dec.(io.Closer)
-		payload = &classifyingReader{r: dec, src: src, name: string(f)}
+		payload = &archive.Decoding{R: dec, Format: string(f), Ended: trailing(dec, string(f), opt)}
 	}
 	r.rest = payload
 	r.Reader = cpio.NewReader(bufio.NewReaderSize(payload, 64<<10))

@@ -1,95 +1,43 @@
 package formats
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync/atomic"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
 
 // source counts the bytes read from the archive file (for progress) and
-// remembers a read error, so that an I/O failure is never reported as
-// corrupt data.
+// marks a read error as an archive.IOError, so that an I/O failure is never
+// reported as corrupt data by a decoder above.
 type source struct {
-	r   io.Reader
-	ra  io.ReaderAt
-	n   atomic.Int64
-	err error
+	r  io.Reader
+	ra io.ReaderAt
+	n  atomic.Int64
 }
 
 func (s *source) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	s.n.Add(int64(n))
-	if err != nil && err != io.EOF {
-		s.err = err
-	}
-	return n, err
+	return n, ioError(err)
 }
 
 func (s *source) ReadAt(p []byte, off int64) (int, error) {
 	n, err := s.ra.ReadAt(p, off)
 	s.n.Add(int64(n))
-	if err != nil && err != io.EOF {
-		s.err = err
+	return n, ioError(err)
+}
+
+func ioError(err error) error {
+	if err == nil || err == io.EOF {
+		return err
 	}
-	return n, err
+	return &archive.IOError{Stage: "source", Err: err}
 }
 
 // Consumed is how many bytes of the archive were read so far.
 func (s *source) Consumed() int64 { return s.n.Load() }
-
-// classify turns an error from a third-party stream decoder into one of the
-// archive categories. Errors that came from reading the file pass through
-// unchanged (they are I/O errors), as do already categorised ones.
-func (s *source) classify(name string, err error) error {
-	switch {
-	case err == nil || err == io.EOF:
-		return err
-	case s.err != nil && errors.Is(err, s.err):
-		return err
-	case archive.Categorized(err):
-		return err
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return archive.Corruptf("%s: unexpected end of data (truncated)", name)
-	}
-	msg := err.Error()
-	low := strings.ToLower(msg)
-	prefix := name + ": "
-	if strings.HasPrefix(low, name+":") {
-		prefix = ""
-	}
-	switch {
-	case strings.Contains(low, "checksum") || strings.Contains(low, "crc"):
-		return archive.Errorf(archive.ErrChecksum, "%s%s", prefix, msg)
-	case strings.Contains(low, "window size exceeded") || strings.Contains(low, "memory limit") ||
-		strings.Contains(low, "exceeds configured limit"):
-		return archive.Errorf(archive.ErrLimit, "%s%s", prefix, msg)
-	}
-	return archive.Corruptf("%s%s", prefix, msg)
-}
-
-// classifyingReader applies classify to every error of r, and at its end
-// reports trailing data the decoder passed over.
-type classifyingReader struct {
-	r    io.Reader
-	src  *source
-	name string
-	w    sinkWriter // the sink's writer during WriteTo
-	warn func(string)
-}
-
-func (c *classifyingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if err == io.EOF {
-		c.ended()
-	} else if err != nil {
-		err = c.src.classify(c.name, err)
-	}
-	return n, err
-}
 
 // trailer is a stream decoder that ends at bytes after its last member or
 // frame that are none, as gzip(1) and bzip2(1) do (with a warning).
@@ -97,14 +45,16 @@ type trailer interface {
 	Trailing() (offset, size int64)
 }
 
-// ended reports, once, trailing data the decoder ended at.
-func (c *classifyingReader) ended() {
-	t, ok := c.r.(trailer)
-	if !ok || c.warn == nil {
-		return
+// trailing returns what reports, at the decoder d's end, the trailing data
+// it ended at, or nil when d never does.
+func trailing(d io.Reader, name string, opt *archive.Options) func() {
+	t, ok := d.(trailer)
+	if !ok {
+		return nil
 	}
-	if off, n := t.Trailing(); n > 0 {
-		c.warn(fmt.Sprintf("%s: %d bytes of trailing data at offset %d ignored", c.name, n, off))
-		c.warn = nil
+	return func() {
+		if off, n := t.Trailing(); n > 0 {
+			opt.Warnf(fmt.Sprintf("%s: %d bytes of trailing data at offset %d ignored", name, n, off))
+		}
 	}
 }

@@ -69,10 +69,8 @@ func openZstd(r io.Reader, opt *archive.Options) (io.Reader, error) {
 	// tar.zst's entries) decodes large frames on klauspost's pipeline, whose
 	// goroutines decode blocks ahead of the one being executed (each in
 	// flight holds one block); WriteTo (x -c, a single file) decodes on the
-	// caller's goroutine whatever Threads says, with its window on huge
-	// pages: on the 32 MiB make bench inputs (task-clock, medians of 21
-	// interleaved runs, load 7-8; caller's goroutine / pipeline / zstd -dc)
-	// text 135 / 138 / 165 ms, binary 91 / 132 / 110, mixed 231 / 206 / 222.
+	// caller's goroutine whatever Threads says, which costs less CPU for the
+	// same wall time (docs/BENCHMARKS.md).
 	z, err := zstdframe.NewReader(r, zstdframe.Config{
 		MaxWindow: uint64(opt.Limit()),
 		Threads:   decoderThreads(opt),

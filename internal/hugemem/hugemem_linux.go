@@ -29,6 +29,16 @@ func Bytes(n int) []byte {
 // hugePage is the size of a transparent huge page on amd64 and arm64.
 const hugePage = 2 << 20
 
+// RoundUp rounds n up to whole huge pages from Min on, as the kernel backs
+// only whole ones: a buffer meant to be all on huge pages is allocated
+// this long.
+func RoundUp(n int) int {
+	if n < Min {
+		return n
+	}
+	return (n + hugePage - 1) &^ (hugePage - 1)
+}
+
 // Aligned is Bytes for buffers read all over at random (a PPMd model
 // heap), where every part should be on huge pages: from Min bytes on, the
 // slice starts on a huge-page boundary. The up to 2 MiB allocated to align

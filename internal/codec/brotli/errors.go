@@ -1,8 +1,6 @@
 package brotli
 
 import (
-	"io"
-
 	"github.com/unpack-dev/unpack/internal/archive"
 )
 
@@ -37,15 +35,5 @@ var (
 	ErrTrailing = archive.Corruptf("brotli: trailing data after the end of the stream")
 	// ErrTruncated: the input ends inside the stream. It is also
 	// io.ErrUnexpectedEOF.
-	ErrTruncated error = truncatedError{}
+	ErrTruncated = archive.Truncated("brotli")
 )
-
-type truncatedError struct{}
-
-func (truncatedError) Error() string { return "brotli: unexpected end of input" }
-
-// Is makes errors.Is(ErrTruncated, archive.ErrCorrupt) and
-// errors.Is(ErrTruncated, io.ErrUnexpectedEOF) both true.
-func (truncatedError) Is(target error) bool {
-	return target == archive.ErrCorrupt || target == io.ErrUnexpectedEOF
-}

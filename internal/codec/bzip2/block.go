@@ -41,14 +41,12 @@ type blockDecoder struct {
 // TLB (and the first touch of each page costs a fault). The size is
 // rounded up to whole huge pages, as the kernel backs only those.
 func newLinks(n int) []uint32 {
-	b := hugemem.Aligned((4*n + hugePage - 1) &^ (hugePage - 1))
+	b := hugemem.Aligned(hugemem.RoundUp(4 * n))
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
-const (
-	hugePage  = 2 << 20
-	linksSize = (4*maxBlockSize + hugePage - 1) &^ (hugePage - 1) // newLinks(maxBlockSize)
-)
+// linksSize is what newLinks(maxBlockSize) allocates.
+var linksSize = int64(hugemem.RoundUp(4 * maxBlockSize))
 
 // blockHeader is what readHeader learns.
 type blockHeader struct {

@@ -52,10 +52,10 @@ type Config struct {
 // MemoryUse estimates the most memory a Reader with the given thread
 // count holds, for streams of the largest block size (level 9).
 func MemoryUse(threads int) int64 {
+	worker := maxBlockSize + walkSlack + linksSize // last column (and scratch), tt
 	const (
-		worker = maxBlockSize + walkSlack + linksSize   // last column (and scratch), tt
-		block  = maxBlockBits/8 + maxBlockSize + outCap // window, BWT output, expanded output
-		input  = maxBlockBits/8 + readChunk             // buffered input per block in flight
+		block = maxBlockBits/8 + maxBlockSize + outCap // window, BWT output, expanded output
+		input = maxBlockBits/8 + readChunk             // buffered input per block in flight
 	)
 	jobs := int64(1)
 	if threads > 1 {
@@ -82,6 +82,7 @@ type Reader struct {
 	expected  int64  // absolute bit position of the next block or end-of-stream magic
 	level     int    // the current stream's block size, in 100 kB
 	streamCRC uint32 // combined CRC of the current stream's blocks so far
+	given     int64  // bytes given out
 
 	// Scanner and dispatch (Threads > 1).
 	cands      []int64 // magic positions (see scanMagics), ascending, from ci on unused
@@ -165,6 +166,7 @@ func (z *Reader) Reset(r io.Reader) error {
 	z.cands, z.ci, z.scanned, z.dispatched = z.cands[:0], 0, 0, -1
 	z.cur, z.err = nil, nil
 	z.trailOff, z.trailLen = 0, 0
+	z.given = 0
 	if len(z.jobs) == 0 {
 		n := 1
 		if z.threads > 1 {
@@ -193,12 +195,18 @@ func (z *Reader) Close() error {
 	return nil
 }
 
+// Verified is how many decompressed bytes, from the start of the stream,
+// are covered by block CRCs that passed: all that were given out, as a
+// block is checked before its first byte is.
+func (z *Reader) Verified() int64 { return z.given }
+
 // Read implements io.Reader. At the end of the input it returns io.EOF
 // after every CRC has been checked.
 func (z *Reader) Read(p []byte) (int, error) {
 	for {
 		if z.cur != nil {
 			if n := z.cur.read(p); n > 0 || len(p) == 0 {
+				z.given += int64(n)
 				return n, nil
 			}
 			if !z.cur.drained() {
@@ -229,6 +237,7 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 			if b := z.cur.chunk(); len(b) > 0 {
 				n, err := w.Write(b)
 				total += int64(n)
+				z.given += int64(n)
 				if err == nil && n < len(b) {
 					err = io.ErrShortWrite
 				}

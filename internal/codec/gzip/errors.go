@@ -1,8 +1,6 @@
 package gzip
 
 import (
-	"io"
-
 	"github.com/unpack-dev/unpack/internal/archive"
 )
 
@@ -21,15 +19,5 @@ var (
 	ErrFieldTooLong = archive.Limitf("gzip: header name or comment too long")
 	// ErrTruncated: the input ends inside a member. It is also
 	// io.ErrUnexpectedEOF.
-	ErrTruncated error = truncatedError{}
+	ErrTruncated = archive.Truncated("gzip")
 )
-
-type truncatedError struct{}
-
-func (truncatedError) Error() string { return "gzip: unexpected end of data" }
-
-// Is makes errors.Is(ErrTruncated, archive.ErrCorrupt) and
-// errors.Is(ErrTruncated, io.ErrUnexpectedEOF) both true.
-func (truncatedError) Is(target error) bool {
-	return target == archive.ErrCorrupt || target == io.ErrUnexpectedEOF
-}

@@ -34,7 +34,13 @@ type Reader struct {
 	hdr     [10]byte
 
 	trailOff, trailLen int64 // bytes after the last member that are no member
+	out, verified      int64 // bytes given out; of those, covered by checks passed
 }
+
+// Verified is how many decompressed bytes, from the start of the stream,
+// are covered by member checks (CRC32 and ISIZE) that passed: a reader of
+// the data may trust those before the stream ends.
+func (z *Reader) Verified() int64 { return z.verified }
 
 // Trailing reports the bytes that followed the last member and were
 // neither a member nor zero padding: where they start in the input and how
@@ -57,6 +63,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 func (z *Reader) Reset(r io.Reader) error {
 	z.in.reset(r)
 	z.trailOff, z.trailLen = 0, 0
+	z.out, z.verified = 0, 0
 	err := z.readHeader(&z.Header)
 	if err == io.EOF {
 		err = ErrTruncated
@@ -92,6 +99,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 		if n > 0 {
 			z.crc.Write(p[:n])
 			z.size += uint32(n)
+			z.out += int64(n)
 			return n, nil
 		}
 		switch err {
@@ -125,6 +133,7 @@ func (z *Reader) endMember() error {
 	if binary.LittleEndian.Uint32(trailer[4:]) != z.size {
 		return ErrSize
 	}
+	z.verified = z.out
 	end := z.in.offset()
 	b, err := z.in.readByte()
 	switch {

@@ -93,6 +93,23 @@ type Reader struct {
 	produced    uint64 // bytes decoded from the current frame
 	content     hash.Hash
 	scratch     [4 + maxDescriptor + 4]byte
+
+	given, verified int64 // bytes given out; of those, covered by checksums passed
+}
+
+// Verified is how many decompressed bytes, from the start of the stream,
+// are covered by checksums that passed: every block's, as it is given out,
+// in a frame with block checksums; else the frame's content checksum at
+// its end (a frame with neither counts as checked at its end, a legacy
+// frame at the end of the stream).
+func (z *Reader) Verified() int64 { return z.verified }
+
+// gave counts n bytes given out.
+func (z *Reader) gave(n int) {
+	z.given += int64(n)
+	if z.f.blockChecksum {
+		z.verified = z.given
+	}
 }
 
 // NewReader returns a Reader of the .lz4 stream r, having read the first
@@ -112,6 +129,7 @@ func (z *Reader) Reset(r io.Reader) error {
 		z.span, z.piece = span, piece
 	}
 	z.r, z.err, z.off = r, nil, 0
+	z.given, z.verified = 0, 0
 	z.trailOff, z.trailLen = 0, 0
 	z.inFrame, z.frames, z.avail, z.pos, z.decoding = false, 0, nil, 0, false
 	magic, err := z.readMagic()
@@ -138,6 +156,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 			c := copy(p[n:], z.avail)
 			z.avail = z.avail[c:]
 			n += c
+			z.gave(c)
 			continue
 		}
 		if z.err != nil || (n > 0 && !z.decoding) {
@@ -162,6 +181,7 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 			n, err := w.Write(z.avail)
 			total += int64(n)
 			z.avail = z.avail[n:]
+			z.gave(n)
 			if err != nil {
 				return total, err
 			}
@@ -526,6 +546,7 @@ func (z *Reader) endFrame() error {
 	if z.f.hasSize && z.produced != z.f.contentSize {
 		return &FrameError{Offset: z.off, Err: ErrContentSize}
 	}
+	z.verified = z.given
 	return nil
 }
 

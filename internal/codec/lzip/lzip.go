@@ -63,7 +63,14 @@ type Reader struct {
 	version byte
 	out     int64 // bytes produced by the current member
 	err     error // sticky; io.EOF after the last member
+
+	given, verified int64 // bytes given out; of those, covered by member checks passed
 }
+
+// Verified is how many decompressed bytes, from the start of the stream,
+// are covered by member checks (CRC32 and sizes) that passed: a reader of
+// the data may trust those before the stream ends.
+func (z *Reader) Verified() int64 { return z.verified }
 
 // NewReader reads the first member header from r and returns a reader of
 // the decompressed data of all members. memLimit bounds the dictionary
@@ -88,6 +95,7 @@ func (z *Reader) Reset(r io.Reader, memLimit int64) error {
 	}
 	z.memLimit = memLimit
 	z.err = nil
+	z.given, z.verified = 0, 0
 	if err := z.startMember(); err != nil {
 		z.err = err
 		return err
@@ -142,6 +150,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 		if n > 0 {
 			z.crc.Write(p[:n])
 			z.out += int64(n)
+			z.given += int64(n)
 			return n, nil
 		}
 		if err == io.EOF {
@@ -183,6 +192,7 @@ func (z *Reader) endMember() error {
 			return ErrMemberSize
 		}
 	}
+	z.verified = z.given
 	if next, _ := z.br.Peek(len(magic)); !bytes.Equal(next, magic) {
 		return io.EOF // end, or trailing data that is no member
 	}

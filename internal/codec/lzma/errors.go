@@ -2,7 +2,6 @@ package lzma
 
 import (
 	"errors"
-	"io"
 	"strconv"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -42,18 +41,8 @@ var (
 	ErrNotFlat = errors.New("lzma2: dictionary reset inside the stream (decode it with Read)")
 	// ErrTruncated reports input that ends in the middle of the stream. It
 	// errors.Is both archive.ErrCorrupt and io.ErrUnexpectedEOF.
-	ErrTruncated error = truncatedError{}
+	ErrTruncated = archive.Truncated("lzma")
 )
-
-type truncatedError struct{}
-
-func (truncatedError) Error() string { return "lzma: unexpected end of input" }
-
-// Is makes errors.Is(ErrTruncated, archive.ErrCorrupt) and
-// errors.Is(ErrTruncated, io.ErrUnexpectedEOF) both true.
-func (truncatedError) Is(target error) bool {
-	return target == archive.ErrCorrupt || target == io.ErrUnexpectedEOF
-}
 
 // DictLimit returns nil when a dictionary of dictSize bytes fits within
 // memLimit (memLimit <= 0 means no limit), and otherwise an error that

@@ -17,13 +17,7 @@
 // pass, or read when the symlink itself is opened.
 package sevenzip
 
-import (
-	"errors"
-	"io/fs"
-
-	"github.com/unpack-dev/unpack/internal/archive"
-	"github.com/unpack-dev/unpack/internal/verify"
-)
+import "github.com/unpack-dev/unpack/internal/archive"
 
 // Sentinel errors. Each errors.Is its archive category.
 var (
@@ -52,20 +46,5 @@ func (e *passwordError) Error() string {
 func (e *passwordError) Unwrap() []error { return []error{archive.ErrPassword, e.err} }
 
 // corrupt turns a decoder failure into an archive.ErrCorrupt error, keeping
-// errors that already carry a category.
-func corrupt(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrPassword),
-		errors.Is(err, archive.ErrNeedPassword), errors.Is(err, archive.ErrUnsupported),
-		errors.Is(err, archive.ErrLimit), errors.Is(err, verify.ErrChecksum),
-		errors.Is(err, archive.ErrMissingVolume):
-		return err
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return err // an I/O error, not corruption
-	}
-	return archive.Corruptf("7z: %v", err)
-}
+// errors that already carry a category and I/O errors.
+func corrupt(err error) error { return archive.Decoded("7z", err) }

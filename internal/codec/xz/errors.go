@@ -2,7 +2,6 @@ package xz
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -45,16 +44,7 @@ var (
 )
 
 // errTruncated is returned when the input ends inside a stream.
-var errTruncated error = truncatedError{}
-
-type truncatedError struct{}
-
-func (truncatedError) Error() string { return "xz: unexpected end of input" }
-
-// Is makes the error both archive.ErrCorrupt and io.ErrUnexpectedEOF.
-func (truncatedError) Is(target error) bool {
-	return target == archive.ErrCorrupt || target == io.ErrUnexpectedEOF
-}
+var errTruncated = archive.Truncated("xz")
 
 // LimitError reports a block whose LZMA2 dictionary would exceed the memory
 // limit; nothing was allocated for it. It errors.Is archive.ErrLimit.

@@ -71,7 +71,15 @@ type Reader struct {
 	hdr     blockHeader // the block header of a pending item
 	buf     [maxHeader]byte
 	err     error
+
+	out, verified int64 // bytes given out; of those, covered by block checks passed
 }
+
+// Verified is how many decompressed bytes, from the start of the file,
+// are covered by block checks that passed: a reader of the data may trust
+// those before the file ends. (A block of check type None counts as
+// checked at its end.)
+func (z *Reader) Verified() int64 { return z.verified }
 
 // NewReader returns a Reader of the xz file r. It reads and checks the
 // first stream header before returning.
@@ -89,6 +97,7 @@ func (z *Reader) Reset(r io.Reader, cfg Config) error {
 	z.cfg = cfg
 	z.in.reset(r)
 	z.streams, z.blocks, z.inBlock, z.pending, z.err = 0, 0, false, itemNone, nil
+	z.out, z.verified = 0, 0
 	z.par.init(cfg.threads(), cfg.limit())
 	h := z.buf[:headerLen]
 	if err := z.in.readFull(h); err != nil {
@@ -203,9 +212,12 @@ func (z *Reader) step(p []byte) (int, error) {
 	if z.inBlock {
 		n, err := z.blk.read(p)
 		z.chk.write(p[:n])
+		z.out += int64(n)
 		if err == io.EOF {
 			z.inBlock = false
-			err = z.endBlock()
+			if err = z.endBlock(); err == nil {
+				z.verified = z.out
+			}
 		}
 		return n, err
 	}
@@ -213,7 +225,12 @@ func (z *Reader) step(p []byte) (int, error) {
 		if err := z.feed(); err != nil {
 			return 0, err
 		}
-		return z.par.read(p)
+		n, err := z.par.read(p)
+		z.out += int64(n)
+		if err == nil {
+			z.verified = z.out // a parallel block is checked before it is read
+		}
+		return n, err
 	}
 	return 0, z.advance()
 }
@@ -224,9 +241,12 @@ func (z *Reader) next() ([]byte, error) {
 	if z.inBlock {
 		b, err := z.blk.next()
 		z.chk.write(b)
+		z.out += int64(len(b))
 		if err == io.EOF {
 			z.inBlock = false
-			err = z.endBlock()
+			if err = z.endBlock(); err == nil {
+				z.verified = z.out
+			}
 		}
 		return b, err
 	}
@@ -234,7 +254,12 @@ func (z *Reader) next() ([]byte, error) {
 		if err := z.feed(); err != nil {
 			return nil, err
 		}
-		return z.par.next()
+		b, err := z.par.next()
+		z.out += int64(len(b))
+		if err == nil {
+			z.verified = z.out
+		}
+		return b, err
 	}
 	return nil, z.advance()
 }

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
-	"io/fs"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/inflate"
@@ -107,7 +107,6 @@ type pipeline struct {
 	ahead   *inflate.Inflater    // the inflater of a streamed entry of unknown size
 	lzma    *lzma.Reader1
 	ppmd    *ppmdReader
-	warn    func(string)     // Options.Warnf of the archive being read
 	opt     *archive.Options // the archive's options, told which password passed
 	pwFrom  int              // the first candidate to try
 	pwTrial bool             // look for a later candidate that passes the check too
@@ -482,16 +481,11 @@ func (c *checker) end() error {
 }
 
 // dataError gives a decoder's error its category: errors that already
-// have one and I/O errors pass; the rest mean corrupt data.
+// have one (a checksum mismatch keeps its values) and I/O errors pass; a
+// short read means truncated data, the rest corrupt data.
 func dataError(h *header, err error) error {
-	var pe *fs.PathError
-	switch {
-	case errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrPassword),
-		errors.Is(err, archive.ErrUnsupported), errors.Is(err, archive.ErrLimit),
-		errors.Is(err, archive.ErrMissingVolume), errors.As(err, &pe):
-		return err
-	case err == io.ErrUnexpectedEOF:
+	if errors.Is(err, io.ErrUnexpectedEOF) && !archive.Categorized(err) {
 		return errorf(ErrTruncated, "zip: %q: %s data are truncated", h.name, methodName(h.realMethod()))
 	}
-	return archive.Corruptf("zip: %q: %s data: %v", h.name, methodName(h.realMethod()), err)
+	return archive.Decoded(fmt.Sprintf("zip: %q: %s data", h.name, methodName(h.realMethod())), err)
 }

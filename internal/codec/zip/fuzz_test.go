@@ -71,6 +71,27 @@ func FuzzZipStream(f *testing.F) {
 		opt := &archive.Options{Passwords: []string{"secret"}, MemLimit: fuzzLimit}
 		r := NewStreamReader(bytes.NewReader(b), opt)
 		defer r.Close()
-		drain(r)
+		// Every Pending entry is settled exactly once, however the
+		// stream ends.
+		pending := map[*archive.Entry]bool{}
+		for {
+			e, err := r.Next()
+			if err != nil {
+				break
+			}
+			if e.Pending {
+				pending[e] = true
+			}
+			io.Copy(io.Discard, r)
+		}
+		for _, v := range r.Settled() {
+			if !pending[v.Entry] {
+				t.Fatalf("%q settled twice or never returned", v.Entry.Name)
+			}
+			delete(pending, v.Entry)
+		}
+		if len(pending) > 0 {
+			t.Fatalf("%d entries never settled", len(pending))
+		}
 	})
 }

@@ -109,7 +109,7 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 	case methodLZMA:
 		return p.newLZMA(src, h, limit)
 	case methodXZ:
-		r, err := xz.NewReader(src, xz.Config{MemLimit: limit, Threads: 1, Warn: p.warn})
+		r, err := xz.NewReader(src, xz.Config{MemLimit: limit, Threads: 1, Warn: p.opt.Unverifiedf})
 		if err != nil {
 			return nil, err
 		}

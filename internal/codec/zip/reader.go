@@ -70,7 +70,6 @@ type Reader struct {
 	vols    *volumeSet
 	dir     *directory
 	limit   int64
-	warn    func(string)
 	entries []*archive.Entry
 
 	pwOnce sync.Once
@@ -91,7 +90,7 @@ func NewReader(in *archive.Input, opt *archive.Options) (*Reader, error) {
 	if opt == nil {
 		opt = &archive.Options{}
 	}
-	r := &Reader{opt: opt, ra: in.RA, limit: opt.Limit(), warn: opt.Warnf, cur: -1}
+	r := &Reader{opt: opt, ra: in.RA, limit: opt.Limit(), cur: -1}
 	size := in.Size
 	vols, err := findVolumes(in, opt)
 	if err != nil {
@@ -249,7 +248,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		if r.pipe == nil {
 			r.pipe = newPipeline()
 		}
-		r.pipe.warn, r.pipe.opt = r.warn, r.opt
+		r.pipe.opt = r.opt
 		d, err := r.pipe.open(r.ra, r.dir.files[r.cur], r.passwords, r.limit)
 		if err != nil {
 			r.err = err
@@ -297,7 +296,7 @@ func (r *Reader) Open(i int) (io.ReadCloser, error) {
 		return nil, archive.Errorf(archive.ErrCorrupt, "zip: no entry %d", i)
 	}
 	p := pipelines.Get().(*pipeline)
-	p.warn, p.opt = r.warn, r.opt
+	p.opt = r.opt
 	d, err := p.open(r.ra, r.dir.files[i], r.passwords, r.limit)
 	if err != nil {
 		p.finish()
@@ -326,7 +325,7 @@ func (e *entryReader) Close() error {
 	if p := e.p; p != nil {
 		e.p = nil
 		p.finish()
-		p.warn, p.opt = nil, nil
+		p.opt = nil
 		pipelines.Put(p)
 	}
 	return nil

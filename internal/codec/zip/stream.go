@@ -52,6 +52,10 @@ type StreamReader struct {
 	consumed bool // the entry's data (and descriptor) have been read
 	hdr      [localLen]byte
 	name     []byte
+
+	held      []heldLocal       // Pending entries, until the central directory
+	verdicts  []archive.Verdict // decided, not yet returned by Settled
+	confirmed bool              // the central directory has been read
 }
 
 // countReader counts the bytes read from r and keeps the first read error
@@ -107,7 +111,7 @@ func NewStreamReader(r io.Reader, opt *archive.Options) *StreamReader {
 		opt = &archive.Options{}
 	}
 	s := &StreamReader{opt: opt, limit: opt.Limit(), pipe: newPipeline()}
-	s.pipe.warn, s.pipe.opt = opt.Warnf, opt
+	s.pipe.opt = opt
 	s.cr.r = r
 	s.pb.r = &s.cr
 	s.br = bufio.NewReaderSize(&s.pb, bufSize)
@@ -144,13 +148,20 @@ func (s *StreamReader) passwords() ([]string, error) {
 
 // Next returns the next entry, skipping what was not read of the current
 // one (entries without a known size are decoded to find their end).
+//
+// Every entry but a directory is returned Pending: it is settled
+// (Settled) when the central directory after the last entry confirms it,
+// as Next returns io.EOF (see confirm), or failed with the error that ends
+// the stream.
 func (s *StreamReader) Next() (*archive.Entry, error) {
 	if s.fatal != nil {
+		s.failHeld(s.fatal)
 		return nil, s.fatal
 	}
 	if s.cur != nil {
 		if err := s.skipRest(); err != nil {
 			s.fatal = s.inputErr(err)
+			s.failHeld(s.fatal)
 			return nil, s.fatal
 		}
 	}
@@ -160,12 +171,24 @@ func (s *StreamReader) Next() (*archive.Entry, error) {
 	if err != nil {
 		if err != io.EOF {
 			s.fatal = s.inputErr(err)
+			s.failHeld(s.fatal)
 			return nil, s.fatal
 		}
-		return nil, err
+		if !s.confirmed {
+			s.confirmed = true
+			if err := s.confirm(); err != nil {
+				s.fatal = s.inputErr(err)
+				return nil, s.fatal
+			}
+		}
+		return nil, io.EOF
 	}
 	s.cur = h
 	s.entry = h.entry()
+	if s.entry.Type != archive.TypeDir {
+		s.entry.Pending = true
+		s.held = append(s.held, heldLocal{e: s.entry, h: h})
+	}
 	return s.entry, nil
 }
 

@@ -2,11 +2,13 @@ package zstdframe
 
 import (
 	"encoding/binary"
+	"errors"
 	"hash"
 	"io"
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -43,7 +45,15 @@ type Reader struct {
 	h     hash.Hash64
 	hw    hashWriter // the writer of WriteTo
 	err   error      // sticky
+
+	out, verified int64 // bytes given out; of those, covered by frame checksums passed
 }
+
+// Verified is how many decompressed bytes, from the start of the stream,
+// are covered by frame checksums that passed: a reader of the data may
+// trust those before the stream ends. (A frame without a checksum counts
+// as checked at its end.)
+func (z *Reader) Verified() int64 { return z.verified }
 
 // NewReader returns a Reader of r's frames. It reads the first frame
 // header, so a stream that is no zstd fails here.
@@ -83,6 +93,7 @@ func (z *Reader) Reset(r io.Reader) error {
 	z.detach()
 	z.w.reset(r)
 	z.err = nil
+	z.out, z.verified = 0, 0
 	return z.startFrame()
 }
 
@@ -115,20 +126,15 @@ func (z *Reader) startFrame() error {
 // started. Read (pipeline true) takes the concurrent decoder for a frame
 // over smallFrame or of unknown size; WriteTo takes the one on the
 // reader's goroutine, which returns its blocks straight from its window
-// (the pipeline copies each one out) and whose window WriteTo advises for
-// huge pages when the frame's window is larger than any it had.
+// (the pipeline copies each one out).
 func (z *Reader) begin(pipeline bool) error {
 	z.cur = z.sync
 	if pipeline && z.async != nil && (z.w.contentSize < 0 || z.w.contentSize > smallFrame) {
 		z.cur = z.async
 	}
-	z.hw.advise = 0
-	if !pipeline && z.w.window > z.hw.advised {
-		z.hw.advise = z.w.window
-	}
 	if err := z.cur.Reset(&z.w); err != nil {
-		z.err = err
-		return err
+		z.err = z.decodeErr(err)
+		return z.err
 	}
 	return nil
 }
@@ -147,6 +153,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 		n, err := z.cur.Read(p)
 		if n > 0 {
 			z.h.Write(p[:n])
+			z.out += int64(n)
 		}
 		if err == nil {
 			if n > 0 {
@@ -162,6 +169,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 			z.err = err
 			return n, err
 		}
+		z.verified = z.out
 		if err := z.startFrame(); err != nil {
 			return n, err
 		}
@@ -187,6 +195,7 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 		}
 		n, err := z.cur.WriteTo(&z.hw)
 		total += n
+		z.out += n
 		if err != nil {
 			if z.hw.err != nil {
 				z.err = z.hw.err
@@ -199,6 +208,7 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 			z.err = err
 			return total, err
 		}
+		z.verified = z.out
 		if err := z.startFrame(); err != nil {
 			return total, err
 		}
@@ -209,23 +219,14 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	return total, z.err
 }
 
-// hashWriter hashes what it writes, and remembers its writer's error. It
-// also advises huge pages for the sync decoder's window ring (adviseRing),
-// which it sees as the first block of a frame with a new, larger window.
+// hashWriter hashes what it writes, and remembers its writer's error.
 type hashWriter struct {
 	w   io.Writer
 	h   hash.Hash64
 	err error
-
-	advise  int64 // the window of the frame whose first block is next, or 0
-	advised int64 // the largest window advised so far
 }
 
 func (hw *hashWriter) Write(p []byte) (int, error) {
-	if hw.advise > 0 && len(p) > 0 {
-		adviseRing(p, hw.advise)
-		hw.advised, hw.advise = hw.advise, 0
-	}
 	n, err := hw.w.Write(p)
 	hw.h.Write(p[:n])
 	if err != nil {
@@ -240,12 +241,17 @@ func (hw *hashWriter) Write(p []byte) (int, error) {
 func (z *Reader) Trailing() (offset, size int64) { return z.w.trailOff, z.w.trailLen }
 
 // decodeErr prefers the walker's error (a structural or input error the
-// decoder saw as a short read) to the decoder's.
+// decoder saw as a short read) to the decoder's, and gives the decoder's
+// its category: a window or size over the limit is archive.ErrLimit, the
+// rest corrupt data.
 func (z *Reader) decodeErr(err error) error {
-	if z.w.err != nil {
+	switch {
+	case z.w.err != nil:
 		return z.w.err
+	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		return archive.Errorf(archive.ErrLimit, "zstd: %w", err)
 	}
-	return err
+	return archive.Decoded("zstd", err)
 }
 
 // endFrame checks, after the decoder's io.EOF, that the walker passed the

@@ -10,9 +10,7 @@
 // Config.Threads > 1 on klauspost's concurrent pipeline), hashes each frame's output with XXH64 and compares
 // the low 32 bits with the stored value at the frame's end; a difference is
 // a *verify.MismatchError of kind verify.XXH64. WriteTo writes the decoder's
-// blocks straight from its window and, on Linux, advises huge pages for
-// that window (see adviseRing): first-touch page faults were the largest
-// cost outside the decoder's own loops.
+// blocks straight from its window.
 //
 // # Security concerns
 //
@@ -24,8 +22,8 @@ package zstdframe
 
 import "github.com/unpack-dev/unpack/internal/archive"
 
-// Errors of the walker. Decoder errors (klauspost's) pass through as they
-// are; the caller classifies them.
+// Errors of the walker. Decoder errors (klauspost's) are given their
+// category by errors.Is on klauspost's sentinels.
 var (
 	// ErrMagic: the bytes where a frame starts are no zstd or skippable
 	// frame magic number.

@@ -1,0 +1,148 @@
+package formats
+
+import (
+	"io"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// coverage is a stream decoder that tells how many bytes of its output,
+// from the start, are covered by checks that passed: gzip and lzip
+// members, xz blocks, zstd frames, lz4 blocks or frames, bzip2 blocks.
+type coverage interface{ Verified() int64 }
+
+// tarInStream is a tar inside a compressed stream. When the decoder
+// carries checks (coverage), they come after the data they cover (a gzip
+// member's CRC follows the member): every file, link and directory is
+// returned Pending, and settled (archive.Settler) once the decoder has
+// verified past the entry's last byte (a link's or directory's header is
+// its data), or failed with the error that ended the stream. When the tar ends, the rest of the stream is read, so that
+// its checks and trailer are verified too; then every entry is settled.
+type tarInStream struct {
+	tr   entryReader
+	in   tarInput // what the tar reader took from the stream
+	rest io.Reader
+	cov  coverage // nil: no checks, nothing pending
+
+	held []heldEntry       // pending entries not yet settled, in order
+	done []archive.Verdict // decided, not yet returned by Settled
+}
+
+// heldEntry is a pending entry and the stream offset its data end at or
+// before (-1 while its data are being read).
+type heldEntry struct {
+	e   *archive.Entry
+	end int64
+}
+
+// tarInput counts the bytes the tar reader takes from the stream: once
+// the tar reader has returned an entry's last byte, the count is at or
+// past that byte's offset in the stream.
+type tarInput struct {
+	r io.Reader
+	n int64
+}
+
+func (t *tarInput) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.n += int64(n)
+	return n, err
+}
+
+// entryReader is the archive inside the stream: a tar or a cpio reader.
+type entryReader interface {
+	Next() (*archive.Entry, error)
+	Read(p []byte) (int, error)
+	Close() error
+}
+
+// newTarInStream reads the archive open makes of the decoded stream (a tar
+// or a cpio reader), decoder being the stream's decoder.
+func newTarInStream(stream io.Reader, decoder io.Reader, open func(io.Reader) entryReader) *tarInStream {
+	t := &tarInStream{rest: stream}
+	t.in.r = stream
+	t.cov, _ = decoder.(coverage)
+	t.tr = open(&t.in)
+	return t
+}
+
+// Next returns the next entry; every entry but a device or FIFO is Pending
+// when the stream has checks.
+func (t *tarInStream) Next() (*archive.Entry, error) {
+	e, err := t.tr.Next()
+	t.dataEnded()
+	if err == io.EOF {
+		if _, derr := io.Copy(io.Discard, t.rest); derr != nil {
+			t.fail(derr)
+			return nil, derr
+		}
+		t.settle(-1)
+		return nil, io.EOF
+	}
+	if err != nil {
+		t.fail(err)
+		return nil, err
+	}
+	if t.cov != nil && e.Type != archive.TypeOther {
+		c := *e // a new *Entry for every pending entry
+		c.Pending = true
+		e = &c
+		t.held = append(t.held, heldEntry{e: e, end: -1})
+	}
+	return e, nil
+}
+
+// Read reads the current entry's data.
+func (t *tarInStream) Read(p []byte) (int, error) {
+	n, err := t.tr.Read(p)
+	switch {
+	case err == io.EOF:
+		t.dataEnded()
+	case err != nil:
+		t.fail(err)
+	}
+	return n, err
+}
+
+// Close closes the tar reader; the decoder is the Archive's to close.
+func (t *tarInStream) Close() error { return t.tr.Close() }
+
+// Settled returns the verdicts decided since the last call.
+func (t *tarInStream) Settled() []archive.Verdict {
+	if t.cov != nil {
+		t.settle(t.cov.Verified())
+	}
+	v := t.done
+	t.done = nil
+	return v
+}
+
+// dataEnded records where the current pending entry's data end, if not
+// yet known: at or before what the tar reader has taken.
+func (t *tarInStream) dataEnded() {
+	if k := len(t.held) - 1; k >= 0 && t.held[k].end < 0 {
+		t.held[k].end = t.in.n
+	}
+}
+
+// settle passes the held entries whose data end at or before verified
+// (all of them for -1: the stream was verified to its end).
+func (t *tarInStream) settle(verified int64) {
+	i := 0
+	for ; i < len(t.held); i++ {
+		h := t.held[i]
+		if verified >= 0 && (h.end < 0 || h.end > verified) {
+			break
+		}
+		t.done = append(t.done, archive.Verdict{Entry: h.e})
+	}
+	t.held = t.held[i:]
+}
+
+// fail fails every held entry with err, which ended the stream.
+func (t *tarInStream) fail(err error) {
+	for _, h := range t.held {
+		t.done = append(t.done, archive.Verdict{Entry: h.e, Err: err})
+	}
+	t.held = nil
+}
