@@ -81,7 +81,7 @@ func runList(f *Factory, o *ListOptions) error {
 				t.printComment(path, comment)
 			}
 		}
-		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format)}, false,
+		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Listing: true}, false,
 			func(a *formats.Archive, e *archive.Entry, _ io.Reader) error {
 				if c, ok := a.Reader.(archive.Commenter); ok && comment == "" {
 					comment = c.Comment()

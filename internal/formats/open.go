@@ -118,6 +118,10 @@ type OpenOptions struct {
 	// its header (gunzip -N), when there is one.
 	StoredName bool
 	Stdin      io.Reader // standard input (nil: os.Stdin)
+	// Listing says nothing is written or reported per entry: entries in a
+	// compressed stream are not held Pending (which would keep every one
+	// until the stream's check), the check still ends the archive.
+	Listing bool
 }
 
 const headSize = 64 << 10
@@ -264,11 +268,11 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 		}
 		if archive.IsTarHeader(peek) {
 			a.Tar = true
-			a.Reader = newTarInStream(br, d, func(r io.Reader) entryReader { return tar.NewReader(r, opt) })
+			a.Reader = newTarInStream(br, pendingFrom(d, oo), func(r io.Reader) entryReader { return tar.NewReader(r, opt) })
 			return nil
 		}
 		if archive.IsCpioHeader(peek) {
-			a.Reader = newTarInStream(br, d, func(r io.Reader) entryReader { return cpio.NewReader(r) })
+			a.Reader = newTarInStream(br, pendingFrom(d, oo), func(r io.Reader) entryReader { return cpio.NewReader(r) })
 			return nil
 		}
 		a.Reader = a.single(f, br, d, oo)
@@ -304,6 +308,15 @@ func (a *Archive) single(f archive.Format, r io.Reader, d io.Reader, oo OpenOpti
 		}
 	}
 	return &singleReader{e: e, r: r}
+}
+
+// pendingFrom is the decoder whose coverage makes entries Pending: d, or
+// nothing when listing.
+func pendingFrom(d io.Reader, oo OpenOptions) io.Reader {
+	if oo.Listing {
+		return nil
+	}
+	return d
 }
 
 // errReader is a reader that fails with err.
