@@ -25,6 +25,15 @@ const (
 	// WarnTarUnknownType: a tar entry of an unknown type was read as a
 	// regular file, as POSIX and GNU tar do.
 	WarnTarUnknownType WarnKind = "tar-unknown-type"
+	// WarnTrailingData: bytes after a complete, verified gzip member,
+	// bzip2 stream, lz4 frame or zstd frame that are no member or frame
+	// (gzip and bzip2 ignore them with a warning).
+	WarnTrailingData WarnKind = "trailing-data"
+	// WarnNoCentralDirectory: a zip file without an end of central
+	// directory record was read by its local headers.
+	WarnNoCentralDirectory WarnKind = "no-central-directory"
+	// WarnAbsoluteName: entry names lost a leading "/" or drive letter.
+	WarnAbsoluteName WarnKind = "absolute-name"
 )
 
 // Tolerate reports a tolerated irregularity of the given kind: to Warning

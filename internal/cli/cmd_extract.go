@@ -176,7 +176,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				return sink.Settle(held, err)
 			})
 		if s, ok := sink.(interface{ Stripped() int64 }); ok && s.Stripped() > 0 {
-			r.warn(path, "", fmt.Sprintf("removed a leading \"/\" or drive letter from %d member names", s.Stripped()))
+			r.tolerate(path, archive.WarnAbsoluteName, fmt.Sprintf("removed a leading \"/\" or drive letter from %d member names", s.Stripped()))
 		}
 		if err := sink.Close(); err != nil {
 			r.problem(path, "", err)

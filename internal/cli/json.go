@@ -42,6 +42,8 @@ type summaryJSON struct {
 		// PasswordCandidates are the numbers (from 1) of the candidates
 		// that passed the format's password check.
 		PasswordCandidates []int `json:"password_candidates,omitempty"`
+		// Warnings are the kinds of irregularity read past (each once).
+		Warnings []string `json:"warnings,omitempty"`
 	} `json:"summary"`
 }
 
@@ -92,6 +94,9 @@ func (o *jsonOut) summary(arch string, format archive.Format, st *archiveState, 
 	s.Summary.Archive, s.Summary.Format = arch, string(format)
 	s.Summary.Entries, s.Summary.Failed, s.Summary.Bytes = st.entries, st.failed, st.bytes
 	s.Summary.PasswordCandidates = passed
+	for _, k := range st.warnings {
+		s.Summary.Warnings = append(s.Summary.Warnings, string(k))
+	}
 	s.Summary.Status = "ok"
 	if code != ExitOK {
 		s.Summary.Status = "failed"

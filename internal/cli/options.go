@@ -26,6 +26,7 @@ type CommonOptions struct {
 	Threads      int
 	Quiet        bool
 	Verbose      bool
+	Strict       bool
 	JSON         bool
 	LimitOptions
 	SelectOptions
@@ -42,6 +43,7 @@ func addCommonFlags(cmd *cobra.Command, o *CommonOptions) {
 	fl.IntVar(&o.Threads, "threads", 0, "decoder threads (0: all cores)")
 	fl.BoolVarP(&o.Quiet, "quiet", "q", false, "print nothing but errors")
 	fl.BoolVarP(&o.Verbose, "verbose", "v", false, "name each entry as it is processed")
+	fl.BoolVar(&o.Strict, "strict", false, "fail (exit 3) on what other tools read with a warning: trailing data, a lone zero block, ignored pax records, stripped absolute names, a zip without its central directory")
 	addLimitFlags(cmd, &o.LimitOptions)
 }
 

@@ -31,6 +31,7 @@ type runner struct {
 	sums *sumBook     // SHA-256 of each entry's data, with --manifest/--expect
 	pw   candidates   // which password candidates passed, in the current archive
 	screen
+	warnMu sync.Mutex // guards archiveState.warnings and --strict's reports
 }
 
 // archiveState is what the runner knows of the archive being read; each
@@ -38,11 +39,12 @@ type runner struct {
 type archiveState struct {
 	entries, failed int
 	bytes           int64
-	opened          bool             // the archive was recognised and opened
-	lim             *limits          // its limits
-	current         string           // its path
-	arch            *formats.Archive // the archive, once open
-	unverified      []string         // data decoded without its check
+	opened          bool               // the archive was recognised and opened
+	lim             *limits            // its limits
+	current         string             // its path
+	arch            *formats.Archive   // the archive, once open
+	unverified      []string           // data decoded without its check
+	warnings        []archive.WarnKind // the kinds of irregularity tolerated, each once
 }
 
 func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
@@ -52,6 +54,7 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 	}
 	r := &runner{f: f, o: o, opt: opt}
 	opt.Warn = func(msg string) { r.warn(r.current, "", msg) }
+	opt.Warning = func(kind archive.WarnKind, msg string) { r.tolerate(r.current, kind, msg) }
 	opt.Unverified = func(msg string) { r.unverified = append(r.unverified, msg) }
 	opt.PasswordAccepted = r.pw.accept
 	if ask := opt.PasswordFunc; ask != nil {
@@ -94,6 +97,26 @@ func (r *runner) warn(arch, entry, msg string) {
 			fmt.Fprintf(r.f.ErrOut, "unpack: %s: %s: warning: %s\n", termtext.Escape(arch), termtext.Escape(entry), termtext.Escape(msg))
 		}
 	})
+}
+
+// tolerate reports an irregularity other tools read with a warning: once
+// per archive and kind as a warning, or with --strict as a failure (exit
+// 3) each time. Readers may call it from several goroutines.
+func (r *runner) tolerate(arch string, kind archive.WarnKind, msg string) {
+	r.warnMu.Lock()
+	if r.o.Strict {
+		r.problem(arch, "", archive.Corruptf("%s (--strict: %s)", msg, kind))
+		r.warnMu.Unlock()
+		return
+	}
+	seen := slices.Contains(r.warnings, kind)
+	if !seen {
+		r.warnings = append(r.warnings, kind)
+	}
+	r.warnMu.Unlock()
+	if !seen {
+		r.warn(arch, "", msg)
+	}
 }
 
 // describe adds what a user needs to an error's text where the category

@@ -54,7 +54,7 @@ func trailing(d io.Reader, name string, opt *archive.Options) func() {
 	}
 	return func() {
 		if off, n := t.Trailing(); n > 0 {
-			opt.Warnf(fmt.Sprintf("%s: %d bytes of trailing data at offset %d ignored", name, n, off))
+			opt.Tolerate(archive.WarnTrailingData, fmt.Sprintf("%s: %d bytes of trailing data at offset %d ignored", name, n, off))
 		}
 	}
 }

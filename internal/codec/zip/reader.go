@@ -32,7 +32,7 @@ func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 	if errors.Is(err, errNoEnd) && startsWithLocal(in.RA) {
 		// A zip cut short, or written by a tool that never finished it:
 		// read what the local headers describe, as from a pipe.
-		opt.Warnf("zip: no end of central directory record: reading the entries by their local headers")
+		opt.Tolerate(archive.WarnNoCentralDirectory, "zip: no end of central directory record: reading the entries by their local headers")
 		return NewStreamReader(in.R, opt), nil
 	}
 	if err != nil {
