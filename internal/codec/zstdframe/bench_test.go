@@ -2,6 +2,7 @@ package zstdframe
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -163,4 +164,18 @@ func benchStreams(b *testing.B, data []byte) {
 	if impls[0].cpu > 0 {
 		b.ReportMetric((float64(impls[2].cpu)/float64(impls[0].cpu)-1)*100, "cost-%")
 	}
+}
+
+// ringContent returns n bytes of compressible, deterministic text whose
+// matches reach far back, so that the decoder's window fills.
+func ringContent(n int) []byte {
+	var b bytes.Buffer
+	x := uint32(1)
+	for b.Len() < n {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		fmt.Fprintf(&b, "line %d of %d\n", x%100000, x>>20)
+	}
+	return b.Bytes()[:n]
 }

@@ -79,20 +79,6 @@ func TestRingAdvised(t *testing.T) {
 	}
 }
 
-// ringContent returns n bytes of compressible, deterministic text whose
-// matches reach far back, so that the decoder's window fills.
-func ringContent(n int) []byte {
-	var b bytes.Buffer
-	x := uint32(1)
-	for b.Len() < n {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		fmt.Fprintf(&b, "line %d of %d\n", x%100000, x>>20)
-	}
-	return b.Bytes()[:n]
-}
-
 // vmFlags returns the VmFlags line of /proc/self/smaps for the mapping
 // that holds addr.
 func vmFlags(addr uintptr) (string, error) {
