@@ -2,7 +2,7 @@ GO ?= go
 FUZZTIME ?= 3s
 export UNPACK_CORPUS ?= $(abspath ../shared/corpus)
 
-.PHONY: all build test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus docs
+.PHONY: all build test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus docs cross cross-test
 
 all: build
 
@@ -46,8 +46,26 @@ corpus:
 	$(GO) test -count=1 -run '^TestCorpus$$' -v ./internal/formats > .corpus.log 2>&1; rc=$$?; \
 	  grep -E '^(corpus:|--- FAIL|    corpus_test|ok|FAIL)' .corpus.log; rm -f .corpus.log; exit $$rc
 
+# go vet (type-checking every package and its tests) and a build of
+# cmd/unpack for every GOOS/GOARCH in scripts/cross.sh (32-bit, big-endian,
+# windows, darwin, freebsd).
+cross:
+	bash scripts/cross.sh build
+
+# The unit tests for real on other Linux architectures: 386 (32-bit), arm64,
+# and s390x (big-endian), natively where the kernel runs them, else under
+# qemu-user. -short: emulated, the full suite would take hours. CROSS_PKGS
+# narrows the slow targets to the packages whose code depends on the
+# architecture's int width or byte order (decoders, checksums, sizes).
+CROSS_PKGS = ./internal/archive ./internal/bcj ./internal/codec/... ./internal/hugemem \
+	./internal/rarcrypt ./internal/verify
+cross-test:
+	bash scripts/cross.sh test linux/386 -short -timeout 40m
+	bash scripts/cross.sh test linux/arm64 -short -timeout 40m $(CROSS_PKGS)
+	bash scripts/cross.sh test linux/s390x -short -timeout 40m $(CROSS_PKGS)
+
 # Everything CI checks.
-test: tools vet unit corpus purego race fuzz-short
+test: tools vet unit corpus purego race fuzz-short cross cross-test
 
 # Builds unpack and extracts the bundled example archive.
 demo: build

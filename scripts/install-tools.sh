@@ -3,7 +3,8 @@
 # Idempotent; needs root (or sudo) on a Debian-like machine.
 set -euo pipefail
 pkgs=(xz-utils zstd bzip2 lbzip2 pbzip2 pigz gzip 7zip libarchive-tools unar brotli lz4 lzip
-      hyperfine zip unzip tar tmux python3 time xxhash)
+      hyperfine zip unzip tar tmux python3 time xxhash
+      qemu-user) # qemu-user: make cross-test runs the tests of other architectures
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
