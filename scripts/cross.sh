@@ -38,6 +38,13 @@ runner() {
     return
   fi
   rm -rf "$probe"
+  if [ "$arch" = 386 ] && [ -z "${CROSS_QEMU_386:-}" ]; then
+    # qemu-i386 (7.2) crashes 386 Go programs that start a process
+    # ("exitsyscall: syscall frame is no longer valid" in waitid), and
+    # several tests run the reference tools: 32-bit is tested on linux/arm.
+    echo skip
+    return
+  fi
   local q
   q=$(command -v "qemu-$(qemu_name "$arch")") || { echo "cross.sh: linux/$arch binaries do not run here and qemu-$(qemu_name "$arch") is not installed" >&2; exit 1; }
   echo "$q"
@@ -61,6 +68,10 @@ case $mode in
     arch=${t#*/}
     export GOOS=linux GOARCH=$arch CGO_ENABLED=0
     wrap=$(runner "$arch")
+    if [ "$wrap" = skip ]; then
+      echo "cross: $mode linux/$arch skipped: this kernel does not run its binaries (CROSS_QEMU_386=1: under qemu-i386)"
+      exit 0
+    fi
     args=()
     if [ -n "$wrap" ]; then
       args=(-exec "$wrap")
