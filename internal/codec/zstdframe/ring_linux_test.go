@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -36,6 +37,9 @@ func (w *ringWriter) Write(p []byte) (int, error) {
 // would fall on other memory), and the window's whole huge pages are
 // advised (VmFlags "hg").
 func TestRingAdvised(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the premise on klauspost's ring layout does not hold off amd64 (found on arm64 and s390x)")
+	}
 	const window = 2 * hugePage
 	content := ringContent(window + window/4)
 	enc, err := zstd.NewWriter(nil, zstd.WithWindowSize(window), zstd.WithEncoderConcurrency(1),
