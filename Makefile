@@ -2,7 +2,7 @@ GO ?= go
 FUZZTIME ?= 3s
 export UNPACK_CORPUS ?= $(abspath ../shared/corpus)
 
-.PHONY: all build test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus docs
+.PHONY: all build test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus docs cross cross-test
 
 all: build
 
@@ -46,8 +46,31 @@ corpus:
 	$(GO) test -count=1 -run '^TestCorpus$$' -v ./internal/formats > .corpus.log 2>&1; rc=$$?; \
 	  grep -E '^(corpus:|--- FAIL|    corpus_test|ok|FAIL)' .corpus.log; rm -f .corpus.log; exit $$rc
 
+# go vet (type-checking every package and its tests) and a build of
+# cmd/unpack for every GOOS/GOARCH in scripts/cross.sh (32-bit, big-endian,
+# windows, darwin, freebsd).
+cross:
+	bash scripts/cross.sh build
+
+# The unit tests for real on other Linux architectures: 386 where the kernel
+# runs its binaries (not under qemu-i386, see scripts/cross.sh), arm (32-bit),
+# arm64 and s390x (big-endian) under qemu-user, -short. Emulated, a package
+# takes minutes, so the emulated runs keep to CROSS_PKGS (within CI's budget):
+# the containers and most codecs that size buffers from their input. lz4,
+# bzip2, ppmd, lzip, formats and cli run where 386 is native, or with
+# CROSS_PKGS=...
+CROSS_PKGS = ./internal/archive ./internal/bcj ./internal/hugemem ./internal/verify \
+	./internal/rarcrypt ./internal/codec/lzma ./internal/codec/xz ./internal/codec/zip \
+	./internal/codec/sevenzip ./internal/codec/gzip ./internal/codec/brotli \
+	./internal/codec/inflate ./internal/codec/zstdframe ./internal/codec/rar
+cross-test:
+	bash scripts/cross.sh test linux/386 -short -timeout 40m
+	bash scripts/cross.sh test linux/arm -short -timeout 40m $(CROSS_PKGS)
+	bash scripts/cross.sh test linux/arm64 -short -timeout 40m $(CROSS_PKGS)
+	bash scripts/cross.sh test linux/s390x -short -timeout 40m $(CROSS_PKGS)
+
 # Everything CI checks.
-test: tools vet unit corpus purego race fuzz-short
+test: tools vet unit corpus purego race fuzz-short cross cross-test
 
 # Builds unpack and extracts the bundled example archive.
 demo: build

@@ -1,3 +1,7 @@
+// The terminal tests drive tmux and a named pipe: Unix only.
+
+//go:build unix
+
 package e2e
 
 import (

@@ -146,10 +146,11 @@ func Detect(head, tail []byte, name string) Format {
 			return Zstd
 		case m&0xFFFFFFF0 == 0x184D2A50:
 			// A skippable frame: zstd and lz4 both allow it. Look past it.
+			// The length is checked as a uint64 before it becomes an int:
+			// 8+n overflows a 32-bit int.
 			if len(head) >= 8 {
-				n := int(binary.LittleEndian.Uint32(head[4:]))
-				if 8+n < len(head) && n >= 0 {
-					if f := Detect(head[8+n:], nil, name); f == Zstd || f == LZ4 {
+				if n := uint64(binary.LittleEndian.Uint32(head[4:])); n < uint64(len(head)-8) {
+					if f := Detect(head[8+int(n):], nil, name); f == Zstd || f == LZ4 {
 						return f
 					}
 				}

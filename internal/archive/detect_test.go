@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 )
 
@@ -42,6 +43,13 @@ func TestDetect(t *testing.T) {
 		{"lz4", []byte{0x04, 0x22, 0x4D, 0x18, 0x64}, "", LZ4},
 		{"lz4 legacy", []byte{0x02, 0x21, 0x4C, 0x18}, "", LZ4},
 		{"lz4 skippable", []byte{0x50, 0x2A, 0x4D, 0x18, 1, 0, 0, 0, 9, 0x04, 0x22, 0x4D, 0x18, 0x64}, "", LZ4},
+		// Skippable-frame lengths near and past the largest 32-bit int, in a
+		// 16-byte file: 8+n overflowed int on 386 and arm and sliced out of range.
+		{"skippable 7FFFFFF8", skippable16(0x7FFFFFF8), "", Zstd},
+		{"skippable 7FFFFFFF", skippable16(0x7FFFFFFF), "", Zstd},
+		{"skippable FFFFFFF8", skippable16(0xFFFFFFF8), "", Zstd},
+		{"skippable FFFFFFFF", skippable16(0xFFFFFFFF), "a.lz4", LZ4},
+		{"skippable past the head", skippable16(8), "", Zstd},
 		{"lzma", []byte{0x5D, 0, 0, 0x80, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0}, "", LZMA},
 		{"lzma odd dict by name", []byte{0x5D, 1, 2, 3, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0}, "a.lzma", LZMA},
 		{"tar", tarHdr, "", Tar},
@@ -59,6 +67,14 @@ func TestDetect(t *testing.T) {
 	if got := Detect([]byte("MZ stub"), tail, "x.exe"); got != Zip {
 		t.Errorf("sfx zip: %q", got)
 	}
+}
+
+// skippable16 is a 16-byte file: a skippable frame declaring n bytes of
+// content, and 8 bytes of it.
+func skippable16(n uint32) []byte {
+	b := []byte{0x50, 0x2A, 0x4D, 0x18, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}
+	binary.LittleEndian.PutUint32(b[4:], n)
+	return b
 }
 
 func octal(n int) string {
@@ -88,6 +104,7 @@ func TestStreamEntryName(t *testing.T) {
 func FuzzDetect(f *testing.F) {
 	f.Add([]byte("Rar!\x1a\x07\x01\x00"), "a.rar")
 	f.Add([]byte{0x50, 0x2A, 0x4D, 0x18, 0xff, 0xff, 0xff, 0xff}, "")
+	f.Add(skippable16(0x7FFFFFF8), "")
 	f.Add(make([]byte, 600), "x.tar")
 	f.Fuzz(func(t *testing.T, head []byte, name string) {
 		Detect(head, head, name)

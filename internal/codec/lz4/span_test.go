@@ -29,7 +29,7 @@ func spanFrames(t *testing.T) map[string][]byte {
 	}
 	var random []byte
 	for i := range 200_000 {
-		random = append(random, byte(i*2654435761>>13))
+		random = append(random, byte(uint32(i)*2654435761>>13))
 	}
 	blocks := [][]byte{in["zeros"], in["text"][:150_000], random, in["mixed"], in["periodc"], {'z'}, nil, in["text"][:70_000]}
 	for _, flg := range []byte{0x64, 0x44, 0x74, 0x5C} { // independent, linked, block checksums, content size

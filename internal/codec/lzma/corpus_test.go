@@ -50,7 +50,7 @@ func checkExpect(t *testing.T, expect string, err error) {
 // xzLZMA2 returns the dictionary size and the LZMA2 data of the first
 // block of a single-filter (LZMA2 only) .xz file, parsing just enough of
 // the container for the test.
-func xzLZMA2(t *testing.T, data []byte) (int, []byte) {
+func xzLZMA2(t *testing.T, data []byte) (int64, []byte) {
 	t.Helper()
 	if len(data) < 13 || string(data[:6]) != "\xfd7zXZ\x00" {
 		t.Fatal("not an xz file")
@@ -87,7 +87,7 @@ func xzLZMA2(t *testing.T, data []byte) (int, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return int(dict), b[size:]
+	return dict, b[size:]
 }
 
 // TestCorpusXZLZMA2 decodes the LZMA2 data of the xz test files that

@@ -18,18 +18,18 @@ import (
 // lzma2Fixtures returns the raw LZMA2 fixtures with their dictionary sizes.
 func lzma2Fixtures() []struct {
 	fixture
-	dict int
+	dict int64
 } {
-	dicts := map[string]int{"small-xz.lzma2": 4 << 10, "text-xz.lzma2": 1 << 20, "text-dict4k-xz.lzma2": 4 << 10, "mixed-xz.lzma2": 64 << 10}
+	dicts := map[string]int64{"small-xz.lzma2": 4 << 10, "text-xz.lzma2": 1 << 20, "text-dict4k-xz.lzma2": 4 << 10, "mixed-xz.lzma2": 64 << 10}
 	var out []struct {
 		fixture
-		dict int
+		dict int64
 	}
 	for _, f := range fixtures {
 		if strings.HasSuffix(f.file, ".lzma2") {
 			out = append(out, struct {
 				fixture
-				dict int
+				dict int64
 			}{f, dicts[f.file]})
 		}
 	}
@@ -152,7 +152,7 @@ func TestDecodeAllAllocs(t *testing.T) {
 }
 
 // readAllFlat decodes data with DecodeAll into a buffer of size bytes.
-func readAllFlat(data []byte, size, dict int) ([]byte, error) {
+func readAllFlat(data []byte, size int, dict int64) ([]byte, error) {
 	var z Reader2
 	dst := make([]byte, size)
 	n, err := z.DecodeAll(dst, bytes.NewReader(data), dict)

@@ -48,7 +48,7 @@ type fixture struct {
 
 func alone(r io.Reader) (io.Reader, error) { return NewAloneReader(r, 64<<20) }
 
-func raw2(dict int) func(io.Reader) (io.Reader, error) {
+func raw2(dict int64) func(io.Reader) (io.Reader, error) {
 	return func(r io.Reader) (io.Reader, error) { return NewReader2(r, dict) }
 }
 

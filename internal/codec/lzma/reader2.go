@@ -33,7 +33,7 @@ const maxChunkPacked = 1 << 16
 // NewReader2 returns a Reader2 decoding the LZMA2 stream in r with a
 // dictionary of dictSize bytes (from the xz filter or 7z coder properties).
 // Check dictSize against a memory limit first with DictLimit.
-func NewReader2(r io.Reader, dictSize int) (*Reader2, error) {
+func NewReader2(r io.Reader, dictSize int64) (*Reader2, error) {
 	z := new(Reader2)
 	if err := z.Reset(r, dictSize); err != nil {
 		return nil, err
@@ -42,11 +42,11 @@ func NewReader2(r io.Reader, dictSize int) (*Reader2, error) {
 }
 
 // Reset makes z decode a new stream, reusing its buffers.
-func (z *Reader2) Reset(r io.Reader, dictSize int) error {
+func (z *Reader2) Reset(r io.Reader, dictSize int64) error {
 	if dictSize < 0 {
 		return ErrProps
 	}
-	if err := z.d.initWindow(int64(dictSize)); err != nil {
+	if err := z.d.initWindow(dictSize); err != nil {
 		return err
 	}
 	z.start(r)
@@ -79,13 +79,13 @@ func (z *Reader2) start(r io.Reader) {
 // len(dst) bytes is ErrOutputFull; one resetting its dictionary after its
 // start is ErrNotFlat (Reset and Read decode it). The zero Reader2 is
 // ready for DecodeAll; after it, Reset z before reading with it.
-func (z *Reader2) DecodeAll(dst []byte, r io.Reader, dictSize int) (int, error) {
+func (z *Reader2) DecodeAll(dst []byte, r io.Reader, dictSize int64) (int, error) {
 	if dictSize < 0 {
 		return 0, ErrProps
 	}
 	own := z.d.win
 	z.d.win = dst
-	z.d.dictCap = int(min(dictCap(int64(dictSize)), int64(len(dst))))
+	z.d.dictCap = int(min(dictCap(dictSize), int64(len(dst))))
 	z.flat = true
 	z.start(r)
 	var err error

@@ -52,7 +52,7 @@ func newLZMA2(props []byte, r byteReadReader, size uint64, env *decodeEnv) (io.R
 		return nil, err
 	}
 	d := lzma2Pool.Get().(*lzma.Reader2)
-	if err := d.Reset(r, int(dict)); err != nil {
+	if err := d.Reset(r, dict); err != nil {
 		lzma2Pool.Put(d)
 		return nil, err
 	}

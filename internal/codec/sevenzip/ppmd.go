@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -28,8 +29,9 @@ func newPPMd(props []byte, in byteReadReader, size uint64, env *decodeEnv) (io.R
 		return nil, archive.Corruptf("7z: bad PPMd properties")
 	}
 	order, mem := int(props[0]), int64(binary.LittleEndian.Uint32(props[1:]))
-	if mem > env.limit {
-		return nil, archive.Limitf("7z: PPMd model of %d bytes exceeds the memory limit of %d", mem, env.limit)
+	// On a 32-bit system the model must also fit an int (up to 4 GiB is valid).
+	if limit := min(env.limit, math.MaxInt-64); mem > limit {
+		return nil, archive.Limitf("7z: PPMd model of %d bytes exceeds the memory limit of %d", mem, limit)
 	}
 	m := ppmdPool.Get().(*ppmd.ModelH)
 	if err := m.Reset(order, int(mem)); err != nil {

@@ -17,10 +17,10 @@ type lzma2Decoder struct {
 func (d *lzma2Decoder) reset(r io.Reader, dictSize int64) error {
 	if d.r == nil {
 		var err error
-		d.r, err = lzma.NewReader2(r, int(dictSize))
+		d.r, err = lzma.NewReader2(r, dictSize)
 		return err
 	}
-	return d.r.Reset(r, int(dictSize))
+	return d.r.Reset(r, dictSize)
 }
 
 func (d *lzma2Decoder) Read(p []byte) (int, error) { return d.r.Read(p) }
@@ -35,5 +35,5 @@ func (d *lzma2Decoder) decodeAll(dst []byte, r io.Reader, dictSize int64) (int, 
 	if d.r == nil {
 		d.r = new(lzma.Reader2)
 	}
-	return d.r.DecodeAll(dst, r, int(dictSize))
+	return d.r.DecodeAll(dst, r, dictSize)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/hugemem"
@@ -63,14 +64,15 @@ func (p *parallel) busy() bool { return len(p.inflight) > 0 }
 func (p *parallel) room() bool { return len(p.inflight) <= p.threads }
 
 // cost is the memory a block in flight needs, or -1 when it is beyond the
-// limit on its own.
+// limit on its own or its buffers' sizes do not fit an int (on a 32-bit
+// system such a block is streamed).
 func (p *parallel) cost(h *blockHeader) int64 {
 	d := dictFor(h)
 	if h.compSize > p.limit || h.uncompSize > p.limit || d > p.limit {
 		return -1
 	}
 	c := h.compSize + h.uncompSize + d + jobOverhead
-	if c > p.limit {
+	if c > p.limit || c > math.MaxInt {
 		return -1
 	}
 	return c

@@ -197,7 +197,7 @@ func (s *StreamReader) skipRest() error {
 	h := s.cur
 	if !s.consumed {
 		if s.dataEnd >= 0 {
-			if _, err := s.br.Discard(int(s.dataEnd - s.pos())); err != nil {
+			if err := discard(s.br, s.dataEnd-s.pos()); err != nil {
 				return ErrTruncated
 			}
 			if h.flags&flagDescriptor != 0 {
@@ -377,7 +377,7 @@ func (s *StreamReader) finale(c *checker) error {
 	if !h.usizeUnknown {
 		// Skip what the decoder left of the stored bytes.
 		if s.lim.N > 0 {
-			if _, err := s.br.Discard(int(s.lim.N)); err != nil {
+			if err := discard(s.br, s.lim.N); err != nil {
 				return ErrTruncated
 			}
 			s.lim.N = 0
@@ -558,4 +558,20 @@ func (t *storedScanner) ReadByte() (byte, error) {
 		err = io.EOF
 	}
 	return 0, err
+}
+
+// discard skips n bytes of br: an entry's rest may not fit an int on a
+// 32-bit system.
+func discard(br *bufio.Reader, n int64) error {
+	if n < 0 {
+		return bufio.ErrNegativeCount
+	}
+	for n > 0 {
+		k, err := br.Discard(int(min(n, 1<<30)))
+		n -= int64(k)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

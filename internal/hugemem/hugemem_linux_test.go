@@ -1,0 +1,62 @@
+package hugemem
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestAligned checks that Aligned starts on a huge page of this system's
+// size, read from the kernel.
+func TestAligned(t *testing.T) {
+	page, huge := sizes()
+	if page != os.Getpagesize() {
+		t.Fatalf("page size %d, want %d", page, os.Getpagesize())
+	}
+	if b, err := os.ReadFile(thpDir + "/hpage_pmd_size"); err == nil {
+		if want, _ := strconv.Atoi(strings.TrimSpace(string(b))); huge != want {
+			t.Fatalf("huge page size %d, kernel says %d", huge, want)
+		}
+	}
+	if huge == 0 {
+		t.Skip("no transparent huge pages here")
+	}
+	for _, n := range []int{max(Min, huge), 3*max(Min, huge) + 12345} {
+		if a := uintptr(unsafe.Pointer(unsafe.SliceData(Aligned(n)))) % uintptr(huge); a != 0 {
+			t.Errorf("Aligned(%d) starts %d bytes past a %d-byte huge-page boundary", n, a, huge)
+		}
+	}
+}
+
+// TestHugePageSize covers the page sizes of amd64 and arm64 kernels, the
+// fallback for kernels without hpage_pmd_size, and what is refused.
+func TestHugePageSize(t *testing.T) {
+	for _, c := range []struct {
+		page int
+		pmd  string // "" for a missing file
+		thp  bool
+		want int
+	}{
+		{4096, "2097152\n", true, 2 << 20},
+		{16384, "33554432\n", true, 32 << 20},
+		{65536, "536870912\n", true, 512 << 20},
+		{4096, "", true, 2 << 20},       // before Linux 4.11
+		{16384, "", true, 32 << 20},     // likewise, 16 KiB pages
+		{65536, "", true, 512 << 20},    // likewise, 64 KiB pages
+		{4096, "", false, 0},            // no transparent huge pages
+		{4096, "4096\n", true, 0},       // not above the page size
+		{4096, "3000000\n", true, 0},    // not a power of two
+		{4096, "junk", true, 0},         // not a number
+		{4096, "4294967296\n", true, 0}, // beyond what this package assumes
+	} {
+		var pmd []byte
+		if c.pmd != "" {
+			pmd = []byte(c.pmd)
+		}
+		if got := hugePageSize(c.page, pmd, c.thp); got != c.want {
+			t.Errorf("hugePageSize(%d, %q, %v) = %d, want %d", c.page, c.pmd, c.thp, got, c.want)
+		}
+	}
+}
