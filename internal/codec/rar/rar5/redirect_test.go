@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -96,9 +95,6 @@ func TestFileCopyOnDisk(t *testing.T) {
 		fi, _ := os.Stat(p)
 		if os.SameFile(fi1, fi) {
 			t.Errorf("%s is a hard link to stest1.txt", n)
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink != 1 {
-			t.Errorf("%s has %d links", n, st.Nlink)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dest, "stest2.txt"), []byte("changed"), 0o644); err != nil {
