@@ -104,6 +104,26 @@ func (t *tarInStream) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// WriteTo writes the current entry's data to w through the archive
+// reader's own WriteTo, so that a sparse entry's holes reach a
+// HoleWriter as holes rather than as zeros.
+func (t *tarInStream) WriteTo(w io.Writer) (int64, error) {
+	wt, ok := t.tr.(io.WriterTo)
+	if !ok {
+		return archive.Copy(w, onlyReader{t})
+	}
+	n, err := wt.WriteTo(w)
+	if err == nil {
+		t.dataEnded()
+	}
+	// A reader's error comes back from the next Next, which fails the held
+	// entries; a sink's error is the current entry's alone.
+	return n, err
+}
+
+// onlyReader hides a reader's WriteTo.
+type onlyReader struct{ io.Reader }
+
 // Close closes the tar reader; the decoder is the Archive's to close.
 func (t *tarInStream) Close() error { return t.tr.Close() }
 
