@@ -176,11 +176,27 @@ func (d *Dir) put(e *archive.Entry, r io.Reader) error {
 // insecure turns os.Root's refusal of a path that leaves it (through a
 // link already on disk) into a refused path.
 func insecure(err error) error {
-	if err != nil && !errors.Is(err, ErrInsecurePath) && strings.Contains(err.Error(), "path escapes from parent") {
+	if err != nil && errEscapes != nil && !errors.Is(err, ErrInsecurePath) && errors.Is(err, errEscapes) {
 		return fmt.Errorf("%w: %v", ErrInsecurePath, err)
 	}
 	return err
 }
+
+// errEscapes is the error os.Root gives for a path that leaves it; os does
+// not export it, so it is taken once from a root asked for its parent.
+var errEscapes = func() error {
+	r, err := os.OpenRoot(os.TempDir())
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	_, err = r.Lstat("..")
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return nil
+}()
 
 // resolveParent returns name with its directory resolved through the links
 // on disk now: where the entry lands, whatever links are made later.
