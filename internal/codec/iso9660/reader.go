@@ -123,6 +123,9 @@ func (w *walker) rockRidgeRoot(root record) (bool, int, error) {
 
 // read reads n bytes from sector lba.
 func (w *walker) read(lba, n uint32) ([]byte, error) {
+	if int64(n) > w.r.opt.Limit() {
+		return nil, archive.Limitf("iso9660: a directory of %d bytes exceeds the memory limit", n)
+	}
 	off := int64(lba) * sectorSize
 	if off+int64(n) > w.r.size {
 		return nil, archive.Corruptf("iso9660: directory at sector %d runs past the end of the image", lba)

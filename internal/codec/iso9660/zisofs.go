@@ -58,6 +58,9 @@ func newZisofs(ra io.ReaderAt, exts []extent, zf zisofsInfo, limit int64) (io.Re
 		return nil, archive.Limitf("iso9660: zisofs block of %d bytes exceeds the memory limit", z.block)
 	}
 	blocks := (z.size + z.block - 1) / z.block
+	if (blocks+1)*4 > limit {
+		return nil, archive.Limitf("iso9660: a zisofs block table of %d bytes exceeds the memory limit", (blocks+1)*4)
+	}
 	if (blocks+1)*4 > exts[0].size-hdrLen {
 		return nil, archive.Corruptf("iso9660: zisofs block table runs past the file's data")
 	}

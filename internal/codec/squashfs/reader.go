@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"sync"
 	"time"
 
@@ -401,6 +402,9 @@ func (w *walker) inode(ref uint64) (*inode, error) {
 		// The block list is in the inode table, which the image holds.
 		if n*4 > uint64(w.r.size) {
 			return nil, archive.Corruptf("squashfs: a file of %d blocks", n)
+		}
+		if n*4 > uint64(w.r.limit) || n > math.MaxInt32/4 {
+			return nil, archive.Limitf("squashfs: a block list of %d blocks exceeds the memory limit", n)
 		}
 		raw := c.bytes(int(n) * 4)
 		in.sizes = make([]uint32, n)
