@@ -131,7 +131,7 @@ const headSize = 64 << 10
 // not implemented is archive.ErrUnsupported naming it.
 func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 	a := &Archive{Name: path, Size: -1}
-	in := &archive.Input{Size: -1, Path: path, Name: path}
+	in := &archive.Input{Size: -1, Path: path, Name: path, Listing: oo.Listing}
 	var head, tail []byte
 	if path == "-" {
 		in.Path = ""
