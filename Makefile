@@ -2,7 +2,7 @@ GO ?= go
 FUZZTIME ?= 3s
 export UNPACK_CORPUS ?= $(abspath ../shared/corpus)
 
-.PHONY: all build test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus docs cross cross-test cross-test-all
+.PHONY: all build release test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus docs cross cross-test cross-test-all
 
 all: build
 
@@ -94,6 +94,11 @@ testdata:
 # Damaged-input run: panics, hangs, memory, exit codes, leftovers (docs/RELIABILITY.md).
 robustness:
 	bash scripts/robustness.sh
+
+# Static binaries for every release target, packed with the man pages and
+# completions, and their SHA-256 sums, in dist/ (scripts/release.sh).
+release:
+	bash scripts/release.sh $(VERSION)
 
 # Man pages and Markdown command reference from the cobra commands.
 docs:
