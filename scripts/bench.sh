@@ -313,4 +313,9 @@ if [ "${BENCH_VERIFY-1}" != 0 ]; then
   echo "checksums (internal/verify) beside the command-line hashers, same run:"
   COUNT=${BENCH_VERIFY_COUNT:-3} bash scripts/bench-verify.sh 30x | tee "$R/verify.md"
 fi
+if [ "${BENCH_DISK-1}" != 0 ]; then
+  echo
+  echo "extraction to disk (scripts/bench-disk.sh), same run:"
+  bash scripts/bench-disk.sh | tee "$R/disk.md"
+fi
 echo "table written to $out"
