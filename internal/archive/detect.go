@@ -34,6 +34,7 @@ const (
 	Ar       Format = "ar"
 	Deb      Format = "deb" // a Debian package: an ar archive of tars
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
+	CAB      Format = "cab" // a Microsoft cabinet
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -64,6 +65,7 @@ var Suffixes = map[Format][]string{
 	// .Z is found as ".z" (names are compared in lower case).
 	Compress: {".taz", ".z"},
 	Lzop:     {".tzo", ".lzo"},
+	CAB:      {".cab"},
 }
 
 // isISO reports whether head holds a disc image's first volume structure
@@ -132,6 +134,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Lzop
 	case IsCpioHeader(head):
 		return Cpio
+	case bytes.HasPrefix(head, []byte("MSCF\x00\x00\x00\x00")):
+		return CAB
 	case bytes.HasPrefix(head, magicAr), bytes.HasPrefix(head, magicThin):
 		// A .deb starts with its debian-binary member.
 		if len(head) >= 24 && strings.TrimRight(string(head[8:24]), " /") == "debian-binary" {
