@@ -140,7 +140,6 @@ func readCabinet(ra io.ReaderAt, size int64) (*cabinet, error) {
 		return nil, ErrMagic
 	}
 	c := &cabinet{ra: ra, size: size}
-	coffFiles := int64(binary.LittleEndian.Uint32(h[16:]))
 	nfolders := int(binary.LittleEndian.Uint16(h[26:]))
 	nfiles := int(binary.LittleEndian.Uint16(h[28:]))
 	c.flags = binary.LittleEndian.Uint16(h[30:])
@@ -191,7 +190,8 @@ func readCabinet(ra io.ReaderAt, size int64) (*cabinet, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	r.off = coffFiles
+	// The files follow the folders. Every reader takes them from there,
+	// whatever coffFiles says (libmspack's hidden-files test).
 	c.files = make([]fileRec, 0, nfiles)
 	for i := 0; i < nfiles; i++ {
 		var f fileRec
@@ -206,6 +206,9 @@ func readCabinet(ra io.ReaderAt, size int64) (*cabinet, error) {
 		}
 		if f.name, err = r.cstring(maxName); err != nil {
 			return nil, err
+		}
+		if f.name == "" {
+			return nil, ErrName
 		}
 		switch f.folder {
 		case contFromPrev, contPrevAndNext:
