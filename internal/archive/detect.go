@@ -35,6 +35,7 @@ const (
 	Deb      Format = "deb" // a Debian package: an ar archive of tars
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
 	CAB      Format = "cab" // a Microsoft cabinet
+	CHM      Format = "chm" // Microsoft Compiled HTML Help (ITSF)
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -66,6 +67,7 @@ var Suffixes = map[Format][]string{
 	Compress: {".taz", ".z"},
 	Lzop:     {".tzo", ".lzo"},
 	CAB:      {".cab"},
+	CHM:      {".chm"},
 }
 
 // isISO reports whether head holds a disc image's first volume structure
@@ -136,6 +138,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Cpio
 	case bytes.HasPrefix(head, []byte("MSCF\x00\x00\x00\x00")):
 		return CAB
+	case bytes.HasPrefix(head, []byte("ITSF")) && len(head) >= 8 && binary.LittleEndian.Uint32(head[4:]) <= 4:
+		return CHM
 	case bytes.HasPrefix(head, magicAr), bytes.HasPrefix(head, magicThin):
 		// A .deb starts with its debian-binary member.
 		if len(head) >= 24 && strings.TrimRight(string(head[8:24]), " /") == "debian-binary" {

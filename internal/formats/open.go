@@ -18,6 +18,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/ar"
 	"github.com/unpack-dev/unpack/internal/codec/cab"
+	"github.com/unpack-dev/unpack/internal/codec/chm"
 	"github.com/unpack-dev/unpack/internal/codec/cpio"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
@@ -55,6 +56,7 @@ var containers = map[archive.Format]Opener{
 	archive.Deb:      openDeb,
 	archive.RPM:      openRPM,
 	archive.CAB:      cab.Open,
+	archive.CHM:      chm.Open,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -357,5 +359,5 @@ func All() []archive.Format {
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
 		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM,
-		archive.CAB}
+		archive.CAB, archive.CHM}
 }

@@ -1,8 +1,10 @@
 package lzx
 
 // decodeBlock decodes symbols of a verbatim or aligned block into the
-// window from d.wpos up to end, which no match may pass.
-func (d *Decoder) decodeBlock(end int, aligned bool) error {
+// window from d.wpos up to end. A match may pass end by up to over bytes
+// (the block's data beyond a frame's end): what passes is left in
+// d.pendLen for the next frame, and returned.
+func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 	w := d.window
 	op := d.wpos
 	// A match may reach back over what this stream has decoded, which is
@@ -25,7 +27,7 @@ func (d *Decoder) decodeBlock(end int, aligned bool) error {
 			sym, l := main.slow(uint32(d.bb >> (64 - maxCodeLen)))
 			if l == 0 {
 				d.r = [3]uint32{r0, r1, r2}
-				return ErrCode
+				return 0, ErrCode
 			}
 			d.bb <<= l
 			d.nb -= l
@@ -50,7 +52,7 @@ func (d *Decoder) decodeBlock(end int, aligned bool) error {
 				v, l = length.slow(uint32(d.bb >> (64 - maxCodeLen)))
 				if l == 0 {
 					d.r = [3]uint32{r0, r1, r2}
-					return ErrCode
+					return 0, ErrCode
 				}
 			}
 			d.bb <<= l
@@ -89,7 +91,7 @@ func (d *Decoder) decodeBlock(end int, aligned bool) error {
 				l := uint(e & 31)
 				if l == 0 {
 					d.r = [3]uint32{r0, r1, r2}
-					return ErrCode
+					return 0, ErrCode
 				}
 				d.bb <<= l
 				d.nb -= l
@@ -103,34 +105,47 @@ func (d *Decoder) decodeBlock(end int, aligned bool) error {
 			r1 = r0
 			r0 = off
 		}
-		if ml > end-op || int64(off) > int64(op)-base || int(off) > len(w) {
+		if int64(off) > int64(op)-base || int(off) > len(w) || ml > end-op+over {
 			d.r = [3]uint32{r0, r1, r2}
-			return ErrMatch
+			return 0, ErrMatch
 		}
-		from := op - int(off)
-		if from < 0 {
-			// The match starts in the window's older half, past its end.
-			from += len(w)
-			k := min(ml, len(w)-from)
-			copy(w[op:op+k], w[from:from+k])
-			op += k
-			ml -= k
-			from = 0
+		if ml > end-op {
+			// The match runs on into the next frame, as Microsoft's
+			// encoders write (7-Zip and chmlib read it so).
+			d.pendLen, d.pendOff = ml-(end-op), int(off)
+			copyMatch(w, op, int(off), end-op)
+			op = end
+			break
 		}
-		if int(off) >= ml {
-			copy(w[op:op+ml], w[from:from+ml])
-			op += ml
-		} else {
-			for i := 0; i < ml; i++ {
-				w[op+i] = w[from+i]
-			}
-			op += ml
-		}
+		copyMatch(w, op, int(off), ml)
+		op += ml
 	}
 	d.r = [3]uint32{r0, r1, r2}
 	d.wpos = op
 	if d.overrun() {
-		return ErrTruncated
+		return 0, ErrTruncated
 	}
-	return nil
+	return d.pendLen, nil
+}
+
+// copyMatch copies n bytes to w[op:] from off bytes back in the ring
+// window, byte by byte where they overlap. w[op:op+n] is inside w.
+func copyMatch(w []byte, op, off, n int) {
+	from := op - off
+	if from < 0 {
+		// The match starts in the window's older part, at its end.
+		from += len(w)
+		k := min(n, len(w)-from)
+		copy(w[op:op+k], w[from:from+k])
+		op += k
+		n -= k
+		from = 0
+	}
+	if off >= n {
+		copy(w[op:op+n], w[from:from+n])
+		return
+	}
+	for i := 0; i < n; i++ {
+		w[op+i] = w[from+i]
+	}
 }

@@ -142,6 +142,8 @@ type Decoder struct {
 	total    int64 // bytes decoded since Reset
 	numMain  int
 	pendPad  bool // an odd uncompressed block's pad byte starts the next src
+	pendLen  int  // bytes of a match that ran past the last frame's end
+	pendOff  int  // and its offset
 	header   bool // the CAB translation header has been read
 	e8       bool
 	e8size   int32
@@ -209,6 +211,7 @@ func (d *Decoder) ResetState() {
 	d.blen = 0
 	d.header = false
 	d.pendPad = false
+	d.pendLen = 0
 }
 
 // Decode decodes the next frame into all of dst from the compressed bytes
@@ -245,6 +248,12 @@ func (d *Decoder) Decode(dst, src []byte) (int, error) {
 	start := d.wpos
 	end := start + n
 	d.fstart = start
+	if d.pendLen > 0 {
+		k := min(d.pendLen, n)
+		copyMatch(d.window, d.wpos, d.pendOff, k)
+		d.wpos += k
+		d.pendLen -= k
+	}
 	for d.wpos < end {
 		if d.bremain == 0 {
 			if err := d.blockHeader(); err != nil {
@@ -256,7 +265,13 @@ func (d *Decoder) Decode(dst, src []byte) (int, error) {
 		if d.btype == blockUncompressed {
 			err = d.copyStored(seg)
 		} else {
-			err = d.decodeBlock(d.wpos+seg, d.btype == blockAligned)
+			over := 0
+			if d.variant == CAB {
+				over = d.bremain - seg
+			}
+			var k int
+			k, err = d.decodeBlock(d.wpos+seg, d.btype == blockAligned, over)
+			seg += k
 		}
 		if err != nil {
 			return 0, err
