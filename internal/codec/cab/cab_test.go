@@ -88,7 +88,7 @@ func TestGcab(t *testing.T) {
 	}
 }
 
-// TestLibmspack reads libmspack's LZX (and MSZIP) cabinets; the sums are
+// TestLibmspack reads libmspack's LZX, Quantum and MSZIP cabinets; the sums are
 // those cabextract, 7-Zip and unar agree on (the shared corpus).
 func TestLibmspack(t *testing.T) {
 	for name, want := range map[string]map[string]string{
@@ -97,6 +97,11 @@ func TestLibmspack(t *testing.T) {
 			"mszip2.txt": "97a5f0999ca55a8aecaced20fd0c5c28df0d0035691264e3964dbe1a9123f891",
 			"lzx1.txt":   "a9cf18335bc692ceaba67292da1864382869a7009e0e638d95020d9e84f2f70c",
 			"lzx2.txt":   "c88392cfceb1cc9a2582e8f466a7748e92da2bddd3cc489baae39ad87f6e9626",
+		},
+		"mszip_lzx_qtm.cab": {
+			"lzx.txt":   "e978598104671296857e0543f4280f4d4e0506dd3cad5162e9f2a4f604fafc78",
+			"mszip.txt": "6a2d9536b995c42a9b9daa2c2eaabf9a1e13e594669a420f8d3e66150af33cff",
+			"qtm.txt":   "bdcfdaf09e54d61f950b165b201d4ad5f5acfdecff1fc5641e382aa382c74b45",
 		},
 	} {
 		got, err := readAllFiles(t, openFile(t, "testdata/"+name))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/lzx"
+	"github.com/unpack-dev/unpack/internal/codec/quantum"
 )
 
 // Compression methods (the low 4 bits of CFFOLDER's typeCompress).
@@ -74,6 +75,8 @@ type folderReader struct {
 	frame []byte // decoded output of one block
 	lzx   *lzx.Decoder
 	lzxW  int
+	qtm   *quantum.Decoder
+	qtmW  int
 	zip   *mszip
 }
 
@@ -109,6 +112,21 @@ func (r *folderReader) reset(f *folder) error {
 			r.lzx, r.lzxW = d, bits
 		}
 		r.lzx.Reset()
+	case methodQuantum:
+		if bits < quantum.MinWindowBits || bits > quantum.MaxWindowBits {
+			return quantum.ErrWindow
+		}
+		if int64(1)<<bits > r.limit {
+			return archive.Limitf("cab: Quantum window of %d bytes is over the memory limit", int64(1)<<bits)
+		}
+		if r.qtm == nil || r.qtmW != bits {
+			d, err := quantum.NewDecoder(bits)
+			if err != nil {
+				return err
+			}
+			r.qtm, r.qtmW = d, bits
+		}
+		r.qtm.Reset()
 	default:
 		return ErrMethod
 	}
@@ -205,6 +223,11 @@ func (r *folderReader) block() error {
 		r.out = r.frame[:n]
 	case methodLZX:
 		if _, err := r.lzx.Decode(r.frame[:n], src); err != nil {
+			return err
+		}
+		r.out = r.frame[:n]
+	case methodQuantum:
+		if err := r.qtm.Decode(r.frame[:n], src); err != nil {
 			return err
 		}
 		r.out = r.frame[:n]
