@@ -23,7 +23,14 @@
 //   - WIM: NewDecoder(bits, WIM) where 1<<bits is the chunk size (2^15 for
 //     WIMGAPI's chunks); each Decode is one chunk, decoded on its own with
 //     E8 translation always on and the translation size 12000000, and
-//     block sizes coded as WIM writes them (a default-size bit).
+//     block sizes coded as WIM writes them (a default-size bit). A chunk
+//     that did not shrink is stored raw in the resource: the WIM reader
+//     copies it instead of calling Decode. WIM streams are strict: a
+//     match may not run past the chunk's end (wimlib).
+//
+// In the CAB/CHM framing a match may run past a frame's end: its rest
+// starts the next frame, and is dropped after a stream's last frame
+// (Microsoft's CHM compiler ends streams so; 7-Zip and chmlib read them).
 //
 // E8 translation (the x86 CALL filter) is undone in dst as libmspack does:
 // for CAB frames starting in the first GiB of output, positions counted
