@@ -17,8 +17,8 @@ const (
 	methodLZX     = 3
 )
 
-// maxBlock bounds a CFDATA block's uncompressed size: 32 KiB by the
-// specification; stored blocks are allowed the field's whole range.
+// maxFrame bounds a compressed CFDATA block's uncompressed size, as the
+// specification does; stored blocks are allowed the field's whole range.
 const maxFrame = 32768
 
 // part is the run of a folder's data blocks in one cabinet.

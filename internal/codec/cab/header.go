@@ -22,21 +22,18 @@ const (
 	contPrevAndNext = 0xFFFF
 )
 
-// File attributes.
+// File attributes. (0x80 says the name is UTF-8; names are given as
+// stored either way.)
 const (
 	attrReadOnly = 0x01
 	attrExec     = 0x40
-	attrNameUTF  = 0x80
 )
 
 const (
 	headerSize   = 36
-	folderSize   = 8
-	fileSize     = 16
 	dataHdrSize  = 8
 	maxName      = 256 // a name, NUL included (cabextract, 7-Zip)
 	maxCabName   = 256
-	maxFolders   = 65535
 	maxReserveHd = 60000 // the specification's bound on the header's reserve
 )
 
