@@ -46,6 +46,7 @@
 package lzx
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -318,10 +319,11 @@ func (d *Decoder) Decode(dst, src []byte) (int, error) {
 func undoE8(b []byte, pos int64, size int32) {
 	limit := len(b) - 10
 	for i := 0; i < limit; {
-		if b[i] != 0xE8 {
-			i++
-			continue
+		k := bytes.IndexByte(b[i:limit], 0xE8)
+		if k < 0 {
+			return
 		}
+		i += k
 		cur := int32(pos + int64(i))
 		abs := int32(binary.LittleEndian.Uint32(b[i+1:]))
 		if abs >= -cur && abs < size {
