@@ -17,6 +17,8 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/ar"
+	"github.com/unpack-dev/unpack/internal/codec/cab"
+	"github.com/unpack-dev/unpack/internal/codec/chm"
 	"github.com/unpack-dev/unpack/internal/codec/cpio"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
@@ -54,6 +56,8 @@ var containers = map[archive.Format]Opener{
 	archive.Ar:       ar.Open,
 	archive.Deb:      openDeb,
 	archive.RPM:      openRPM,
+	archive.CAB:      cab.Open,
+	archive.CHM:      chm.Open,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -89,7 +93,14 @@ func (a *Archive) SteadyStream() bool {
 // own checks cover every entry's data (a tar inside gzip, xz…, or a single
 // compressed file), so that an entry without a checksum of its own is
 // verified all the same.
-func (a *Archive) StreamChecked() bool { return a.checked }
+// A container whose blocks carry the checks (cabinets) says so for the
+// current entry by a Checked method.
+func (a *Archive) StreamChecked() bool {
+	if c, ok := a.Reader.(interface{ Checked() bool }); ok {
+		return c.Checked()
+	}
+	return a.checked
+}
 
 // Consumed is how many input bytes were read so far (for progress).
 func (a *Archive) Consumed() int64 { return a.src.Consumed() }
@@ -435,5 +446,6 @@ func All() []archive.Format {
 	return []archive.Format{archive.XZ, archive.LZMA, archive.Lzip, archive.Gzip, archive.Bzip2,
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
-		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM}
+		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM,
+		archive.CAB, archive.CHM}
 }
