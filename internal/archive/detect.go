@@ -34,6 +34,7 @@ const (
 	Ar       Format = "ar"
 	Deb      Format = "deb" // a Debian package: an ar archive of tars
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
+	LZH      Format = "lzh" // LHA/LArc (.lzh, .lha, .lzs)
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -64,6 +65,7 @@ var Suffixes = map[Format][]string{
 	// .Z is found as ".z" (names are compared in lower case).
 	Compress: {".taz", ".z"},
 	Lzop:     {".tzo", ".lzo"},
+	LZH:      {".lzh", ".lha", ".lzs"},
 }
 
 // isISO reports whether head holds a disc image's first volume structure
@@ -169,6 +171,9 @@ func Detect(head, tail []byte, name string) Format {
 	if IsTarHeader(head) {
 		return Tar
 	}
+	if IsLZHHeader(head) {
+		return LZH
+	}
 	if isLZMAAlone(head, name) {
 		return LZMA
 	}
@@ -187,6 +192,9 @@ func Detect(head, tail []byte, name string) Format {
 	}
 	if i := bytes.Index(head, magic7z); i > 0 {
 		return SevenZip
+	}
+	if lzhSFX(head) {
+		return LZH
 	}
 	if IsEmptyTar(head) {
 		return Tar
@@ -281,6 +289,68 @@ func IsCpioHeader(h []byte) bool {
 		return false
 	}
 	return n >= 2 && n <= 4096 && (26+n > len(h) || h[26+n-1] == 0)
+}
+
+// IsLZHHeader reports whether h starts with an LHA file header: a method
+// field ("-lh5-", "-lz5-", "-pm0-"…) at offset 2, a header level of 0 to
+// 3 at offset 20 and, for levels 0 and 1, the header's byte sum right.
+func IsLZHHeader(h []byte) bool {
+	if len(h) < 22 || h[2] != '-' || h[6] != '-' {
+		return false
+	}
+	switch m := h[5]; string(h[3:5]) {
+	case "lh":
+		if !(m >= '0' && m <= '9' || m == 'd' || m == 'x') {
+			return false
+		}
+	case "lz":
+		if m != '4' && m != '5' && m != 's' {
+			return false
+		}
+	case "pm":
+		if m != '0' && m != '1' && m != '2' {
+			return false
+		}
+	default:
+		return false
+	}
+	switch h[20] {
+	case 0, 1:
+		n := int(h[0])
+		if n < 22 {
+			return false
+		}
+		if len(h) < n+2 {
+			return true
+		}
+		var sum byte
+		for _, c := range h[2 : n+2] {
+			sum += c
+		}
+		return sum == h[1]
+	case 2:
+		return binary.LittleEndian.Uint16(h) >= 26
+	case 3:
+		return binary.LittleEndian.Uint16(h) == 4
+	}
+	return false
+}
+
+// lzhSFX reports whether an LHA header starts within the first 128 KiB
+// of head, as in LHA's self-extracting programs (lhasa's 64 KiB scan
+// counts half the bytes it passes, and some stubs are that long).
+func lzhSFX(head []byte) bool {
+	head = head[:min(len(head), 128<<10+22)]
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(head[i:], '-')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i >= 2 && IsLZHHeader(head[i-2:]) {
+			return true
+		}
+	}
 }
 
 // IsEmptyTar recognises a tar archive of no entries: its end marker, two
