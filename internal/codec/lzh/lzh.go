@@ -78,7 +78,12 @@ func NewReader(r io.Reader, opt *archive.Options) (*Reader, error) {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, z.inputErr(err)
 	}
-	off := Find(head)
+	off := 0
+	// An archive that starts with a method field is read from there, so
+	// that a broken first header is reported, not skipped like a stub.
+	if len(head) < 7 || head[2] != '-' || head[6] != '-' {
+		off = Find(head)
+	}
 	if off < 0 {
 		return nil, ErrNotLZH
 	}
