@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/crc32"
 	"path/filepath"
 	"strings"
 )
@@ -35,6 +36,7 @@ const (
 	Deb      Format = "deb" // a Debian package: an ar archive of tars
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
 	LZH      Format = "lzh" // LHA/LArc (.lzh, .lha, .lzs)
+	ARJ      Format = "arj"
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -66,6 +68,7 @@ var Suffixes = map[Format][]string{
 	Compress: {".taz", ".z"},
 	Lzop:     {".tzo", ".lzo"},
 	LZH:      {".lzh", ".lha", ".lzs"},
+	ARJ:      {".arj"},
 }
 
 // isISO reports whether head holds a disc image's first volume structure
@@ -134,6 +137,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Lzop
 	case IsCpioHeader(head):
 		return Cpio
+	case isARJ(head):
+		return ARJ
 	case bytes.HasPrefix(head, magicAr), bytes.HasPrefix(head, magicThin):
 		// A .deb starts with its debian-binary member.
 		if len(head) >= 24 && strings.TrimRight(string(head[8:24]), " /") == "debian-binary" {
@@ -195,6 +200,15 @@ func Detect(head, tail []byte, name string) Format {
 	}
 	if lzhSFX(head) {
 		return LZH
+	}
+	for i := 0; ; i++ {
+		j := bytes.Index(head[i:], []byte{0x60, 0xEA})
+		if j < 0 {
+			break
+		}
+		if i += j; isARJ(head[i:]) {
+			return ARJ
+		}
 	}
 	if IsEmptyTar(head) {
 		return Tar
@@ -334,6 +348,24 @@ func IsLZHHeader(h []byte) bool {
 		return binary.LittleEndian.Uint16(h) == 4
 	}
 	return false
+}
+
+// isARJ reports whether h starts with an ARJ main header: the id 60 EA,
+// a basic header of 30 to 2600 bytes whose first field fits in it, the
+// main header's file type (2) and, when the header is within h, a right
+// CRC-32.
+func isARJ(h []byte) bool {
+	if len(h) < 12 || h[0] != 0x60 || h[1] != 0xEA {
+		return false
+	}
+	n := int(binary.LittleEndian.Uint16(h[2:]))
+	if n < 30 || n > 2600 || int(h[4]) < 30 || int(h[4]) > n || h[10] != 2 {
+		return false
+	}
+	if len(h) < 4+n+4 {
+		return true
+	}
+	return crc32.ChecksumIEEE(h[4:4+n]) == binary.LittleEndian.Uint32(h[4+n:])
 }
 
 // lzhSFX reports whether an LHA header starts within the first 128 KiB

@@ -2,7 +2,8 @@
 // those ARJ shares with them: -lh1- (4 KiB window, adaptive Huffman),
 // -lh4- to -lh7- and -lhx- (4 KiB to 1 MiB windows, static Huffman
 // tables per block), -lzs- and -lz5- (LArc), and ARJ's methods 1 to 3
-// (the -lh6- coding over a 26 KiB dictionary). The streams carry no end
+// (the -lh6- coding over a 26 KiB dictionary) and 4 (unary-prefixed
+// lengths and offsets, no tables). The streams carry no end
 // marker: the container gives the decoded size, and its checksum (CRC-16
 // in LHA, CRC-32 in ARJ) is verified by the caller.
 //
@@ -39,7 +40,8 @@ const (
 	LHX
 	LZS
 	LZ5
-	ARJ // ARJ methods 1 to 3
+	ARJ  // ARJ methods 1 to 3
+	ARJ4 // ARJ method 4
 )
 
 // Errors. Each errors.Is its archive category.
@@ -66,6 +68,8 @@ func WindowSize(m Method) int {
 		return 1 << 20
 	case LZS:
 		return 1 << 11
+	case ARJ4:
+		return 1 << 15
 	}
 	return 0
 }
@@ -100,7 +104,7 @@ func (z *Reader) Reset(r io.Reader, m Method, size int64) error {
 	z.b.reset(r)
 	fill, start := byte(' '), 0
 	switch m {
-	case ARJ:
+	case ARJ, ARJ4:
 		fill = 0
 	case LZS:
 		start = ws - 17
@@ -117,7 +121,7 @@ func (z *Reader) Reset(r io.Reader, m Method, size int64) error {
 	case LZ5:
 		lz5Prime(z.win.buf)
 		z.z5 = lz5{}
-	case LZS:
+	case LZS, ARJ4:
 	default:
 		bits := uint(5)
 		if m == LH4 || m == LH5 {
@@ -188,6 +192,8 @@ func (z *Reader) fill() bool {
 		ok = decodeLZS(&z.b, &z.win)
 	case LZ5:
 		ok = z.z5.decode(&z.b, &z.win)
+	case ARJ4:
+		ok = decodeARJ4(&z.b, &z.win)
 	default:
 		ok = z.st.decode(&z.b, &z.win)
 	}
