@@ -129,13 +129,22 @@ func (s *static) decode(b *bitReader, win *window) bool {
 	if win.mlen > 0 {
 		win.copyMatch()
 	}
-	buf := win.buf
-	for win.room() {
+	buf, mask := win.buf, win.mask
+	// w runs to end: the ring's end or the output's, whichever is first;
+	// win is brought up to date before anything else looks at it.
+	w := win.w
+	end := len(buf)
+	if win.left < int64(end-w) {
+		end = w + int(win.left)
+	}
+	sync := func() {
+		win.left -= int64(w - win.w)
+		win.w = w
+	}
+	for w < end {
 		if s.blockCmd == 0 {
-			if !s.startBlock(b) {
-				return false
-			}
-			if b.overrun() {
+			if !s.startBlock(b) || b.overrun() {
+				sync()
 				return false
 			}
 			continue
@@ -144,25 +153,41 @@ func (s *static) decode(b *bitReader, win *window) bool {
 		b.refill()
 		code, ok := s.c.decode(b)
 		if !ok {
+			sync()
 			return false
 		}
 		if code < 256 {
-			buf[win.w] = byte(code)
-			win.w++
-			win.left--
+			buf[w] = byte(code)
+			w++
 			continue
 		}
 		n := code - 256 + copyMin
-		b.refill()
 		bits, ok := s.p.decode(b)
 		if !ok {
+			sync()
 			return false
 		}
 		off := bits
 		if bits > 1 {
 			off = int(b.read(uint(bits-1))) | 1<<(bits-1)
 		}
-		win.match(win.w-off-1, n)
+		src := (w - off - 1) & mask
+		if n > end-w {
+			// The match runs past the ring's end or the output's: the
+			// window finishes it.
+			sync()
+			win.match(src, n)
+			return !b.overrun()
+		}
+		if d := w - src; d >= n || (d <= -n && src+n <= len(buf)) {
+			copy(buf[w:w+n], buf[src:src+n])
+		} else {
+			for i := range n {
+				buf[w+i] = buf[(src+i)&mask]
+			}
+		}
+		w += n
 	}
+	sync()
 	return !b.overrun()
 }
