@@ -3,7 +3,8 @@
 # (ARJ32 3.10) over a small tree (text, random bytes, a subdirectory, an
 # empty file): arj-m0..arj-m4.arj (`arj a -m<n> -r`; m1 also carries an
 # archive comment, -z), vol.arj/.a01/.a02… (`-v10k`: files spanning
-# volumes), garbled.arj (`-gsecret`). Each is checked by `arj x` against
+# volumes), garbled.arj (`-gsecret`), dir.arj (the tree with its
+# directory entry, `-r -a1`). Each is checked by `arj x` against
 # the tree (garbled.arj with the password). files.txt lists the tree
 # ("SHA-256 size path").
 set -euo pipefail
@@ -32,6 +33,8 @@ for m in 0 1 2 3 4; do
 done
 arj_a "$T/vol.arj" -m0 -v10k
 arj_a "$T/garbled.arj" -m1 -gsecret
+(cd "$s" && arj a "$T/dir.arj" -r -a1 -y '*' >/dev/null)
+arj l "$T/dir.arj" | grep -q '^sub .* drwx'
 for a in arj-m0 arj-m1 arj-m2 arj-m3 arj-m4 vol garbled; do
   rm -rf "$tmp/x"; mkdir "$tmp/x"
   pw=(); [ $a = garbled ] && pw=(-gsecret)

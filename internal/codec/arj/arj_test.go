@@ -157,6 +157,29 @@ func TestSkipUnread(t *testing.T) {
 	}
 }
 
+func TestDirectory(t *testing.T) {
+	z, err := NewReader(bytes.NewReader(testutil.Fixture(t, "dir.arj")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dir *archive.Entry
+	for {
+		e, err := z.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Type == archive.TypeDir {
+			dir = e
+		}
+	}
+	if dir == nil || dir.Name != "sub" || dir.Mode != 0o755 {
+		t.Fatalf("directory entry %+v", dir)
+	}
+}
+
 func TestGarbled(t *testing.T) {
 	_, err := readAll(testutil.Fixture(t, "garbled.arj"), "", plain)
 	if !errors.Is(err, archive.ErrUnsupported) || !strings.Contains(err.Error(), "garbled") {

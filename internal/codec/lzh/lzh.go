@@ -180,6 +180,9 @@ func (z *Reader) next() (*archive.Entry, error) {
 			e.Type, e.Linkname, e.Size = archive.TypeSymlink, h.target, 0
 		} else {
 			e.Type, e.Size = archive.TypeDir, 0
+			if e.Mode == 0 {
+				e.Mode = 0o755
+			}
 		}
 		return e, nil
 	}

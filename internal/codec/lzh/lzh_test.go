@@ -308,6 +308,17 @@ func TestHugeSizes(t *testing.T) {
 	}
 }
 
+func TestDirectoryMode(t *testing.T) {
+	r, err := NewReader(bytes.NewReader(testutil.Fixture(t, "h3_subdir.lzh")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.Next()
+	if err != nil || e.Type != archive.TypeDir || e.Name != "subdir/" || e.Mode != 0o755 {
+		t.Fatalf("first entry %+v, %v", e, err)
+	}
+}
+
 func TestCollapse(t *testing.T) {
 	for in, want := range map[string]string{
 		"": "", "a/": "a/", "../": "", "a/../../b/": "b/", "/x/./y//": "/x/y/", "/../": "/",
