@@ -3,7 +3,6 @@ package arj
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"io"
 	"strings"
 	"time"
@@ -19,11 +18,8 @@ const (
 	flagGarbled = 0x01
 	flagVolume  = 0x04 // the file (or, in the main header, the archive) continues in the next volume
 	flagExtFile = 0x08 // the file continues one from the previous volume
-	flagPathSym = 0x10
 
-	// File types.
-	typeBinary  = 0
-	typeText    = 1
+	// File types (0 binary and 1 text files are read alike).
 	typeMain    = 2
 	typeDir     = 3
 	typeLabel   = 4
@@ -135,7 +131,8 @@ func parseBasic(b []byte) (*header, error) {
 		rest = rest[:j]
 	}
 	h.comment = string(rest)
-	if h.host != hostUnix && h.host != hostNeXT || h.flags&flagPathSym == 0 {
+	// MS-DOS and Windows hosts may separate directories with "\".
+	if h.host != hostUnix && h.host != hostNeXT {
 		h.name = strings.ReplaceAll(h.name, "\\", "/")
 	}
 	return h, nil
@@ -154,5 +151,3 @@ func (h *header) modTime() time.Time {
 	return time.Date(int(t>>25&0x7f)+1980, time.Month(t>>21&0x0f), int(t>>16&0x1f),
 		int(t>>11&0x1f), int(t>>5&0x3f), int(t&0x1f)*2, 0, time.Local)
 }
-
-var errNoMain = errors.New("arj: no main header")

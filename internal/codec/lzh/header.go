@@ -57,7 +57,6 @@ type header struct {
 	hdrCRC   uint16
 	hasCRC   bool
 	crcAt    int // offset in raw of the common header's CRC
-	raw      []byte
 }
 
 func le16(b []byte) uint16 { return binary.LittleEndian.Uint16(b) }
@@ -103,7 +102,6 @@ func (z *Reader) readHeader() (*header, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.raw = raw
 	if h.hasCRC {
 		raw[h.crcAt], raw[h.crcAt+1] = 0, 0
 		if got := verify.UpdateCRC16ARC(0, raw); got != h.hdrCRC {
@@ -131,7 +129,6 @@ func (z *Reader) more(raw []byte, n int) ([]byte, error) {
 		}
 		return raw, z.inputErr(err)
 	}
-	z.pos += int64(n)
 	return raw, nil
 }
 

@@ -51,7 +51,6 @@ const (
 type Reader struct {
 	r      *bufio.Reader
 	opt    *archive.Options
-	pos    int64 // input offset of r's next byte
 	hbuf   []byte
 	remain int64 // packed bytes of the current entry not consumed
 	body   io.LimitedReader
@@ -88,7 +87,6 @@ func NewReader(r io.Reader, opt *archive.Options) (*Reader, error) {
 		return nil, ErrNotLZH
 	}
 	br.Discard(off)
-	z.pos = int64(off)
 	return z, nil
 }
 
@@ -136,14 +134,9 @@ func (z *Reader) Next() (*archive.Entry, error) {
 
 func (z *Reader) next() (*archive.Entry, error) {
 	z.data = nil
-	if n := z.remain; n > 0 {
-		m, err := z.r.Discard(int(min(n, 1<<30)))
-		for err == nil && int64(m) < n {
-			var k int
-			k, err = z.r.Discard(int(min(n-int64(m), 1<<30)))
-			m += k
-		}
-		z.pos += int64(m)
+	for z.remain > 0 {
+		m, err := z.r.Discard(int(min(z.remain, 1<<30)))
+		z.remain -= int64(m)
 		if err == io.EOF {
 			return nil, ErrTruncated
 		}
@@ -268,7 +261,6 @@ func (c *counted) Read(p []byte) (int, error) {
 	before := c.z.body.N
 	n, err := c.r.Read(p)
 	c.z.remain -= before - c.z.body.N
-	c.z.pos += before - c.z.body.N
 	c.got += int64(n)
 	if err == io.EOF && c.got < c.size {
 		err = ErrTruncated
