@@ -89,6 +89,9 @@ func NewReader(r io.Reader, opt *archive.Options) (*Reader, error) {
 // skipStub finds the main header: at the start, or the first header id
 // in the buffered input whose header's CRC-32 is right.
 func (z *Reader) skipStub() error {
+	if head, _ := z.r.Peek(4 + maxBasic + 4); IsHeader(head) {
+		return nil
+	}
 	head, _ := z.r.Peek(z.r.Size())
 	for i := 0; i+4 <= len(head); i++ {
 		j := bytes.Index(head[i:], []byte{0x60, 0xEA})
