@@ -63,7 +63,8 @@ CROSS_PKGS = ./internal/archive ./internal/bcj ./internal/hugemem ./internal/ver
 	./internal/rarcrypt ./internal/codec/gzip ./internal/codec/zstdframe \
 	./internal/codec/rar/rarshared ./internal/codec/iso9660 ./internal/codec/udf \
 	./internal/codec/squashfs ./internal/codec/cpio ./internal/codec/ar ./internal/codec/rpm \
-	./internal/codec/lzx ./internal/codec/quantum ./internal/codec/cab ./internal/codec/chm
+	./internal/codec/lzx ./internal/codec/quantum ./internal/codec/cab ./internal/codec/chm \
+	./internal/codec/lzhdec ./internal/codec/lzh ./internal/codec/arj
 CROSS_PKGS_ALL = $(CROSS_PKGS) ./internal/codec/lzma ./internal/codec/xz ./internal/codec/zip \
 	./internal/codec/sevenzip ./internal/codec/brotli ./internal/codec/inflate ./internal/codec/rar/...
 cross-test:

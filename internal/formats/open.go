@@ -17,9 +17,11 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/ar"
+	"github.com/unpack-dev/unpack/internal/codec/arj"
 	"github.com/unpack-dev/unpack/internal/codec/cab"
 	"github.com/unpack-dev/unpack/internal/codec/chm"
 	"github.com/unpack-dev/unpack/internal/codec/cpio"
+	"github.com/unpack-dev/unpack/internal/codec/lzh"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
 	"github.com/unpack-dev/unpack/internal/codec/squashfs"
@@ -58,6 +60,8 @@ var containers = map[archive.Format]Opener{
 	archive.RPM:      openRPM,
 	archive.CAB:      cab.Open,
 	archive.CHM:      chm.Open,
+	archive.LZH:      lzh.Open,
+	archive.ARJ:      arj.Open,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -447,5 +451,5 @@ func All() []archive.Format {
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
 		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM,
-		archive.CAB, archive.CHM}
+		archive.CAB, archive.CHM, archive.LZH, archive.ARJ}
 }
