@@ -34,6 +34,7 @@ const (
 	Ar       Format = "ar"
 	Deb      Format = "deb" // a Debian package: an ar archive of tars
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
+	XAR      Format = "xar" // XAR, as macOS .pkg and .xip use
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -64,6 +65,7 @@ var Suffixes = map[Format][]string{
 	// .Z is found as ".z" (names are compared in lower case).
 	Compress: {".taz", ".z"},
 	Lzop:     {".tzo", ".lzo"},
+	XAR:      {".xar", ".pkg", ".xip"},
 }
 
 // isISO reports whether head holds a disc image's first volume structure
@@ -130,6 +132,8 @@ func Detect(head, tail []byte, name string) Format {
 		return RPM
 	case bytes.HasPrefix(head, magicLzop):
 		return Lzop
+	case bytes.HasPrefix(head, []byte("xar!")):
+		return XAR
 	case IsCpioHeader(head):
 		return Cpio
 	case bytes.HasPrefix(head, magicAr), bytes.HasPrefix(head, magicThin):
