@@ -19,6 +19,7 @@ import (
 // settled at once.
 type tree struct {
 	prefix string
+	method string       // the member's compression
 	data   *dataReader  // the member's data, with its xar checks
 	dec    io.Reader    // the decompressed cpio archive
 	closer io.Closer    // its decoder
@@ -33,7 +34,7 @@ type tree struct {
 func (r *Reader) startTree(it *item, d *dataReader) (*archive.Entry, error) {
 	br := bufio.NewReaderSize(d, 64<<10)
 	r.cur = br
-	head, _ := br.Peek(6)
+	head, _ := br.Peek(110) // a cpio header, at most
 	t := &tree{prefix: it.e.Name, data: d}
 	switch {
 	case string(head[:min(len(head), 4)]) == PbzxMagic:
@@ -41,20 +42,20 @@ func (r *Reader) startTree(it *item, d *dataReader) (*archive.Entry, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.dec, t.closer = z, z
+		t.dec, t.closer, t.method = z, z, "pbzx"
 	case len(head) >= 3 && head[0] == 0x1f && head[1] == 0x8b && head[2] == 8:
 		z, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, err
 		}
-		t.dec = z
+		t.dec, t.method = z, "gzip"
 	case archive.IsCpioHeader(head):
-		t.dec = br
+		t.dec, t.method = br, "stored"
 	default:
 		return it.e, nil
 	}
 	ib := bufio.NewReaderSize(t.dec, 64<<10)
-	if peek, err := ib.Peek(6); !archive.IsCpioHeader(peek) {
+	if peek, err := ib.Peek(110); !archive.IsCpioHeader(peek) {
 		t.close()
 		if err != nil && err != io.EOF {
 			return nil, truncated(err)
@@ -97,7 +98,7 @@ func (t *tree) next() (*archive.Entry, error) {
 			continue // the archive's "." is the member's directory
 		}
 		c := *e
-		c.Name = t.prefix + "/" + name
+		c.Name, c.Method, c.PackedSize = t.prefix+"/"+name, t.method, -1
 		if c.Type == archive.TypeHardlink {
 			c.Linkname = t.prefix + "/" + strings.TrimPrefix(path.Clean("/"+e.Linkname), "/")
 		}

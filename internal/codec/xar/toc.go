@@ -189,6 +189,9 @@ func (t *toc) set(f *file, name, up, up2, s string, attrs []xml.Attr, base bool)
 	}
 	switch name {
 	case "name":
+		if f.name != "" {
+			return nil // a repeated name (some writers do): the first counts
+		}
 		if base {
 			v, err := base64.StdEncoding.DecodeString(s)
 			if err != nil {
