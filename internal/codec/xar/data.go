@@ -51,19 +51,36 @@ func (h *hashing) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// decoders are the buffers a Reader reuses from one file to the next (one
+// file's data are read at a time).
+type decoders struct {
+	zlib zlibReader
+	br   *bufio.Reader
+}
+
+// buffered returns the reused buffered reader, reading r.
+func (c *decoders) buffered(r io.Reader) *bufio.Reader {
+	if c.br == nil {
+		c.br = bufio.NewReaderSize(r, 16<<10)
+	} else {
+		c.br.Reset(r)
+	}
+	return c.br
+}
+
 // newDataReader decodes extent x read from src.
-func newDataReader(src io.Reader, x *extent, opt *archive.Options) (*dataReader, error) {
+func newDataReader(src io.Reader, x *extent, opt *archive.Options, c *decoders) (*dataReader, error) {
 	d := &dataReader{x: x, raw: hashing{r: src, h: verify.New(x.archived.kind)}, ext: verify.New(x.extracted.kind)}
 	var err error
 	switch x.encoding {
 	case "", "application/octet-stream":
 		d.dec = &d.raw
 	case "application/x-gzip":
-		br := bufio.NewReaderSize(&d.raw, 16<<10)
+		br := c.buffered(&d.raw)
 		if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 			d.dec, err = gzip.NewReader(br)
-		} else {
-			d.dec, err = newZlibReader(br)
+		} else if err = c.zlib.reset(br); err == nil {
+			d.dec = &c.zlib
 		}
 	case "application/x-bzip2":
 		var z *bzip2.Reader
@@ -71,7 +88,7 @@ func newDataReader(src io.Reader, x *extent, opt *archive.Options) (*dataReader,
 			d.dec, d.closer = z, z
 		}
 	case "application/x-xz", "application/x-lzma":
-		br := bufio.NewReaderSize(&d.raw, 16<<10)
+		br := c.buffered(&d.raw)
 		if head, _ := br.Peek(6); string(head) == "\xfd7zXZ\x00" {
 			var z *xz.Reader
 			if z, err = xz.NewReader(br, xz.Config{MemLimit: opt.Limit(), Threads: opt.Threads, Warn: opt.Unverifiedf}); err == nil {

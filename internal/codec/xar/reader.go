@@ -24,6 +24,7 @@ type Reader struct {
 	cur   io.Reader   // the current entry's data
 	data  *dataReader // its decoder, to close
 	sub   *tree       // a .pkg member read as a tree
+	dec   decoders
 	done  []archive.Verdict
 	err   error
 }
@@ -78,7 +79,7 @@ func NewReader(in *archive.Input, opt *archive.Options) (*Reader, error) {
 	if in.Size >= 0 && r.heap.base > in.Size {
 		return nil, ErrTruncated
 	}
-	t, err := readTOC(br, h, opt.Limit())
+	t, err := readTOC(br, h, opt.Limit(), &r.dec.zlib)
 	if err != nil {
 		return nil, err
 	}
@@ -93,11 +94,10 @@ func NewReader(in *archive.Input, opt *archive.Options) (*Reader, error) {
 
 // readTOC reads the compressed TOC and parses it; h.check's digest of the
 // compressed bytes is left in the toc for checkTOC.
-func readTOC(br *bufio.Reader, h *header, limit int64) (*toc, error) {
+func readTOC(br *bufio.Reader, h *header, limit int64, z *zlibReader) (*toc, error) {
 	var hs hashing
 	hs.r, hs.h = &section{r: br, left: int64(h.tocCompressed)}, verify.New(h.check)
-	z, err := newZlibReader(&hs)
-	if err != nil {
+	if err := z.reset(&hs); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
@@ -299,7 +299,7 @@ func (r *Reader) open(it *item) (*dataReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newDataReader(src, it.f.data, r.opt)
+	return newDataReader(src, it.f.data, r.opt, &r.dec)
 }
 
 func (r *Reader) closeData() {

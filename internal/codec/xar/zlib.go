@@ -27,15 +27,23 @@ type zlibReader struct {
 	sum   [4]byte
 }
 
-func newZlibReader(r io.Reader) (*zlibReader, error) {
+// reset makes z (the zero value, or a reader used before, whose buffers
+// it keeps) decode the zlib stream r.
+func (z *zlibReader) reset(r io.Reader) error {
 	var h [2]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return nil, truncated(err)
+		return truncated(err)
 	}
 	if h[0]&0x0f != 8 || h[0]>>4 > 7 || (uint(h[0])<<8|uint(h[1]))%31 != 0 || h[1]&0x20 != 0 {
-		return nil, errZlib
+		return errZlib
 	}
-	return &zlibReader{src: r, f: inflate.NewInflater(r, false), adler: verify.New(verify.Adler32).(hash.Hash32)}, nil
+	if z.f == nil {
+		z.f, z.adler = inflate.NewInflater(r, false), verify.New(verify.Adler32).(hash.Hash32)
+	}
+	z.f.Reset(r)
+	z.adler.Reset()
+	z.src, z.err = r, nil
+	return nil
 }
 
 func (z *zlibReader) Read(p []byte) (int, error) {
