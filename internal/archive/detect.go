@@ -35,6 +35,7 @@ const (
 	Deb      Format = "deb" // a Debian package: an ar archive of tars
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
 	XAR      Format = "xar" // XAR, as macOS .pkg and .xip use
+	CFB      Format = "cfb" // a compound file (OLE structured storage: .msi, .doc…)
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -134,6 +135,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Lzop
 	case bytes.HasPrefix(head, []byte("xar!")):
 		return XAR
+	case bytes.HasPrefix(head, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")):
+		return CFB
 	case IsCpioHeader(head):
 		return Cpio
 	case bytes.HasPrefix(head, magicAr), bytes.HasPrefix(head, magicThin):

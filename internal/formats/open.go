@@ -17,6 +17,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/ar"
+	"github.com/unpack-dev/unpack/internal/codec/cfb"
 	"github.com/unpack-dev/unpack/internal/codec/cpio"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
@@ -55,6 +56,7 @@ var containers = map[archive.Format]Opener{
 	archive.Deb:      openDeb,
 	archive.RPM:      openRPM,
 	archive.XAR:      xar.Open,
+	archive.CFB:      cfb.Open,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -350,5 +352,5 @@ func All() []archive.Format {
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
 		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM,
-		archive.XAR}
+		archive.XAR, archive.CFB}
 }
