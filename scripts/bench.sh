@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar Z lzo"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb xar"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab xar"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -179,6 +179,16 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
       [ -s "$a" ] || (cd "$W" && ar rcD "$a" text.raw binary.raw mixed.raw)
       printf 'x -c\t%s\tar p\tar p %s\n' "$U x -c $a" "$a"
       printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
+    cab)
+      # gcab -z (MSZIP) of 16 MiB of text and 16 MiB of binary records: the
+      # 32 MiB workload. No tool here writes LZX or Quantum cabinets.
+      a=$W/t.cab
+      if [ ! -s "$a" ]; then
+        rm -rf "$W/cabsrc" && mkdir -p "$W/cabsrc" && head -c 16M "$W/text.raw" > "$W/cabsrc/text" && \
+          head -c 16M "$W/binary.raw" > "$W/cabsrc/binary" && (cd "$W/cabsrc" && gcab -c -z "$a" text binary)
+      fi
+      printf 'x -c\t%s\tcabextract -p\tcabextract -q -p %s\n' "$U x -c $a" "$a"
       printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
     deb)
       # The data member as xz (dpkg-deb's default): unpack x -c writes the

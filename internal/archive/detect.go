@@ -36,6 +36,8 @@ const (
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
 	XAR      Format = "xar" // XAR, as macOS .pkg and .xip use
 	CFB      Format = "cfb" // a compound file (OLE structured storage: .msi, .doc…)
+	CAB      Format = "cab" // a Microsoft cabinet
+	CHM      Format = "chm" // Microsoft Compiled HTML Help (ITSF)
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -67,6 +69,8 @@ var Suffixes = map[Format][]string{
 	Compress: {".taz", ".z"},
 	Lzop:     {".tzo", ".lzo"},
 	XAR:      {".xar", ".pkg", ".xip"},
+	CAB:      {".cab"},
+	CHM:      {".chm"},
 }
 
 // isISO reports whether head holds a disc image's first volume structure
@@ -139,6 +143,10 @@ func Detect(head, tail []byte, name string) Format {
 		return CFB
 	case IsCpioHeader(head):
 		return Cpio
+	case bytes.HasPrefix(head, []byte("MSCF\x00\x00\x00\x00")):
+		return CAB
+	case bytes.HasPrefix(head, []byte("ITSF")) && len(head) >= 8 && binary.LittleEndian.Uint32(head[4:]) <= 4:
+		return CHM
 	case bytes.HasPrefix(head, magicAr), bytes.HasPrefix(head, magicThin):
 		// A .deb starts with its debian-binary member.
 		if len(head) >= 24 && strings.TrimRight(string(head[8:24]), " /") == "debian-binary" {

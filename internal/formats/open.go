@@ -17,7 +17,9 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/ar"
+	"github.com/unpack-dev/unpack/internal/codec/cab"
 	"github.com/unpack-dev/unpack/internal/codec/cfb"
+	"github.com/unpack-dev/unpack/internal/codec/chm"
 	"github.com/unpack-dev/unpack/internal/codec/cpio"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
@@ -57,6 +59,8 @@ var containers = map[archive.Format]Opener{
 	archive.RPM:      openRPM,
 	archive.XAR:      xar.Open,
 	archive.CFB:      cfb.Open,
+	archive.CAB:      cab.Open,
+	archive.CHM:      chm.Open,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -92,7 +96,14 @@ func (a *Archive) SteadyStream() bool {
 // own checks cover every entry's data (a tar inside gzip, xz…, or a single
 // compressed file), so that an entry without a checksum of its own is
 // verified all the same.
-func (a *Archive) StreamChecked() bool { return a.checked }
+// A container whose blocks carry the checks (cabinets) says so for the
+// current entry by a Checked method.
+func (a *Archive) StreamChecked() bool {
+	if c, ok := a.Reader.(interface{ Checked() bool }); ok {
+		return c.Checked()
+	}
+	return a.checked
+}
 
 // Consumed is how many input bytes were read so far (for progress).
 func (a *Archive) Consumed() int64 { return a.src.Consumed() }
@@ -352,5 +363,6 @@ func All() []archive.Format {
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
 		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM,
-		archive.XAR, archive.CFB}
+		archive.XAR, archive.CFB,
+		archive.CAB, archive.CHM}
 }
