@@ -36,6 +36,7 @@ const (
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
 	XAR      Format = "xar" // XAR, as macOS .pkg and .xip use
 	CFB      Format = "cfb" // a compound file (OLE structured storage: .msi, .doc…)
+	MSI      Format = "msi" // a Windows Installer database (a compound file) read as the tree it installs
 	CAB      Format = "cab" // a Microsoft cabinet
 	CHM      Format = "chm" // Microsoft Compiled HTML Help (ITSF)
 )
@@ -69,6 +70,7 @@ var Suffixes = map[Format][]string{
 	Compress: {".taz", ".z"},
 	Lzop:     {".tzo", ".lzo"},
 	XAR:      {".xar", ".pkg", ".xip"},
+	MSI:      {".msi"},
 	CAB:      {".cab"},
 	CHM:      {".chm"},
 }
@@ -140,6 +142,11 @@ func Detect(head, tail []byte, name string) Format {
 	case bytes.HasPrefix(head, []byte("xar!")):
 		return XAR
 	case bytes.HasPrefix(head, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")):
+		// An .msi is read as the tree it installs; --format cfb gives
+		// its raw streams.
+		if hasSuffix(name, MSI) {
+			return MSI
+		}
 		return CFB
 	case IsCpioHeader(head):
 		return Cpio

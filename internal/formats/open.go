@@ -21,6 +21,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/cfb"
 	"github.com/unpack-dev/unpack/internal/codec/chm"
 	"github.com/unpack-dev/unpack/internal/codec/cpio"
+	"github.com/unpack-dev/unpack/internal/codec/msi"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
 	"github.com/unpack-dev/unpack/internal/codec/squashfs"
@@ -59,6 +60,7 @@ var containers = map[archive.Format]Opener{
 	archive.RPM:      openRPM,
 	archive.XAR:      xar.Open,
 	archive.CFB:      cfb.Open,
+	archive.MSI:      msi.Open,
 	archive.CAB:      cab.Open,
 	archive.CHM:      chm.Open,
 }
@@ -363,6 +365,6 @@ func All() []archive.Format {
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
 		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM,
-		archive.XAR, archive.CFB,
+		archive.XAR, archive.CFB, archive.MSI,
 		archive.CAB, archive.CHM}
 }

@@ -80,3 +80,34 @@ func (r *streamReader) Read(p []byte) (int, error) {
 	}
 	return m, nil
 }
+
+// ReaderAt returns random access to stream e's data.
+func (f *File) ReaderAt(e *Entry) (io.ReaderAt, error) {
+	r, err := f.Open(e)
+	if err != nil {
+		return nil, err
+	}
+	return r.(*streamReader), nil
+}
+
+// ReadAt reads the stream at off, sector by sector.
+func (r *streamReader) ReadAt(p []byte, off int64) (int, error) {
+	total := r.pos + r.left // the stream's size (pos and left at the start)
+	if off < 0 {
+		return 0, ErrChain
+	}
+	n := 0
+	for n < len(p) {
+		if off >= total {
+			return n, io.EOF
+		}
+		c := streamReader{f: r.f, secs: r.secs, shift: r.shift, mini: r.mini, pos: off, left: total - off}
+		m, err := c.Read(p[n:])
+		n += m
+		off += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

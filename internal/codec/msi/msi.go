@@ -1,0 +1,260 @@
+// Package msi reads a Windows Installer database (.msi) as the file tree
+// it installs, as msitools' msiextract does: the Directory, Component and
+// File tables (decoded from the string pool and the _Columns definitions
+// in the compound file) give each file's path with its long names, and
+// the files' data come from the cabinets the Media table names, embedded
+// ("#name", a stream of the database) or beside the .msi. The cabinets'
+// own checks (CFDATA checksums) are verified by the cab reader.
+package msi
+
+import (
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/cab"
+	"github.com/unpack-dev/unpack/internal/codec/cfb"
+)
+
+func isUTF8(s string) bool { return utf8.ValidString(s) }
+
+// Reader is an archive.Reader over the files an MSI installs.
+type Reader struct {
+	d      *db
+	opt    *archive.Options
+	dir    string            // where external cabinets are looked for
+	names  map[string]string // File key -> path
+	cabs   []string          // the Media table's cabinets, in order
+	i      int               // next cabinet
+	cur    *cab.Reader
+	closer io.Closer
+}
+
+// Open reads the database in in (a seekable file).
+func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
+	if in.RA == nil {
+		return nil, archive.Unsupportedf("msi: installer databases are read from a file, not a pipe")
+	}
+	f, err := cfb.OpenFile(in.RA, in.Size, opt.Limit())
+	if err != nil {
+		return nil, err
+	}
+	return NewReader(f, filepath.Dir(in.Path), opt)
+}
+
+// NewReader reads the tables of the database f; external cabinets are
+// looked for in dir.
+func NewReader(f *cfb.File, dir string, opt *archive.Options) (*Reader, error) {
+	d := &db{f: f, streams: map[string]*cfb.Entry{}, limit: opt.Limit()}
+	for _, e := range f.Entries {
+		if len(e.Raw) == 1 && !e.Storage {
+			d.streams[cfb.DisplayName(e.Raw[0], true)] = e
+		}
+	}
+	if err := d.loadStrings(); err != nil {
+		return nil, err
+	}
+	if err := d.loadColumns(); err != nil {
+		return nil, err
+	}
+	r := &Reader{d: d, opt: opt, dir: dir}
+	if err := r.resolve(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func str(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+// longName is the long part of a "short|long" name.
+func longName(s string) string {
+	if _, long, ok := strings.Cut(s, "|"); ok {
+		return long
+	}
+	return s
+}
+
+// resolve maps every File key to its installed path, and lists the
+// cabinets.
+func (r *Reader) resolve() error {
+	dirs, err := r.d.table("Directory")
+	if err != nil {
+		return err
+	}
+	byID := map[string]map[string]any{}
+	for _, d := range dirs {
+		byID[str(d, "Directory")] = d
+	}
+	// dirName is a directory's own part of the path: "" for ".", and
+	// ok false for the root (SourceDir).
+	dirName := func(d map[string]any) (string, bool) {
+		if str(d, "Directory") == "ProgramFilesFolder" {
+			return "Program Files", true
+		}
+		target, _, _ := strings.Cut(str(d, "DefaultDir"), ":")
+		name := longName(target)
+		switch name {
+		case ".":
+			return "", true
+		case "SourceDir":
+			return "", false
+		}
+		return name, true
+	}
+	dirPath := map[string]string{}
+	resolveDir := func(id string) string {
+		if p, ok := dirPath[id]; ok {
+			return p
+		}
+		var parts []string
+		seen := map[string]bool{}
+		for d := byID[id]; d != nil && !seen[str(d, "Directory")]; d = byID[str(d, "Directory_Parent")] {
+			seen[str(d, "Directory")] = true
+			name, ok := dirName(d)
+			if !ok {
+				break
+			}
+			if name != "" {
+				parts = append(parts, name)
+			}
+			if str(d, "Directory_Parent") == str(d, "Directory") {
+				break
+			}
+		}
+		for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+			parts[i], parts[j] = parts[j], parts[i]
+		}
+		p := strings.Join(parts, "/")
+		dirPath[id] = p
+		return p
+	}
+	comps, err := r.d.table("Component")
+	if err != nil {
+		return err
+	}
+	compDir := map[string]string{}
+	for _, c := range comps {
+		compDir[str(c, "Component")] = resolveDir(str(c, "Directory_"))
+	}
+	files, err := r.d.table("File")
+	if err != nil {
+		return err
+	}
+	r.names = map[string]string{}
+	for _, f := range files {
+		r.names[str(f, "File")] = path.Join(compDir[str(f, "Component_")], longName(str(f, "FileName")))
+	}
+	media, err := r.d.table("Media")
+	if err != nil {
+		return err
+	}
+	for _, m := range media {
+		if c := str(m, "Cabinet"); c != "" {
+			r.cabs = append(r.cabs, c)
+		}
+	}
+	return nil
+}
+
+// openCab opens cabinet c: "#name" a stream of the database, else a file
+// beside it.
+func (r *Reader) openCab(c string) error {
+	if name, ok := strings.CutPrefix(c, "#"); ok {
+		e, ok := r.d.streams[name]
+		if !ok {
+			return archive.Corruptf("msi: embedded cabinet %s missing", name)
+		}
+		ra, err := r.d.f.ReaderAt(e)
+		if err != nil {
+			return err
+		}
+		cr, err := cab.NewReader(ra, e.Size, r.opt)
+		if err != nil {
+			return err
+		}
+		r.cur = cr
+		return nil
+	}
+	if strings.ContainsAny(c, `/\`) || c == ".." {
+		return archive.Corruptf("msi: cabinet name %q is a path", c)
+	}
+	f, err := r.opt.Open(filepath.Join(r.dir, c))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return archive.Errorf(archive.ErrMissingVolume, "msi: external cabinet %s not found beside the database", c)
+		}
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	cr, err := cab.NewReader(f, fi.Size(), r.opt)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	r.cur, r.closer = cr, f
+	return nil
+}
+
+func (r *Reader) closeCab() {
+	if r.cur != nil {
+		r.cur.Close()
+		r.cur = nil
+	}
+	if r.closer != nil {
+		r.closer.Close()
+		r.closer = nil
+	}
+}
+
+// Next returns the next installed file.
+func (r *Reader) Next() (*archive.Entry, error) {
+	for {
+		if r.cur == nil {
+			if r.i >= len(r.cabs) {
+				return nil, io.EOF
+			}
+			r.i++
+			if err := r.openCab(r.cabs[r.i-1]); err != nil {
+				return nil, err
+			}
+		}
+		e, err := r.cur.Next()
+		if err == io.EOF {
+			r.closeCab()
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		c := *e
+		if p, ok := r.names[e.Name]; ok {
+			c.Name = p
+		}
+		return &c, nil
+	}
+}
+
+// Read reads the current file's data.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.cur == nil {
+		return 0, io.EOF
+	}
+	return r.cur.Read(p)
+}
+
+// Close closes the open cabinet.
+func (r *Reader) Close() error {
+	r.closeCab()
+	return nil
+}
