@@ -179,3 +179,21 @@ func FuzzMSI(f *testing.F) {
 		}
 	})
 }
+
+// TestTableLimits: a string pool or table whose decoded form would pass
+// the memory limit is refused before it is built; string references past
+// the pool are corrupt.
+func TestTableLimits(t *testing.T) {
+	d := &db{limit: 1 << 10, refSize: 2, strs: []string{"", "a"}}
+	if _, err := d.decode(make([]byte, 4096), []column{{"x", 2}}); !errors.Is(err, archive.ErrLimit) {
+		t.Errorf("table: %v", err)
+	}
+	d.limit = 1 << 20
+	if _, err := d.decode([]byte{5, 0}, []column{{"s", typeString | 64}}); !errors.Is(err, archive.ErrCorrupt) {
+		t.Errorf("string past the pool: %v", err)
+	}
+	rows, err := d.decode([]byte{1, 0, 0x05, 0x80}, []column{{"s", typeString | 64}, {"i", 2}})
+	if err != nil || rows[0][0] != "a" || rows[0][1] != 5 {
+		t.Errorf("%v %v", rows, err)
+	}
+}

@@ -89,6 +89,10 @@ func (d *db) loadStrings() error {
 	if len(pool) < 4 {
 		return archive.Corruptf("msi: no string pool")
 	}
+	// Each 4-byte entry becomes a string: bounded like the tables.
+	if int64(len(pool))*8 > d.limit {
+		return archive.Limitf("msi: a string pool of %d entries exceeds the memory limit", len(pool)/4)
+	}
 	d.refSize = 2
 	if binary.LittleEndian.Uint32(pool)&0x80000000 != 0 {
 		d.refSize = 3
@@ -208,6 +212,10 @@ func (d *db) decode(b []byte, cols []column) ([][]any, error) {
 		return nil, nil
 	}
 	n := len(b) / rowSize
+	// Each value takes an interface (16 bytes) where it took 2 to 4.
+	if int64(n)*int64(len(cols)+2)*16 > d.limit {
+		return nil, archive.Limitf("msi: a table of %d rows exceeds the memory limit", n)
+	}
 	rows := make([][]any, n)
 	for i := range rows {
 		rows[i] = make([]any, len(cols))
