@@ -4,10 +4,14 @@
 // in the compound file) give each file's path with its long names, and
 // the files' data come from the cabinets the Media table names, embedded
 // ("#name", a stream of the database) or beside the .msi. The cabinets'
-// own checks (CFDATA checksums) are verified by the cab reader.
+// own checks (CFDATA checksums) are verified by the cab reader, and each
+// file's MD5, when the MsiFileHash table lists it, as its data end.
 package msi
 
 import (
+	"encoding/binary"
+	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path"
@@ -18,6 +22,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/cab"
 	"github.com/unpack-dev/unpack/internal/codec/cfb"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 func isUTF8(s string) bool { return utf8.ValidString(s) }
@@ -32,6 +37,9 @@ type Reader struct {
 	i      int               // next cabinet
 	cur    *cab.Reader
 	closer io.Closer
+	md5s   map[string][]byte // File key -> MD5, from MsiFileHash
+	hash   hash.Hash         // of the current file, when listed there
+	want   []byte
 }
 
 // Open reads the database in in (a seekable file).
@@ -151,6 +159,19 @@ func (r *Reader) resolve() error {
 	for _, f := range files {
 		r.names[str(f, "File")] = path.Join(compDir[str(f, "Component_")], longName(str(f, "FileName")))
 	}
+	hashes, err := r.d.table("MsiFileHash")
+	if err != nil {
+		return err
+	}
+	r.md5s = map[string][]byte{}
+	for _, h := range hashes {
+		var sum []byte
+		for _, k := range []string{"HashPart1", "HashPart2", "HashPart3", "HashPart4"} {
+			v, _ := h[k].(int)
+			sum = binary.LittleEndian.AppendUint32(sum, uint32(int32(v)))
+		}
+		r.md5s[str(h, "File_")] = sum
+	}
 	media, err := r.d.table("Media")
 	if err != nil {
 		return err
@@ -241,6 +262,11 @@ func (r *Reader) Next() (*archive.Entry, error) {
 		if p, ok := r.names[e.Name]; ok {
 			c.Name = p
 		}
+		r.hash, r.want = nil, nil
+		if sum, ok := r.md5s[e.Name]; ok {
+			c.Checksum, c.ChecksumValue = verify.MD5, sum
+			r.hash, r.want = verify.New(verify.MD5), sum
+		}
 		return &c, nil
 	}
 }
@@ -250,7 +276,18 @@ func (r *Reader) Read(p []byte) (int, error) {
 	if r.cur == nil {
 		return 0, io.EOF
 	}
-	return r.cur.Read(p)
+	n, err := r.cur.Read(p)
+	if r.hash != nil {
+		r.hash.Write(p[:n])
+		if err == io.EOF {
+			h := r.hash
+			r.hash = nil
+			if cerr := verify.Check(verify.MD5, h, r.want); cerr != nil {
+				return n, fmt.Errorf("msi: MsiFileHash: %w", cerr)
+			}
+		}
+	}
+	return n, err
 }
 
 // Close closes the open cabinet.

@@ -197,3 +197,22 @@ func TestTableLimits(t *testing.T) {
 		t.Errorf("%v %v", rows, err)
 	}
 }
+
+// TestFileHash: a file whose data differ from its MsiFileHash MD5 fails
+// with a checksum mismatch naming the table.
+func TestFileHash(t *testing.T) {
+	r, err := openPath(t, "testdata/t.msi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m := r.(*Reader)
+	if len(m.md5s) == 0 {
+		t.Fatal("no MsiFileHash rows read")
+	}
+	m.md5s["readme"] = bytes.Repeat([]byte{1}, 16)
+	_, err = readAll(r)
+	if !errors.Is(err, archive.ErrChecksum) || !strings.Contains(err.Error(), "MsiFileHash") {
+		t.Errorf("%v", err)
+	}
+}
