@@ -2,7 +2,8 @@
 # Regenerates the XAR fixtures in internal/codec/xar/testdata:
 #   t-{gzip,bzip2,xz,lzma,none}.xar  bsdtar --format xar with each data
 #       compression (SHA-1 TOC and file checksums), from one tree (files,
-#       a file with two names, an empty file, a symlink, nested directories);
+#       a file with two names, an empty file, a symlink, nested directories,
+#       an extended attribute);
 #   t-md5.xar, t-nosum.xar  the same with MD5 checksums, and with none;
 #   t.pkg   a flat product package as productbuild lays it out
 #       (Distribution, comp.pkg/{Bom,PackageInfo,Payload,Scripts}, with the
@@ -25,13 +26,15 @@ trap 'rm -rf "$tmp"' EXIT
 src=$tmp/src
 mkdir -p "$src/d/e"
 python3 - "$src" <<'PY'
-import random, sys
+import os, random, sys
 d = sys.argv[1]
 r = random.Random(20261202)
 open(f'{d}/d/text.txt', 'w').write(''.join(r.choice('abc de\n') for _ in range(50001)))
 open(f'{d}/d/e/bin.dat', 'wb').write(bytes(r.randrange(256) for _ in range(3003)))
 open(f'{d}/empty', 'w').close()
 open(f'{d}/two', 'w').write('one inode, two names\n')
+# An extended attribute: bsdtar stores it as an <ea> with its checksums.
+os.setxattr(f'{d}/d/text.txt', 'user.comment', b'an extended attribute of text.txt')
 PY
 ln "$src/two" "$src/d/two-2"
 ln -s d/text.txt "$src/sym"

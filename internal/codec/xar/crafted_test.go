@@ -298,3 +298,34 @@ func reverse(b []byte) []byte {
 	}
 	return b
 }
+
+// TestExtendedAttributes: an <ea>'s data are checked in heap order (not
+// extracted); a wrong checksum fails, naming the attribute's file.
+func TestExtendedAttributes(t *testing.T) {
+	r, err := openBytes(t, readFile(t, "t-gzip.xar"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eas := 0
+	for _, it := range r.items {
+		if it.ea {
+			eas++
+		}
+	}
+	if eas == 0 {
+		t.Fatal("the fixture holds no extended attribute")
+	}
+	data := []byte("file data")
+	attr := []byte("attribute value")
+	ea := strings.Replace(stored(len(data), attr), "<data>", "<ea><name>user.x</name>", 1)
+	ea = strings.Replace(ea, "</data>", "</ea>", 1)
+	files := fileXML(1, "f", stored(0, data)+ea)
+	heap := append(bytes.Clone(data), attr...)
+	if _, err := readCrafted(t, makeXar(t, "sha1", files, heap), false); err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(files, sha1hex(attr), sha1hex(data), 1)
+	if _, err := readCrafted(t, makeXar(t, "sha1", bad, heap), true); !errors.Is(err, archive.ErrChecksum) || !strings.Contains(err.Error(), "extended attribute") {
+		t.Errorf("%v", err)
+	}
+}

@@ -33,7 +33,9 @@ type Reader struct {
 type item struct {
 	f    *file
 	e    *archive.Entry
-	tree bool // a .pkg Payload or Scripts, a .xip Content: maybe a cpio tree
+	x    *extent // the data read for it: the file's, or an extended attribute's
+	ea   bool    // an extended attribute's data: checked, not given out
+	tree bool    // a .pkg Payload or Scripts, a .xip Content: maybe a cpio tree
 }
 
 // Open reads a XAR archive's header and TOC from in, verifying the TOC's
@@ -163,18 +165,25 @@ func (r *Reader) build(t *toc) error {
 		case e.Type == archive.TypeHardlink:
 			links = append(links, it)
 		case f.data != nil && e.Type == archive.TypeFile:
+			it.x = f.data
 			base := path.Base(f.name)
 			it.tree = (base == "Payload" || base == "Scripts") && f.depth <= 2 || base == "Content" && f.depth == 1
 			withData = append(withData, it)
 		default:
 			plain = append(plain, it)
 		}
+		for _, x := range f.eas {
+			if err := checkExtent(f, x); err != nil {
+				return err
+			}
+			withData = append(withData, &item{f: f, e: it.e, x: x, ea: true})
+		}
 	}
-	sort.SliceStable(withData, func(i, j int) bool { return withData[i].f.data.offset < withData[j].f.data.offset })
+	sort.SliceStable(withData, func(i, j int) bool { return withData[i].x.offset < withData[j].x.offset })
 	// Extents may be shared (xar stores duplicate data once) but not
 	// overlap in part.
 	for i := 1; i < len(withData); i++ {
-		a, b := withData[i-1].f.data, withData[i].f.data
+		a, b := withData[i-1].x, withData[i].x
 		if a.offset == b.offset && a.length == b.length || a.length == 0 || b.length == 0 {
 			continue
 		}
@@ -190,11 +199,8 @@ func (r *Reader) build(t *toc) error {
 func entryOf(f *file, byID map[string]*file) (*archive.Entry, error) {
 	e := &archive.Entry{Name: f.name, Size: 0, PackedSize: 0, Mode: f.mode, ModTime: f.mtime, AccessTime: f.atime}
 	if x := f.data; x != nil {
-		if x.length < 0 || x.offset < 0 || x.size < 0 {
-			return nil, archive.Corruptf("xar: %s: data without their length, offset or size", f.name)
-		}
-		if x.offset > 1<<62 || x.length > 1<<62 {
-			return nil, ErrExtent
+		if err := checkExtent(f, x); err != nil {
+			return nil, err
 		}
 		e.Size, e.PackedSize = x.size, x.length
 		m, ok := methods[x.encoding]
@@ -242,6 +248,17 @@ func entryOf(f *file, byID map[string]*file) (*archive.Entry, error) {
 	return e, nil
 }
 
+// checkExtent checks that an extent has its numbers, in range.
+func checkExtent(f *file, x *extent) error {
+	if x.length < 0 || x.offset < 0 || x.size < 0 {
+		return archive.Corruptf("xar: %s: data without their length, offset or size", f.name)
+	}
+	if x.offset > 1<<62 || x.length > 1<<62 {
+		return ErrExtent
+	}
+	return nil
+}
+
 // Next returns the next entry, or io.EOF after the last.
 func (r *Reader) Next() (*archive.Entry, error) {
 	if r.err != nil {
@@ -277,7 +294,23 @@ func (r *Reader) next() (*archive.Entry, error) {
 	}
 	it := r.items[r.i]
 	r.i++
-	if it.e.Type != archive.TypeFile || it.f.data == nil {
+	for it.ea {
+		// An extended attribute (not extracted): its checks, in heap order.
+		d, err := r.open(it)
+		if err == nil {
+			_, err = io.Copy(io.Discard, d)
+			d.Close()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("xar: %s: extended attribute: %w", it.f.name, err)
+		}
+		if r.i >= len(r.items) {
+			return nil, io.EOF
+		}
+		it = r.items[r.i]
+		r.i++
+	}
+	if it.e.Type != archive.TypeFile || it.x == nil {
 		r.cur = eofReader{}
 		return it.e, nil
 	}
@@ -295,11 +328,11 @@ func (r *Reader) next() (*archive.Entry, error) {
 
 // open returns the decoder of an item's data; an error is the entry's.
 func (r *Reader) open(it *item) (*dataReader, error) {
-	src, err := r.heap.open(it.f.data.offset, it.f.data.length)
+	src, err := r.heap.open(it.x.offset, it.x.length)
 	if err != nil {
 		return nil, err
 	}
-	return newDataReader(src, it.f.data, r.opt, &r.dec)
+	return newDataReader(src, it.x, r.opt, &r.dec)
 }
 
 func (r *Reader) closeData() {

@@ -34,6 +34,7 @@ type file struct {
 	link     string // symlink target
 	linkTo   string // hard link: "original", or the id of the original
 	data     *extent
+	eas      []*extent // extended attributes' data, checked, not extracted
 	depth    int
 	children int
 }
@@ -108,9 +109,13 @@ func parseTOC(b []byte, pathBudget int64) (*toc, error) {
 				if f := cur(); f != nil {
 					f.data = &extent{length: -1, offset: -1, size: -1}
 				}
-			case name == "encoding" && parent(1) == "data" && parent(2) == "file":
-				if f := cur(); f != nil && f.data != nil {
-					f.data.encoding = attr(tk.Attr, "style")
+			case name == "ea" && parent(1) == "file":
+				if f := cur(); f != nil {
+					f.eas = append(f.eas, &extent{length: -1, offset: -1, size: -1})
+				}
+			case name == "encoding" && parent(2) == "file":
+				if x := cur().extent(parent(1)); x != nil {
+					x.encoding = attr(tk.Attr, "style")
 				}
 			case name == "name" && parent(1) == "file":
 				base = attr(tk.Attr, "enctype") == "base64"
@@ -167,8 +172,7 @@ func (t *toc) set(f *file, name, up, up2, s string, attrs []xml.Attr, base bool)
 	if f == nil {
 		return nil
 	}
-	if up == "data" && up2 == "file" && f.data != nil {
-		x := f.data
+	if x := f.extent(up); x != nil && up2 == "file" {
 		var err error
 		switch name {
 		case "length":
@@ -221,6 +225,19 @@ func (t *toc) set(f *file, name, up, up2, s string, attrs []xml.Attr, base bool)
 		} else {
 			f.link = s
 		}
+	}
+	return nil
+}
+
+// extent is the extent an element named up (a child of f) describes:
+// f's data, or its last extended attribute's.
+func (f *file) extent(up string) *extent {
+	switch {
+	case f == nil:
+	case up == "data":
+		return f.data
+	case up == "ea" && len(f.eas) > 0:
+		return f.eas[len(f.eas)-1]
 	}
 	return nil
 }
