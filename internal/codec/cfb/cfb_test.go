@@ -117,15 +117,39 @@ func build(shift uint, nodes []node) []byte {
 		last[pe] = i + 1
 	}
 	dirStart := alloc(dir, 0)
-	// FAT sectors, enough to cover themselves too.
-	nFAT := 1
-	for (len(fat)+nFAT)*4 > nFAT*S {
+	// FAT sectors (and DIFAT sectors past the header's 109 entries),
+	// enough to cover themselves too.
+	per := S/4 - 1 // FAT sector numbers in a DIFAT sector
+	nFAT, nDIFAT := 1, 0
+	for {
+		nDIFAT = max(0, (nFAT-109+per-1)/per)
+		if (len(fat)+nFAT+nDIFAT)*4 <= nFAT*S {
+			break
+		}
 		nFAT++
 	}
 	fatStart := uint32(len(fat))
 	for i := 0; i < nFAT; i++ {
 		sectors = append(sectors, make([]byte, S))
 		fat = append(fat, 0xFFFFFFFD)
+	}
+	difStart := uint32(len(fat))
+	for i := 0; i < nDIFAT; i++ {
+		sec := make([]byte, S)
+		for j := 0; j < per; j++ {
+			v := uint32(freeSect)
+			if k := 109 + i*per + j; k < nFAT {
+				v = fatStart + uint32(k)
+			}
+			binary.LittleEndian.PutUint32(sec[4*j:], v)
+		}
+		next := uint32(endOfChain)
+		if i < nDIFAT-1 {
+			next = difStart + uint32(i) + 1
+		}
+		binary.LittleEndian.PutUint32(sec[4*per:], next)
+		sectors = append(sectors, sec)
+		fat = append(fat, 0xFFFFFFFC)
 	}
 	for len(fat) < nFAT*S/4 {
 		fat = append(fat, freeSect)
@@ -146,6 +170,10 @@ func build(shift uint, nodes []node) []byte {
 	binary.LittleEndian.PutUint32(h[60:], miniFATStart)
 	binary.LittleEndian.PutUint32(h[64:], uint32(nMiniFAT))
 	binary.LittleEndian.PutUint32(h[68:], endOfChain)
+	if nDIFAT > 0 {
+		binary.LittleEndian.PutUint32(h[68:], difStart)
+		binary.LittleEndian.PutUint32(h[72:], uint32(nDIFAT))
+	}
 	for i := 0; i < 109; i++ {
 		v := uint32(freeSect)
 		if i < nFAT {
@@ -263,6 +291,31 @@ func TestBuilt(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("shift %d:\n got %v\nwant %v", shift, got, want)
 		}
+	}
+}
+
+// TestDIFAT reads a version 3 file whose FAT needs more than the
+// header's 109 sector numbers: the rest come from the DIFAT chain.
+func TestDIFAT(t *testing.T) {
+	big := make([]byte, 7<<20+12345)
+	for i := range big {
+		big[i] = byte(i * 7 >> 3)
+	}
+	b := build(9, []node{{name: "big", data: big, parent: -1}, {name: "small", data: []byte("x"), parent: -1}})
+	if binary.LittleEndian.Uint32(b[72:]) == 0 {
+		t.Fatal("no DIFAT sectors built")
+	}
+	got, err := readAll(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["big"] != sum(big) || got["small"] != sum([]byte("x")) {
+		t.Errorf("%v", got)
+	}
+	// A DIFAT chain that runs out before the FAT sectors it must list.
+	binary.LittleEndian.PutUint32(b[72:], 0)
+	if _, err := readAll(b); !errors.Is(err, archive.ErrCorrupt) {
+		t.Errorf("short DIFAT: %v", err)
 	}
 }
 
