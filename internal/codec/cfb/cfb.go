@@ -33,6 +33,9 @@ var (
 	ErrTruncated = archive.Corruptf("cfb: truncated file")
 )
 
+// maxInt bounds what becomes an allocation on 32-bit targets too.
+const maxInt = int64(^uint(0) >> 1)
+
 // Special sector numbers.
 const (
 	maxRegSect = 0xFFFFFFFA
@@ -130,7 +133,7 @@ func OpenFile(ra io.ReaderAt, size, limit int64) (*File, error) {
 	if nFAT > f.nSectors || nMiniFAT > f.nSectors || nDIFAT > f.nSectors {
 		return nil, archive.Corruptf("cfb: more FAT sectors than the file holds")
 	}
-	if int64(nFAT)<<f.shift > limit {
+	if int64(nFAT)<<f.shift > limit || int64(nFAT)<<f.shift > maxInt/2 {
 		return nil, archive.Limitf("cfb: a FAT of %d sectors exceeds the memory limit", nFAT)
 	}
 	if err := f.readFAT(h[76:512], nFAT, firstDIFAT, nDIFAT); err != nil {
@@ -252,7 +255,7 @@ func (f *File) chain(start uint32, n int64) ([]uint32, error) {
 
 // readChain reads the first n bytes of the chain from start.
 func (f *File) readChain(start uint32, n int64) ([]byte, error) {
-	if n > f.limit {
+	if n > f.limit || n > maxInt/2 {
 		return nil, archive.Limitf("cfb: a structure of %d bytes exceeds the memory limit", n)
 	}
 	secs, err := f.chain(start, n)

@@ -73,7 +73,8 @@ func NewReader(in *archive.Input, opt *archive.Options) (*Reader, error) {
 	if _, err := br.Discard(int(h.size)); err != nil {
 		return nil, truncated(err)
 	}
-	limit := uint64(opt.Limit())
+	// The limit, and what an allocation can be on a 32-bit target.
+	limit := min(uint64(opt.Limit()), uint64(^uint(0)>>2))
 	if h.tocCompressed > limit || h.tocUncompressd > limit {
 		return nil, archive.Limitf("xar: a table of contents of %d bytes (%d compressed) exceeds the memory limit", h.tocUncompressd, h.tocCompressed)
 	}
