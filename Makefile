@@ -63,8 +63,10 @@ CROSS_PKGS = ./internal/archive ./internal/bcj ./internal/hugemem ./internal/ver
 	./internal/rarcrypt ./internal/codec/gzip ./internal/codec/zstdframe \
 	./internal/codec/rar/rarshared ./internal/codec/iso9660 ./internal/codec/udf \
 	./internal/codec/squashfs ./internal/codec/cpio ./internal/codec/ar ./internal/codec/rpm
+CROSS_PKGS += ./internal/codec/cfb ./internal/codec/msi
 CROSS_PKGS_ALL = $(CROSS_PKGS) ./internal/codec/lzma ./internal/codec/xz ./internal/codec/zip \
 	./internal/codec/sevenzip ./internal/codec/brotli ./internal/codec/inflate ./internal/codec/rar/...
+CROSS_PKGS_ALL += ./internal/codec/xar
 cross-test:
 	bash scripts/cross.sh test linux/386 -short -timeout 40m $(CROSS_PKGS)
 	bash scripts/cross.sh test linux/arm -short -timeout 40m $(CROSS_PKGS)
