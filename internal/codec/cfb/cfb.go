@@ -17,7 +17,6 @@ import (
 	"encoding/binary"
 	"io"
 	"time"
-	"unicode/utf16"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -32,6 +31,10 @@ var (
 	ErrDirectory = archive.Corruptf("cfb: invalid directory")
 	ErrTruncated = archive.Corruptf("cfb: truncated file")
 )
+
+// maxDepth bounds the nesting of storages: a path is built by walking up
+// to the root, for every entry.
+const maxDepth = 256
 
 // maxInt bounds what becomes an allocation on 32-bit targets too.
 const maxInt = int64(^uint(0) >> 1)
@@ -83,10 +86,11 @@ type dirEntry struct {
 	size               uint64
 }
 
-// Entry is a storage or stream, with its path from the root.
+// Entry is a storage or stream.
 type Entry struct {
-	Path     []string // the names from the root, as stored (UTF-16 decoded)
-	Raw      [][]uint16
+	Name     []uint16 // as stored (UTF-16)
+	Parent   *Entry   // the storage holding it; nil at the root
+	Depth    int      // 1 at the root
 	Storage  bool
 	Size     int64
 	Created  time.Time
@@ -334,8 +338,7 @@ func (f *File) walk() error {
 	seen[0] = true
 	type storage struct {
 		child uint32
-		path  []string
-		raw   [][]uint16
+		e     *Entry
 	}
 	todo := []storage{{child: f.dir[0].child}}
 	for len(todo) > 0 {
@@ -359,10 +362,10 @@ func (f *File) walk() error {
 			if d.typ != typeStorage && d.typ != typeStream {
 				return ErrDirectory
 			}
-			name := string(utf16.Decode(d.name))
 			e := &Entry{
-				Path:     append(append([]string(nil), st.path...), name),
-				Raw:      append(append([][]uint16(nil), st.raw...), d.name),
+				Name:     d.name,
+				Parent:   st.e,
+				Depth:    1,
 				Storage:  d.typ == typeStorage,
 				Created:  d.created,
 				Modified: d.modified,
@@ -374,7 +377,13 @@ func (f *File) walk() error {
 				}
 				e.Size = int64(d.size)
 			} else {
-				todo = append(todo, storage{child: d.child, path: e.Path, raw: e.Raw})
+				todo = append(todo, storage{child: d.child, e: e})
+			}
+			if st.e != nil {
+				e.Depth = st.e.Depth + 1
+				if e.Depth > maxDepth {
+					return archive.Limitf("cfb: storages nested deeper than %d", maxDepth)
+				}
 			}
 			f.Entries = append(f.Entries, e)
 			n = d.right

@@ -425,3 +425,19 @@ func FuzzCFB(f *testing.F) {
 		}
 	})
 }
+
+// TestDeepStorages: storages nested past maxDepth are refused (each
+// entry's path is built by walking up to the root).
+func TestDeepStorages(t *testing.T) {
+	var nodes []node
+	for i := 0; i <= maxDepth; i++ {
+		nodes = append(nodes, node{name: "s", storage: true, parent: i - 1})
+	}
+	if _, err := readAll(build(9, nodes)); !errors.Is(err, archive.ErrLimit) {
+		t.Errorf("%v", err)
+	}
+	got, err := readAll(build(9, nodes[:3]))
+	if err != nil || got["s/s/s"] != "dir" {
+		t.Errorf("%v %v", got, err)
+	}
+}

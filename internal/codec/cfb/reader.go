@@ -53,9 +53,9 @@ func (r *Reader) Next() (*archive.Entry, error) {
 	}
 	e := r.f.Entries[r.i]
 	r.i++
-	names := make([]string, len(e.Raw))
-	for i, raw := range e.Raw {
-		names[i] = DisplayName(raw, r.msi)
+	names := make([]string, e.Depth)
+	for p, i := e, e.Depth-1; p != nil && i >= 0; p, i = p.Parent, i-1 {
+		names[i] = DisplayName(p.Name, r.msi)
 	}
 	a := &archive.Entry{Name: strings.Join(names, "/"), Size: e.Size, PackedSize: -1, ModTime: e.Modified, Method: "stored"}
 	if a.ModTime.IsZero() {

@@ -59,8 +59,8 @@ func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 func NewReader(f *cfb.File, dir string, opt *archive.Options) (*Reader, error) {
 	d := &db{f: f, streams: map[string]*cfb.Entry{}, limit: opt.Limit()}
 	for _, e := range f.Entries {
-		if len(e.Raw) == 1 && !e.Storage {
-			d.streams[cfb.DisplayName(e.Raw[0], true)] = e
+		if e.Parent == nil && !e.Storage {
+			d.streams[cfb.DisplayName(e.Name, true)] = e
 		}
 	}
 	if err := d.loadStrings(); err != nil {
