@@ -27,6 +27,9 @@ import (
 
 func isUTF8(s string) bool { return utf8.ValidString(s) }
 
+// maxDepth bounds the nesting of the Directory table.
+const maxDepth = 256
+
 // Reader is an archive.Reader over the files an MSI installs.
 type Reader struct {
 	d      *db
@@ -116,32 +119,40 @@ func (r *Reader) resolve() error {
 		}
 		return name, true
 	}
+	// Each directory's path is its parent's and its own name, memoised;
+	// a loop in the parents ends the walk, as msiextract's does, and
+	// nesting is bounded (a path is as long as its depth).
 	dirPath := map[string]string{}
-	resolveDir := func(id string) string {
-		if p, ok := dirPath[id]; ok {
-			return p
-		}
-		var parts []string
+	resolveDir := func(id string) (string, error) {
+		var chain []map[string]any // from id up to a resolved directory or the root
 		seen := map[string]bool{}
-		for d := byID[id]; d != nil && !seen[str(d, "Directory")]; d = byID[str(d, "Directory_Parent")] {
-			seen[str(d, "Directory")] = true
-			name, ok := dirName(d)
-			if !ok {
+		base := ""
+		for d := byID[id]; d != nil; d = byID[str(d, "Directory_Parent")] {
+			did := str(d, "Directory")
+			if p, ok := dirPath[did]; ok {
+				base = p
 				break
 			}
-			if name != "" {
-				parts = append(parts, name)
-			}
-			if str(d, "Directory_Parent") == str(d, "Directory") {
+			if seen[did] {
 				break
 			}
+			seen[did] = true
+			if len(chain) >= maxDepth {
+				return "", archive.Limitf("msi: directories nested deeper than %d", maxDepth)
+			}
+			chain = append(chain, d)
+			if _, ok := dirName(d); !ok {
+				break // the root
+			}
 		}
-		for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-			parts[i], parts[j] = parts[j], parts[i]
+		p := base
+		for i := len(chain) - 1; i >= 0; i-- {
+			if name, ok := dirName(chain[i]); ok && name != "" {
+				p = path.Join(p, name)
+			}
+			dirPath[str(chain[i], "Directory")] = p
 		}
-		p := strings.Join(parts, "/")
-		dirPath[id] = p
-		return p
+		return p, nil
 	}
 	comps, err := r.d.table("Component")
 	if err != nil {
@@ -149,7 +160,11 @@ func (r *Reader) resolve() error {
 	}
 	compDir := map[string]string{}
 	for _, c := range comps {
-		compDir[str(c, "Component")] = resolveDir(str(c, "Directory_"))
+		p, err := resolveDir(str(c, "Directory_"))
+		if err != nil {
+			return err
+		}
+		compDir[str(c, "Component")] = p
 	}
 	files, err := r.d.table("File")
 	if err != nil {
