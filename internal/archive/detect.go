@@ -35,6 +35,9 @@ const (
 	Ar       Format = "ar"
 	Deb      Format = "deb" // a Debian package: an ar archive of tars
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
+	XAR      Format = "xar" // XAR, as macOS .pkg and .xip use
+	CFB      Format = "cfb" // a compound file (OLE structured storage: .msi, .doc…)
+	MSI      Format = "msi" // a Windows Installer database (a compound file) read as the tree it installs
 	CAB      Format = "cab" // a Microsoft cabinet
 	CHM      Format = "chm" // Microsoft Compiled HTML Help (ITSF)
 	LZH      Format = "lzh" // LHA/LArc (.lzh, .lha, .lzs)
@@ -69,6 +72,8 @@ var Suffixes = map[Format][]string{
 	// .Z is found as ".z" (names are compared in lower case).
 	Compress: {".taz", ".z"},
 	Lzop:     {".tzo", ".lzo"},
+	XAR:      {".xar", ".pkg", ".xip"},
+	MSI:      {".msi"},
 	CAB:      {".cab"},
 	CHM:      {".chm"},
 	LZH:      {".lzh", ".lha", ".lzs"},
@@ -139,6 +144,15 @@ func Detect(head, tail []byte, name string) Format {
 		return RPM
 	case bytes.HasPrefix(head, magicLzop):
 		return Lzop
+	case bytes.HasPrefix(head, []byte("xar!")):
+		return XAR
+	case bytes.HasPrefix(head, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")):
+		// An .msi is read as the tree it installs; --format cfb gives
+		// its raw streams.
+		if hasSuffix(name, MSI) {
+			return MSI
+		}
+		return CFB
 	case IsCpioHeader(head):
 		return Cpio
 	case bytes.HasPrefix(head, []byte("MSCF\x00\x00\x00\x00")):

@@ -20,6 +20,7 @@ import (
 	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/hex"
 	"errors"
 	"hash"
@@ -47,9 +48,10 @@ const (
 	MD5           // as a .deb's md5sums, RPM's legacy signature and XAR use
 	SHA1          // as RPM headers, XAR and WIM use
 	CRC16ARC      // CRC-16/ARC (polynomial 0xA001 reflected), as LHA uses
+	SHA512        // as XAR uses
 )
 
-var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32", "SUM32", "MD5", "SHA-1", "CRC-16/ARC"}
+var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32", "SUM32", "MD5", "SHA-1", "CRC-16/ARC", "SHA-512"}
 
 // String returns the kind's usual name ("CRC32", "SHA-256", …).
 func (k Kind) String() string {
@@ -74,6 +76,8 @@ func (k Kind) Size() int {
 		return 16
 	case SHA1:
 		return 20
+	case SHA512:
+		return 64
 	}
 	return 0
 }
@@ -111,6 +115,8 @@ func New(k Kind) hash.Hash {
 		return sha1.New()
 	case CRC16ARC:
 		return new(crc16ARC)
+	case SHA512:
+		return sha512.New()
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ func TestPublicFixtures(t *testing.T) {
 		{"l1_full_subdir.lzh", map[string]string{"/Untitled/subdir/subdir2/hello.txt": "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9 11"}},
 		{"symlink1.lzh", map[string]string{"foo.txt": "a948904f2f0f479b8f8197694b30184b0d2ed1c1cd2a1ec0fb85d299a192a447 12"}},
 		{"dotdot.lzh", map[string]string{
-			"../evil1.txt": "9230f33ce6f02b858dcbd0cae37788586df05b082d6606fedabb7cd14dc6d201",
+			"../evil1.txt":        "9230f33ce6f02b858dcbd0cae37788586df05b082d6606fedabb7cd14dc6d201",
 			"foo/../../evil2.txt": "6c794acffdbab033a7e16c2adbe6786495529d85cc4720e51a8cb0a1bba2b8eb"}},
 	} {
 		got, err := readAll(testutil.Fixture(t, tc.file), nil, plain)
