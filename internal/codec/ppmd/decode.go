@@ -108,15 +108,13 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		prev := (*[6]byte)(st[0:6])
 		for i := uint(6); i < n6; i += 6 {
-			rec := (*[6]byte)(st[i : i+6])
-			f := uint32(rec[1])
+			f := uint32(st[i+1])
 			hi += f
 			if hi <= count {
-				prev = rec
 				continue
 			}
+			rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
 			// Update1: a later symbol moves up past a less frequent one.
 			rc.decode(hi-f, f)
 			sym := rec[0]
@@ -147,7 +145,7 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		rc.decode(hi, summ-hi)
 		mask := &m.charMask
 		*mask = allUnmasked
-		maskAll(st[:n6], mask)
+		maskAll(st, byte(ns-1), mask)
 	} else {
 		sym, freq := ctx[2], ctx[3]
 		m.hiBitsFlag = uint32(hb2Flag[*at(heap, m.found)])
@@ -213,8 +211,8 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 		m.minCtx = mc
 		ns := le16(ctx[0:])
 		s := le32(ctx[4:])
-		st := stateArr(heap, s)[:(uint(byte(ns-1))+1)*6]
-		hi := sumUnmasked(st, mask)
+		st, last := stateArr(heap, s), byte(ns-1)
+		hi := sumUnmasked(st, last, mask)
 
 		// MakeEscFreq: the SEE context of this escape.
 		se, escFreq := &m.dummy, uint32(1)
@@ -237,7 +235,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 		total := escFreq + hi
 		count := rc.threshold(total)
 		if count < hi {
-			off, acc := findUnmasked(st, mask, count)
+			off, acc := findUnmasked(st, last, mask, count)
 			rec := state(heap, s+uint32(off))
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
@@ -260,7 +258,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 		}
 		rc.decode(hi, total-hi)
 		se.summ += uint16(total)
-		maskAll(st, mask)
+		maskAll(st, last, mask)
 	}
 }
 
@@ -272,6 +270,9 @@ var allUnmasked = func() (m [256]byte) {
 	return m
 }()
 
+// The escape helpers take a context's state array and its state count
+// less one (so 1..256 states), a bound that proves their loads in range.
+
 // sumUnmasked returns the sum of the frequencies of the states in st
 // whose symbols are not masked. Contexts escaped to tend to have many
 // states, so it takes four a step; the loads are widened before the
@@ -279,7 +280,8 @@ var allUnmasked = func() (m [256]byte) {
 // function of its own so that its loop keeps everything in registers.
 //
 //go:noinline
-func sumUnmasked(st []byte, mask *[256]byte) uint32 {
+func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32 {
+	st := arr[:(uint(last)+1)*6]
 	var a, b uint32
 	for len(st) >= 24 {
 		q := (*[24]byte)(st)
@@ -300,9 +302,10 @@ func sumUnmasked(st []byte, mask *[256]byte) uint32 {
 // frequency; count is below the sum of the unmasked frequencies.
 //
 //go:noinline
-func findUnmasked(st []byte, mask *[256]byte, count uint32) (int, uint32) {
+func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count uint32) (uint, uint32) {
+	st := arr[:(uint(last)+1)*6]
 	acc := uint32(0)
-	i := 0
+	i := uint(0)
 	for len(st) >= 12 {
 		q := (*[12]byte)(st)
 		acc += uint32(q[1]) & uint32(mask[q[0]])
@@ -324,10 +327,9 @@ func findUnmasked(st []byte, mask *[256]byte, count uint32) (int, uint32) {
 }
 
 // maskAll masks the symbols of the states in st.
-func maskAll(st []byte, mask *[256]byte) {
-	for len(st) >= 6 {
-		mask[st[0]] = 0
-		st = st[6:]
+func maskAll(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) {
+	for k := uint(0); k <= uint(last); k++ {
+		mask[arr[k*6]] = 0
 	}
 }
 

@@ -91,15 +91,13 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		prev := (*[6]byte)(st[0:6])
 		for i := uint(6); i < n6; i += 6 {
-			rec := (*[6]byte)(st[i : i+6])
-			f := uint32(rec[1])
+			f := uint32(st[i+1])
 			hi += f
 			if hi <= count {
-				prev = rec
 				continue
 			}
+			rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
 			// Update1.
 			rc.decode(hi-f, f)
 			sym := rec[0]
@@ -129,7 +127,7 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		}
 		rc.decode(hi, summ-hi)
 		*mask = allUnmasked
-		maskAll(st[:n6], mask)
+		maskAll(st, ctx[0], mask)
 	} else {
 		sym, freq := ctx[2], ctx[3]
 		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][(uint32(ns2BSIndx[unit(heap, le32(ctx[8:]))[0]])+
@@ -191,8 +189,8 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 		m.minCtx = mc
 		ns := uint32(ctx[0])
 		s := le32(ctx[4:])
-		st := stateArr(heap, s)[:(uint(ctx[0])+1)*6]
-		hi := sumUnmasked(st, mask)
+		st, last := stateArr(heap, s), ctx[0]
+		hi := sumUnmasked(st, last, mask)
 
 		// MakeEscFreq.
 		se, escFreq := &m.dummy, uint32(1)
@@ -206,7 +204,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 		total := escFreq + hi
 		count := rc.threshold(total)
 		if count < hi {
-			off, acc := findUnmasked(st, mask, count)
+			off, acc := findUnmasked(st, last, mask, count)
 			rec := state(heap, s+uint32(off))
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
@@ -230,6 +228,6 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 		}
 		rc.decode(hi, total-hi)
 		se.summ += uint16(total)
-		maskAll(st, mask)
+		maskAll(st, last, mask)
 	}
 }
