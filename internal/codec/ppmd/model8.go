@@ -192,8 +192,14 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 			}
 			break
 		}
+		if num >= len(ps) {
+			return 0 // a suffix chain longer than the order: never in a model
+		}
 		ps[num] = s
 		num++
+	}
+	if num == 0 {
+		return c
 	}
 	upSym := *at(heap, upBranch)
 	upSucc := upBranch + 1
