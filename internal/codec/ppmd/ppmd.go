@@ -13,7 +13,8 @@
 // The heap is allocated once at the size the stream declares; callers
 // bound that size (by their memory limit) before calling NewH, NewI or
 // Reset; the heap's address range is that size rounded up to a power of
-// two, of which only the model's part is ever touched. Every heap access
+// two (up to twice the size; the model uses its own part only, and the
+// rest stays untouched where the allocation is fresh). Every heap access
 // masks its offset to the heap's range, so that no offset read from the
 // heap can reach outside it. Data no encoder writes (a count outside the
 // range coder's total, a variant I cut-off that frees nothing, a RAR
