@@ -213,9 +213,7 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
       esac
       [ -s "$a" ] || return 0
       printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
-      printf 'x -c\t%s\tunar -o -\tunar -q -o - %s\n' "$U x -c $a" "$a"
-      [ "$k" = rar4-ppmd ] && printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a"
-      return 0 ;;
+      printf 'x -c\t%s\tunar -o -\tunar -q -o - %s\n' "$U x -c $a" "$a" ;;
   esac
 }
 
