@@ -30,23 +30,30 @@ type subAlloc struct {
 }
 
 // init lays out the heap for a model of memSize bytes, reusing the
-// allocation when it is large enough. The text area starts past the nil
-// reference, where the units end 4-aligned (as few units as possible then
-// straddle cache lines); one spare unit follows the end, zeroed, which
-// gluing uses as the list head (H) or reads as a stamp (I).
-func (a *subAlloc) init(memSize int, variantI bool) {
+// allocation when it is large enough; false when the heap would not fit
+// an int. The text area starts past the nil reference, where the units
+// end 4-aligned (as few units as possible then straddle cache lines);
+// one spare unit follows the end, zeroed, which gluing uses as the list
+// head (H) or reads as a stamp (I).
+func (a *subAlloc) init(memSize int, variantI bool) bool {
 	a.alignOffset = 4 - uint32(memSize)&3
-	need := int(a.alignOffset) + memSize + unitSize
-	if cap(a.heap) < need {
+	need := uint64(a.alignOffset) + uint64(memSize) + unitSize
+	n, ok := heapLen(need)
+	if !ok {
+		return false
+	}
+	if cap(a.heap) < n {
+		a.heap = nil
 		// Contexts are walked in an order no cache predicts: on a large
 		// heap most of the time would go to TLB misses without huge pages.
-		a.heap = hugemem.Aligned(need)
+		a.heap = hugemem.Aligned(n)
 	} else {
-		a.heap = a.heap[:need]
-		clear(a.heap[need-unitSize:])
+		a.heap = a.heap[:n]
+		clear(a.heap[need-unitSize : need])
 	}
 	a.size = uint32(memSize)
 	a.variantI = variantI
+	return true
 }
 
 // reset empties the heap: all units are free between loUnit and hiUnit.
@@ -60,16 +67,20 @@ func (a *subAlloc) reset() {
 	a.glueCount = 0
 }
 
-func (m *subAlloc) u16(p uint32) uint32 { return le16(m.heap[int(p) : int(p)+2]) }
-func (m *subAlloc) u32(p uint32) uint32 { return le32(m.heap[int(p) : int(p)+4]) }
-func (m *subAlloc) set16(p, v uint32)   { put16(m.heap[int(p):int(p)+2], v) }
-func (m *subAlloc) set32(p, v uint32)   { put32(m.heap[int(p):int(p)+4], v) }
+func (m *subAlloc) u16(p uint32) uint32 { return le16(unit(m.heap, p)[:]) }
+func (m *subAlloc) u32(p uint32) uint32 { return le32(unit(m.heap, p)[:]) }
+func (m *subAlloc) set16(p, v uint32)   { put16(unit(m.heap, p)[:], v) }
+func (m *subAlloc) set32(p, v uint32)   { put32(unit(m.heap, p)[:], v) }
 
 // copyUnits copies nu units from src to dst, which do not overlap: a
 // few units a time, so no memmove call.
 func (m *subAlloc) copyUnits(dst, src, nu uint32) {
+	heap := m.heap
+	if len(heap) < heapPad {
+		return
+	}
 	for ; nu > 0; nu-- {
-		*unit(m.heap, dst) = *unit(m.heap, src)
+		*unit(heap, dst) = *unit(heap, src)
 		dst += unitSize
 		src += unitSize
 	}
@@ -77,10 +88,10 @@ func (m *subAlloc) copyUnits(dst, src, nu uint32) {
 
 func u2b(nu uint32) uint32 { return nu * unitSize }
 func i2u(i uint32) uint32  { return uint32(indx2Units[i]) }
-func u2i(nu uint32) uint32 { return uint32(units2Indx[nu-1]) }
+func u2i(nu uint32) uint32 { return uint32(units2Indx[byte(nu-1)]) }
 
 func (m *subAlloc) insertNode(p, indx uint32) {
-	n := (*[12]byte)(m.heap[int(p) : int(p)+12])
+	n := unit(m.heap, p)
 	put32(n[0:], emptyNode)
 	put32(n[4:], m.freeList[indx])
 	put32(n[8:], i2u(indx))

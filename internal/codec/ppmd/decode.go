@@ -1,7 +1,5 @@
 package ppmd
 
-import "encoding/binary"
-
 // The symbol decoder (7-Zip's Ppmd7_DecodeSymbol, unrar's
 // ModelPPM::DecodeChar). It is the hot path: the heap is held in a local
 // slice, contexts and state arrays are resliced once to fixed-size views
@@ -11,29 +9,36 @@ import "encoding/binary"
 
 // DecodeSymbol decodes one byte (0..255). At the end marker it returns
 // ErrEndMark; invalid data gives ErrCorrupt, a read error that error.
-func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (int, error) { return decodeSymbol(m, rc) }
+func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (int, error) {
+	if m.failed {
+		return 0, ErrCorrupt
+	}
+	sym := m.decode(rc)
+	rc.norm()
+	return m.result(rc, sym)
+}
 
 // Decode fills dst with decoded bytes (7z streams, whose size is known),
 // returning how many were decoded before an error or the end marker.
-func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (int, error) { return decodeInto(m, rc, dst) }
-
-// symbolDecoder is a model's raw symbol decoder: a byte, -1 at the end
-// marker, -2 for invalid data.
-type symbolDecoder interface {
-	decode(rc *RangeDecoder) int
+func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (int, error) {
+	if m.failed {
+		return 0, ErrCorrupt
+	}
+	for n := range dst {
+		sym := m.decode(rc)
+		rc.norm()
+		if sym < 0 || rc.err != nil {
+			_, err := m.result(rc, sym)
+			return n, err
+		}
+		dst[n] = byte(sym)
+	}
+	return len(dst), nil
 }
 
-// decodeSymbol turns one raw decode into a symbol or an error. The model's
-// references are derived from decoded data only; the recover guards the
-// heap against a defect turning into a crash.
-func decodeSymbol(m symbolDecoder, rc *RangeDecoder) (sym int, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			sym, err = 0, ErrCorrupt
-		}
-	}()
-	sym = m.decode(rc)
-	rc.norm()
+// result turns a raw decode (a byte, -1 at the end marker, -2 for
+// invalid data) into a symbol or an error; invalid data fails the model.
+func (m *ModelH) result(rc *RangeDecoder, sym int) (int, error) {
 	if rc.err != nil {
 		return 0, rc.err
 	}
@@ -41,64 +46,20 @@ func decodeSymbol(m symbolDecoder, rc *RangeDecoder) (sym int, err error) {
 	case -1:
 		return 0, ErrEndMark
 	case -2:
+		m.failed = true
 		return 0, ErrCorrupt
 	}
 	return sym, nil
 }
 
-// decodeInto fills dst with decoded bytes, returning how many were decoded
-// before an error or the end marker (ErrEndMark). A recovered defect
-// reports none decoded.
-func decodeInto(m symbolDecoder, rc *RangeDecoder, dst []byte) (n int, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			n, err = 0, ErrCorrupt
-		}
-	}()
-	return decodeRun(m, rc, dst)
-}
-
-// decodeRun is decodeInto's loop, apart from the deferred recover so that
-// its count stays in a register.
-func decodeRun(m symbolDecoder, rc *RangeDecoder, dst []byte) (int, error) {
-	for n := range dst {
-		sym := m.decode(rc)
-		rc.norm()
-		if rc.err != nil {
-			return n, rc.err
-		}
-		if sym < 0 {
-			if sym == -1 {
-				return n, ErrEndMark
-			}
-			return n, ErrCorrupt
-		}
-		dst[n] = byte(sym)
-	}
-	return len(dst), nil
-}
-
-// Little-endian fields of heap records, and the records themselves as
-// fixed-size views: one bounds check per record, none per field.
-func le16(b []byte) uint32     { return uint32(binary.LittleEndian.Uint16(b)) }
-func le32(b []byte) uint32     { return binary.LittleEndian.Uint32(b) }
-func put16(b []byte, v uint32) { binary.LittleEndian.PutUint16(b, uint16(v)) }
-func put32(b []byte, v uint32) { binary.LittleEndian.PutUint32(b, v) }
-
-// unit is the 12-byte record (a context) at p, state the 6-byte state
-// at p.
-// (Offsets are widened before the addition, so that the bounds check is
-// one compare.)
-func unit(heap []byte, p uint32) *[12]byte { return (*[12]byte)(heap[int(p) : int(p)+12]) }
-func state(heap []byte, p uint32) *[6]byte { return (*[6]byte)(heap[int(p) : int(p)+6]) }
-
-// states is the array of n states at p.
-func states(heap []byte, p, n uint32) []byte { return heap[int(p) : int(p)+int(n)*6] }
-
 // nextContext moves to the found state's successor or updates the model
 // (NextContext).
 func (m *ModelH) nextContext() {
-	c := le32(state(m.heap, m.found)[2:])
+	heap := m.heap
+	if len(heap) < heapPad {
+		return
+	}
+	c := le32(state(heap, m.found)[2:])
 	if m.orderFall == 0 && c > m.text {
 		m.minCtx, m.maxCtx = c, c
 	} else {
@@ -110,12 +71,17 @@ func (m *ModelH) nextContext() {
 // encoder produces.
 func (m *ModelH) decode(rc *RangeDecoder) int {
 	heap := m.heap
+	if len(heap) < heapPad {
+		return -2
+	}
 	c := m.minCtx
 	ctx := unit(heap, c)
 	if ns := le16(ctx[0:]); ns != 1 {
 		s := le32(ctx[4:])
 		summ := le16(ctx[2:])
-		st := states(heap, s, ns)
+		st := stateArr(heap, s)
+		// A context has 2..256 states.
+		n6 := (uint(byte(ns-1)) + 1) * 6
 		count := rc.threshold(summ)
 		hi := uint32(st[1])
 		if count < hi {
@@ -142,23 +108,20 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		// j walks the frequencies: a loop bound that proves the loads.
-		for j := 7; j < len(st); j += 6 {
-			f := uint32(st[j])
+		for i := uint(6); i < n6; i += 6 {
+			f := uint32(st[i+1])
 			hi += f
 			if hi <= count {
 				continue
 			}
-			i := j - 1
+			rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
 			// Update1: a later symbol moves up past a less frequent one.
 			rc.decode(hi-f, f)
-			rec := (*[6]byte)(st[i:])
 			sym := rec[0]
 			f += 4
 			rec[1] = byte(f)
 			put16(ctx[2:], summ+4)
 			m.found = s + uint32(i)
-			prev := (*[6]byte)(st[i-6:])
 			if f > uint32(prev[1]) {
 				*rec, *prev = *prev, *rec
 				m.found -= 6
@@ -178,16 +141,16 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		if count >= summ {
 			return -2
 		}
-		m.hiBitsFlag = uint32(hb2Flag[heap[m.found]])
+		m.hiBitsFlag = uint32(hb2Flag[*at(heap, m.found)])
 		rc.decode(hi, summ-hi)
 		mask := &m.charMask
 		*mask = allUnmasked
-		maskAll(st, mask)
+		maskAll(st, byte(ns-1), mask)
 	} else {
 		sym, freq := ctx[2], ctx[3]
-		m.hiBitsFlag = uint32(hb2Flag[heap[m.found]])
+		m.hiBitsFlag = uint32(hb2Flag[*at(heap, m.found)])
 		suf := le32(ctx[8:])
-		prob := &m.binSumm[freq-1][(m.prevSuccess+
+		prob := &m.binSumm[(freq-1)&127][(m.prevSuccess+
 			uint32(ns2BSIndx[byte(le16(unit(heap, suf)[0:])-1)])+
 			m.hiBitsFlag+2*uint32(hb2Flag[sym])+
 			uint32((m.runLength>>26)&0x20))&63]
@@ -214,14 +177,18 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 		m.charMask[sym] = 0
 		m.prevSuccess = 0
 	}
-	return m.decodeEscaped(rc, heap)
+	return m.decodeEscaped(rc)
 }
 
 // decodeEscaped continues after an escape from minCtx in the shorter
 // contexts, skipping the symbols already seen: their charMask entries
 // are 0, those of the others 0xFF, so that a state's frequency is
 // freq & mask without a branch.
-func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
+func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
+	heap := m.heap
+	if len(heap) < heapPad {
+		return -2
+	}
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
@@ -244,8 +211,8 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		m.minCtx = mc
 		ns := le16(ctx[0:])
 		s := le32(ctx[4:])
-		st := states(heap, s, ns)
-		hi := sumUnmasked(st, mask)
+		st, last := stateArr(heap, s), byte(ns-1)
+		hi := sumUnmasked(st, last, mask)
 
 		// MakeEscFreq: the SEE context of this escape.
 		se, escFreq := &m.dummy, uint32(1)
@@ -268,8 +235,8 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		total := escFreq + hi
 		count := rc.threshold(total)
 		if count < hi {
-			off, acc := findUnmasked(st, mask, count)
-			rec := (*[6]byte)(st[off:])
+			off, acc := findUnmasked(st, last, mask, count)
+			rec := state(heap, s+uint32(off))
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
 			se.update()
@@ -291,7 +258,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		}
 		rc.decode(hi, total-hi)
 		se.summ += uint16(total)
-		maskAll(st, mask)
+		maskAll(st, last, mask)
 	}
 }
 
@@ -303,6 +270,9 @@ var allUnmasked = func() (m [256]byte) {
 	return m
 }()
 
+// The escape helpers take a context's state array and its state count
+// less one (so 1..256 states), a bound that proves their loads in range.
+
 // sumUnmasked returns the sum of the frequencies of the states in st
 // whose symbols are not masked. Contexts escaped to tend to have many
 // states, so it takes four a step; the loads are widened before the
@@ -310,7 +280,8 @@ var allUnmasked = func() (m [256]byte) {
 // function of its own so that its loop keeps everything in registers.
 //
 //go:noinline
-func sumUnmasked(st []byte, mask *[256]byte) uint32 {
+func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32 {
+	st := arr[:(uint(last)+1)*6]
 	var a, b uint32
 	for len(st) >= 24 {
 		q := (*[24]byte)(st)
@@ -331,11 +302,12 @@ func sumUnmasked(st []byte, mask *[256]byte) uint32 {
 // frequency; count is below the sum of the unmasked frequencies.
 //
 //go:noinline
-func findUnmasked(st []byte, mask *[256]byte, count uint32) (int, uint32) {
+func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count uint32) (uint, uint32) {
+	st := arr[:(uint(last)+1)*6]
 	acc := uint32(0)
-	i := 0
-	for ; i+12 <= len(st); i += 12 {
-		q := (*[12]byte)(st[i:])
+	i := uint(0)
+	for len(st) >= 12 {
+		q := (*[12]byte)(st)
 		acc += uint32(q[1]) & uint32(mask[q[0]])
 		if acc > count {
 			return i, acc
@@ -344,21 +316,20 @@ func findUnmasked(st []byte, mask *[256]byte, count uint32) (int, uint32) {
 		if acc > count {
 			return i + 6, acc
 		}
+		st = st[12:]
+		i += 12
 	}
-	for ; i+6 <= len(st); i += 6 {
-		q := (*[6]byte)(st[i:])
+	if len(st) >= 6 {
+		q := (*[6]byte)(st)
 		acc += uint32(q[1]) & uint32(mask[q[0]])
-		if acc > count {
-			break
-		}
 	}
 	return i, acc
 }
 
 // maskAll masks the symbols of the states in st.
-func maskAll(st []byte, mask *[256]byte) {
-	for i := 0; i < len(st); i += 6 {
-		mask[st[i]] = 0
+func maskAll(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) {
+	for k := uint(0); k <= uint(last); k++ {
+		mask[arr[k*6]] = 0
 	}
 }
 

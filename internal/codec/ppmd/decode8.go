@@ -5,24 +5,66 @@ package ppmd
 
 // DecodeSymbol decodes one byte (0..255). At the end marker it returns
 // ErrEndMark; invalid data gives ErrCorrupt, a read error that error.
-func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (int, error) { return decodeSymbol(m, rc) }
+func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (int, error) {
+	if m.failed {
+		return 0, ErrCorrupt
+	}
+	sym := m.decode(rc)
+	rc.norm()
+	return m.result(rc, sym)
+}
 
 // Decode fills dst with decoded bytes, returning how many were decoded
 // before an error or the end marker (ErrEndMark).
-func (m *ModelI) Decode(rc *RangeDecoder, dst []byte) (int, error) { return decodeInto(m, rc, dst) }
+func (m *ModelI) Decode(rc *RangeDecoder, dst []byte) (int, error) {
+	if m.failed {
+		return 0, ErrCorrupt
+	}
+	for n := range dst {
+		sym := m.decode(rc)
+		rc.norm()
+		if sym < 0 || rc.err != nil || m.failed {
+			_, err := m.result(rc, sym)
+			return n, err
+		}
+		dst[n] = byte(sym)
+	}
+	return len(dst), nil
+}
+
+// result turns a raw decode (a byte, -1 at the end marker, -2 for
+// invalid data) into a symbol or an error; invalid data fails the model.
+func (m *ModelI) result(rc *RangeDecoder, sym int) (int, error) {
+	switch {
+	case m.failed:
+		return 0, ErrCorrupt
+	case rc.err != nil:
+		return 0, rc.err
+	case sym == -1:
+		return 0, ErrEndMark
+	case sym == -2:
+		m.failed = true
+		return 0, ErrCorrupt
+	}
+	return sym, nil
+}
 
 // decode returns the next symbol, -1 at the end marker or -2 for data no
 // encoder produces. Like ModelH.decode it works on fixed-size views of
 // the heap and inlines the frequent updates.
 func (m *ModelI) decode(rc *RangeDecoder) int {
 	heap := m.heap
+	if len(heap) < heapPad {
+		return -2
+	}
 	mask := &m.charMask
 	c := m.minCtx
 	ctx := unit(heap, c)
 	if ns := uint32(ctx[0]); ns != 0 {
 		s := le32(ctx[4:])
 		summ := le16(ctx[2:])
-		st := states(heap, s, ns+1)
+		st := stateArr(heap, s)
+		n6 := (uint(ctx[0]) + 1) * 6
 		count := rc.threshold(summ)
 		hi := uint32(st[1])
 		if count < hi {
@@ -49,23 +91,20 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 			return int(sym)
 		}
 		m.prevSuccess = 0
-		// j walks the frequencies: a loop bound that proves the loads.
-		for j := 7; j < len(st); j += 6 {
-			f := uint32(st[j])
+		for i := uint(6); i < n6; i += 6 {
+			f := uint32(st[i+1])
 			hi += f
 			if hi <= count {
 				continue
 			}
-			i := j - 1
+			rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
 			// Update1.
 			rc.decode(hi-f, f)
-			rec := (*[6]byte)(st[i:])
 			sym := rec[0]
 			f += 4
 			rec[1] = byte(f)
 			put16(ctx[2:], summ+4)
 			m.found = s + uint32(i)
-			prev := (*[6]byte)(st[i-6:])
 			if f > uint32(prev[1]) {
 				*rec, *prev = *prev, *rec
 				m.found -= 6
@@ -88,11 +127,11 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		}
 		rc.decode(hi, summ-hi)
 		*mask = allUnmasked
-		maskAll(st, mask)
+		maskAll(st, ctx[0], mask)
 	} else {
 		sym, freq := ctx[2], ctx[3]
-		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][uint32(ns2BSIndx[unit(heap, le32(ctx[8:]))[0]])+
-			m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20)]
+		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][(uint32(ns2BSIndx[unit(heap, le32(ctx[8:]))[0]])+
+			m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20))&63]
 		bit := rc.bit(uint32(*prob))
 		if bit == 0 {
 			// UpdateBin.
@@ -117,13 +156,17 @@ func (m *ModelI) decode(rc *RangeDecoder) int {
 		mask[sym] = 0
 		m.prevSuccess = 0
 	}
-	return m.decodeEscaped(rc, heap)
+	return m.decodeEscaped(rc)
 }
 
 // decodeEscaped continues after an escape from minCtx in the shorter
 // contexts, skipping the symbols already seen (masked), as
 // ModelH.decodeEscaped.
-func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
+func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
+	heap := m.heap
+	if len(heap) < heapPad {
+		return -2
+	}
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
@@ -146,8 +189,8 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		m.minCtx = mc
 		ns := uint32(ctx[0])
 		s := le32(ctx[4:])
-		st := states(heap, s, ns+1)
-		hi := sumUnmasked(st, mask)
+		st, last := stateArr(heap, s), ctx[0]
+		hi := sumUnmasked(st, last, mask)
 
 		// MakeEscFreq.
 		se, escFreq := &m.dummy, uint32(1)
@@ -161,8 +204,8 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		total := escFreq + hi
 		count := rc.threshold(total)
 		if count < hi {
-			off, acc := findUnmasked(st, mask, count)
-			rec := (*[6]byte)(st[off:])
+			off, acc := findUnmasked(st, last, mask, count)
+			rec := state(heap, s+uint32(off))
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
 			se.update()
@@ -185,6 +228,6 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder, heap []byte) int {
 		}
 		rc.decode(hi, total-hi)
 		se.summ += uint16(total)
-		maskAll(st, mask)
+		maskAll(st, last, mask)
 	}
 }

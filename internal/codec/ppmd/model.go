@@ -8,6 +8,9 @@ package ppmd
 // state (CreateSuccessors); 0 when memory ran out.
 func (m *ModelH) createSuccessors(skip bool) uint32 {
 	heap := m.heap
+	if len(heap) < heapPad {
+		return 0
+	}
 	c := m.minCtx
 	fs := state(heap, m.found)
 	upBranch := le32(fs[2:])
@@ -27,7 +30,7 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		s := c + 2
 		if le16(cu[0:]) != 1 {
 			s = le32(cu[4:])
-			for heap[s] != fsym {
+			for *at(heap, s) != fsym {
 				s += 6
 			}
 		}
@@ -44,10 +47,7 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		m.stack[num] = s
 		num++
 	}
-	if upBranch >= uint32(len(heap)) {
-		return 0
-	}
-	upSym := heap[upBranch]
+	upSym := *at(heap, upBranch)
 	upSucc := upBranch + 1
 	cu := unit(heap, c)
 	var upFreq uint32
@@ -55,10 +55,10 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		upFreq = uint32(cu[3])
 	} else {
 		s := le32(cu[4:])
-		for heap[s] != upSym {
+		for *at(heap, s) != upSym {
 			s += 6
 		}
-		cf := uint32(heap[s+1]) - 1
+		cf := uint32(state(heap, s)[1]) - 1
 		s0 := le16(cu[2:]) - ns - cf
 		if 2*cf <= s0 {
 			upFreq = 1 + b2u(5*cf > s0)
@@ -88,6 +88,9 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 // minCtx (UpdateModel).
 func (m *ModelH) updateModel() {
 	heap := m.heap
+	if len(heap) < heapPad {
+		return
+	}
 	fs := state(heap, m.found)
 	fsym, ffreq := fs[0], uint32(fs[1])
 	fSucc := le32(fs[2:])
@@ -131,7 +134,7 @@ func (m *ModelH) updateModel() {
 		put32(fs[2:], c)
 		return
 	}
-	heap[m.text] = fsym
+	*at(heap, m.text) = fsym
 	m.text++
 	succ := m.text
 	if m.text >= m.unitsStart {
@@ -226,10 +229,13 @@ func (m *ModelH) updateModel() {
 // rescale halves the frequencies of minCtx's states (Rescale).
 func (m *ModelH) rescale() {
 	heap := m.heap
+	if len(heap) < heapPad {
+		return
+	}
 	cu := unit(heap, m.minCtx)
 	stats := le32(cu[4:])
 	ns := le16(cu[0:])
-	st := states(heap, stats, ns)
+	st := stateArr(heap, stats)[:(uint(byte(ns-1))+1)*6]
 	// The found state moves to the front.
 	i := m.found - stats
 	tmp := *(*[6]byte)(st[i:])

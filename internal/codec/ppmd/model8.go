@@ -2,10 +2,6 @@ package ppmd
 
 // The variant I model updates (7-Zip's Ppmd8.c without FREEZE support).
 
-// errModelLoop stops a cut-off that cannot free memory, which only
-// invalid data causes; the decoder's recover turns it into ErrCorrupt.
-type errModelLoop struct{}
-
 // refresh halves (scale 1) or keeps the frequencies of c's states after
 // its stats shrank to fit its state count (Refresh).
 func (m *ModelI) refresh(c, oldNU, scale uint32) {
@@ -128,12 +124,16 @@ func (m *ModelI) restoreModel(c1 uint32) {
 	for m.suffix(m.maxCtx) != 0 {
 		m.maxCtx = m.suffix(m.maxCtx)
 	}
+	// A model 7-Zip builds frees enough in one or two rounds; one that
+	// frees nothing would loop: it fails, restarted so that it stays
+	// consistent.
 	for n := 0; ; n++ {
-		if n == 64 {
-			panic(errModelLoop{})
-		}
 		m.cutOff(m.maxCtx, 0)
-		m.expandTextArea()
+		if !m.expandTextArea() || n == 64 {
+			m.restart()
+			m.failed = true
+			return
+		}
 		if m.usedMemory() <= 3*(m.size>>2) {
 			break
 		}
@@ -147,6 +147,9 @@ func (m *ModelI) restoreModel(c1 uint32) {
 // when the caller has it. It returns 0 when memory ran out.
 func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	heap := m.heap
+	if len(heap) < heapPad {
+		return 0
+	}
 	fs := state(heap, m.found)
 	upBranch := le32(fs[2:])
 	fsym := fs[0]
@@ -169,7 +172,7 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 			s, s1 = s1, 0
 		case cu[0] != 0:
 			s = le32(cu[4:])
-			for heap[s] != fsym {
+			for *at(heap, s) != fsym {
 				s += 6
 			}
 			if st := state(heap, s); st[1] < maxFreq-9 {
@@ -189,10 +192,16 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 			}
 			break
 		}
+		if num >= len(ps) {
+			return 0 // a suffix chain longer than the order: never in a model
+		}
 		ps[num] = s
 		num++
 	}
-	upSym := heap[upBranch]
+	if num == 0 {
+		return c
+	}
+	upSym := *at(heap, upBranch)
 	upSucc := upBranch + 1
 	flags := byte(0x10*hi40(uint32(fsym)) + 0x08*hi40(uint32(upSym)))
 	cu := unit(heap, c)
@@ -201,10 +210,10 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		upFreq = uint32(cu[3])
 	} else {
 		s := le32(cu[4:])
-		for heap[s] != upSym {
+		for *at(heap, s) != upSym {
 			s += 6
 		}
-		cf := uint32(heap[s+1]) - 1
+		cf := uint32(state(heap, s)[1]) - 1
 		s0 := le16(cu[2:]) - uint32(cu[0]) - cf
 		if 2*cf <= s0 {
 			upFreq = 1
@@ -291,6 +300,9 @@ func (m *ModelI) reduceOrder(s1, c uint32) uint32 {
 // views of the heap's records.
 func (m *ModelI) updateModel() {
 	heap := m.heap
+	if len(heap) < heapPad {
+		return
+	}
 	fs := state(heap, m.found)
 	fSucc := le32(fs[2:])
 	fFreq, fSym := uint32(fs[1]), fs[0]
@@ -338,7 +350,7 @@ func (m *ModelI) updateModel() {
 		}
 		return
 	}
-	heap[m.text] = fSym
+	*at(heap, m.text) = fSym
 	m.text++
 	succ := m.text
 	if m.text >= m.unitsStart {
@@ -452,11 +464,11 @@ func (m *ModelI) rescale() {
 	stats := m.stats(mc)
 	s := m.found
 	var tmp [6]byte
-	copy(tmp[:], m.heap[s:s+6])
+	tmp = *state(m.heap, s)
 	for ; s != stats; s -= 6 {
 		m.copyState(s, s-6)
 	}
-	copy(m.heap[s:s+6], tmp[:])
+	*state(m.heap, s) = tmp
 	escFreq := m.summFreq(mc) - m.freq(s)
 	adder := b2u(m.orderFall != 0)
 	f := ((m.freq(s)+4)&0xFF + adder) >> 1
@@ -470,7 +482,7 @@ func (m *ModelI) rescale() {
 		m.setFreq(s, f)
 		sumFreq += f
 		if f > m.freq(s-6) {
-			copy(tmp[:], m.heap[s:s+6])
+			tmp = *state(m.heap, s)
 			s1 := s
 			for {
 				m.copyState(s1, s1-6)
@@ -479,7 +491,7 @@ func (m *ModelI) rescale() {
 					break
 				}
 			}
-			copy(m.heap[s1:s1+6], tmp[:])
+			*state(m.heap, s1) = tmp
 		}
 	}
 	if m.freq(s) == 0 {
@@ -496,13 +508,13 @@ func (m *ModelI) rescale() {
 		newNS := numStats - i
 		m.setNumStats(mc, newNS)
 		if newNS == 0 {
-			copy(tmp[:], m.heap[stats:stats+6])
+			tmp = *state(m.heap, stats)
 			tmp[1] = byte((2*uint32(tmp[1]) + escFreq - 1) / escFreq)
 			tmp[1] = min(tmp[1], maxFreq/3)
 			m.insertNode(stats, u2i((numStats+2)>>1))
 			m.setFlags(mc, m.flags(mc)&0x10+0x08*hi40(uint32(tmp[0])))
 			m.found = mc + 2
-			copy(m.heap[mc+2:mc+8], tmp[:])
+			*state(m.heap, mc+2) = tmp
 			return
 		}
 		n0, n1 := (numStats+2)>>1, (newNS+2)>>1

@@ -12,8 +12,14 @@
 //
 // The heap is allocated once at the size the stream declares; callers
 // bound that size (by their memory limit) before calling NewH, NewI or
-// Reset. Every heap access is bounds-checked and the decoders recover a
-// violation as ErrCorrupt.
+// Reset; the heap's address range is that size rounded up to a power of
+// two (up to twice the size; the model uses its own part only, and the
+// rest stays untouched where the allocation is fresh). Every heap access
+// masks its offset to the heap's range, so that no offset read from the
+// heap can reach outside it. Data no encoder writes (a count outside the
+// range coder's total, a variant I cut-off that frees nothing, a RAR
+// range too narrow for a total) ends decoding with ErrCorrupt, and the
+// model decodes nothing more until it is Reset.
 package ppmd
 
 import (
@@ -46,10 +52,12 @@ const (
 
 var (
 	initBinEsc = [8]uint16{0x3CDD, 0x1F3F, 0x59BF, 0x48F3, 0x64A1, 0x5ABC, 0x6632, 0x6051}
-	expEscape  = [16]byte{25, 14, 9, 7, 5, 5, 4, 4, 4, 3, 3, 3, 2, 2, 2, 2}
+	// expEscape by a binary probability's top bits: 16 entries, and room
+	// for the 6 bits of any uint16 (probabilities stay below 2^14).
+	expEscape = [64]byte{25, 14, 9, 7, 5, 5, 4, 4, 4, 3, 3, 3, 2, 2, 2, 2}
 
 	indx2Units [numIndexes]byte
-	units2Indx [128]byte
+	units2Indx [256]byte // by units-1; past 128 units (never in a model) the last index
 	ns2Indx    [256]byte
 	ns2BSIndx  [256]byte
 	hb2Flag    [256]byte
@@ -67,6 +75,9 @@ func init() {
 			k++
 		}
 		indx2Units[i] = byte(k)
+	}
+	for ; k < len(units2Indx); k++ {
+		units2Indx[k] = numIndexes - 1
 	}
 	ns2BSIndx[0] = 0 << 1
 	ns2BSIndx[1] = 1 << 1
@@ -138,6 +149,7 @@ type ModelH struct {
 
 	charMask [256]byte // 0 for the symbols masked after escapes, 0xFF for the others
 	stack    [MaxOrder]uint32
+	failed   bool // met data no encoder writes: decodes nothing until Reset
 }
 
 // NewH returns a model of the given order and memory size (bytes).
@@ -155,7 +167,10 @@ func (m *ModelH) Reset(order, memSize int) error {
 	if order < MinOrder || order > MaxOrder || memSize < MinMemSize || int64(memSize) > MaxMemSize {
 		return archive.Corruptf("ppmd: bad parameters (order %d, memory %d)", order, memSize)
 	}
-	m.init(memSize, false)
+	if !m.init(memSize, false) {
+		return archive.Limitf("ppmd: model of %d bytes does not fit this system's address space", memSize)
+	}
+	m.failed = false
 	m.maxOrder = order
 	m.restart()
 	m.dummy.shift = periodBits

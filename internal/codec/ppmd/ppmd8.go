@@ -64,6 +64,7 @@ type ModelI struct {
 	dummy   see
 
 	charMask [256]byte // 0 for the symbols masked after escapes, 0xFF for the others
+	failed   bool      // met data no encoder writes: decodes nothing until Reset
 }
 
 // NewI returns a variant I model of the given order, memory size (bytes)
@@ -85,7 +86,10 @@ func (m *ModelI) Reset(order, memSize, restore int) error {
 	if restore != RestoreRestart && restore != RestoreCutOff {
 		return ErrUnsupportedRestore
 	}
-	m.init(memSize, true)
+	if !m.init(memSize, true) {
+		return archive.Limitf("ppmd: model of %d bytes does not fit this system's address space", memSize)
+	}
+	m.failed = false
 	m.maxOrder = uint32(order)
 	m.restoreMethod = uint32(restore)
 	m.restart()
@@ -98,25 +102,23 @@ func (m *ModelI) Reset(order, memSize, restore int) error {
 // @2. States as in variant H. Free blocks: Stamp u32 @0, Next u32 @4, NU
 // u32 @8.
 
-func (m *ModelI) numStats(c uint32) uint32  { return uint32(m.heap[c]) }
-func (m *ModelI) setNumStats(c, n uint32)   { m.heap[c] = byte(n) }
-func (m *ModelI) flags(c uint32) uint32     { return uint32(m.heap[c+1]) }
-func (m *ModelI) setFlags(c, f uint32)      { m.heap[c+1] = byte(f) }
+func (m *ModelI) numStats(c uint32) uint32  { return uint32(unit(m.heap, c)[0]) }
+func (m *ModelI) setNumStats(c, n uint32)   { unit(m.heap, c)[0] = byte(n) }
+func (m *ModelI) flags(c uint32) uint32     { return uint32(unit(m.heap, c)[1]) }
+func (m *ModelI) setFlags(c, f uint32)      { unit(m.heap, c)[1] = byte(f) }
 func (m *ModelI) summFreq(c uint32) uint32  { return m.u16(c + 2) }
 func (m *ModelI) setSummFreq(c, f uint32)   { m.set16(c+2, f) }
 func (m *ModelI) stats(c uint32) uint32     { return m.u32(c + 4) }
 func (m *ModelI) suffix(c uint32) uint32    { return m.u32(c + 8) }
-func (m *ModelI) sym(s uint32) uint32       { return uint32(m.heap[s]) }
-func (m *ModelI) freq(s uint32) uint32      { return uint32(m.heap[s+1]) }
-func (m *ModelI) setFreq(s, f uint32)       { m.heap[s+1] = byte(f) }
+func (m *ModelI) sym(s uint32) uint32       { return uint32(state(m.heap, s)[0]) }
+func (m *ModelI) freq(s uint32) uint32      { return uint32(state(m.heap, s)[1]) }
+func (m *ModelI) setFreq(s, f uint32)       { state(m.heap, s)[1] = byte(f) }
 func (m *ModelI) successor(s uint32) uint32 { return m.u32(s + 2) }
 func (m *ModelI) setSucc(s, v uint32)       { m.set32(s+2, v) }
-func (m *ModelI) copyState(dst, src uint32) { copy(m.heap[dst:dst+6], m.heap[src:src+6]) }
+func (m *ModelI) copyState(dst, src uint32) { *state(m.heap, dst) = *state(m.heap, src) }
 func (m *ModelI) swapStates(a, b uint32) {
-	var t [6]byte
-	copy(t[:], m.heap[a:a+6])
-	copy(m.heap[a:a+6], m.heap[b:b+6])
-	copy(m.heap[b:b+6], t[:])
+	sa, sb := state(m.heap, a), state(m.heap, b)
+	*sa, *sb = *sb, *sa
 }
 
 // hi40 is 1 for symbols 0x40 and above, which the flags track.
@@ -148,8 +150,9 @@ func (m *ModelI) moveUnitsUp(old, nu uint32) uint32 {
 }
 
 // expandTextArea gives the free blocks just above the text area back to
-// it and drops them from their free lists.
-func (m *ModelI) expandTextArea() {
+// it and drops them from their free lists; false for a free block of no
+// units (a stale stamp, never in a model 7-Zip builds).
+func (m *ModelI) expandTextArea() bool {
 	var count [numIndexes]uint32
 	if m.loUnit != m.hiUnit {
 		m.set32(m.loUnit, 0)
@@ -159,7 +162,7 @@ func (m *ModelI) expandTextArea() {
 		m.set32(node, 0)
 		nu := m.u32(node + 8)
 		if nu == 0 {
-			panic(errModelLoop{}) // a stale stamp: never in a model 7-Zip builds
+			return false
 		}
 		count[u2i(nu)]++
 		node += nu * unitSize
@@ -177,6 +180,9 @@ func (m *ModelI) expandTextArea() {
 		}
 		for count[i] != 0 {
 			node := get()
+			if node == 0 {
+				return false // the list ended before its counted blocks
+			}
 			for m.u32(node) == 0 {
 				if next == 0 {
 					m.freeList[i] = m.u32(node + 4)
@@ -188,10 +194,14 @@ func (m *ModelI) expandTextArea() {
 				if count[i]--; count[i] == 0 {
 					break
 				}
+				if node == 0 {
+					return false
+				}
 			}
 			next = node + 4
 		}
 	}
+	return true
 }
 
 func (m *ModelI) usedMemory() uint32 {
@@ -225,9 +235,7 @@ func (m *ModelI) restart() {
 	m.set32(c+4, s)
 	for i := uint32(0); i < 256; i++ {
 		p := s + i*6
-		m.heap[p] = byte(i)
-		m.heap[p+1] = 1
-		m.setSucc(p, 0)
+		*state(m.heap, p) = [6]byte{byte(i), 1}
 	}
 	i := 0
 	for k := range m.binSumm {

@@ -247,7 +247,8 @@ func TestMaskHelpers(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 255, 256} {
 		for trial := 0; trial < 20; trial++ {
-			st := make([]byte, n*6)
+			var st [maxStatesBytes]byte
+			last := byte(n - 1)
 			for i := 0; i < n; i++ {
 				st[i*6] = byte(r.IntN(256))
 				st[i*6+1] = byte(1 + r.IntN(255))
@@ -264,12 +265,12 @@ func TestMaskHelpers(t *testing.T) {
 					want += uint32(st[i*6+1])
 				}
 			}
-			if got := sumUnmasked(st, &mask); got != want {
+			if got := sumUnmasked(&st, last, &mask); got != want {
 				t.Fatalf("%d states: sumUnmasked %d, want %d", n, got, want)
 			}
 			if want > 0 {
 				count := uint32(r.IntN(int(want)))
-				off, acc := findUnmasked(st, &mask, count)
+				off, acc := findUnmasked(&st, last, &mask, count)
 				cum, wantOff := uint32(0), -1
 				for i := 0; i < n && wantOff < 0; i++ {
 					if mask[st[i*6]] != 0 {
@@ -279,12 +280,12 @@ func TestMaskHelpers(t *testing.T) {
 						wantOff = i * 6
 					}
 				}
-				if off != wantOff || acc != cum {
+				if int(off) != wantOff || acc != cum {
 					t.Fatalf("%d states, count %d: findUnmasked %d, %d; want %d, %d", n, count, off, acc, wantOff, cum)
 				}
 			}
-			maskAll(st, &mask)
-			if got := sumUnmasked(st, &mask); got != 0 {
+			maskAll(&st, last, &mask)
+			if got := sumUnmasked(&st, last, &mask); got != 0 {
 				t.Fatalf("%d states: %d unmasked after maskAll", n, got)
 			}
 		}

@@ -82,8 +82,15 @@ func (rc *RangeDecoder) fail(err error) {
 
 // threshold returns the count within total of the next symbol.
 func (rc *RangeDecoder) threshold(total uint32) uint32 {
-	rc.rng /= total
-	return rc.code / rc.rng
+	r := rc.rng / total
+	if r == 0 {
+		// RAR's range may be narrower than the total: data no encoder
+		// writes. 7-Zip's is at least 2^24 here, above any total.
+		rc.fail(ErrCorrupt)
+		r = 1
+	}
+	rc.rng = r
+	return rc.code / r
 }
 
 // decode consumes the symbol occupying [start, start+size) of the total

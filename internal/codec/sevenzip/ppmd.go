@@ -30,8 +30,8 @@ func newPPMd(props []byte, in byteReadReader, size uint64, env *decodeEnv) (io.R
 	}
 	order, mem := int(props[0]), int64(binary.LittleEndian.Uint32(props[1:]))
 	// On a 32-bit system the model must also fit an int (up to 4 GiB is valid).
-	if limit := min(env.limit, math.MaxInt-64); mem > limit {
-		return nil, archive.Limitf("7z: PPMd model of %d bytes exceeds the memory limit of %d", mem, limit)
+	if limit := min(env.limit, math.MaxInt-64); ppmd.Footprint(mem) > limit {
+		return nil, archive.Limitf("7z: PPMd model of %d bytes (%d allocated) exceeds the memory limit of %d", mem, ppmd.Footprint(mem), limit)
 	}
 	m := ppmdPool.Get().(*ppmd.ModelH)
 	if err := m.Reset(order, int(mem)); err != nil {

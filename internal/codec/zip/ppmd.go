@@ -38,7 +38,7 @@ func (p *pipeline) newPPMd(src byteReader, h *header, limit int64) (io.Reader, e
 	if restore > ppmd.RestoreCutOff {
 		return nil, archive.Unsupportedf("zip: ppmd: restore method %d is not supported", restore)
 	}
-	if int64(mem) > limit {
+	if ppmd.Footprint(int64(mem)) > limit {
 		return nil, archive.Limitf("zip: ppmd: model of %d MiB exceeds the memory limit of %d bytes", mem>>20, limit)
 	}
 	if p.ppmd == nil {

@@ -183,7 +183,7 @@ func (d *unpack29) initPPM(u *unpacker) error {
 			return errBadPPM
 		}
 		mem := (maxMB + 1) << 20
-		if int64(mem) > u.memLimit() {
+		if ppmd.Footprint(int64(mem)) > u.memLimit() {
 			return archive.Limitf("rar: PPMd model needs %d MiB, above the memory limit", maxMB+1)
 		}
 		if d.ppm == nil {
