@@ -56,8 +56,12 @@ var steadyStreams = map[archive.Format]bool{
 	archive.Brotli: true,
 }
 
-func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
-	z, err := gzip.NewReader(r)
+func openGzip(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	// A large member decodes on several goroutines (gzip's parallel.go).
+	if opt == nil {
+		opt = &archive.Options{}
+	}
+	z, err := gzip.NewReaderConfig(r, gzip.Config{Threads: decoderThreads(opt), MemLimit: opt.Limit()})
 	if err != nil {
 		return nil, err
 	}
