@@ -32,11 +32,11 @@ import (
 // Sizes, variables so that tests can make every path happen on small
 // inputs.
 var (
-	partSize = 2 << 20        // compressed bytes per piece
+	partSize = 1 << 20        // compressed bytes per piece
 	overrun  = partSize / 4   // bytes past its piece a worker may decode
 	switchAt = int64(1 << 20) // compressed bytes decoded sequentially first
-	softCap  = 16 << 20       // a worker stops at the first block boundary past this much output
-	hardCap  = 20 << 20       // and cuts its output at the last boundary past this much
+	softCap  = 12 << 20       // a worker stops at the first block boundary past this much output
+	hardCap  = 16 << 20       // and cuts its output at the last boundary past this much
 )
 
 // maxAttempts bounds the candidate block starts a worker decodes from in
@@ -53,7 +53,7 @@ func MemoryUse(threads int) int64 {
 	if threads <= 1 {
 		return 0
 	}
-	perJob := int64(partSize+overrun) + 3*int64(hardCap)
+	perJob := int64(partSize+overrun) + 3*int64(hardCap) + 256<<10
 	return int64(jobsFor(threads)) * perJob
 }
 
@@ -74,6 +74,15 @@ type job struct {
 
 	done    chan struct{} // a worker finished a task
 	pending bool          // a task was handed out and its done not received
+
+	// hint, once set, tells the worker where the piece's output must
+	// start and the window there: the chain reached the piece while it
+	// decodes. The worker then goes on with the known window, or stops if
+	// its output cannot be used.
+	hint    atomic.Pointer[hint]
+	hintBuf hint
+	claim   atomic.Bool         // hintBuf is being written
+	next    atomic.Pointer[job] // the piece after, for a worker to hint
 
 	// Decoding (bit positions are the member data's).
 	start  int64 // where the output starts: a block boundary found; -1: none
@@ -96,6 +105,41 @@ type job struct {
 
 // output is j's output, once resolved.
 func (j *job) output() []byte { return j.data[:len(j.marks)+j.nplain] }
+
+// hint is where a piece's output must start, and the window there.
+type hint struct {
+	pos int64
+	win [inflate.MarkerWindow]byte
+}
+
+// setHint gives j its hint, unless it has one: pos and the window there,
+// which fill writes.
+func (j *job) setHint(pos int64, fill func(win []byte)) {
+	if !j.claim.CompareAndSwap(false, true) {
+		return
+	}
+	j.hintBuf.pos = pos
+	fill(j.hintBuf.win[:])
+	j.hint.Store(&j.hintBuf)
+}
+
+// windowAfter writes to win (32 KiB) the window after an output of marks
+// (resolved by before, the window before it) then plain.
+func windowAfter(win, before []byte, marks []uint16, plain []byte) {
+	need := len(win)
+	k := min(len(plain), need)
+	copy(win[need-k:], plain[len(plain)-k:])
+	need -= k
+	k = min(len(marks), need)
+	for i, v := range marks[len(marks)-k:] {
+		if v >= inflate.Marker {
+			v = uint16(before[v-inflate.Marker])
+		}
+		win[need-k+i] = byte(v)
+	}
+	need -= k
+	copy(win[:need], before[len(before)-need:])
+}
 
 // ownEnd is the bit position of the end of the piece's own bytes.
 func (j *job) ownEnd() int64 { return (j.a + int64(j.own)) * 8 }
@@ -166,6 +210,7 @@ type parStats struct {
 	members int // members decoded in parallel
 	used    int // pieces whose output was used
 	bridges int // sequential decodes bridging a break
+	marked  int64 // output decoded with markers
 }
 
 // sliceReader reads a byte slice.
@@ -236,20 +281,52 @@ func (p *parallel) run() {
 	}
 }
 
-// decode finds a block start in j's own bytes and decodes from it.
+// decode decodes j, and hints the next piece when j's start was known.
 func (w *worker) decode(j *job) {
-	j.start, j.stored, j.final, j.marks, j.nplain = -1, false, false, nil, 0
+	w.decodeOnly(j)
+	h := j.hint.Load()
+	if h == nil || h.pos != j.start || j.final {
+		return
+	}
+	if n := j.next.Load(); n != nil {
+		n.setHint(j.end, func(win []byte) {
+			var plain []byte
+			if j.nplain > 0 {
+				plain = j.data[len(j.marks) : len(j.marks)+j.nplain]
+			}
+			windowAfter(win, h.win[:], j.marks, plain)
+		})
+	}
+}
+
+// decodeOnly finds a block start in j's own bytes and decodes from it.
+func (w *worker) decodeOnly(j *job) {
+	j.start, j.stored, j.final, j.marks, j.nplain = -1, false, false, j.mbuf[:0], 0
 	stop := int64(j.own) * 8 // j-relative bit positions from here on
 	if j.last {
 		stop = unbounded
 	}
+	if h := j.hint.Load(); h != nil {
+		if at := h.pos - j.a*8; at >= 0 && at < int64(j.own)*8 {
+			j.start, j.end = h.pos, h.pos
+			w.decodePlain(j, at, stop, h)
+		}
+		return
+	}
 	from := j.from - j.a*8
+	var abs int64 // the candidate's position
+	w.md.Interrupt = func() bool {
+		h := j.hint.Load()
+		return h != nil && h.pos >= abs
+	}
+	defer func() { w.md.Interrupt = nil }()
 	for range maxAttempts {
 		cand, stored := w.md.FindBlock(j.buf, from, int64(j.own)*8)
 		if cand < 0 {
 			return
 		}
 		from = cand + 1
+		abs = j.a*8 + cand
 		minBlocks := 1
 		if stored {
 			// Stored blocks are found by 19 bits only: one must be
@@ -261,20 +338,35 @@ func (w *worker) decode(j *job) {
 		if res.Blocks < minBlocks && res.Outcome != inflate.Final {
 			continue
 		}
-		j.start, j.stored, j.marks = j.a*8+cand, stored, res.Output(j.mbuf)
+		j.start, j.stored, j.marks = abs, stored, j.mbuf
 		j.end, j.final = j.a*8+res.End, res.Outcome == inflate.Final
-		if res.Outcome == inflate.Clean {
-			w.decodePlain(j, res.End, stop)
+		switch res.Outcome {
+		case inflate.Clean:
+			w.decodePlain(j, res.End, stop, nil)
+		case inflate.Interrupted:
+			if h := j.hint.Load(); h.pos == abs {
+				w.decodePlain(j, res.End, stop, h)
+			} else {
+				j.start = -1 // the output before it ended past this start
+			}
 		}
 		return
 	}
 }
 
-// decodePlain goes on decoding j from bit at, where the last 32 KiB of
-// output hold no marker, with an Inflater.
-func (w *worker) decodePlain(j *job, at, stop int64) {
-	for i, v := range j.marks[len(j.marks)-inflate.MarkerWindow:] {
-		w.win[i] = byte(v)
+// decodePlain goes on decoding j from bit at with an Inflater, where the
+// last 32 KiB of output hold no marker or h gives the window of j's start
+// to resolve them.
+func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
+	k := min(len(j.marks), inflate.MarkerWindow)
+	if h != nil {
+		copy(w.win[:], h.win[k:])
+	}
+	for i, v := range j.marks[len(j.marks)-k:] {
+		if v >= inflate.Marker {
+			v = uint16(h.win[v-inflate.Marker])
+		}
+		w.win[inflate.MarkerWindow-k+i] = byte(v)
 	}
 	base := at / 8
 	w.src.b = j.buf[base:]
@@ -283,6 +375,9 @@ func (w *worker) decodePlain(j *job, at, stop int64) {
 	}
 	w.inf.ResetAt(&w.src, uint(at%8), w.win[:], stop-base*8, int64(softCap-len(j.marks)))
 	room := hardCap - len(j.marks)
+	if guess := min(len(j.marks)+4*len(w.src.b), hardCap); len(j.data) < guess {
+		j.data = grow(j.data, guess) // a first guess: four bytes per input byte
+	}
 	n := 0
 	var err error
 	for n < room && err == nil {
@@ -369,9 +464,29 @@ func (p *parallel) dispatch() bool {
 	j.from = max(p.pos, j.a*8)
 	p.next += int64(j.own)
 	p.queue = append(p.queue, j)
+	j.hint.Store(nil)
+	j.claim.Store(false)
+	j.next.Store(nil)
+	if len(p.queue) > 1 {
+		p.queue[len(p.queue)-2].next.Store(j)
+	}
+	p.hintNext()
 	j.pending = true
 	p.work <- j
 	return true
+}
+
+// hintNext tells the next piece to chain, while it may be decoding, where
+// the output ends and the window there.
+func (p *parallel) hintNext() {
+	if p.fbOn || p.final || p.vi >= len(p.queue) {
+		return
+	}
+	j := p.queue[p.vi]
+	if p.pos >= j.ownEnd() {
+		return
+	}
+	j.setHint(p.pos, func(win []byte) { copy(win, p.win) })
 }
 
 // await receives j's task's done.
@@ -476,6 +591,7 @@ func (p *parallel) chain(block bool) {
 		switch {
 		case j.start >= 0 && p.matches(j, p.pos):
 			p.stats.used++
+			p.stats.marked += int64(len(j.marks))
 			p.use(j)
 			p.vi++
 			if j.end < j.ownEnd() {
@@ -483,12 +599,14 @@ func (p *parallel) chain(block bool) {
 				j.start = -1
 				p.vi--
 			}
+			p.hintNext()
 			block = false
 		case j.start >= 0 && p.pos < j.target():
 			p.bridge(j.target())
 			return
 		case p.pos >= j.ownEnd():
 			p.vi++
+			p.hintNext()
 		default:
 			p.bridge(j.ownEnd())
 			return
@@ -509,24 +627,11 @@ func (p *parallel) use(j *job) {
 	if &p.win[0] == &nw[0] {
 		nw = &p.winBuf[1]
 	}
-	need := inflate.MarkerWindow
 	var plain []byte
 	if j.nplain > 0 {
 		plain = j.data[len(j.marks) : len(j.marks)+j.nplain]
 	}
-	k := min(len(plain), need)
-	copy(nw[need-k:], plain[len(plain)-k:])
-	need -= k
-	k = min(len(j.marks), need)
-	for i, v := range j.marks[len(j.marks)-k:] {
-		if v >= inflate.Marker {
-			nw[need-k+i] = j.win[v-inflate.Marker]
-		} else {
-			nw[need-k+i] = byte(v)
-		}
-	}
-	need -= k
-	copy(nw[:need], j.win[len(j.win)-need:])
+	windowAfter(nw[:], j.win, j.marks, plain)
 	p.win = nw[:]
 	p.pos, p.final = j.end, j.final
 	j.inOutput, j.counted, j.rd = true, false, 0
@@ -622,6 +727,7 @@ func (p *parallel) read(b []byte) (int, error) {
 			}
 			p.win = nw[:copy(nw[:], p.fb.Window())]
 			p.release(p.pos)
+			p.hintNext()
 		}
 		if p.final {
 			return 0, io.EOF

@@ -24,7 +24,10 @@ const Marker = 0x8000
 const MarkerWindow = 32 << 10
 
 // MarkerDecoder decodes deflate (not Deflate64) from a block boundary in
-// the middle of a stream held in memory, without its window.
+// the middle of a stream held in memory, without its window. Like the
+// Inflater, it decodes into a ring of a power-of-two size (masked indexes
+// need no bounds checks, and the ring stays in cache) and moves the output
+// out of it in large pieces.
 type MarkerDecoder struct {
 	src      []byte
 	pos      int    // next byte of src for the bit buffer
@@ -32,18 +35,35 @@ type MarkerDecoder struct {
 	bitsleft uint
 	err      error
 
-	out        []uint16 // MarkerWindow markers, then the output
-	op         int      // end of the output in out
-	limit      int      // the output may not reach past out[limit] before out grows
-	maxLimit   int      // nor ever past this
-	lastMarker int      // out[lastMarker:op] holds no marker
-	scanned    int      // out[:scanned] has been searched for markers
+	ring    *markerRing
+	op      int      // end of the output in ring
+	flushed int      // ring[:flushed] is in dst (or the window before the start)
+	dst     []uint16 // the output moved out of the ring
+	maxOut  int
+	flushAt int
+
+	lastMarker int // dst[lastMarker:] holds no marker (-1: before dst)
+	scanned    int // dst[:scanned] has been searched for markers
+
+	// Interrupt, when set, is called at each block boundary past
+	// minBlocks; Decode stops there (Interrupted) when it reports true:
+	// the caller learnt the window, or that the output is of no use.
+	Interrupt func() bool
 
 	lit     *litTable
 	dist    *distTable
 	tables  dynTables
 	lengths codeLengths
 }
+
+// The ring: the window, then output up to flushAt, then room for a match
+// and the overshoot of word copies.
+const (
+	ringSize = 1 << 17
+	ringMask = ringSize - 1
+)
+
+type markerRing [ringSize + 16]uint16
 
 // Outcome says why MarkerDecoder.Decode stopped.
 type Outcome int
@@ -61,6 +81,8 @@ const (
 	// Clean: the last 32 KiB of output hold no marker; decoding goes on
 	// with an Inflater from End, its window the last 32 KiB of output.
 	Clean
+	// Interrupted: Interrupt reported true.
+	Interrupted
 )
 
 // Result is what MarkerDecoder.Decode did.
@@ -68,92 +90,87 @@ type Result struct {
 	Outcome Outcome
 	End     int64 // bit position in src of the block boundary where the output ends
 	Blocks  int   // whole blocks decoded
-	N       int   // symbols of output
 	Err     error // for Cut: what ended decoding (io.ErrUnexpectedEOF at the end of src)
 }
 
-// Output returns the output in buf, the buffer Decode returned with r.
-func (r Result) Output(buf []uint16) []uint16 { return buf[MarkerWindow : MarkerWindow+r.N] }
-
 // NewMarkerDecoder returns a MarkerDecoder.
-func NewMarkerDecoder() *MarkerDecoder { return new(MarkerDecoder) }
-
-// markerSlack is how much longer than the output a buffer of Decode is:
-// the markers of the window before it, and room for the word copies of
-// matches to overshoot.
-const markerSlack = MarkerWindow + 2*maxDeflateMatch + 64
+func NewMarkerDecoder() *MarkerDecoder {
+	return &MarkerDecoder{ring: new(markerRing), flushAt: ringSize - maxDeflateMatch - 32}
+}
 
 // Decode decodes src from bit start, a block boundary, until the first
 // block boundary after minBlocks blocks that is at or past bit stopBit or
 // has stopOut symbols of output or more (Stopped), the end of the final
 // block (Final), a boundary after which the last 32 KiB hold no marker
 // (Clean), or an error, the end of src or more than maxOut symbols of
-// output inside a block (Cut). The output goes to buf, grown as needed
-// (nil is fine), which Decode returns: Result.Output finds it there.
-func (d *MarkerDecoder) Decode(buf []uint16, src []byte, start, stopBit int64, stopOut, maxOut, minBlocks int) (Result, []uint16) {
+// output inside a block (Cut). The output is appended to dst[:0], which
+// Decode returns.
+func (d *MarkerDecoder) Decode(dst []uint16, src []byte, start, stopBit int64, stopOut, maxOut, minBlocks int) (Result, []uint16) {
 	res := Result{End: start}
 	if start < 0 || start >= int64(len(src))*8 {
 		res.Err = io.ErrUnexpectedEOF
-		return res, buf
+		return res, dst[:0]
 	}
 	d.src, d.pos, d.bitbuf, d.bitsleft, d.err = src, int(start/8), 0, 0, nil
 	d.refill()
 	d.bitbuf >>= start % 8
 	d.bitsleft -= uint(start % 8)
-	if len(buf) < markerSlack+1<<16 {
-		// A first guess: four symbols per input byte.
-		buf = make([]uint16, markerSlack+min(maxOut, max(4*(len(src)-int(start/8)), 1<<16)))
+	for i := range MarkerWindow {
+		d.ring[i] = Marker + uint16(i)
 	}
-	d.out, d.op = buf, MarkerWindow
-	d.maxLimit = MarkerWindow + maxOut
-	d.limit = min(len(buf)-(markerSlack-MarkerWindow), d.maxLimit)
-	for i := range d.out[:MarkerWindow] {
-		d.out[i] = Marker + uint16(i)
-	}
-	d.lastMarker, d.scanned = MarkerWindow, MarkerWindow
+	d.op, d.flushed = MarkerWindow, MarkerWindow
+	d.dst, d.maxOut = dst[:0], maxOut
+	d.lastMarker, d.scanned = -1, 0
 	for {
-		res.N = d.op - MarkerWindow
+		d.flush()
+		n := len(d.dst)
 		if res.Blocks >= max(minBlocks, 1) {
 			switch {
-			case res.End >= stopBit || res.N >= stopOut:
+			case res.End >= stopBit || n >= stopOut:
 				res.Outcome = Stopped
-				return res, d.out
+				return res, d.dst
 			case d.clean():
 				res.Outcome = Clean
-				return res, d.out
+				return res, d.dst
+			case d.Interrupt != nil && d.Interrupt():
+				res.Outcome = Interrupted
+				return res, d.dst
 			}
 		}
 		final, ok := d.block()
 		if !ok {
-			d.op = MarkerWindow + res.N
 			res.Outcome, res.Err = Cut, d.err
-			return res, d.out
+			return res, d.dst[:n]
 		}
 		res.Blocks++
 		res.End = d.bitPos()
 		if final {
-			res.N = d.op - MarkerWindow
+			d.flush()
 			res.Outcome = Final
-			return res, d.out
+			return res, d.dst
 		}
 	}
 }
 
-// grow makes room for n more symbols of output, and reports false when
-// they would pass the maximum.
-func (d *MarkerDecoder) grow(n int) bool {
-	if d.op+n <= d.limit {
-		return true
-	}
-	if d.op+n > d.maxLimit {
+// flush moves the output out of the ring, and the window to its start
+// when the output is near its end. It fails past maxOut.
+func (d *MarkerDecoder) flush() bool {
+	if len(d.dst)+d.op-d.flushed > d.maxOut {
 		d.fail(errOutputLimit)
 		return false
 	}
-	size := min(max(2*len(d.out), d.op+n+markerSlack), d.maxLimit+markerSlack)
-	out := make([]uint16, size)
-	copy(out, d.out[:d.op])
-	d.out = out
-	d.limit = min(size-(markerSlack-MarkerWindow), d.maxLimit)
+	if n := len(d.dst) + d.op - d.flushed; n > cap(d.dst) {
+		// Doubling: fewer copies than append's growth of large slices.
+		dst := make([]uint16, len(d.dst), max(2*cap(d.dst), n, 4*len(d.src)))
+		copy(dst, d.dst)
+		d.dst = dst
+	}
+	d.dst = append(d.dst, d.ring[d.flushed:d.op]...)
+	d.flushed = d.op
+	if d.op >= d.flushAt {
+		copy(d.ring[:], d.ring[d.op-MarkerWindow:d.op])
+		d.op, d.flushed = MarkerWindow, MarkerWindow
+	}
 	return true
 }
 
@@ -161,14 +178,14 @@ func (d *MarkerDecoder) grow(n int) bool {
 // searches the output not searched before from its end, so each symbol
 // is looked at once at most, and where markers are dense, few are.
 func (d *MarkerDecoder) clean() bool {
-	for i := d.op - 1; i >= d.scanned; i-- {
-		if d.out[i] >= Marker {
-			d.lastMarker = i + 1
+	for i := len(d.dst) - 1; i >= d.scanned; i-- {
+		if d.dst[i] >= Marker {
+			d.lastMarker = i
 			break
 		}
 	}
-	d.scanned = d.op
-	return d.op-d.lastMarker >= MarkerWindow
+	d.scanned = len(d.dst)
+	return len(d.dst)-(d.lastMarker+1) >= MarkerWindow
 }
 
 // bitPos is the bit position in src of the next bit.
@@ -289,10 +306,10 @@ func (d *MarkerDecoder) block() (final bool, ok bool) {
 		d.lit, d.dist = &d.tables.lit, &d.tables.dist
 	}
 	for d.err == nil {
-		if d.op >= d.limit-maxDeflateMatch && d.limit < d.maxLimit && !d.grow(maxDeflateMatch+1) {
+		if d.op >= d.flushAt && !d.flush() {
 			break
 		}
-		if len(d.src)-d.pos >= fastInput && d.op < d.limit-maxDeflateMatch {
+		if len(d.src)-d.pos >= fastInput {
 			if d.fast() {
 				return final, true
 			}
@@ -305,29 +322,34 @@ func (d *MarkerDecoder) block() (final bool, ok bool) {
 
 // stored copies a stored block of n bytes.
 func (d *MarkerDecoder) stored(n int) bool {
-	if !d.grow(n) {
-		return false
+	for n > 0 {
+		if d.op >= d.flushAt && !d.flush() {
+			return false
+		}
+		k := min(n, d.flushAt-d.op)
+		// The bit buffer holds whole bytes after the length.
+		for ; k > 0 && d.bitsleft >= 8; k-- {
+			d.ring[d.op] = uint16(byte(d.bitbuf))
+			d.op++
+			n--
+			d.bitbuf >>= 8
+			d.bitsleft -= 8
+		}
+		if k == 0 {
+			continue
+		}
+		if k > len(d.src)-d.pos {
+			d.fail(io.ErrUnexpectedEOF)
+			return false
+		}
+		d.bitbuf = 0 // empty: the bytes come from src directly
+		for i, b := range d.src[d.pos : d.pos+k] {
+			d.ring[d.op+i] = uint16(b)
+		}
+		d.op += k
+		d.pos += k
+		n -= k
 	}
-	// The bit buffer holds whole bytes after the length.
-	for ; n > 0 && d.bitsleft >= 8; n-- {
-		d.out[d.op] = uint16(byte(d.bitbuf))
-		d.op++
-		d.bitbuf >>= 8
-		d.bitsleft -= 8
-	}
-	if n == 0 {
-		return true
-	}
-	if n > len(d.src)-d.pos {
-		d.fail(io.ErrUnexpectedEOF)
-		return false
-	}
-	d.bitbuf = 0 // empty: the bytes come from src directly
-	for i, b := range d.src[d.pos : d.pos+n] {
-		d.out[d.op+i] = uint16(b)
-	}
-	d.op += n
-	d.pos += n
 	return true
 }
 
@@ -347,10 +369,7 @@ func (d *MarkerDecoder) slow() (end, ok bool) {
 	}
 	switch {
 	case e&flagLit != 0:
-		if !d.grow(1) {
-			return false, false
-		}
-		d.out[d.op] = uint16(byte(e >> 16))
+		d.ring[d.op&ringMask] = uint16(byte(e >> 16))
 		d.op++
 		return false, true
 	case e&flagEnd != 0:
@@ -362,41 +381,26 @@ func (d *MarkerDecoder) slow() (end, ok bool) {
 		return false, false
 	}
 	dist := int(e>>16) + int(extra)
-	switch {
-	case dist > d.op:
+	if dist > d.op {
 		d.fail(ErrDistance)
 		return false, false
-	case !d.grow(length):
-		return false, false
 	}
-	matchMarked(d.out, d.op, dist, length)
+	matchMarked(d.ring, d.op, dist, length)
 	d.op += length
 	return false, true
 }
 
 // matchMarked copies length symbols from dist back (1 <= dist <= op),
-// writing up to 32 symbols past the end.
-func matchMarked(out []uint16, op, dist, length int) {
+// writing up to 15 symbols past the end, which stays inside the ring
+// (flushAt leaves room).
+func matchMarked(ring *markerRing, op, dist, length int) {
+	out := ring[:]
 	src := op - dist
 	end := op + length
 	switch {
-	case dist >= 16:
-		if length > 64 && dist >= length {
-			copy(out[op:end], out[src:src+length])
-			return
-		}
-		for {
-			*(*[8]uint16)(out[op:]) = *(*[8]uint16)(out[src:])
-			*(*[8]uint16)(out[op+8:]) = *(*[8]uint16)(out[src+8:])
-			op += 16
-			src += 16
-			if op >= end {
-				return
-			}
-		}
 	case dist >= 8:
 		for {
-			*(*[8]uint16)(out[op:]) = *(*[8]uint16)(out[src:])
+			*(*[8]uint16)(out[op&ringMask:]) = *(*[8]uint16)(out[src&ringMask:])
 			op += 8
 			src += 8
 			if op >= end {
@@ -405,19 +409,19 @@ func matchMarked(out []uint16, op, dist, length int) {
 		}
 	default:
 		for ; op < end; op++ {
-			out[op] = out[op-dist]
+			out[op&ringMask] = out[(op-dist)&ringMask]
 		}
 	}
 }
 
 // fast is MarkerDecoder's inner loop, the Inflater's (fastloop.go) with
 // 16-bit output. Entering, src holds at least fastInput bytes from pos
-// and op is below limit-maxDeflateMatch; it returns true at the end of the
-// block, false when either no longer holds or at an error.
+// and op is below flushAt; it returns true at the end of the block, false
+// when either no longer holds or at an error.
 func (d *MarkerDecoder) fast() bool {
-	in, out := d.src, d.out
+	in, out := d.src, d.ring[:]
 	ip, op := d.pos, d.op
-	ipLimit, opLimit := len(in)-fastInput, d.limit-maxDeflateMatch
+	ipLimit, opLimit := len(in)-fastInput, d.flushAt
 	bitbuf, bitsleft := d.bitbuf, d.bitsleft
 	lt, dt := d.lit, d.dist
 	const lmask, dmask = 1<<litRootBits - 1, 1<<distRootBits - 1
@@ -431,17 +435,17 @@ func (d *MarkerDecoder) fast() bool {
 		if e&flagLit != 0 {
 			bitbuf >>= e & 63
 			bitsleft -= uint(e & 63)
-			out[op] = uint16(byte(e >> 16))
+			out[op&ringMask] = uint16(byte(e >> 16))
 			e = lt[bitbuf&lmask]
 			if e&flagLit != 0 {
 				bitbuf >>= e & 63
 				bitsleft -= uint(e & 63)
-				out[op+1] = uint16(byte(e >> 16))
+				out[(op+1)&ringMask] = uint16(byte(e >> 16))
 				e = lt[bitbuf&lmask]
 				if e&flagLit != 0 {
 					bitbuf >>= e & 63
 					bitsleft -= uint(e & 63)
-					out[op+2] = uint16(byte(e >> 16))
+					out[(op+2)&ringMask] = uint16(byte(e >> 16))
 					op += 3
 					bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
 					ip += int(63-bitsleft) >> 3
@@ -468,7 +472,7 @@ func (d *MarkerDecoder) fast() bool {
 				if e&flagLit != 0 {
 					bitbuf >>= e & 63
 					bitsleft -= uint(e & 63)
-					out[op] = uint16(byte(e >> 16))
+					out[op&ringMask] = uint16(byte(e >> 16))
 					op++
 					bitbuf |= binary.LittleEndian.Uint64(in[ip:]) << (bitsleft & 63)
 					ip += int(63-bitsleft) >> 3
@@ -521,15 +525,12 @@ func (d *MarkerDecoder) fast() bool {
 		bitsleft |= 56
 		e = lt[bitbuf&lmask]
 
-		if dist >= 16 && length <= 32 {
-			// Four 16-byte words (a 32-byte array would be a memmove call).
+		if dist >= 8 && length <= 16 {
 			src := op - dist
-			*(*[8]uint16)(out[op:]) = *(*[8]uint16)(out[src:])
-			*(*[8]uint16)(out[op+8:]) = *(*[8]uint16)(out[src+8:])
-			*(*[8]uint16)(out[op+16:]) = *(*[8]uint16)(out[src+16:])
-			*(*[8]uint16)(out[op+24:]) = *(*[8]uint16)(out[src+24:])
+			*(*[8]uint16)(out[op&ringMask:]) = *(*[8]uint16)(out[src&ringMask:])
+			*(*[8]uint16)(out[(op+8)&ringMask:]) = *(*[8]uint16)(out[(src+8)&ringMask:])
 		} else {
-			matchMarked(out, op, dist, length)
+			matchMarked(d.ring, op, dist, length)
 		}
 		op += length
 		if op >= opLimit || ip > ipLimit {
