@@ -103,8 +103,8 @@ func NewMarkerDecoder() *MarkerDecoder {
 // has stopOut symbols of output or more (Stopped), the end of the final
 // block (Final), a boundary after which the last 32 KiB hold no marker
 // (Clean), or an error, the end of src or more than maxOut symbols of
-// output inside a block (Cut). The output is appended to dst[:0], which
-// Decode returns.
+// output (Cut, the output then ending at the last boundary within
+// maxOut). The output is appended to dst[:0], which Decode returns.
 func (d *MarkerDecoder) Decode(dst []uint16, src []byte, start, stopBit int64, stopOut, maxOut, minBlocks int) (Result, []uint16) {
 	res := Result{End: start}
 	if start < 0 || start >= int64(len(src))*8 {
@@ -121,9 +121,13 @@ func (d *MarkerDecoder) Decode(dst []uint16, src []byte, start, stopBit int64, s
 	d.op, d.flushed = MarkerWindow, MarkerWindow
 	d.dst, d.maxOut = dst[:0], maxOut
 	d.lastMarker, d.scanned = -1, 0
+	end, n := start, 0 // the last boundary whose output is in dst
 	for {
-		d.flush()
-		n := len(d.dst)
+		if !d.flush() {
+			res.Outcome, res.End, res.Err = Cut, end, d.err
+			return res, d.dst[:n]
+		}
+		end, n = res.End, len(d.dst)
 		if res.Blocks >= max(minBlocks, 1) {
 			switch {
 			case res.End >= stopBit || n >= stopOut:
@@ -145,7 +149,10 @@ func (d *MarkerDecoder) Decode(dst []uint16, src []byte, start, stopBit int64, s
 		res.Blocks++
 		res.End = d.bitPos()
 		if final {
-			d.flush()
+			if !d.flush() {
+				res.Outcome, res.End, res.Err = Cut, end, d.err
+				return res, d.dst[:n]
+			}
 			res.Outcome = Final
 			return res, d.dst
 		}
