@@ -212,9 +212,9 @@ type parallel struct {
 // parStats counts what parallel decodes did, for tests to see every path
 // taken.
 type parStats struct {
-	members int // members decoded in parallel
-	used    int // pieces whose output was used
-	bridges int // sequential decodes bridging a break
+	members int   // members decoded in parallel
+	used    int   // pieces whose output was used
+	bridges int   // sequential decodes bridging a break
 	marked  int64 // output decoded with markers
 }
 
