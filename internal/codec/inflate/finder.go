@@ -1,6 +1,9 @@
 package inflate
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // Finding a block boundary in the middle of a deflate stream: the decoder
 // of a piece knows roughly where the piece starts, not where a block
@@ -12,9 +15,18 @@ import "encoding/binary"
 // found is a candidate only: the caller decodes from it and uses the
 // output only where it joins the output before exactly.
 
-// kraft[l] is 2^(7-l), the share of a 7-bit code space a code of length l
-// takes; 0 for an unused symbol.
-var kraft = [8]int{0, 64, 32, 16, 8, 4, 2, 1}
+// kraft4 is, for four 3-bit code length code lengths, the share of a
+// 7-bit code space their codes take: 2^(7-l) each, 0 for an unused symbol.
+var kraft4 = func() (t [1 << 12]uint16) {
+	for i := range t {
+		for k := 0; k < 4; k++ {
+			if l := i >> (3 * k) & 7; l != 0 {
+				t[i] += 1 << (7 - l)
+			}
+		}
+	}
+	return t
+}()
 
 // maxDeepChecks bounds how many candidates one FindBlock reads whole code
 // length sections of, so that no input makes the search slow.
@@ -25,31 +37,42 @@ const maxDeepChecks = 1 << 14
 // stored block, or -1 when there is none or the search gave up.
 func (d *MarkerDecoder) FindBlock(src []byte, from, to int64) (pos int64, stored bool) {
 	to = min(to, int64(len(src))*8)
-	if from < 0 {
-		from = 0
-	}
+	from = max(from, 0)
 	deep := 0
-	for b := from >> 3; b<<3 < to; b++ {
+	// Six bytes at a time: in the word loaded, the positions whose three
+	// header bits are 0 (not final), 0 and 1 (dynamic) are found at once,
+	// and each has 16 bits or more after it for the code counts; the
+	// positions 5 bits into each byte are where a stored block's header
+	// ends at a byte boundary.
+	for b := from >> 3; b<<3 < to; b += 6 {
 		w := load64(src, int(b))
-		for k := from - b<<3; k < 8; k++ {
+		cands := ^w & ^(w >> 1) & (w >> 2) & (1<<48 - 1)
+		var storedAt uint64
+		for i := range int64(6) {
+			if d.storedAt(src, int(b+i+1)) {
+				storedAt |= 1 << (8*i + 5)
+			}
+		}
+		cands |= storedAt
+		if lo := from - b<<3; lo > 0 {
+			cands &^= 1<<lo - 1
+		}
+		for ; cands != 0; cands &= cands - 1 {
+			k := int64(bits.TrailingZeros64(cands))
 			o := b<<3 + k
 			if o >= to {
 				return -1, false
 			}
-			if k == 5 && d.storedAt(src, int(b+1)) {
+			if storedAt>>k&1 != 0 {
 				return o, true
 			}
 			v := w >> k
-			if v&7 != 4 || v>>3&31 > 29 || v>>8&31 > 29 {
+			if v>>3&31 > 29 || v>>8&31 > 29 {
 				continue
 			}
-			pre := load64(src, int((o+17)>>3)) >> ((o + 17) & 7)
-			n := int(v>>13&15) + 4
-			sum := 0
-			for i := range n {
-				sum += kraft[pre>>(3*i)&7]
-			}
-			if sum != 128 {
+			n := uint(v>>13&15) + 4
+			pre := load64(src, int((o+17)>>3)) >> ((o + 17) & 7) & (1<<(3*n) - 1)
+			if kraft4[pre&4095]+kraft4[pre>>12&4095]+kraft4[pre>>24&4095]+kraft4[pre>>36&4095]+kraft4[pre>>48&4095] != 128 {
 				continue
 			}
 			if deep++; deep > maxDeepChecks {
@@ -59,7 +82,6 @@ func (d *MarkerDecoder) FindBlock(src []byte, from, to int64) (pos int64, stored
 				return o, false
 			}
 		}
-		from = b<<3 + 8
 	}
 	return -1, false
 }
