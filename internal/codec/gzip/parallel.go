@@ -288,6 +288,12 @@ func (p *parallel) run() {
 
 // decode decodes j, and hints the next piece when j's start was known.
 func (w *worker) decode(j *job) {
+	if guess := min(4*len(j.buf), hardCap); len(j.data) < guess {
+		// Once per piece buffer: four bytes of output per input byte, a
+		// size that outputs of all kinds of data rarely pass, so that the
+		// buffer is not grown (and its memory faulted in) again and again.
+		j.data = make([]byte, guess)
+	}
 	w.decodeOnly(j)
 	h := j.hint.Load()
 	if h == nil || h.pos != j.start || j.final {
@@ -380,14 +386,11 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 	}
 	w.inf.ResetAt(&w.src, uint(at%8), w.win[:], stop-base*8, int64(softCap-len(j.marks)))
 	room := hardCap - len(j.marks)
-	if guess := min(len(j.marks)+4*len(w.src.b), hardCap); len(j.data) < guess {
-		j.data = grow(j.data, guess) // a first guess: four bytes per input byte
-	}
 	n := 0
 	var err error
 	for n < room && err == nil {
 		if len(j.data) <= len(j.marks)+n {
-			j.data = grow(j.data, min(len(j.marks)+2*n+1<<20, hardCap))
+			j.data = grow(j.data, min(2*len(j.data), hardCap))
 		}
 		var m int
 		m, err = w.inf.Read(j.data[len(j.marks)+n:])
@@ -421,14 +424,13 @@ func (w *worker) resolve(j *job) {
 	j.crcR = verify.UpdateCRC32(0, out)
 }
 
-// grow returns b, or when it is shorter than n a copy with room for n
-// and a quarter more, so that a buffer reused for outputs of similar sizes
-// settles.
+// grow returns b, or when it is shorter than n a copy of at least n
+// bytes and a quarter longer than b.
 func grow(b []byte, n int) []byte {
 	if len(b) >= n {
 		return b
 	}
-	nb := make([]byte, n+n/4)
+	nb := make([]byte, max(n, len(b)+len(b)/4))
 	copy(nb, b)
 	return nb
 }
