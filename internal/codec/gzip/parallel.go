@@ -161,11 +161,12 @@ func (j *job) target() int64 {
 
 // worker is a goroutine's decoders.
 type worker struct {
-	md  *inflate.MarkerDecoder
-	inf *inflate.Inflater
-	src sliceReader
-	lut [1 << 16]byte // resolves a 16-bit symbol: bytes, then the window
-	win [inflate.MarkerWindow]byte
+	stop *atomic.Bool // the parallel decode is ending
+	md   *inflate.MarkerDecoder
+	inf  *inflate.Inflater
+	src  sliceReader
+	lut  [1 << 16]byte // resolves a 16-bit symbol: bytes, then the window
+	win  [inflate.MarkerWindow]byte
 }
 
 // parallel decodes one member's deflate data in pieces.
@@ -256,7 +257,7 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 // waits for them, and decodes the others.
 func (p *parallel) run() {
 	defer p.wg.Done()
-	w := &worker{md: inflate.NewMarkerDecoder()}
+	w := &worker{stop: &p.stop, md: inflate.NewMarkerDecoder()}
 	for i := range 256 {
 		w.lut[i] = byte(i)
 	}
@@ -328,7 +329,7 @@ func (w *worker) decodeOnly(j *job) {
 	var abs int64 // the candidate's position
 	w.md.Interrupt = func() bool {
 		h := j.hint.Load()
-		return h != nil && h.pos >= abs
+		return h != nil && h.pos >= abs || w.stop.Load()
 	}
 	defer func() { w.md.Interrupt = nil }()
 	for range maxAttempts {
@@ -355,10 +356,12 @@ func (w *worker) decodeOnly(j *job) {
 		case inflate.Clean:
 			w.decodePlain(j, res.End, stop, nil)
 		case inflate.Interrupted:
-			if h := j.hint.Load(); h.pos == abs {
+			if h := j.hint.Load(); h != nil && h.pos == abs && !w.stop.Load() {
 				w.decodePlain(j, res.End, stop, h)
 			} else {
-				j.start = -1 // the output before it ended past this start
+				// The output before it ended past this start, or the
+				// decode is ending.
+				j.start = -1
 			}
 		}
 		return
