@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/unpack-dev/unpack/internal/codec/inflate"
+	"github.com/unpack-dev/unpack/internal/hugemem"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -292,8 +293,9 @@ func (w *worker) decode(j *job) {
 	if guess := min(4*len(j.buf), hardCap); len(j.data) < guess {
 		// Once per piece buffer: four bytes of output per input byte, a
 		// size that outputs of all kinds of data rarely pass, so that the
-		// buffer is not grown (and its memory faulted in) again and again.
-		j.data = make([]byte, guess)
+		// buffer is not grown (and its memory faulted in) again and again;
+		// on huge pages where the kernel allows.
+		j.data = hugemem.Aligned(guess)
 	}
 	w.decodeOnly(j)
 	h := j.hint.Load()
@@ -433,7 +435,7 @@ func grow(b []byte, n int) []byte {
 	if len(b) >= n {
 		return b
 	}
-	nb := make([]byte, max(n, len(b)+len(b)/4))
+	nb := hugemem.Aligned(max(n, len(b)+len(b)/4))
 	copy(nb, b)
 	return nb
 }
