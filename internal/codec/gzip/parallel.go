@@ -104,6 +104,7 @@ type job struct {
 	// Resolving and reading out.
 	win      []byte // the window before the piece
 	crcR     uint32 // CRC-32 of marks resolved
+	resolved bool   // marks are resolved into data
 	inOutput bool   // in the output queue and not all read out
 	counted  bool   // its CRC and size are the member's
 	rd       int    // data[:rd] is read out
@@ -297,9 +298,19 @@ func (w *worker) decode(j *job) {
 		// on huge pages where the kernel allows.
 		j.data = hugemem.Aligned(guess)
 	}
+	j.resolved = false
 	w.decodeOnly(j)
 	h := j.hint.Load()
-	if h == nil || h.pos != j.start || j.final {
+	if h == nil || h.pos != j.start {
+		return
+	}
+	if len(j.marks) > 0 {
+		// The window came while j decoded: its markers are resolved
+		// here, without a task of their own.
+		copy(w.lut[inflate.Marker:], h.win[:])
+		w.resolveMarks(j)
+	}
+	if j.final {
 		return
 	}
 	if n := j.next.Load(); n != nil {
@@ -418,6 +429,12 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 // the CRC-32 of the bytes.
 func (w *worker) resolve(j *job) {
 	copy(w.lut[inflate.Marker:], j.win)
+	w.resolveMarks(j)
+}
+
+// resolveMarks resolves j's markers by the window in w.lut.
+func (w *worker) resolveMarks(j *job) {
+	j.resolved = true
 	if len(j.data) < len(j.marks) {
 		j.data = grow(j.data, len(j.marks))
 	}
@@ -648,8 +665,7 @@ func (p *parallel) use(j *job) {
 	p.pos, p.final = j.end, j.final
 	j.inOutput, j.counted, j.rd = true, false, 0
 	p.outq = append(p.outq, j)
-	j.crcR = 0
-	if len(j.marks) > 0 {
+	if len(j.marks) > 0 && !j.resolved {
 		j.pending = true
 		p.resolve <- j
 	}
