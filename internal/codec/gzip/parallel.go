@@ -26,6 +26,11 @@ import (
 // output ended to where a piece's output can take over again, so that
 // correctness never depends on a guess.
 //
+// Once the chain reaches a piece that is still decoding, the piece is told
+// where its output must start and the window there (job.hint): it goes on
+// in plain bytes, resolves its markers itself, and hints the next piece
+// when it ends; or it stops at once when its start cannot be used.
+//
 // A member decodes sequentially for its first switchAt compressed bytes:
 // small members never start a worker, and the window is known when
 // decoding goes parallel.
@@ -37,7 +42,7 @@ var (
 	overrun  = partSize / 4   // bytes past its piece a worker may decode
 	switchAt = int64(1 << 20) // compressed bytes decoded sequentially first
 	softCap  = 12 << 20       // a worker stops at the first block boundary past this much output
-	hardCap  = 16 << 20       // and cuts its output at the last boundary past this much
+	hardCap  = 16 << 20       // and cuts its output at the last boundary within this much
 )
 
 // hints hands the chain's window to the piece decoding (see job.hint);

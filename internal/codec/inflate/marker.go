@@ -102,9 +102,10 @@ func NewMarkerDecoder() *MarkerDecoder {
 // block boundary after minBlocks blocks that is at or past bit stopBit or
 // has stopOut symbols of output or more (Stopped), the end of the final
 // block (Final), a boundary after which the last 32 KiB hold no marker
-// (Clean), or an error, the end of src or more than maxOut symbols of
-// output (Cut, the output then ending at the last boundary within
-// maxOut). The output is appended to dst[:0], which Decode returns.
+// (Clean) or where Interrupt reports true (Interrupted), or an error, the
+// end of src or more than maxOut symbols of output (Cut, the output then
+// ending at the last boundary within maxOut). The output is appended to
+// dst[:0], which Decode returns.
 func (d *MarkerDecoder) Decode(dst []uint16, src []byte, start, stopBit int64, stopOut, maxOut, minBlocks int) (Result, []uint16) {
 	res := Result{End: start}
 	if start < 0 || start >= int64(len(src))*8 {
