@@ -30,7 +30,7 @@ var kraft4 = func() (t [1 << 12]uint16) {
 
 // maxDeepChecks bounds how many candidates one FindBlock reads whole code
 // length sections of, so that no input makes the search slow.
-const maxDeepChecks = 1 << 14
+const maxDeepChecks = 1 << 12
 
 // FindBlock returns the first bit position in [from, to) of src where a
 // non-final dynamic or stored block could start, with stored true for a
