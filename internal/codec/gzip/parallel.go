@@ -411,7 +411,7 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 	var err error
 	for n < room && err == nil {
 		if len(j.data) <= len(j.marks)+n {
-			j.data = grow(j.data, min(2*len(j.data), hardCap))
+			j.data = grow(j.data, min(max(2*len(j.data), len(j.marks)+n+64<<10), hardCap))
 		}
 		var m int
 		m, err = w.inf.Read(j.data[len(j.marks)+n:])

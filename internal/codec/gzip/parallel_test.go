@@ -383,3 +383,27 @@ func FuzzParallelGzip(f *testing.F) {
 		}
 	})
 }
+
+// TestParallelCleanHighRatio: runs of one byte reference no window, so a
+// piece's output turns clean (plain decoding takes over) after far more
+// output than its input's size guessed for the buffer.
+func TestParallelCleanHighRatio(t *testing.T) {
+	setSizes(t, 32<<10, 32<<10, 4<<20, 5<<20)
+	rng := rand.New(rand.NewPCG(31, 32))
+	var raw []byte
+	for len(raw) < 6<<20 {
+		raw = append(raw, bytes.Repeat([]byte{byte(rng.Uint32())}, 50+rng.IntN(150))...)
+	}
+	gz := compress(t, compressors["std6"], raw)
+	for _, h := range []bool{false, true} {
+		hints = h
+		got, st, err := decodeWith(gz, Config{Threads: 2})
+		hints = true
+		if err != nil || !bytes.Equal(got, raw) {
+			t.Fatalf("hints %v: %v (%+v)", h, err, st)
+		}
+		if st.used < 2 {
+			t.Errorf("hints %v: %+v, want pieces used", h, st)
+		}
+	}
+}
