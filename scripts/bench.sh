@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar Z lzo"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab lzh arj xar zip-ppmd"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab lzh arj xar zip-ppmd gz-cores"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -232,6 +232,18 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
       fi
       printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
       printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
+    gz-cores)
+      # One gzip member (gzip -6) decoded on both cores against one, and
+      # against the references (pigz -d decodes on one core, with reads
+      # and the CRC on others).
+      local k
+      for k in text mixed; do
+        a=$(compress gz "$k")
+        printf '%s, 2 threads\t%s\tbsdcat (zlib)\tbsdcat %s\n' "$k" "$U x -c --threads 2 $a" "$a"
+        printf '%s, 2 threads\t%s\tpigz -dc\tpigz -dc %s\n' "$k" "$U x -c --threads 2 $a" "$a"
+        printf '%s, 2 threads\t%s\tgzip -dc\tgzip -dc %s\n' "$k" "$U x -c --threads 2 $a" "$a"
+        printf '%s, 2 threads\t%s\tunpack --threads 1\t%s\n' "$k" "$U x -c --threads 2 $a" "$U x -c --threads 1 $a"
+      done ;;
     rar5|rar5-large|rar4|rar4-audio|rar4-e8|rar4-ppmd)
       # The largest corpus archives of each kind. Filter-heavy: rar5 (459
       # DELTA blocks) and rar4-audio (177 DELTA blocks and an AUDIO one);

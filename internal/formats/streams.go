@@ -56,8 +56,15 @@ var steadyStreams = map[archive.Format]bool{
 	archive.Brotli: true,
 }
 
-func openGzip(r io.Reader, _ *archive.Options) (io.Reader, error) {
-	z, err := gzip.NewReader(r)
+func openGzip(r io.Reader, opt *archive.Options) (io.Reader, error) {
+	// A large member decodes on several goroutines (gzip's parallel.go)
+	// only when --threads asks for them: speculative decoding costs more
+	// CPU than one thread spends, which two cores did not pay back
+	// (docs/BENCHMARKS.md).
+	if opt == nil {
+		opt = &archive.Options{}
+	}
+	z, err := gzip.NewReaderConfig(r, gzip.Config{Threads: max(opt.Threads, 1), MemLimit: opt.Limit()})
 	if err != nil {
 		return nil, err
 	}

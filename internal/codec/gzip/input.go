@@ -93,15 +93,22 @@ func (in *input) readByte() (byte, error) {
 }
 
 // unread puts b back in front of the pending bytes. len(b) plus the
-// pending bytes never exceed inputBuf: b is at most the inflater's 32 KiB
-// read-ahead and a header fill is at most headerBuf.
+// pending bytes fit in inputBuf when b is the inflater's read-ahead (32 KiB
+// at most) after a header fill (headerBuf at most); the buffer grows for
+// the input a parallel decode read ahead.
 func (in *input) unread(b []byte) {
 	if len(b) <= in.r {
 		in.r -= copy(in.buf[in.r-len(b):], b)
 		return
 	}
 	pending := in.w - in.r
-	copy(in.buf[len(b):], in.buf[in.r:in.w])
+	if len(b)+pending > len(in.buf) {
+		buf := make([]byte, len(b)+pending)
+		copy(buf[len(b):], in.buf[in.r:in.w])
+		in.buf = buf
+	} else {
+		copy(in.buf[len(b):], in.buf[in.r:in.w])
+	}
 	copy(in.buf, b)
 	in.r, in.w = 0, len(b)+pending
 }

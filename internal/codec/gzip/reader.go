@@ -1,28 +1,54 @@
 // Package gzip reads gzip files (RFC 1952): every member of a multi-member
 // file in turn, each member's CRC32 and ISIZE verified at its end, the
 // deflate data decoded by the shared buffered inflater of
-// internal/codec/inflate.
+// internal/codec/inflate, and a large member's on several goroutines when
+// Config.Threads allows (parallel.go).
 //
 // # Security concerns
 //
 // Memory is fixed: the inflater's window and buffers, a 40 KiB input
 // buffer, and the first header's name, comment (each at most MaxField
-// bytes) and extra field (at most 64 KiB). The output length is not
-// bounded here: callers limit it as they consume it.
+// bytes) and extra field (at most 64 KiB); decoding in parallel adds the
+// pieces in flight, at most MemoryUse(Threads), which Config.MemLimit
+// bounds. The output length is not bounded here: callers limit it as they
+// consume it. Work per piece is bounded too (a few candidate block starts,
+// a bounded search), so no input makes the parallel decoder loop; its
+// output is used only where it joins the sequential truth exactly.
 package gzip
 
 import (
 	"encoding/binary"
+	"errors"
 	"hash"
 	"io"
+	"runtime"
 
 	"github.com/unpack-dev/unpack/internal/codec/inflate"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
+// Config tunes a Reader.
+type Config struct {
+	// Threads is how many goroutines decode a member at once (0:
+	// GOMAXPROCS). With 1, all work happens in the goroutine calling
+	// Read; with more, a member past a mebibyte of input goes parallel.
+	Threads int
+	// MemLimit, when positive, bounds the memory decoding in parallel
+	// adds: Threads is lowered until MemoryUse fits, down to 1.
+	MemLimit int64
+}
+
+// errClosed is returned by Read after Close.
+var errClosed = errors.New("gzip: reader closed")
+
 // Reader decompresses a gzip file. Its Header is the first member's.
 type Reader struct {
 	Header
+
+	threads int
+	par     *parallel // the member decoding in parallel, if any
+	rest    []byte    // input the parallel decoder read past a member
+	stats   parStats
 
 	in      input
 	inf     *inflate.Inflater
@@ -49,9 +75,22 @@ func (z *Reader) Verified() int64 { return z.verified }
 func (z *Reader) Trailing() (offset, size int64) { return z.trailOff, z.trailLen }
 
 // NewReader reads the first member header from r and returns a Reader of
-// the decompressed data.
+// the decompressed data, decoded in the goroutine calling Read.
 func NewReader(r io.Reader) (*Reader, error) {
-	z := new(Reader)
+	return NewReaderConfig(r, Config{Threads: 1})
+}
+
+// NewReaderConfig is NewReader with a Config.
+func NewReaderConfig(r io.Reader, cfg Config) (*Reader, error) {
+	z := &Reader{threads: cfg.Threads}
+	if z.threads <= 0 {
+		z.threads = runtime.GOMAXPROCS(0)
+	}
+	if cfg.MemLimit > 0 {
+		for z.threads > 1 && MemoryUse(z.threads) > cfg.MemLimit {
+			z.threads--
+		}
+	}
 	if err := z.Reset(r); err != nil {
 		return nil, err
 	}
@@ -61,6 +100,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 // Reset makes z read a new gzip file from r, keeping its buffers, and
 // reads the first member header. Empty input is ErrTruncated.
 func (z *Reader) Reset(r io.Reader) error {
+	z.stopParallel()
 	z.in.reset(r)
 	z.trailOff, z.trailLen = 0, 0
 	z.out, z.verified = 0, 0
@@ -80,11 +120,36 @@ func (z *Reader) startMember() {
 	if z.inf == nil {
 		z.inf = inflate.NewInflater(&z.in, false)
 		z.crc = verify.NewCRC32()
+	}
+	if z.threads > 1 {
+		z.inf.ResetAt(&z.in, 0, nil, switchAt*8, unbounded)
 	} else {
 		z.inf.Reset(&z.in)
-		z.crc.Reset()
 	}
+	z.crc.Reset()
 	z.size = 0
+}
+
+// goParallel continues the member, its first switchAt bytes decoded, in
+// parallel; or sequentially when its output is still shorter than the
+// window.
+func (z *Reader) goParallel() {
+	rest, skip := z.inf.Unread()
+	z.in.unread(rest)
+	win := z.inf.Window()
+	if len(win) < inflate.MarkerWindow {
+		z.inf.ResetAt(&z.in, skip, win, -1, 0)
+		return
+	}
+	z.par = newParallel(&z.in, z.threads, skip, win, z.crc.Sum32(), z.size, z.inf, &z.stats)
+}
+
+// stopParallel stops a parallel decode, if any.
+func (z *Reader) stopParallel() {
+	if z.par != nil {
+		z.par.shutdown()
+		z.par = nil
+	}
 }
 
 // Read decompresses into p. At the end of each member it checks the CRC32
@@ -95,6 +160,24 @@ func (z *Reader) Read(p []byte) (int, error) {
 		return 0, z.err
 	}
 	for z.err == nil {
+		if z.par != nil {
+			n, err := z.par.read(p)
+			if n > 0 {
+				z.out += int64(n)
+				return n, nil
+			}
+			if err == io.EOF {
+				var crc, size uint32
+				crc, size, z.rest = z.par.finish(z.rest[:0])
+				z.par = nil
+				z.in.unread(z.rest)
+				z.err = z.endMember(crc, size)
+			} else {
+				z.stopParallel()
+				z.err = z.inputErr(err)
+			}
+			continue
+		}
 		n, err := z.inf.Read(p)
 		if n > 0 {
 			z.crc.Write(p[:n])
@@ -102,10 +185,13 @@ func (z *Reader) Read(p []byte) (int, error) {
 			z.out += int64(n)
 			return n, nil
 		}
-		switch err {
-		case nil:
-		case io.EOF:
-			z.err = z.endMember()
+		switch {
+		case err == nil:
+		case err == io.EOF && z.inf.Stopped():
+			z.goParallel()
+		case err == io.EOF:
+			z.in.unread(z.inf.Rest())
+			z.err = z.endMember(z.crc.Sum32(), z.size)
 		default:
 			z.err = z.inputErr(err)
 		}
@@ -113,24 +199,31 @@ func (z *Reader) Read(p []byte) (int, error) {
 	return 0, z.err
 }
 
-// Close releases nothing and returns nil; it makes Reader an io.ReadCloser
-// like compress/gzip's.
-func (z *Reader) Close() error { return nil }
+// Close stops the goroutines of a parallel decode, if any, and makes
+// further reads fail; it makes Reader an io.ReadCloser like
+// compress/gzip's.
+func (z *Reader) Close() error {
+	z.stopParallel()
+	if z.err == nil || z.err == io.EOF {
+		z.err = errClosed
+	}
+	return nil
+}
 
-// endMember checks the trailer of the member just decoded and starts the
-// next member. It returns io.EOF after the last one; zero bytes after it
-// (tape padding) are skipped.
-func (z *Reader) endMember() error {
-	z.in.unread(z.inf.Rest())
+// endMember checks the trailer of the member just decoded, whose data had
+// CRC-32 crc and length size (mod 2^32), and starts the next member. It
+// returns io.EOF after the last one; zero bytes after it (tape padding)
+// are skipped.
+func (z *Reader) endMember(crc, size uint32) error {
 	trailer := z.hdr[:8]
 	if err := z.readFull(trailer, nil); err != nil {
 		return err
 	}
-	if want, got := binary.LittleEndian.Uint32(trailer), z.crc.Sum32(); want != got {
+	if want, got := binary.LittleEndian.Uint32(trailer), crc; want != got {
 		return &verify.MismatchError{Kind: verify.CRC32,
 			Want: binary.BigEndian.AppendUint32(nil, want), Got: binary.BigEndian.AppendUint32(nil, got)}
 	}
-	if binary.LittleEndian.Uint32(trailer[4:]) != z.size {
+	if binary.LittleEndian.Uint32(trailer[4:]) != size {
 		return ErrSize
 	}
 	z.verified = z.out

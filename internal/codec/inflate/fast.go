@@ -42,6 +42,8 @@ type Inflater struct {
 	flushAt int
 	op      int
 	rp      int
+
+	span span // positioned decoding (segment.go)
 }
 
 // dynTables are the tables of dynamic blocks, allocated once per Inflater.
@@ -126,6 +128,7 @@ func (f *Inflater) Reset(r io.Reader) {
 	f.bitbuf, f.bitsleft = 0, 0
 	f.err, f.state, f.final, f.storedLeft = nil, stateHeader, false, 0
 	f.op, f.rp = 0, 0
+	f.span = span{stopBit: -1}
 }
 
 // ResetDict is Reset with a preset dictionary: matches of the new stream
@@ -161,6 +164,7 @@ func (f *Inflater) Read(p []byte) (int, error) {
 		}
 		if f.op >= f.flushAt {
 			copy(f.out[:], f.out[f.op-f.win:f.op])
+			f.span.slid += int64(f.op - f.win)
 			f.op, f.rp = f.win, f.win
 		}
 		switch f.state {
@@ -201,6 +205,7 @@ func (f *Inflater) topUp() {
 	for f.iend < inBufSize/2 && f.srcErr == nil {
 		m, err := f.src.Read(f.in[f.iend:inBufSize])
 		f.iend += m
+		f.span.read += int64(m)
 		if err != nil {
 			f.srcErr = err
 		}
@@ -295,6 +300,9 @@ func (f *Inflater) header() {
 	if f.final {
 		f.state = stateEnd
 		f.err = io.EOF
+		return
+	}
+	if f.span.stopBit >= 0 && f.atBoundary() {
 		return
 	}
 	final, typ, n, err := readBlockHeader(f)

@@ -12,11 +12,20 @@
 // never reads past the end of the stream, so a container streaming from a
 // pipe can find what follows it.
 //
+// For decoding one deflate stream in parallel pieces (gzip's parallel
+// reader), an Inflater can start and stop at block boundaries
+// (segment.go), FindBlock finds likely block boundaries in the middle of
+// a stream (finder.go), and MarkerDecoder decodes from one without the
+// window that precedes it (marker.go).
+//
 // # Security concerns
 //
 // Memory is fixed. An Inflater holds a 256 KiB output buffer (the window,
 // the output chunk and room for one match), a 32 KiB input buffer and
 // 44 KiB of decoding tables; a Reader holds its 64 KiB window and tables.
+// A MarkerDecoder holds a 256 KiB ring and tables, and its output, which
+// the caller bounds (maxOut). FindBlock's work is bounded by its range and
+// a count of candidates it reads whole headers of.
 package inflate
 
 import (

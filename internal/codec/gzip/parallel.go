@@ -1,0 +1,795 @@
+package gzip
+
+import (
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/unpack-dev/unpack/internal/codec/inflate"
+	"github.com/unpack-dev/unpack/internal/hugemem"
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+// Parallel decoding of one member, the approach of rapidgzip (Knespel and
+// Brunst, HPDC 2023). The deflate data is cut into pieces of partSize
+// compressed bytes. For each, a worker looks for a block start in it
+// (inflate's FindBlock), decodes from there without the 32 KiB window
+// that precedes it (back-references into it become markers, see
+// inflate.MarkerDecoder) and stops at the first block boundary past the
+// piece's end. The caller's goroutine chains the pieces: a piece's output
+// is used only when it starts exactly where the output before it ended;
+// then the window it needed is known, the last 32 KiB of its output are
+// resolved at once (the next piece's window), and a worker resolves the
+// rest and computes its CRC-32, which the CRCs before it are combined
+// with. Anywhere the chain breaks (no block found, a false start, a
+// worker stopped short), the caller decodes sequentially from where the
+// output ended to where a piece's output can take over again, so that
+// correctness never depends on a guess.
+//
+// Once the chain reaches a piece that is still decoding, the piece is told
+// where its output must start and the window there (job.hint): it goes on
+// in plain bytes, resolves its markers itself, and hints the next piece
+// when it ends; or it stops at once when its start cannot be used.
+//
+// A member decodes sequentially for its first switchAt compressed bytes:
+// small members never start a worker, and the window is known when
+// decoding goes parallel.
+
+// Sizes, variables so that tests can make every path happen on small
+// inputs.
+var (
+	partSize = 1 << 20        // compressed bytes per piece
+	overrun  = partSize / 4   // bytes past its piece a worker may decode
+	switchAt = int64(1 << 20) // compressed bytes decoded sequentially first
+	softCap  = 12 << 20       // a worker stops at the first block boundary past this much output
+	hardCap  = 16 << 20       // and cuts its output at the last boundary within this much
+)
+
+// hints hands the chain's window to the piece decoding (see job.hint);
+// tests turn it off to have pieces decoded with markers whatever the
+// timing.
+var hints = true
+
+// maxAttempts bounds the candidate block starts a worker decodes from in
+// one piece.
+const maxAttempts = 8
+
+// unbounded is a stop position past any input.
+const unbounded = int64(1) << 62
+
+// MemoryUse estimates the most memory a Reader with the given thread
+// count holds while decoding a member in parallel: per piece in flight its
+// input, its 16-bit and resolved output.
+func MemoryUse(threads int) int64 {
+	if threads <= 1 {
+		return 0
+	}
+	perJob := int64(partSize+overrun) + 3*int64(hardCap) + 256<<10
+	return int64(jobsFor(threads)) * perJob
+}
+
+// jobsFor is how many pieces are in flight with the given thread count:
+// one per worker, one being read out, one waiting, and enough to cover the
+// read-ahead of the sequential decoder that bridges a break (40 KiB).
+func jobsFor(threads int) int {
+	return threads + 2 + (40<<10)/partSize
+}
+
+// job is one piece: its input, and what a worker made of it.
+type job struct {
+	a    int64  // the member data's byte offset of buf[0]
+	buf  []byte // the piece's own bytes, then up to overrun more
+	own  int    // bytes of buf that are the piece's own
+	last bool   // the input ends with this piece
+	from int64  // bit position where the search for a block starts
+
+	done    chan struct{} // a worker finished a task
+	pending bool          // a task was handed out and its done not received
+
+	// hint, once set, tells the worker where the piece's output must
+	// start and the window there: the chain reached the piece while it
+	// decodes. The worker then goes on with the known window, or stops if
+	// its output cannot be used.
+	hint    atomic.Pointer[hint]
+	hintBuf hint
+	claim   atomic.Bool         // hintBuf is being written
+	next    atomic.Pointer[job] // the piece after, for a worker to hint
+
+	// Decoding (bit positions are the member data's).
+	start  int64 // where the output starts: a block boundary found; -1: none
+	stored bool  // the block at start is a stored block (see matches)
+	end    int64 // block boundary where the output ends
+	final  bool  // the output ends with the final block
+	mbuf   []uint16
+	marks  []uint16 // the output from start, markers unresolved
+	data   []byte   // the output: marks resolved, then nplain more bytes
+	nplain int      // bytes decoded with a known window after marks
+	crcP   uint32   // CRC-32 of those
+
+	// Resolving and reading out.
+	win      []byte // the window before the piece
+	crcR     uint32 // CRC-32 of marks resolved
+	resolved bool   // marks are resolved into data
+	inOutput bool   // in the output queue and not all read out
+	counted  bool   // its CRC and size are the member's
+	rd       int    // data[:rd] is read out
+}
+
+// output is j's output, once resolved.
+func (j *job) output() []byte { return j.data[:len(j.marks)+j.nplain] }
+
+// hint is where a piece's output must start, and the window there.
+type hint struct {
+	pos int64
+	win [inflate.MarkerWindow]byte
+}
+
+// setHint gives j its hint, unless it has one: pos and the window there,
+// which fill writes.
+func (j *job) setHint(pos int64, fill func(win []byte)) {
+	if !hints || !j.claim.CompareAndSwap(false, true) {
+		return
+	}
+	j.hintBuf.pos = pos
+	fill(j.hintBuf.win[:])
+	j.hint.Store(&j.hintBuf)
+}
+
+// windowAfter writes to win (32 KiB) the window after an output of marks
+// (resolved by before, the window before it) then plain.
+func windowAfter(win, before []byte, marks []uint16, plain []byte) {
+	need := len(win)
+	k := min(len(plain), need)
+	copy(win[need-k:], plain[len(plain)-k:])
+	need -= k
+	k = min(len(marks), need)
+	for i, v := range marks[len(marks)-k:] {
+		if v >= inflate.Marker {
+			v = uint16(before[v-inflate.Marker])
+		}
+		win[need-k+i] = byte(v)
+	}
+	need -= k
+	copy(win[:need], before[len(before)-need:])
+}
+
+// ownEnd is the bit position of the end of the piece's own bytes.
+func (j *job) ownEnd() int64 { return (j.a + int64(j.own)) * 8 }
+
+// target is the position a sequential decode must reach for j's output
+// to take over: its start, or for a stored block the earliest position
+// its header may start at (see matches).
+func (j *job) target() int64 {
+	if j.stored {
+		return j.start - 7
+	}
+	return j.start
+}
+
+// worker is a goroutine's decoders.
+type worker struct {
+	stop *atomic.Bool // the parallel decode is ending
+	md   *inflate.MarkerDecoder
+	inf  *inflate.Inflater
+	src  sliceReader
+	lut  [1 << 16]byte // resolves a 16-bit symbol: bytes, then the window
+	win  [inflate.MarkerWindow]byte
+}
+
+// parallel decodes one member's deflate data in pieces.
+type parallel struct {
+	src     io.Reader // the member data after the point of the switch
+	threads int
+
+	jobs  []*job
+	free  []*job
+	queue []*job // dispatched pieces, in input order; vi indexes the next to chain
+	vi    int
+	outq  []*job // pieces whose output is to be read out, in order
+
+	work    chan *job
+	resolve chan *job
+	wg      sync.WaitGroup
+	stop    atomic.Bool
+
+	carry  []byte // read past the last piece dispatched: the next one's first bytes
+	next   int64  // the member data's offset of the next piece
+	eof    bool
+	srcErr error
+
+	pos    int64 // where the output chained so far ends: a block boundary
+	final  bool  // the final block ended at pos
+	win    []byte
+	winBuf [2][inflate.MarkerWindow]byte
+	crc    uint32
+	size   uint32
+	count  int64 // bytes given out
+
+	// The sequential decode bridging a break (fb.active), from pos to the
+	// first block boundary at or past fb.target.
+	fb      *inflate.Inflater
+	fbOn    bool
+	fbBase  int64 // byte position of the decoder's first input byte
+	fbTgt   int64
+	walk    int   // the queue index of the piece the walker reads
+	walkOff int64 // the member data offset the walker reads next
+
+	stats *parStats
+}
+
+// parStats counts what parallel decodes did, for tests to see every path
+// taken.
+type parStats struct {
+	members int   // members decoded in parallel
+	used    int   // pieces whose output was used
+	bridges int   // sequential decodes bridging a break
+	marked  int64 // output decoded with markers
+}
+
+// sliceReader reads a byte slice.
+type sliceReader struct{ b []byte }
+
+func (r *sliceReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
+// newParallel starts decoding in parallel from src, whose first byte holds
+// the next bit at bit skip, a block boundary with window before it (32 KiB
+// at least), after the member's first crc, size bytes.
+func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size uint32, fb *inflate.Inflater, stats *parStats) *parallel {
+	p := &parallel{src: src, threads: threads, pos: int64(skip), crc: crc, size: size, fb: fb, stats: stats}
+	stats.members++
+	p.win = p.winBuf[0][:copy(p.winBuf[0][:], window[len(window)-inflate.MarkerWindow:])]
+	n := jobsFor(threads)
+	p.work = make(chan *job, n)
+	p.resolve = make(chan *job, n)
+	for range n {
+		j := &job{done: make(chan struct{}, 1)}
+		p.jobs = append(p.jobs, j)
+	}
+	p.free = append(p.free, p.jobs...)
+	p.wg.Add(threads)
+	for range threads {
+		go p.run()
+	}
+	return p
+}
+
+// run is a worker goroutine: it resolves pieces first, as the output
+// waits for them, and decodes the others.
+func (p *parallel) run() {
+	defer p.wg.Done()
+	w := &worker{stop: &p.stop, md: inflate.NewMarkerDecoder()}
+	for i := range 256 {
+		w.lut[i] = byte(i)
+	}
+	for {
+		var j *job
+		select {
+		case j = <-p.resolve:
+			w.resolve(j)
+			j.done <- struct{}{}
+			continue
+		default:
+		}
+		select {
+		case j = <-p.resolve:
+			w.resolve(j)
+		case j = <-p.work:
+			if j == nil {
+				return
+			}
+			if !p.stop.Load() {
+				w.decode(j)
+			} else {
+				j.start = -1
+			}
+		}
+		j.done <- struct{}{}
+	}
+}
+
+// decode decodes j, and hints the next piece when j's start was known.
+func (w *worker) decode(j *job) {
+	if guess := min(4*len(j.buf), hardCap); len(j.data) < guess {
+		// Once per piece buffer: four bytes of output per input byte, a
+		// size that outputs of all kinds of data rarely pass, so that the
+		// buffer is not grown (and its memory faulted in) again and again;
+		// on huge pages where the kernel allows.
+		j.data = hugemem.Aligned(guess)
+	}
+	j.resolved = false
+	w.decodeOnly(j)
+	h := j.hint.Load()
+	if h == nil || h.pos != j.start {
+		return
+	}
+	if len(j.marks) > 0 {
+		// The window came while j decoded: its markers are resolved
+		// here, without a task of their own.
+		copy(w.lut[inflate.Marker:], h.win[:])
+		w.resolveMarks(j)
+	}
+	if j.final {
+		return
+	}
+	if n := j.next.Load(); n != nil {
+		n.setHint(j.end, func(win []byte) {
+			var plain []byte
+			if j.nplain > 0 {
+				plain = j.data[len(j.marks) : len(j.marks)+j.nplain]
+			}
+			windowAfter(win, h.win[:], j.marks, plain)
+		})
+	}
+}
+
+// decodeOnly finds a block start in j's own bytes and decodes from it.
+func (w *worker) decodeOnly(j *job) {
+	j.start, j.stored, j.final, j.marks, j.nplain = -1, false, false, j.mbuf[:0], 0
+	stop := int64(j.own) * 8 // j-relative bit positions from here on
+	if j.last {
+		stop = unbounded
+	}
+	if h := j.hint.Load(); h != nil {
+		if at := h.pos - j.a*8; at >= 0 && at < int64(j.own)*8 {
+			j.start, j.end = h.pos, h.pos
+			w.decodePlain(j, at, stop, h)
+		}
+		return
+	}
+	from := j.from - j.a*8
+	var abs int64 // the candidate's position
+	w.md.Interrupt = func() bool {
+		h := j.hint.Load()
+		return h != nil && h.pos >= abs || w.stop.Load()
+	}
+	defer func() { w.md.Interrupt = nil }()
+	for range maxAttempts {
+		cand, stored := w.md.FindBlock(j.buf, from, int64(j.own)*8)
+		if cand < 0 {
+			return
+		}
+		from = cand + 1
+		abs = j.a*8 + cand
+		minBlocks := 1
+		if stored {
+			// Stored blocks are found by 19 bits only: one must be
+			// followed by a whole block too.
+			minBlocks = 2
+		}
+		var res inflate.Result
+		res, j.mbuf = w.md.Decode(j.mbuf, j.buf, cand, stop, softCap, hardCap, minBlocks)
+		if res.Blocks < minBlocks && res.Outcome != inflate.Final {
+			continue
+		}
+		j.start, j.stored, j.marks = abs, stored, j.mbuf
+		j.end, j.final = j.a*8+res.End, res.Outcome == inflate.Final
+		switch res.Outcome {
+		case inflate.Clean:
+			w.decodePlain(j, res.End, stop, nil)
+		case inflate.Interrupted:
+			if h := j.hint.Load(); h != nil && h.pos == abs && !w.stop.Load() {
+				w.decodePlain(j, res.End, stop, h)
+			} else {
+				// The output before it ended past this start, or the
+				// decode is ending.
+				j.start = -1
+			}
+		}
+		return
+	}
+}
+
+// decodePlain goes on decoding j from bit at with an Inflater, where the
+// last 32 KiB of output hold no marker or h gives the window of j's start
+// to resolve them.
+func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
+	k := min(len(j.marks), inflate.MarkerWindow)
+	if h != nil {
+		copy(w.win[:], h.win[k:])
+	}
+	for i, v := range j.marks[len(j.marks)-k:] {
+		if v >= inflate.Marker {
+			v = uint16(h.win[v-inflate.Marker])
+		}
+		w.win[inflate.MarkerWindow-k+i] = byte(v)
+	}
+	base := at / 8
+	w.src.b = j.buf[base:]
+	if w.inf == nil {
+		w.inf = inflate.NewInflater(nil, false)
+	}
+	w.inf.ResetAt(&w.src, uint(at%8), w.win[:], stop-base*8, int64(softCap-len(j.marks)))
+	room := hardCap - len(j.marks)
+	n := 0
+	var err error
+	for n < room && err == nil {
+		if len(j.data) <= len(j.marks)+n {
+			j.data = grow(j.data, min(max(2*len(j.data), len(j.marks)+n+64<<10), hardCap))
+		}
+		var m int
+		m, err = w.inf.Read(j.data[len(j.marks)+n:])
+		n += m
+	}
+	switch {
+	case err == io.EOF:
+		j.end = j.a*8 + base*8 + w.inf.BitPos()
+		j.final = !w.inf.Stopped()
+	default: // an error, or the output limit: keep the whole blocks
+		bit, out := w.inf.LastBoundary()
+		n = int(out)
+		j.end = j.a*8 + base*8 + bit
+	}
+	j.nplain = n
+	j.crcP = verify.UpdateCRC32(0, j.data[len(j.marks):len(j.marks)+n])
+}
+
+// resolve replaces the markers of j's output by its window and computes
+// the CRC-32 of the bytes.
+func (w *worker) resolve(j *job) {
+	copy(w.lut[inflate.Marker:], j.win)
+	w.resolveMarks(j)
+}
+
+// resolveMarks resolves j's markers by the window in w.lut.
+func (w *worker) resolveMarks(j *job) {
+	j.resolved = true
+	if len(j.data) < len(j.marks) {
+		j.data = grow(j.data, len(j.marks))
+	}
+	out := j.data[:len(j.marks)]
+	lut := &w.lut
+	for i, v := range j.marks {
+		out[i] = lut[v]
+	}
+	j.crcR = verify.UpdateCRC32(0, out)
+}
+
+// grow returns b, or when it is shorter than n a copy of at least n
+// bytes and a quarter longer than b.
+func grow(b []byte, n int) []byte {
+	if len(b) >= n {
+		return b
+	}
+	nb := hugemem.Aligned(max(n, len(b)+len(b)/4))
+	copy(nb, b)
+	return nb
+}
+
+// dispatch reads the next piece and hands it to the workers; it reports
+// false when no piece is free or the input has ended.
+func (p *parallel) dispatch() bool {
+	if len(p.free) == 0 || p.eof && len(p.carry) == 0 {
+		return false
+	}
+	j := p.free[len(p.free)-1]
+	if cap(j.buf) < partSize+overrun {
+		j.buf = make([]byte, 0, partSize+overrun)
+	}
+	j.buf = append(j.buf[:0], p.carry...)
+	n := len(j.buf)
+	if !p.eof {
+		m, err := io.ReadFull(p.src, j.buf[n:partSize+overrun])
+		n += m
+		if err != nil {
+			p.eof = true
+			if err != io.EOF && err != io.ErrUnexpectedEOF {
+				p.srcErr = err
+			}
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	p.free = p.free[:len(p.free)-1]
+	j.buf = j.buf[:n]
+	j.a, j.own, j.last = p.next, n, p.eof
+	p.carry = p.carry[:0]
+	if n > partSize {
+		j.own, j.last = partSize, false
+		p.carry = append(p.carry, j.buf[partSize:]...)
+	}
+	j.from = max(p.pos, j.a*8)
+	p.next += int64(j.own)
+	p.queue = append(p.queue, j)
+	j.hint.Store(nil)
+	j.claim.Store(false)
+	j.next.Store(nil)
+	if len(p.queue) > 1 {
+		p.queue[len(p.queue)-2].next.Store(j)
+	}
+	p.hintNext()
+	j.pending = true
+	p.work <- j
+	return true
+}
+
+// hintNext tells the next piece to chain, while it may be decoding, where
+// the output ends and the window there.
+func (p *parallel) hintNext() {
+	if p.fbOn || p.final || p.vi >= len(p.queue) {
+		return
+	}
+	j := p.queue[p.vi]
+	if p.pos >= j.ownEnd() {
+		return
+	}
+	j.setHint(p.pos, func(win []byte) { copy(win, p.win) })
+}
+
+// await receives j's task's done.
+func (p *parallel) await(j *job) {
+	if j.pending {
+		<-j.done
+		j.pending = false
+	}
+}
+
+// ready reports whether j's task is done, without waiting.
+func (p *parallel) ready(j *job) bool {
+	if !j.pending {
+		return true
+	}
+	select {
+	case <-j.done:
+		j.pending = false
+		return true
+	default:
+		return false
+	}
+}
+
+// release frees the pieces at the front of the queue that are chained
+// past or skipped, read out, and whose input lies before bit consumed.
+func (p *parallel) release(consumed int64) {
+	for len(p.queue) > 0 {
+		j := p.queue[0]
+		if j.inOutput || j.ownEnd() > consumed {
+			return
+		}
+		p.await(j)
+		p.queue = p.queue[1:]
+		if p.vi > 0 {
+			p.vi--
+		}
+		if p.walk > 0 {
+			p.walk--
+		}
+		p.free = append(p.free, j)
+	}
+}
+
+// matches reports whether j's output is the one that follows pos: it
+// starts there, or j starts at a stored block whose header pos is.
+func (p *parallel) matches(j *job, pos int64) bool {
+	if pos == j.start {
+		return true
+	}
+	if !j.stored || pos < j.start-7 || pos > j.start || (pos+3+7)/8*8 != j.start+3 {
+		return false
+	}
+	b, ok := p.bits3(pos)
+	return ok && b == 0
+}
+
+// bits3 returns the three bits at pos from the pieces in the queue.
+func (p *parallel) bits3(pos int64) (uint, bool) {
+	var v uint
+	for i := range int64(3) {
+		bit := pos + i
+		found := false
+		for _, j := range p.queue {
+			if k := bit/8 - j.a; k >= 0 && k < int64(len(j.buf)) {
+				v |= uint(j.buf[k]>>(bit%8)&1) << i
+				found = true
+				break
+			}
+		}
+		if !found {
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// chain extends the output past pos with the pieces whose decoding is
+// done, in order, until one is not (waiting for it when block is set and
+// nothing else can go on), the output ends, or a break needs a sequential
+// decode. It keeps the workers busy.
+func (p *parallel) chain(block bool) {
+	for !p.fbOn && !p.final {
+		p.release(p.pos)
+		for p.dispatch() {
+		}
+		if p.vi == len(p.queue) {
+			if p.eof && len(p.carry) == 0 {
+				// The input ended without the final block: the
+				// sequential decode finds the error.
+				p.bridge(unbounded)
+			}
+			return
+		}
+		j := p.queue[p.vi]
+		if !p.ready(j) {
+			if !block {
+				return
+			}
+			p.await(j)
+		}
+		switch {
+		case j.start >= 0 && p.matches(j, p.pos):
+			p.stats.used++
+			p.stats.marked += int64(len(j.marks))
+			p.use(j)
+			p.vi++
+			if j.end < j.ownEnd() {
+				// Stopped short: j's input is still needed.
+				j.start = -1
+				p.vi--
+			}
+			p.hintNext()
+			block = false
+		case j.start >= 0 && p.pos < j.target():
+			p.bridge(j.target())
+			return
+		case p.pos >= j.ownEnd():
+			p.vi++
+			p.hintNext()
+		default:
+			p.bridge(j.ownEnd())
+			return
+		}
+	}
+}
+
+// use chains j's output: the window moves past it, its markers are sent
+// to be resolved, and it joins the output queue.
+func (p *parallel) use(j *job) {
+	if cap(j.win) < inflate.MarkerWindow {
+		j.win = make([]byte, inflate.MarkerWindow)
+	}
+	j.win = j.win[:copy(j.win[:inflate.MarkerWindow], p.win)]
+	// The next window: the last 32 KiB of the old window, the markers
+	// resolved and the plain output.
+	nw := &p.winBuf[0]
+	if &p.win[0] == &nw[0] {
+		nw = &p.winBuf[1]
+	}
+	var plain []byte
+	if j.nplain > 0 {
+		plain = j.data[len(j.marks) : len(j.marks)+j.nplain]
+	}
+	windowAfter(nw[:], j.win, j.marks, plain)
+	p.win = nw[:]
+	p.pos, p.final = j.end, j.final
+	j.inOutput, j.counted, j.rd = true, false, 0
+	p.outq = append(p.outq, j)
+	if len(j.marks) > 0 && !j.resolved {
+		j.pending = true
+		p.resolve <- j
+	}
+}
+
+// bridge starts the sequential decode from pos to the first block boundary
+// at or past bit target.
+func (p *parallel) bridge(target int64) {
+	p.stats.bridges++
+	p.fbOn, p.fbTgt = true, target
+	p.fbBase = p.pos / 8
+	p.walk, p.walkOff = 0, p.fbBase
+	stop := target - p.fbBase*8
+	if target == unbounded {
+		stop = unbounded
+	}
+	p.fb.ResetAt(p, uint(p.pos%8), p.win, stop, unbounded)
+}
+
+// Read gives the sequential decode its input: the pieces' own bytes from
+// the bridge's start, dispatching pieces as it goes and releasing those
+// it has passed.
+func (p *parallel) Read(b []byte) (int, error) {
+	p.release(p.fbBase*8 + p.fb.BitPos())
+	for {
+		if p.walk >= len(p.queue) {
+			if !p.dispatch() {
+				if p.srcErr != nil {
+					return 0, p.srcErr
+				}
+				return 0, io.EOF
+			}
+			continue
+		}
+		j := p.queue[p.walk]
+		if p.walkOff >= j.a+int64(j.own) {
+			p.walk++
+			continue
+		}
+		n := copy(b, j.buf[p.walkOff-j.a:j.own])
+		p.walkOff += int64(n)
+		return n, nil
+	}
+}
+
+// read gives out the output in order; io.EOF after the final block.
+func (p *parallel) read(b []byte) (int, error) {
+	for {
+		if len(p.outq) > 0 {
+			j := p.outq[0]
+			if !j.counted {
+				p.await(j)
+				p.crc = crcCombine(p.crc, j.crcR, int64(len(j.marks)))
+				p.crc = crcCombine(p.crc, j.crcP, int64(j.nplain))
+				p.size += uint32(len(j.marks) + j.nplain)
+				j.counted = true
+			}
+			if out := j.output(); j.rd < len(out) {
+				n := copy(b, out[j.rd:])
+				j.rd += n
+				p.count += int64(n)
+				return n, nil
+			}
+			j.inOutput = false
+			p.outq = p.outq[1:]
+			p.release(p.pos)
+			p.chain(false)
+			continue
+		}
+		if p.fbOn {
+			n, err := p.fb.Read(b)
+			if n > 0 {
+				p.crc = verify.UpdateCRC32(p.crc, b[:n])
+				p.size += uint32(n)
+				p.count += int64(n)
+				return n, nil
+			}
+			if err != io.EOF {
+				return 0, err
+			}
+			p.fbOn = false
+			p.pos = p.fbBase*8 + p.fb.BitPos()
+			p.final = !p.fb.Stopped()
+			nw := &p.winBuf[0]
+			if &p.win[0] == &nw[0] {
+				nw = &p.winBuf[1]
+			}
+			p.win = nw[:copy(nw[:], p.fb.Window())]
+			p.release(p.pos)
+			p.hintNext()
+		}
+		if p.final {
+			return 0, io.EOF
+		}
+		p.chain(true)
+	}
+}
+
+// finish ends the parallel decode after the final block: it stops the
+// workers and returns the member's CRC-32 and size and the input read
+// past the final block, which stays valid until the next newParallel.
+func (p *parallel) finish(rest []byte) (crc, size uint32, _ []byte) {
+	t := (p.pos + 7) / 8
+	for _, j := range p.queue {
+		if end := j.a + int64(j.own); end > t {
+			rest = append(rest, j.buf[max(t-j.a, 0):j.own]...)
+		}
+	}
+	rest = append(rest, p.carry...)
+	p.shutdown()
+	return p.crc, p.size, rest
+}
+
+// shutdown stops the workers once their tasks are done.
+func (p *parallel) shutdown() {
+	p.stop.Store(true)
+	for _, j := range p.queue {
+		p.await(j)
+	}
+	close(p.work)
+	p.wg.Wait()
+}

@@ -1,0 +1,409 @@
+package gzip
+
+import (
+	"bytes"
+	stdgzip "compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	kgzip "github.com/klauspost/compress/gzip"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/verify"
+)
+
+// setSizes makes the parallel decoder's pieces small for a test: part
+// compressed bytes each, the switch after sw bytes, caps of output.
+func setSizes(t testing.TB, part int, sw int64, soft, hard int) {
+	t.Helper()
+	p, o, s, sc, hc := partSize, overrun, switchAt, softCap, hardCap
+	partSize, overrun, switchAt, softCap, hardCap = part, max(part/4, 1), sw, soft, hard
+	t.Cleanup(func() { partSize, overrun, switchAt, softCap, hardCap = p, o, s, sc, hc })
+}
+
+// testData returns inputs of several kinds: text that matches far back,
+// random bytes (stored blocks), short-period runs, and a mix.
+func testData(n int) map[string][]byte {
+	r := rand.New(rand.NewPCG(7, 8))
+	words := make([]string, 800)
+	for i := range words {
+		w := make([]byte, 2+r.IntN(8))
+		for j := range w {
+			w[j] = "etaoinshrdlucmfwyp"[r.IntN(18)]
+		}
+		words[i] = string(w)
+	}
+	var text bytes.Buffer
+	for text.Len() < n {
+		text.WriteString(words[r.IntN(len(words))])
+		if r.IntN(9) == 0 {
+			text.WriteByte('\n')
+		} else {
+			text.WriteByte(' ')
+		}
+	}
+	random := make([]byte, n)
+	for i := range random {
+		random[i] = byte(r.Uint32())
+	}
+	var mixed bytes.Buffer
+	for mixed.Len() < n {
+		switch r.IntN(4) {
+		case 0:
+			mixed.Write(random[:r.IntN(5000)])
+		case 1:
+			mixed.Write(bytes.Repeat([]byte{byte(r.IntN(256))}, r.IntN(3000)))
+		default:
+			k := r.IntN(n - 20000)
+			mixed.Write(text.Bytes()[k : k+r.IntN(20000)])
+		}
+	}
+	return map[string][]byte{
+		"text":   text.Bytes()[:n],
+		"random": random,
+		"runs":   bytes.Repeat([]byte("abcabcabd"), n/9),
+		"mixed":  mixed.Bytes()[:n],
+	}
+}
+
+// compressors are encoders of different block layouts.
+var compressors = map[string]func(w io.Writer) io.WriteCloser{
+	"std1":  func(w io.Writer) io.WriteCloser { z, _ := stdgzip.NewWriterLevel(w, 1); return z },
+	"std6":  func(w io.Writer) io.WriteCloser { z, _ := stdgzip.NewWriterLevel(w, 6); return z },
+	"std9":  func(w io.Writer) io.WriteCloser { z, _ := stdgzip.NewWriterLevel(w, 9); return z },
+	"huff":  func(w io.Writer) io.WriteCloser { z, _ := stdgzip.NewWriterLevel(w, stdgzip.HuffmanOnly); return z },
+	"store": func(w io.Writer) io.WriteCloser { z, _ := stdgzip.NewWriterLevel(w, 0); return z },
+	"k1":    func(w io.Writer) io.WriteCloser { z, _ := kgzip.NewWriterLevel(w, 1); return z },
+	"k5":    func(w io.Writer) io.WriteCloser { z, _ := kgzip.NewWriterLevel(w, 5); return z },
+	"k9":    func(w io.Writer) io.WriteCloser { z, _ := kgzip.NewWriterLevel(w, 9); return z },
+}
+
+func compress(t testing.TB, c func(io.Writer) io.WriteCloser, raw []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := c(&b)
+	if _, err := w.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// decodeWith decodes gz with a Config, and returns what the parallel
+// decoder did.
+func decodeWith(gz []byte, cfg Config) ([]byte, parStats, error) {
+	z, err := NewReaderConfig(bytes.NewReader(gz), cfg)
+	if err != nil {
+		return nil, parStats{}, err
+	}
+	defer z.Close()
+	b, err := io.ReadAll(z)
+	return b, z.stats, err
+}
+
+// TestParallelDifferential decodes inputs of every kind and encoder in
+// parallel with pieces of many sizes against the sequential decode.
+func TestParallelDifferential(t *testing.T) {
+	n := 600 << 10
+	if testing.Short() {
+		n = 200 << 10
+	}
+	data := testData(n)
+	for dname, raw := range data {
+		for cname, c := range compressors {
+			gz := compress(t, c, raw)
+			for _, part := range []int{97, 1000, 4 << 10, 33 << 10, 200 << 10} {
+				for _, threads := range []int{2, 3} {
+					t.Run(fmt.Sprintf("%s/%s/%d/%d", dname, cname, part, threads), func(t *testing.T) {
+						setSizes(t, part, int64(part/3), 256<<10, 300<<10)
+						got, st, err := decodeWith(gz, Config{Threads: threads})
+						if err != nil {
+							t.Fatal(err)
+						}
+						t.Logf("%+v", st)
+						if !bytes.Equal(got, raw) {
+							t.Fatalf("output differs: %d bytes, want %d", len(got), len(raw))
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// sameFailure reports whether two decodes of one input failed alike: both
+// not, or both with the same kind of error, and gave out the same bytes
+// or one a prefix of the other's (a decoder may stop earlier inside the
+// block where the error is).
+func sameFailure(seq, par []byte, seqErr, parErr error) string {
+	if (seqErr == nil) != (parErr == nil) {
+		return fmt.Sprintf("errors %v and %v", seqErr, parErr)
+	}
+	if seqErr == nil {
+		if !bytes.Equal(seq, par) {
+			return "outputs differ"
+		}
+		return ""
+	}
+	var sm, pm *verify.MismatchError
+	if errors.Is(seqErr, ErrTruncated) != errors.Is(parErr, ErrTruncated) ||
+		errors.Is(seqErr, ErrSize) != errors.Is(parErr, ErrSize) ||
+		errors.As(seqErr, &sm) != errors.As(parErr, &pm) ||
+		archive.Classify(seqErr) != archive.Classify(parErr) {
+		return fmt.Sprintf("errors %v and %v", seqErr, parErr)
+	}
+	if !bytes.HasPrefix(seq, par) && !bytes.HasPrefix(par, seq) {
+		return "outputs differ before the error"
+	}
+	return ""
+}
+
+// bigMember is a member of several blocks of text and random bytes.
+func bigMember(t testing.TB) []byte {
+	raw := testData(300 << 10)
+	return compress(t, compressors["std6"], append(raw["mixed"][:150<<10], raw["text"][:150<<10]...))
+}
+
+// TestParallelTruncated cuts a member at many places: the parallel decode
+// fails as the sequential one does (ErrTruncated), never with other data.
+func TestParallelTruncated(t *testing.T) {
+	setSizes(t, 3000, 2000, 256<<10, 300<<10)
+	gz := bigMember(t)
+	step := len(gz) / 97
+	if testing.Short() {
+		step = len(gz) / 23
+	}
+	for n := 1; n < len(gz); n += step {
+		seq, _, seqErr := decodeWith(gz[:n], Config{Threads: 1})
+		par, _, parErr := decodeWith(gz[:n], Config{Threads: 2})
+		if msg := sameFailure(seq, par, seqErr, parErr); msg != "" {
+			t.Fatalf("cut at %d of %d: %s", n, len(gz), msg)
+		}
+		if parErr == nil {
+			t.Fatalf("cut at %d of %d: no error", n, len(gz))
+		}
+	}
+}
+
+// TestParallelBitFlips flips bits across a member, the trailer's CRC and
+// ISIZE included: the parallel decode reports what the sequential one does
+// (a CRC mismatch, ErrSize, a corrupt stream).
+func TestParallelBitFlips(t *testing.T) {
+	setSizes(t, 3000, 2000, 256<<10, 300<<10)
+	gz := bigMember(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	n := 120
+	if testing.Short() {
+		n = 30
+	}
+	positions := []int{len(gz) - 8, len(gz) - 5, len(gz) - 4, len(gz) - 1}
+	for range n {
+		positions = append(positions, 10+rng.IntN(len(gz)-10))
+	}
+	for _, i := range positions {
+		bad := bytes.Clone(gz)
+		bad[i] ^= 1 << rng.IntN(8)
+		seq, _, seqErr := decodeWith(bad, Config{Threads: 1})
+		par, _, parErr := decodeWith(bad, Config{Threads: 2})
+		if msg := sameFailure(seq, par, seqErr, parErr); msg != "" {
+			t.Fatalf("bit flipped at %d of %d: %s", i, len(gz), msg)
+		}
+	}
+}
+
+// TestParallelMembers decodes several large members, empty ones, zero
+// padding and trailing data: the output, and the trailing data found, as
+// the sequential decode's.
+func TestParallelMembers(t *testing.T) {
+	setSizes(t, 4000, 3000, 256<<10, 300<<10)
+	raw := testData(200 << 10)
+	var gz []byte
+	for _, k := range []string{"text", "random", "mixed"} {
+		gz = append(gz, compress(t, compressors["k5"], raw[k])...)
+		gz = append(gz, compress(t, compressors["std1"], nil)...)
+	}
+	for name, tail := range map[string][]byte{"none": nil, "zeros": make([]byte, 5000), "junk": []byte("not gzip at all")} {
+		in := append(bytes.Clone(gz), tail...)
+		zs, _ := NewReaderConfig(bytes.NewReader(in), Config{Threads: 1})
+		seq, seqErr := io.ReadAll(zs)
+		zp, _ := NewReaderConfig(bytes.NewReader(in), Config{Threads: 2})
+		par, parErr := io.ReadAll(zp)
+		zp.Close()
+		if msg := sameFailure(seq, par, seqErr, parErr); msg != "" || seqErr != nil {
+			t.Fatalf("%s: %s (%v)", name, msg, seqErr)
+		}
+		so, sn := zs.Trailing()
+		po, pn := zp.Trailing()
+		if so != po || sn != pn {
+			t.Errorf("%s: trailing %d+%d, want %d+%d", name, po, pn, so, sn)
+		}
+		if zp.stats.members != 3 || zp.stats.used == 0 {
+			t.Errorf("%s: %+v, want 3 members in parallel", name, zp.stats)
+		}
+		if zp.Verified() != int64(len(par)) {
+			t.Errorf("%s: %d bytes verified of %d", name, zp.Verified(), len(par))
+		}
+	}
+}
+
+// TestParallelPaths checks that the sizes make every path happen:
+// pieces used, with markers resolved or with the window handed over,
+// stored blocks found, sequential bridges.
+func TestParallelPaths(t *testing.T) {
+	raw := testData(1500 << 10)
+	for _, tc := range []struct {
+		name    string
+		gz      []byte
+		part    int
+		noHints bool
+	}{
+		{"markers", compress(t, compressors["std6"], raw["text"]), 64 << 10, true},
+		{"hinted", compress(t, compressors["std6"], raw["text"]), 64 << 10, false},
+		{"stored", compress(t, compressors["store"], raw["mixed"]), 300 << 10, true},
+		{"bridged", compress(t, compressors["k9"], raw["mixed"]), 3000, true},
+	} {
+		setSizes(t, tc.part, int64(tc.part), 4<<20, 5<<20)
+		hints = !tc.noHints
+		got, st, err := decodeWith(tc.gz, Config{Threads: 2})
+		hints = true
+		if err != nil || !bytes.Equal(got, raw[map[bool]string{true: "text", false: "mixed"}[tc.name == "markers" || tc.name == "hinted"]]) {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		ok := st.members == 1 && st.used >= 2
+		switch tc.name {
+		case "markers":
+			ok = ok && st.marked > 0
+		case "bridged":
+			ok = st.bridges > 0
+		}
+		if !ok {
+			t.Errorf("%s: %+v", tc.name, st)
+		}
+		t.Logf("%s: %+v", tc.name, st)
+	}
+}
+
+// TestParallelCaps makes pieces stop at the output caps: highly
+// compressible input, where a piece's output would be large.
+func TestParallelCaps(t *testing.T) {
+	setSizes(t, 2000, 1000, 20000, 30000)
+	raw := bytes.Repeat([]byte("abcdefgh"), 1<<17)
+	for i := 0; i < len(raw); i += 7777 {
+		raw[i] = byte(i)
+	}
+	gz := compress(t, compressors["std9"], raw)
+	got, st, err := decodeWith(gz, Config{Threads: 2})
+	if err != nil || !bytes.Equal(got, raw) {
+		t.Fatalf("%v (%+v)", err, st)
+	}
+	t.Logf("%+v", st)
+}
+
+// TestParallelClose stops a parallel decode in the middle: the workers
+// end, and reads fail.
+func TestParallelClose(t *testing.T) {
+	setSizes(t, 3000, 2000, 256<<10, 300<<10)
+	gz := bigMember(t)
+	before := runtime.NumGoroutine()
+	z, err := NewReaderConfig(bytes.NewReader(gz), Config{Threads: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(z, make([]byte, 100<<10)); err != nil {
+		t.Fatal(err)
+	}
+	if z.par == nil {
+		t.Fatal("not decoding in parallel")
+	}
+	z.Close()
+	if _, err := z.Read(make([]byte, 10)); err != errClosed {
+		t.Errorf("read after close: %v", err)
+	}
+	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after Close, %d before", n, before)
+	}
+	// Reset after a parallel decode starts over.
+	if err := z.Reset(bytes.NewReader(gz)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(z); err != nil || !bytes.Equal(got, oracle(t, gz)) {
+		t.Errorf("after Reset: %v", err)
+	}
+	z.Close()
+}
+
+// TestParallelConfig: one thread, or a memory limit that fits none, keeps
+// the sequential decoder.
+func TestParallelConfig(t *testing.T) {
+	setSizes(t, 3000, 2000, 256<<10, 300<<10)
+	gz := bigMember(t)
+	for _, cfg := range []Config{{Threads: 1}, {Threads: 4, MemLimit: MemoryUse(2) - 1}} {
+		got, st, err := decodeWith(gz, cfg)
+		if err != nil || !bytes.Equal(got, oracle(t, gz)) || st.members != 0 {
+			t.Errorf("%+v: %v, %+v", cfg, err, st)
+		}
+	}
+	if MemoryUse(1) != 0 || MemoryUse(3) <= MemoryUse(2) {
+		t.Errorf("MemoryUse: %d %d %d", MemoryUse(1), MemoryUse(2), MemoryUse(3))
+	}
+	z, err := NewReaderConfig(bytes.NewReader(gz), Config{Threads: 4, MemLimit: MemoryUse(3)})
+	if err != nil || z.threads != 3 {
+		t.Errorf("threads %d under MemoryUse(3): %v", z.threads, err)
+	}
+}
+
+// FuzzParallelGzip decodes arbitrary input sequentially and in parallel
+// with tiny pieces: the same output, or the same failure.
+func FuzzParallelGzip(f *testing.F) {
+	for _, gz := range fixtures(f) {
+		f.Add(gz)
+	}
+	raw := testData(20 << 10)
+	for _, k := range []string{"text", "mixed"} {
+		for _, c := range []string{"std1", "std6", "huff", "k9"} {
+			f.Add(compress(f, compressors[c], raw[k]))
+		}
+	}
+	setSizes(f, 200, 150, 1<<16, 1<<17)
+	f.Fuzz(func(t *testing.T, gz []byte) {
+		seq, _, seqErr := decodeWith(gz, Config{Threads: 1})
+		par, _, parErr := decodeWith(gz, Config{Threads: 2})
+		if msg := sameFailure(seq, par, seqErr, parErr); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+}
+
+// TestParallelCleanHighRatio: runs of one byte reference no window, so a
+// piece's output turns clean (plain decoding takes over) after far more
+// output than its input's size guessed for the buffer.
+func TestParallelCleanHighRatio(t *testing.T) {
+	setSizes(t, 32<<10, 32<<10, 4<<20, 5<<20)
+	rng := rand.New(rand.NewPCG(31, 32))
+	var raw []byte
+	for len(raw) < 6<<20 {
+		raw = append(raw, bytes.Repeat([]byte{byte(rng.Uint32())}, 50+rng.IntN(150))...)
+	}
+	gz := compress(t, compressors["std6"], raw)
+	for _, h := range []bool{false, true} {
+		hints = h
+		got, st, err := decodeWith(gz, Config{Threads: 2})
+		hints = true
+		if err != nil || !bytes.Equal(got, raw) {
+			t.Fatalf("hints %v: %v (%+v)", h, err, st)
+		}
+		if st.used < 2 {
+			t.Errorf("hints %v: %+v, want pieces used", h, st)
+		}
+	}
+}
