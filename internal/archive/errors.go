@@ -3,6 +3,7 @@ package archive
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/unpack-dev/unpack/internal/verify"
 )
@@ -94,3 +95,27 @@ func (e *EntryError) Error() string {
 }
 
 func (e *EntryError) Unwrap() error { return e.Err }
+
+// OffsetError places an error at a byte offset of the archive (a damaged
+// header found there): "what at byte N".
+type OffsetError struct {
+	Offset int64
+	Err    error
+}
+
+func (e *OffsetError) Error() string {
+	return e.Err.Error() + " at byte " + strconv.FormatInt(e.Offset, 10)
+}
+
+func (e *OffsetError) Unwrap() error { return e.Err }
+
+// VolumeError names the volume of a multi-volume set that an error is in or
+// about (a missing part, damage in one part's data): "VOLUME: what".
+type VolumeError struct {
+	Volume string // the volume's file name
+	Err    error
+}
+
+func (e *VolumeError) Error() string { return e.Volume + ": " + e.Err.Error() }
+
+func (e *VolumeError) Unwrap() error { return e.Err }

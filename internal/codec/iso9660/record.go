@@ -218,7 +218,7 @@ func (s *susp) parse(sua []byte) (rockRidge, error) {
 			break
 		}
 		if hops >= maxContinuations {
-			return rr, archive.Corruptf("iso9660: more than %d Rock Ridge continuation areas", maxContinuations)
+			return rr, errContinuations
 		}
 		area = next
 	}

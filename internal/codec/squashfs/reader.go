@@ -79,16 +79,14 @@ type file struct {
 // Reader reads a squashfs image. It implements archive.Reader and
 // archive.RandomAccess.
 type Reader struct {
+	*archive.ListReader
 	ra    io.ReaderAt
 	size  int64
 	sb    superblock
 	limit int64
 	frags []fragment
 	files []file
-	list  []*archive.Entry
 	pool  sync.Pool // decompressors
-	next  int
-	cur   io.Reader
 }
 
 type fragment struct {
@@ -154,10 +152,11 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 	if err := w.dir(root, sb.root, "", 0); err != nil {
 		return nil, err
 	}
-	r.list = make([]*archive.Entry, len(r.files))
+	list := make([]*archive.Entry, len(r.files))
 	for i := range r.files {
-		r.list[i] = r.files[i].entry
+		list[i] = r.files[i].entry
 	}
+	r.ListReader = archive.NewListReader("squashfs", list, func(i int) (io.ReadCloser, error) { return io.NopCloser(r.data(&r.files[i])), nil })
 	return r, nil
 }
 

@@ -57,6 +57,10 @@ func NewReader(r io.Reader, opt *archive.Options) *Reader {
 // entry's data.
 var errTruncated = archive.Corruptf("tar: truncated archive")
 
+// errHeaderChecksum is a header whose checksum field does not add up (given
+// with its offset, an archive.OffsetError).
+var errHeaderChecksum = archive.Corruptf("tar: invalid header checksum")
+
 // Next returns the next entry, or io.EOF after the last.
 func (r *Reader) Next() (*archive.Entry, error) {
 	if r.err != nil {
@@ -92,7 +96,7 @@ func (r *Reader) next() (*archive.Entry, error) {
 			var ok bool
 			size, ok = parseNumeric(b[offSize:offSize+12], false)
 			if !ok || size < 0 {
-				return nil, archive.Corruptf("tar: invalid size field in the header of %q at byte %d", b.name(), r.off-blockSize)
+				return nil, &archive.OffsetError{Offset: r.off - blockSize, Err: archive.Corruptf("tar: invalid size field in the header of %q", b.name())}
 			}
 		}
 		r.left, r.pad = size, -size&(blockSize-1)
@@ -148,7 +152,7 @@ func (r *Reader) readHeader() (end bool, err error) {
 	at := r.off - blockSize
 	if !r.blk.isZero() {
 		if !r.blk.checksumOK() {
-			return false, archive.Corruptf("tar: invalid header checksum at byte %d", at)
+			return false, &archive.OffsetError{Offset: at, Err: errHeaderChecksum}
 		}
 		return false, nil
 	}
