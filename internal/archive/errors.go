@@ -119,3 +119,22 @@ type VolumeError struct {
 func (e *VolumeError) Error() string { return e.Volume + ": " + e.Err.Error() }
 
 func (e *VolumeError) Unwrap() error { return e.Err }
+
+// MethodError reports a compression method (a coder) that an archive names
+// and unpack does not decode. It is ErrUnsupported.
+type MethodError struct {
+	Format string // "zip", "7z"
+	Method string // as the format numbers it: "97", "7F1234"
+	Name   string // what it is called, when known
+}
+
+func (e *MethodError) Error() string {
+	s := e.Format + ": unsupported method " + e.Method
+	if e.Name != "" {
+		s += " (" + e.Name + ")"
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrUnsupported) true.
+func (e *MethodError) Is(target error) bool { return target == ErrUnsupported }

@@ -212,7 +212,8 @@ func TestUnsupportedNamesMethod(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = readAllVia(r, func(r io.Reader) io.Reader { return r })
-	if !errors.Is(err, archive.ErrUnsupported) || !strings.Contains(err.Error(), "97") {
+	var me *archive.MethodError
+	if !errors.Is(err, archive.ErrUnsupported) || !errors.As(err, &me) || me.Method != "97" {
 		t.Fatalf("got %v", err)
 	}
 }
