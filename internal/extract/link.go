@@ -26,7 +26,9 @@ type TargetError struct {
 	Err    error  // why: an ErrInsecurePath error, errThereBefore…
 }
 
-func (e *TargetError) Error() string { return "hard link target " + strconv.Quote(e.Target) + ": " + e.Err.Error() }
+func (e *TargetError) Error() string {
+	return "hard link target " + strconv.Quote(e.Target) + ": " + e.Err.Error()
+}
 
 func (e *TargetError) Unwrap() error { return e.Err }
 

@@ -59,7 +59,7 @@ func TestTarLinkChains(t *testing.T) {
 	for _, tc := range []struct {
 		what    string
 		entries []tarCase
-		refused int // index of the refused entry
+		refused int   // index of the refused entry
 		reason  error // what the refusal errors.Is
 	}{
 		{"a -> . then a/b -> ..", []tarCase{sym("a", "."), sym("a/b", "..")}, 1, errThroughSymlink},
