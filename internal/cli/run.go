@@ -76,6 +76,9 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 func (r *runner) problem(arch, entry string, err error) {
 	r.code = worse(r.code, exitCodeOf(err))
 	r.aside(func() {
+		if r.f.reported != nil {
+			r.f.reported(err)
+		}
 		// Escaped whole: the error's own text may quote a name or a link
 		// target too.
 		fmt.Fprintf(r.f.ErrOut, "unpack: %s\n", termtext.Escape((&archive.EntryError{Archive: arch, Entry: entry, Err: describe(err)}).Error()))

@@ -20,14 +20,20 @@ const maxLinks = 40
 var errLoop = errors.New("too many levels of symbolic links")
 
 // TargetError is a hard link refused, or failed, for its target, which it
-// names: "hard link target "T": why".
+// names: "hard link target "T": why", or for a refusal "insecure path: hard
+// link target "T": why", as every refusal's text starts.
 type TargetError struct {
 	Target string // as the archive names it
 	Err    error  // why: an ErrInsecurePath error, errThereBefore…
 }
 
 func (e *TargetError) Error() string {
-	return "hard link target " + strconv.Quote(e.Target) + ": " + e.Err.Error()
+	s := "hard link target " + strconv.Quote(e.Target) + ": "
+	if errors.Is(e.Err, ErrInsecurePath) {
+		prefix := ErrInsecurePath.Error() + ": "
+		return prefix + s + strings.TrimPrefix(e.Err.Error(), prefix)
+	}
+	return s + e.Err.Error()
 }
 
 func (e *TargetError) Unwrap() error { return e.Err }

@@ -67,7 +67,7 @@ func Create(max int64) (*File, error) {
 // What stopped a spool; the error errors.Is one of these and
 // archive.ErrLimit.
 var (
-	ErrMaxSize  = errors.New("over --max-size")
+	ErrMaxSize  = errors.New("--max-size") // the byte limit it was given
 	ErrLowSpace = errors.New("the file system is low on space")
 )
 
@@ -75,7 +75,7 @@ var (
 // nothing, when p would pass the byte limit or the free-space reserve.
 func (s *File) Write(p []byte) (int, error) {
 	if s.max > 0 && s.n+int64(len(p)) > s.max {
-		return 0, archive.Limitf("spooling to %s: %w (more than %s)", s.dir, ErrMaxSize, sizeText(s.max))
+		return 0, archive.Limitf("spooling to %s: more than %s (%w)", s.dir, sizeText(s.max), ErrMaxSize)
 	}
 	if s.unchecked+int64(len(p)) > checkEvery {
 		// Until the next look, p and up to checkEvery more bytes go in.
