@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,15 +179,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 	if oo.Stdin == nil {
 		oo.Stdin = r.f.In
 	}
-	// A single stream's decoder allocates its buffers as it opens and
-	// keeps them: collections find nothing to free.
-	gcPercent := debug.SetGCPercent(streamGCPercent)
 	a, err := formats.Open(path, r.opt, oo)
-	if err != nil || !a.SteadyStream() {
-		debug.SetGCPercent(gcPercent)
-	} else {
-		defer debug.SetGCPercent(gcPercent)
-	}
 	r.opened = err == nil
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && slices.Contains(r.o.Passwords, promptMarker) {
