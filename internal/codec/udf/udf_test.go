@@ -426,3 +426,61 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// TestOpenInput: Open takes an image from archive.Input's ReaderAt and
+// refuses a pipe; the data of a file whose extent is allocated but not
+// recorded read as zeros, through Next and through Open(i) alike.
+func TestOpenInput(t *testing.T) {
+	b, _ := sample(false)
+	b.dir(4, 1, fid{name: "b.txt", block: 5}, fid{name: "hole", block: 7})
+	ads := shortAds(0, 3000)
+	ads[3] |= 0x40 // allocated, not recorded
+	b.fileEntry(b.part(), 7, ftFile, adShort, 3000, ads)
+	if _, err := Open(&archive.Input{R: bytes.NewReader(b.img), Size: -1}, nil); !errors.Is(err, archive.ErrUnsupported) {
+		t.Errorf("from a pipe: %v", err)
+	}
+	ar, err := Open(&archive.Input{RA: bytes.NewReader(b.img), Size: int64(len(b.img))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ar.(*Reader)
+	got, err := tree(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sum(make([]byte, 3000)); got["sub/hole"] != want {
+		t.Errorf("hole: %s, want %s", got["sub/hole"], want)
+	}
+	es, _ := r.Entries()
+	for i, e := range es {
+		if e.Name != "sub/hole" {
+			continue
+		}
+		rc, err := r.Open(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := io.ReadAll(rc)
+		if err != nil || !bytes.Equal(d, make([]byte, 3000)) {
+			t.Errorf("Open(%d): %d bytes, %v", i, len(d), err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestCutImage: an image cut anywhere fails as corrupt (the volume
+// structures, a directory or a file's data past its end), never panics.
+func TestCutImage(t *testing.T) {
+	b, _ := sample(false)
+	for cut := 0; cut < len(b.img); cut += blockSize / 2 {
+		r, err := NewReader(bytes.NewReader(b.img[:cut]), int64(cut), nil)
+		if err == nil {
+			_, err = tree(r)
+		}
+		if err != nil && !errors.Is(err, archive.ErrCorrupt) {
+			t.Errorf("cut at %d: %v", cut, err)
+		}
+	}
+}
