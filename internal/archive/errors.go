@@ -138,3 +138,18 @@ func (e *MethodError) Error() string {
 
 // Is makes errors.Is(err, ErrUnsupported) true.
 func (e *MethodError) Is(target error) bool { return target == ErrUnsupported }
+
+// SizeText is n bytes in binary units as messages give sizes: "512 B",
+// "1.5 GiB".
+func SizeText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + string("KMGTPE"[exp]) + "iB"
+}

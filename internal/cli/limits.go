@@ -105,4 +105,4 @@ func (l *limits) add(n int64) error {
 	return nil
 }
 
-func (l *limits) sizeText() string { return humanBytes(l.maxSize) }
+func (l *limits) sizeText() string { return archive.SizeText(l.maxSize) }

@@ -16,7 +16,6 @@ package spool
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -75,13 +74,13 @@ var (
 // nothing, when p would pass the byte limit or the free-space reserve.
 func (s *File) Write(p []byte) (int, error) {
 	if s.max > 0 && s.n+int64(len(p)) > s.max {
-		return 0, archive.Limitf("spooling to %s: more than %s (%w)", s.dir, sizeText(s.max), ErrMaxSize)
+		return 0, archive.Limitf("spooling to %s: more than %s (%w)", s.dir, archive.SizeText(s.max), ErrMaxSize)
 	}
 	if s.unchecked+int64(len(p)) > checkEvery {
 		// Until the next look, p and up to checkEvery more bytes go in.
 		if free, total, ok := freeSpace(s.dir); ok && free < uint64(len(p))+checkEvery+Reserve(total) {
 			return 0, archive.Limitf("spooling to %s: %w: only %s free there, %s of it kept free (set TMPDIR to a larger file system, or --max-size)",
-				s.dir, ErrLowSpace, sizeText(int64(free)), sizeText(int64(Reserve(total))))
+				s.dir, ErrLowSpace, archive.SizeText(int64(free)), archive.SizeText(int64(Reserve(total))))
 		}
 		s.unchecked = 0
 	}
@@ -119,16 +118,3 @@ func (s *File) Close() error {
 	return err
 }
 
-// sizeText is n in binary units, as the CLI writes sizes ("1.5 GiB").
-func sizeText(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
