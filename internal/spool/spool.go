@@ -117,4 +117,3 @@ func (s *File) Close() error {
 	}
 	return err
 }
-
