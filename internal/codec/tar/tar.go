@@ -17,7 +17,6 @@ import (
 	"io"
 	"io/fs"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -397,8 +396,6 @@ func (r *Reader) readData(p []byte) (int, error) {
 	return n, nil
 }
 
-var copyPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
-
 // WriteTo writes the current entry's data to w, as io.Copy from Read
 // would, but a sparse file's holes go to a HoleWriter as WriteHole calls,
 // which cost nothing whatever their size; and data read through a
@@ -444,23 +441,13 @@ func (r *Reader) copyData(w io.Writer, n int64) (int64, error) {
 		}
 		return done, nil
 	}
-	bp := copyPool.Get().(*[]byte)
-	defer copyPool.Put(bp)
-	for done < n {
-		k, err := r.readData((*bp)[:min(int64(len(*bp)), n-done)])
-		if k > 0 {
-			m, werr := w.Write((*bp)[:k])
-			done += int64(m)
-			if werr != nil {
-				return done, werr
-			}
-		}
-		if err != nil {
-			return done, err
-		}
-	}
-	return done, nil
+	return archive.Copy(w, io.LimitReader(dataReader{r}, n))
 }
+
+// dataReader reads the entry's stored bytes (Reader.readData).
+type dataReader struct{ r *Reader }
+
+func (d dataReader) Read(p []byte) (int, error) { return d.r.readData(p) }
 
 // Close does nothing; the caller owns the input.
 func (r *Reader) Close() error { return nil }
