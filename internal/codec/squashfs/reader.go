@@ -14,7 +14,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"sync"
 	"time"
@@ -502,17 +501,8 @@ func (w *walker) entry(ref uint64, name string, depth int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	e := &archive.Entry{Name: name, Mode: fs.FileMode(in.mode & 0o777), PackedSize: -1,
+	e := &archive.Entry{Name: name, Mode: archive.UnixMode(uint32(in.mode)), PackedSize: -1,
 		ModTime: time.Unix(int64(in.mtime), 0).UTC()}
-	if in.mode&0o4000 != 0 {
-		e.Mode |= fs.ModeSetuid
-	}
-	if in.mode&0o2000 != 0 {
-		e.Mode |= fs.ModeSetgid
-	}
-	if in.mode&0o1000 != 0 {
-		e.Mode |= fs.ModeSticky
-	}
 	if first, ok := w.seen[in.number]; ok && (in.typ == inFile || in.typ == inLFile) {
 		f := w.r.files[first].entry
 		e.Type, e.Linkname = archive.TypeHardlink, f.Name

@@ -15,7 +15,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 	"time"
 
@@ -236,7 +235,7 @@ func (r *Reader) entry(longName, longLink *string) (*archive.Entry, error) {
 		e.Linkname = *longLink
 	}
 	if mode, ok := parseNumeric(b[offMode:offMode+8], false); ok {
-		e.Mode = modeOf(mode)
+		e.Mode = archive.UnixMode(uint32(mode))
 	} else {
 		r.badField("mode")
 	}
@@ -456,18 +455,4 @@ func (r *Reader) Close() error { return nil }
 func (r *Reader) failEntry(err error) {
 	r.entErr = fmt.Errorf("tar: %w", err)
 	r.sp = nil
-}
-
-func modeOf(m int64) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	if m&0o4000 != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
 }
