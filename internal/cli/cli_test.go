@@ -331,7 +331,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"x", "--overwrite", "--skip-existing", junk}, ExitUsage, "exclude each other"},
 		{[]string{"t", "-", "-"}, ExitUsage, "only once"},
 		{[]string{"t", "--memlimit", "lots", junk}, ExitUsage, "--memlimit"},
-		{[]string{"t", "--format", "arj", junk}, ExitUsage, "unknown format"},
+		{[]string{"t", "--format", "arc", junk}, ExitUsage, "unknown format"},
 		{[]string{"t", "--format", "gzip", junk}, ExitCorrupt, "gzip"},
 	}
 	for _, c := range cases {
@@ -345,8 +345,10 @@ func TestExitCodes(t *testing.T) {
 		t.Errorf("--help: %d %q", code, stdout)
 	}
 	code, stdout, _ = run(t, nil, "version")
-	if code != ExitOK || !strings.Contains(stdout, "formats:") {
-		t.Errorf("version: %d %q", code, stdout)
+	for _, line := range []string{"\ncommit: ", "\ngo: go", "\nformats: ", "\nfast paths: "} {
+		if code != ExitOK || !strings.Contains(stdout, line) {
+			t.Errorf("version: %d %q, no %q line", code, stdout, line)
+		}
 	}
 	code, stdout, _ = run(t, nil, "completion", "bash")
 	if code != ExitOK || !strings.Contains(stdout, "bash completion") {
