@@ -135,3 +135,19 @@ type RandomAccess interface {
 	Entries() ([]*Entry, error)
 	Open(i int) (io.ReadCloser, error)
 }
+
+// UnixMode is the permission bits and setuid, setgid and sticky of a Unix
+// st_mode (the file type bits are the caller's to read).
+func UnixMode(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	if m&0o4000 != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&0o2000 != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&0o1000 != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
+}

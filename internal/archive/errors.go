@@ -3,6 +3,7 @@ package archive
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/unpack-dev/unpack/internal/verify"
 )
@@ -94,3 +95,61 @@ func (e *EntryError) Error() string {
 }
 
 func (e *EntryError) Unwrap() error { return e.Err }
+
+// OffsetError places an error at a byte offset of the archive (a damaged
+// header found there): "what at byte N".
+type OffsetError struct {
+	Offset int64
+	Err    error
+}
+
+func (e *OffsetError) Error() string {
+	return e.Err.Error() + " at byte " + strconv.FormatInt(e.Offset, 10)
+}
+
+func (e *OffsetError) Unwrap() error { return e.Err }
+
+// VolumeError names the volume of a multi-volume set that an error is in or
+// about (a missing part, damage in one part's data): "VOLUME: what".
+type VolumeError struct {
+	Volume string // the volume's file name
+	Err    error
+}
+
+func (e *VolumeError) Error() string { return e.Volume + ": " + e.Err.Error() }
+
+func (e *VolumeError) Unwrap() error { return e.Err }
+
+// MethodError reports a compression method (a coder) that an archive names
+// and unpack does not decode. It is ErrUnsupported.
+type MethodError struct {
+	Format string // "zip", "7z"
+	Method string // as the format numbers it: "97", "7F1234"
+	Name   string // what it is called, when known
+}
+
+func (e *MethodError) Error() string {
+	s := e.Format + ": unsupported method " + e.Method
+	if e.Name != "" {
+		s += " (" + e.Name + ")"
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrUnsupported) true.
+func (e *MethodError) Is(target error) bool { return target == ErrUnsupported }
+
+// SizeText is n bytes in binary units as messages give sizes: "512 B",
+// "1.5 GiB".
+func SizeText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + string("KMGTPE"[exp]) + "iB"
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,14 +21,33 @@ import (
 // run executes unpack with args and returns the exit code, stdout and stderr.
 func run(t *testing.T, stdin io.Reader, args ...string) (ExitCode, string, string) {
 	t.Helper()
+	code, out, errOut, _ := runErrs(t, stdin, args...)
+	return code, out, errOut
+}
+
+// runErrs is run that also returns the errors reported, as they were
+// before they were printed.
+func runErrs(t *testing.T, stdin io.Reader, args ...string) (ExitCode, string, string, []error) {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
+	var errs []error
 	f := &Factory{In: stdin, Out: &out, ErrOut: &errOut, Getenv: func(string) string { return "" },
-		Context: context.Background()}
+		Context: context.Background(), reported: func(err error) { errs = append(errs, err) }}
 	code := Run(f, args)
-	return code, out.String(), errOut.String()
+	return code, out.String(), errOut.String(), errs
+}
+
+// reported reports whether one of errs errors.Is target.
+func reported(errs []error, target error) bool {
+	for _, err := range errs {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
 }
 
 type tarEntry struct {
@@ -390,7 +410,7 @@ func TestMemLimitHuge(t *testing.T) {
 			t.Errorf("--memlimit %s: exit %d: %s", lim, code, errOut)
 		}
 	}
-	if code, _, errOut := run(t, nil, "t", "--memlimit", "1e30", path); code != ExitUsage || !strings.Contains(errOut, "too large") {
+	if code, _, errOut, errs := runErrs(t, nil, "t", "--memlimit", "1e30", path); code != ExitUsage || !reported(errs, errSizeRange) {
 		t.Errorf("--memlimit 1e30: exit %d: %s", code, errOut)
 	}
 }

@@ -72,8 +72,8 @@ system (at least 64 MiB) free.
   unpack x src.tar.gz --strip-components 1 --include '*.go' -o src/`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Archives, o.Names = splitNames(cmd, args)
-			if err := o.SelectOptions.validate(); err != nil {
+			var err error
+			if o.Archives, o.Names, err = readArgs(cmd, args, &o.SelectOptions); err != nil {
 				return err
 			}
 			if o.ToTar && (o.Stdout || o.Output != "") {
@@ -81,9 +81,6 @@ system (at least 64 MiB) free.
 			}
 			if o.Overwrite && o.SkipExisting {
 				return &FlagError{Err: fmt.Errorf("--overwrite and --skip-existing exclude each other")}
-			}
-			if err := oneStdin(o.Archives); err != nil {
-				return err
 			}
 			if runF != nil {
 				return runF(o)
@@ -113,6 +110,20 @@ func splitNames(cmd *cobra.Command, args []string) (archives, names []string) {
 		return args[:i], args[i:]
 	}
 	return args, nil
+}
+
+// readArgs takes the arguments of a command that reads archives: the
+// archives, and the member names after "--", with the checks all such
+// commands make (the selection flags, standard input named once).
+func readArgs(cmd *cobra.Command, args []string, sel *SelectOptions) (archives, names []string, err error) {
+	archives, names = splitNames(cmd, args)
+	if err := sel.validate(); err != nil {
+		return nil, nil, err
+	}
+	if err := oneStdin(archives); err != nil {
+		return nil, nil, err
+	}
+	return archives, names, nil
 }
 
 func oneStdin(args []string) error {

@@ -42,11 +42,8 @@ entry (or, when it holds a tar, as the tar's entries).
   unpack l --include '*.txt' a.tar.gz  # only some entries`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Archives, o.Names = splitNames(cmd, args)
-			if err := o.SelectOptions.validate(); err != nil {
-				return err
-			}
-			if err := oneStdin(o.Archives); err != nil {
+			var err error
+			if o.Archives, o.Names, err = readArgs(cmd, args, &o.SelectOptions); err != nil {
 				return err
 			}
 			if runF != nil {

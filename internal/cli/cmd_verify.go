@@ -40,11 +40,8 @@ allows. With --json, one JSON object per entry and a summary per archive.
   unpack t --expect SHA256SUMS release.zip       # report missing, extra and differing files`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Archives, o.Names = splitNames(cmd, args)
-			if err := o.SelectOptions.validate(); err != nil {
-				return err
-			}
-			if err := oneStdin(o.Archives); err != nil {
+			var err error
+			if o.Archives, o.Names, err = readArgs(cmd, args, &o.SelectOptions); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -110,7 +107,7 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 		}
 		if !o.Quiet && !o.JSON && !o.Manifest {
 			if code == ExitOK {
-				fmt.Fprintf(f.Out, "%s: %d entries, %s, all OK\n", termtext.Escape(path), r.entries, humanBytes(r.bytes))
+				fmt.Fprintf(f.Out, "%s: %d entries, %s, all OK\n", termtext.Escape(path), r.entries, archive.SizeText(r.bytes))
 			} else if r.entries > 0 {
 				fmt.Fprintf(f.Out, "%s: %d entries, %d failed\n", termtext.Escape(path), r.entries, r.failed)
 			}
@@ -123,17 +120,4 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 		return &codeError{r.code}
 	}
 	return nil
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

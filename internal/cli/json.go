@@ -106,11 +106,3 @@ func (o *jsonOut) summary(arch string, format archive.Format, st *archiveState, 
 	}
 	o.enc.Encode(s)
 }
-
-// streamGCPercent is the garbage collector's GOGC while an input is opened
-// and, when it is a single stream whose decoder allocates nothing once open
-// (formats.Archive.SteadyStream), decoded: the decoder's buffers stay live
-// to the end, so a collection finds nothing to free and only costs time
-// (docs/BENCHMARKS.md), while the heap, all live, does not grow with the
-// higher percentage.
-const streamGCPercent = 1000

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -57,7 +58,7 @@ func (o *LimitOptions) start(consumed func() int64, stdin bool) (*limits, error)
 	if o.MaxSize != "" {
 		n, err := parseSize(o.MaxSize)
 		if err != nil {
-			return nil, &FlagError{Err: fmt.Errorf("--max-size: %v", err)}
+			return nil, &FlagError{Err: fmt.Errorf("--max-size: %w", err)}
 		}
 		l.maxSize = n
 	}
@@ -67,10 +68,18 @@ func (o *LimitOptions) start(consumed func() int64, stdin bool) (*limits, error)
 	return l, nil
 }
 
+// The limit that stopped an archive; its error (also archive.ErrLimit)
+// wraps one of these.
+var (
+	errMaxSize    = errors.New("--max-size")
+	errMaxRatio   = errors.New("--max-ratio")
+	errMaxEntries = errors.New("--max-entries")
+)
+
 // entry checks the entry count before the n-th entry (1-based).
 func (l *limits) entry(n int) error {
 	if l.maxEntries > 0 && n > l.maxEntries {
-		return archive.Limitf("more than %d entries (--max-entries)", l.maxEntries)
+		return archive.Limitf("more than %d entries (%w)", l.maxEntries, errMaxEntries)
 	}
 	return nil
 }
@@ -82,7 +91,7 @@ const ratioSlack = 1 << 20
 func (l *limits) add(n int64) error {
 	total := l.out.Add(n)
 	if l.maxSize > 0 && total > l.maxSize {
-		return archive.Limitf("output exceeds %s (--max-size)", l.sizeText())
+		return archive.Limitf("output exceeds %s (%w)", l.sizeText(), errMaxSize)
 	}
 	if l.maxRatio > 0 && total > ratioSlack {
 		in := l.consumed()
@@ -90,10 +99,10 @@ func (l *limits) add(n int64) error {
 			in = 1
 		}
 		if float64(total-ratioSlack) > l.maxRatio*float64(in) {
-			return archive.Limitf("output is more than %g times the input read (--max-ratio): a decompression bomb?", l.maxRatio)
+			return archive.Limitf("output is more than %g times the input read (%w): a decompression bomb?", l.maxRatio, errMaxRatio)
 		}
 	}
 	return nil
 }
 
-func (l *limits) sizeText() string { return humanBytes(l.maxSize) }
+func (l *limits) sizeText() string { return archive.SizeText(l.maxSize) }

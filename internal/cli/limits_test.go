@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/unpack-dev/unpack/internal/spool"
 )
 
 // countingWriter counts what the command writes to stdout.
@@ -38,8 +40,10 @@ func TestStdinGzipBomb(t *testing.T) {
 		var errOut bytes.Buffer
 		f := &Factory{In: bytes.NewReader(bomb), Out: out, ErrOut: &errOut, Getenv: func(string) string { return "" },
 			Context: context.Background()}
+		var errs []error
+		f.reported = func(err error) { errs = append(errs, err) }
 		code := Run(f, args)
-		if code != ExitUnsupported || !strings.Contains(errOut.String(), "--max-ratio") {
+		if code != ExitUnsupported || !reported(errs, errMaxRatio) {
 			t.Errorf("%v: exit %d: %s", args, code, errOut.String())
 		}
 		t.Logf("%v: stopped after %d MiB", args, out.n>>20)
@@ -72,8 +76,8 @@ func TestStdinRatioRealData(t *testing.T) {
 // and a spool within it reads as before.
 func TestStdinSpoolLimit(t *testing.T) {
 	arch := write7z([]wentry{{name: "big.bin", body: strings.Repeat("0123456789", 20000)}})
-	code, _, errOut := run(t, bytes.NewReader(arch), "t", "--max-size", "100K", "-")
-	if code != ExitUnsupported || !strings.Contains(errOut, "spooling") || !strings.Contains(errOut, "--max-size") {
+	code, _, errOut, errs := runErrs(t, bytes.NewReader(arch), "t", "--max-size", "100K", "-")
+	if code != ExitUnsupported || !reported(errs, spool.ErrMaxSize) {
 		t.Errorf("7z spool past --max-size: exit %d: %s", code, errOut)
 	}
 	if code, _, errOut := run(t, bytes.NewReader(arch), "t", "--max-size", "1M", "-"); code != ExitOK {
@@ -90,8 +94,8 @@ func TestToTarUnknownSize(t *testing.T) {
 	if code != ExitOK || !bytes.Contains([]byte(out), data[:1000]) || len(out) < len(data) {
 		t.Fatalf("exit %d, %d bytes: %s", code, len(out), errOut)
 	}
-	code, out, errOut = run(t, bytes.NewReader(gz(t, data)), "x", "--to-tar", "--max-size", "100K", "-")
-	if code != ExitUnsupported || !strings.Contains(errOut, "--max-size") || len(out) != 0 {
+	code, out, errOut, errs := runErrs(t, bytes.NewReader(gz(t, data)), "x", "--to-tar", "--max-size", "100K", "-")
+	if code != ExitUnsupported || !reported(errs, errMaxSize) || len(out) != 0 {
 		t.Errorf("exit %d, %d bytes out: %s", code, len(out), errOut)
 	}
 }

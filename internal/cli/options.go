@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -51,7 +52,7 @@ func addCommonFlags(cmd *cobra.Command, o *CommonOptions) {
 func (o *CommonOptions) archiveOptions(f *Factory) (*archive.Options, error) {
 	limit, err := parseSize(o.MemLimit)
 	if err != nil {
-		return nil, &FlagError{Err: fmt.Errorf("--memlimit: %v", err)}
+		return nil, &FlagError{Err: fmt.Errorf("--memlimit: %w", err)}
 	}
 	limit = min(limit, maxMemLimit)
 	if o.Format != "" && !knownFormat(archive.Format(o.Format)) {
@@ -61,7 +62,7 @@ func (o *CommonOptions) archiveOptions(f *Factory) (*archive.Options, error) {
 	if o.MaxSize != "" {
 		// A spool of the input (7z from a pipe) is bounded as the output.
 		if opt.SpoolLimit, err = parseSize(o.MaxSize); err != nil {
-			return nil, &FlagError{Err: fmt.Errorf("--max-size: %v", err)}
+			return nil, &FlagError{Err: fmt.Errorf("--max-size: %w", err)}
 		}
 	}
 	prompt := false
@@ -137,6 +138,12 @@ func (f *Factory) terminalPrompt(prompt string) (string, error) {
 // cannot address more than math.MaxInt anyway.
 const maxMemLimit = min(1<<40, math.MaxInt)
 
+// errNoTerminal: a password was to be asked for and there is no terminal.
+var errNoTerminal = errors.New("no terminal to ask for a password")
+
+// errSizeRange is a size past int64.
+var errSizeRange = errors.New("too large")
+
 // parseSize reads "123", "64K", "512MiB", "1.5G" (powers of 1024). A size
 // that does not fit in an int64 is an error.
 func parseSize(s string) (int64, error) {
@@ -167,5 +174,5 @@ func parseSize(s string) (int64, error) {
 	if n := v * float64(mult); n < 1<<63 {
 		return int64(n), nil
 	}
-	return 0, fmt.Errorf("size %q is too large", s)
+	return 0, fmt.Errorf("size %q is %w", s, errSizeRange)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -163,7 +164,7 @@ func TestReadSecretNoTerminal(t *testing.T) {
 	}
 	defer f.Close()
 	_, err = readSecret(f, "Password: ", func(func()) func() { return func() {} })
-	if err == nil || !strings.Contains(err.Error(), "no terminal") {
+	if !errors.Is(err, errNoTerminal) {
 		t.Errorf("readSecret on a file: %v", err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 func askSecret(prompt string, onInterrupt func(func()) func()) (string, error) {
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
-		return "", fmt.Errorf("no terminal to ask for a password")
+		return "", errNoTerminal
 	}
 	defer tty.Close()
 	return readSecret(tty, prompt, onInterrupt)
@@ -28,7 +28,7 @@ func readSecret(tty *os.File, prompt string, onInterrupt func(func()) func()) (s
 	fd := int(tty.Fd())
 	old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
 	if err != nil {
-		return "", fmt.Errorf("no terminal to ask for a password: %v", err)
+		return "", fmt.Errorf("%w: %v", errNoTerminal, err)
 	}
 	quiet := *old
 	quiet.Lflag &^= unix.ECHO

@@ -38,6 +38,10 @@ type Factory struct {
 	// Context is cancelled on SIGINT/SIGTERM.
 	Context context.Context
 
+	// reported, when set, is given every error printed as a problem
+	// line, as it was before printing (tests assert on its type).
+	reported func(error)
+
 	hooksMu sync.Mutex
 	hooks   map[int]func() // run on interrupt, before exiting
 	nextID  int
@@ -124,6 +128,9 @@ func Run(f *Factory, args []string) ExitCode {
 	code := exitCodeOf(err)
 	if code == ExitOK || cmd == nil {
 		code = ExitUsage
+	}
+	if f.reported != nil {
+		f.reported(err)
 	}
 	var fe *FlagError
 	if errors.As(err, &fe) {

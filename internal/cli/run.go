@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,6 +75,9 @@ func newRunner(f *Factory, o *CommonOptions) (*runner, error) {
 func (r *runner) problem(arch, entry string, err error) {
 	r.code = worse(r.code, exitCodeOf(err))
 	r.aside(func() {
+		if r.f.reported != nil {
+			r.f.reported(err)
+		}
 		// Escaped whole: the error's own text may quote a name or a link
 		// target too.
 		fmt.Fprintf(r.f.ErrOut, "unpack: %s\n", termtext.Escape((&archive.EntryError{Archive: arch, Entry: entry, Err: describe(err)}).Error()))
@@ -177,15 +179,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 	if oo.Stdin == nil {
 		oo.Stdin = r.f.In
 	}
-	// A single stream's decoder allocates its buffers as it opens and
-	// keeps them: collections find nothing to free.
-	gcPercent := debug.SetGCPercent(streamGCPercent)
 	a, err := formats.Open(path, r.opt, oo)
-	if err != nil || !a.SteadyStream() {
-		debug.SetGCPercent(gcPercent)
-	} else {
-		defer debug.SetGCPercent(gcPercent)
-	}
 	r.opened = err == nil
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && slices.Contains(r.o.Passwords, promptMarker) {

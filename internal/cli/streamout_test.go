@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"os/exec"
-	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -26,15 +25,9 @@ func TestStreamOutputPath(t *testing.T) {
 				t.Fatal(err)
 			}
 			arch := write(t, t.TempDir(), "s."+map[string]string{"lz4": "lz4", "zstd": "zst", "gzip": "gz"}[tool[0]], packed)
-			gogc := debug.SetGCPercent(100)
-			debug.SetGCPercent(gogc)
 			code, out, stderr := run(t, nil, "x", "-c", arch)
 			if code != ExitOK || out != string(raw) {
 				t.Fatalf("x -c: exit %d, %d bytes of %d, %s", code, len(out), len(raw), stderr)
-			}
-			// The collector's setting for the stream is undone after it.
-			if pct := debug.SetGCPercent(gogc); pct != gogc {
-				t.Errorf("GOGC %d after the stream, want %d back", pct, gogc)
 			}
 			if code, _, stderr := run(t, nil, "t", arch); code != ExitOK {
 				t.Fatalf("t: exit %d, %s", code, stderr)

@@ -336,10 +336,11 @@ func TestHardlinkRules(t *testing.T) {
 	s := newScene(t)
 	errs := s.run(t, DirOptions{}, hardlink("h1", ".bashrc"), hardlink("h2", "../canary"), symlink("ln", "sub"),
 		hardlink("h3", "ln"), hardlink("h4", "ln/keep"), file("mine", "m"), hardlink("h5", "mine"))
-	if errs[0] == nil || !strings.Contains(errs[0].Error(), `target ".bashrc"`) {
+	var te *TargetError
+	if !errors.Is(errs[0], errThereBefore) || !errors.As(errs[0], &te) || te.Target != ".bashrc" {
 		t.Errorf("to a user's file: %v", errs[0])
 	}
-	if !errors.Is(errs[1], ErrInsecurePath) || !strings.Contains(errs[1].Error(), `hard link target "../canary"`) {
+	if !errors.Is(errs[1], ErrInsecurePath) || !errors.As(errs[1], &te) || te.Target != "../canary" {
 		t.Errorf("outside: %v", errs[1])
 	}
 	if !errors.Is(errs[3], ErrInsecurePath) || errs[4] == nil || errs[6] != nil {

@@ -583,6 +583,16 @@ func (d *Dir) Abort() {
 	}
 }
 
+// UnsettledError names the entries Close removed because their reader
+// never settled them (so they were never verified).
+type UnsettledError struct {
+	Entries []string // sorted
+}
+
+func (e *UnsettledError) Error() string {
+	return fmt.Sprintf("removed %d entries never verified (not settled): %s", len(e.Entries), strings.Join(e.Entries, ", "))
+}
+
 // Close removes the entries still held (never settled, so never verified),
 // checks once more that every symlink made resolves inside (removing any
 // that does not), applies directory modes and times, deepest first as
@@ -613,7 +623,7 @@ func (d *Dir) Close() error {
 	var errs []error
 	if len(unsettled) > 0 {
 		sort.Strings(unsettled)
-		errs = append(errs, fmt.Errorf("removed %d entries never verified (not settled): %s", len(unsettled), strings.Join(unsettled, ", ")))
+		errs = append(errs, &UnsettledError{Entries: unsettled})
 	}
 	sort.Strings(links)
 	errs = append(errs, d.recheckLinks(links))

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -17,6 +18,32 @@ const maxLinks = 40
 
 // errLoop reports a path with more than maxLinks symlinks.
 var errLoop = errors.New("too many levels of symbolic links")
+
+// TargetError is a hard link refused, or failed, for its target, which it
+// names: "hard link target "T": why", or for a refusal "insecure path: hard
+// link target "T": why", as every refusal's text starts.
+type TargetError struct {
+	Target string // as the archive names it
+	Err    error  // why: an ErrInsecurePath error, errThereBefore…
+}
+
+func (e *TargetError) Error() string {
+	s := "hard link target " + strconv.Quote(e.Target) + ": "
+	if errors.Is(e.Err, ErrInsecurePath) {
+		prefix := ErrInsecurePath.Error() + ": "
+		return prefix + s + strings.TrimPrefix(e.Err.Error(), prefix)
+	}
+	return s + e.Err.Error()
+}
+
+func (e *TargetError) Unwrap() error { return e.Err }
+
+// Why a hard link's target was not linked to.
+var (
+	errNotRegular   = fmt.Errorf("%w: not a regular file", ErrInsecurePath)
+	errNotExtracted = errors.New("not extracted")
+	errThereBefore  = errors.New("not extracted: it was there before")
+)
 
 // escapeError reports a path that resolves outside the destination; via
 // names the link on disk it left through, if any.
@@ -325,12 +352,7 @@ func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 		old, err = d.resolveParent(old)
 	}
 	if err != nil {
-		// The target's problem, named as such.
-		why := strings.TrimPrefix(err.Error(), ErrInsecurePath.Error()+": ")
-		if errors.Is(err, ErrInsecurePath) {
-			return fmt.Errorf("%w: hard link target %q: %s", ErrInsecurePath, e.Linkname, why)
-		}
-		return fmt.Errorf("hard link target %q: %w", e.Linkname, err)
+		return &TargetError{Target: e.Linkname, Err: err} // the target's problem, named as such
 	}
 	if err := d.checkTarget(p); err != nil {
 		return err
@@ -342,7 +364,7 @@ func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 	}
 	d.mu.Unlock()
 	if file != nil && file.target != "" {
-		return fmt.Errorf("%w: hard link target %q is not a regular file", ErrInsecurePath, e.Linkname)
+		return &TargetError{Target: e.Linkname, Err: errNotRegular}
 	}
 	if file != nil && e.Copy {
 		return fmt.Errorf("copy of %q not made: its data is not verified yet", e.Linkname)
@@ -353,13 +375,13 @@ func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 	fi, err := d.root.Lstat(old)
 	switch {
 	case err != nil:
-		return fmt.Errorf("hard link target %q not extracted", e.Linkname)
+		return &TargetError{Target: e.Linkname, Err: errNotExtracted}
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("%w: hard link target %q is not a regular file", ErrInsecurePath, e.Linkname)
+		return &TargetError{Target: e.Linkname, Err: errNotRegular}
 	case !d.mine(old, fi) && d.opt.Policy == Skip:
-		return fmt.Errorf("%w: hard link target %q was there before", ErrSkipped, e.Linkname)
+		return &TargetError{Target: e.Linkname, Err: fmt.Errorf("%w: it was there before", ErrSkipped)}
 	case !d.mine(old, fi):
-		return fmt.Errorf("hard link target %q not extracted: it was there before", e.Linkname)
+		return &TargetError{Target: e.Linkname, Err: errThereBefore}
 	}
 	if e.Copy {
 		return d.putCopy(p, old, e)

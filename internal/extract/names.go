@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -51,6 +52,12 @@ func StripAbsolute(name string) (string, bool) {
 	return n, n != name
 }
 
+// Why CleanLinkTarget refused a symlink target.
+var (
+	errAbsoluteTarget = errors.New("symlink to absolute path")
+	errTargetLeaves   = errors.New("leaves the destination")
+)
+
 // CleanLinkTarget checks that a symlink at name pointing to target stays
 // inside the destination, and returns target unchanged when it does.
 func CleanLinkTarget(name, target string) (string, error) {
@@ -60,7 +67,7 @@ func CleanLinkTarget(name, target string) (string, error) {
 	case strings.IndexByte(target, 0) >= 0:
 		return "", fmt.Errorf("%w: symlink target contains a NUL byte", ErrInsecurePath)
 	case strings.HasPrefix(target, "/"):
-		return "", fmt.Errorf("%w: symlink to absolute path %q", ErrInsecurePath, target)
+		return "", fmt.Errorf("%w: %w %q", ErrInsecurePath, errAbsoluteTarget, target)
 	case strings.Contains(target, `\`):
 		return "", fmt.Errorf("%w: backslash in symlink target %q", ErrInsecurePath, target)
 	case len(target) >= 2 && target[1] == ':' && isLetter(target[0]):
@@ -75,7 +82,7 @@ func CleanLinkTarget(name, target string) (string, error) {
 		case "..":
 			depth--
 			if depth < 0 {
-				return "", fmt.Errorf("%w: symlink target %q leaves the destination", ErrInsecurePath, target)
+				return "", fmt.Errorf("%w: symlink target %q %w", ErrInsecurePath, target, errTargetLeaves)
 			}
 		default:
 			depth++

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -233,7 +234,8 @@ func TestDirPendingAbortAndClose(t *testing.T) {
 	e, r = pending("dir/never", "data")
 	put(t, d, e, r)
 	err := d.Close()
-	if err == nil || !strings.Contains(err.Error(), "dir/never") {
+	var ue *UnsettledError
+	if !errors.As(err, &ue) || !slices.Equal(ue.Entries, []string{"dir/never"}) {
 		t.Errorf("Close = %v, want the unsettled entry named", err)
 	}
 	sameTree(t, "unsettled", dest, false, map[string]string{"dir": "/"})

@@ -2,6 +2,7 @@ package extract
 
 import (
 	gotar "archive/tar"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -123,6 +124,16 @@ func (t *Tar) Put(e *archive.Entry, r io.Reader) error {
 	return nil
 }
 
+// Why Tar refused an entry (each wrapped in an ErrInsecurePath error that
+// names the entry).
+var (
+	errReplacesSymlink = errors.New("replaces a symlink emitted earlier")
+	errThroughSymlink  = errors.New("passes through the symlink")
+	errLeavesRoot      = errors.New("leaves the root through the symlinks emitted before it")
+	errEarlierLeaves   = errors.New("would make a symlink emitted earlier leave the root")
+	errLinkHops        = fmt.Errorf("more than %d symlinks in a row", maxLinkHops)
+)
+
 // addSymlink admits a symlink at name to target into the model, or
 // refuses it: when its target leaves the root, or when it would make a
 // symlink emitted earlier leave it (a -> ../b/.. stays inside while b is
@@ -135,7 +146,7 @@ func (t *Tar) addSymlink(name, target string) error {
 	for earlier := range t.watch[name] {
 		if err := t.resolve(earlier, t.symlinks[earlier]); err != nil {
 			delete(t.symlinks, name)
-			return fmt.Errorf("%w: symlink %q would make the symlink %q emitted earlier leave the root", ErrInsecurePath, name, earlier)
+			return fmt.Errorf("%w: symlink %q %w: %q", ErrInsecurePath, name, errEarlierLeaves, earlier)
 		}
 	}
 	return nil
@@ -154,9 +165,9 @@ func (t *Tar) throughSymlink(p, what string) error {
 		}
 		if _, ok := t.symlinks[p[:i]]; ok {
 			if i == len(p) {
-				return fmt.Errorf("%w: %s %q replaces a symlink emitted earlier", ErrInsecurePath, what, p)
+				return fmt.Errorf("%w: %s %q %w", ErrInsecurePath, what, p, errReplacesSymlink)
 			}
-			return fmt.Errorf("%w: %s %q passes through the symlink %q emitted earlier", ErrInsecurePath, what, p, p[:i])
+			return fmt.Errorf("%w: %s %q %w %q emitted earlier", ErrInsecurePath, what, p, errThroughSymlink, p[:i])
 		}
 	}
 	return nil
@@ -185,7 +196,7 @@ func (t *Tar) resolve(name, target string) error {
 				continue
 			case "..":
 				if len(cur) == 0 {
-					return nil, fmt.Errorf("%w: symlink %q: target %q leaves the root through the symlinks emitted before it", ErrInsecurePath, name, target)
+					return nil, fmt.Errorf("%w: symlink %q: target %q %w", ErrInsecurePath, name, target, errLeavesRoot)
 				}
 				cur = cur[:len(cur)-1]
 				continue
@@ -198,7 +209,7 @@ func (t *Tar) resolve(name, target string) error {
 				continue
 			}
 			if hops++; hops > maxLinkHops {
-				return nil, fmt.Errorf("%w: symlink %q: more than %d symlinks in a row", ErrInsecurePath, name, maxLinkHops)
+				return nil, fmt.Errorf("%w: symlink %q: %w", ErrInsecurePath, name, errLinkHops)
 			}
 			var err error
 			if cur, err = walk(cur[:len(cur)-1], next); err != nil {

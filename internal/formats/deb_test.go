@@ -40,7 +40,7 @@ func debTree(t testing.TB, p string, stdin io.Reader) ([]string, error) {
 			h := sha256.New()
 			n, err := io.Copy(h, a)
 			if err != nil {
-				return out, fmt.Errorf("%s: %w", e.Name, err)
+				return out, &archive.EntryError{Entry: e.Name, Err: err}
 			}
 			out = append(out, fmt.Sprintf("%s %d %s", hex.EncodeToString(h.Sum(nil)), n, name))
 		case archive.TypeSymlink:
@@ -88,7 +88,8 @@ func slicesSort(s []string) {
 func TestDebMD5(t *testing.T) {
 	_, err := debTree(t, "testdata/deb/bad-md5.deb", nil)
 	var mm *verify.MismatchError
-	if !errors.As(err, &mm) || mm.Kind != verify.MD5 || !strings.Contains(err.Error(), "usr/share/doc/hello/copyright") {
+	var ee *archive.EntryError
+	if !errors.As(err, &mm) || mm.Kind != verify.MD5 || !errors.As(err, &ee) || strings.TrimPrefix(ee.Entry, "./") != "usr/share/doc/hello/copyright" {
 		t.Fatalf("got %v", err)
 	}
 }

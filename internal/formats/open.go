@@ -91,14 +91,6 @@ type Archive struct {
 	closers []io.Closer
 }
 
-// SteadyStream reports whether the archive is one compressed stream read
-// as one entry (not a container, nor a tar inside the stream) by a decoder
-// that allocates nothing once open (see steadyStreams).
-func (a *Archive) SteadyStream() bool {
-	_, ok := a.Reader.(*singleReader)
-	return ok && steadyStreams[a.Format]
-}
-
 // StreamChecked reports whether the archive is a compressed stream whose
 // own checks cover every entry's data (a tar inside gzip, xz…, or a single
 // compressed file), so that an entry without a checksum of its own is
@@ -252,7 +244,12 @@ func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 		a.closers = append(a.closers, j)
 		a.src = &source{r: j, ra: j}
 		in.RA, in.Size, a.Size = a.src, j.Size(), j.Size()
-		in.R = bufio.NewReaderSize(a.src, 1<<20)
+		in.R = nil
+	}
+	if in.R == nil {
+		// Input read from its start, after detection by ReadAt: its buffer
+		// sized for the format.
+		in.R = bufio.NewReaderSize(a.src, inputSize(f))
 	}
 	if err := a.open(in, opt, oo, f); err != nil {
 		a.Close()
@@ -266,7 +263,7 @@ func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 func (a *Archive) readFrom(in *archive.Input, ra io.ReaderAt, size int64, path string) (head, tail []byte) {
 	a.src = &source{r: io.NewSectionReader(ra, 0, size), ra: ra}
 	in.RA, in.Size, a.Size = a.src, size, size
-	in.R = bufio.NewReaderSize(a.src, 1<<20)
+	in.R = nil // made once the format is known (inputSize)
 	head = readAt(ra, 0, headSize, size)
 	if size <= headSize {
 		return head, head
@@ -360,13 +357,7 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	if !ok {
 		return &notImplemented{f}
 	}
-	r := in.R
-	if size := streamInput[f]; size > 0 {
-		if br, ok := r.(*bufio.Reader); ok && br.Buffered() == 0 {
-			r = bufio.NewReaderSize(a.src, size)
-		}
-	}
-	d, err := open(r, opt)
+	d, err := open(in.R, opt)
 	if err != nil {
 		return archive.Decoded(string(f), err)
 	}

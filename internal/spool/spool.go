@@ -15,7 +15,7 @@
 package spool
 
 import (
-	"fmt"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,17 +63,24 @@ func Create(max int64) (*File, error) {
 	return s, nil
 }
 
+// What stopped a spool; the error errors.Is one of these and
+// archive.ErrLimit.
+var (
+	ErrMaxSize  = errors.New("--max-size") // the byte limit it was given
+	ErrLowSpace = errors.New("the file system is low on space")
+)
+
 // Write appends p, or fails with an archive.ErrLimit error, writing
 // nothing, when p would pass the byte limit or the free-space reserve.
 func (s *File) Write(p []byte) (int, error) {
 	if s.max > 0 && s.n+int64(len(p)) > s.max {
-		return 0, archive.Limitf("spooling to %s: more than %s (--max-size)", s.dir, sizeText(s.max))
+		return 0, archive.Limitf("spooling to %s: more than %s (%w)", s.dir, archive.SizeText(s.max), ErrMaxSize)
 	}
 	if s.unchecked+int64(len(p)) > checkEvery {
 		// Until the next look, p and up to checkEvery more bytes go in.
 		if free, total, ok := freeSpace(s.dir); ok && free < uint64(len(p))+checkEvery+Reserve(total) {
-			return 0, archive.Limitf("spooling to %s: only %s free there, %s of it kept free (set TMPDIR to a larger file system, or --max-size)",
-				s.dir, sizeText(int64(free)), sizeText(int64(Reserve(total))))
+			return 0, archive.Limitf("spooling to %s: %w: only %s free there, %s of it kept free (set TMPDIR to a larger file system, or --max-size)",
+				s.dir, ErrLowSpace, archive.SizeText(int64(free)), archive.SizeText(int64(Reserve(total))))
 		}
 		s.unchecked = 0
 	}
@@ -81,7 +88,7 @@ func (s *File) Write(p []byte) (int, error) {
 	s.n += int64(n)
 	s.unchecked += int64(n)
 	if err != nil && noSpace(err) {
-		return n, archive.Limitf("spooling to %s: the file system is full (set TMPDIR to a larger file system)", s.dir)
+		return n, archive.Limitf("spooling to %s: %w: it is full (set TMPDIR to a larger file system)", s.dir, ErrLowSpace)
 	}
 	return n, err
 }
@@ -109,18 +116,4 @@ func (s *File) Close() error {
 		os.Remove(s.f.Name())
 	}
 	return err
-}
-
-// sizeText is n in binary units, as the CLI writes sizes ("1.5 GiB").
-func sizeText(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -37,7 +36,7 @@ func TestSpoolByteLimit(t *testing.T) {
 	}
 	defer s.Close()
 	n, err := s.ReadFrom(bytes.NewReader(make([]byte, 1001)))
-	if !errors.Is(err, archive.ErrLimit) || !strings.Contains(err.Error(), "--max-size") {
+	if !errors.Is(err, archive.ErrLimit) || !errors.Is(err, ErrMaxSize) {
 		t.Fatalf("1001 bytes into a 1000-byte spool: %d, %v", n, err)
 	}
 	s2, _ := Create(1000)
@@ -67,7 +66,7 @@ func TestSpoolFreeSpace(t *testing.T) {
 		n, err2 = s.Write(chunk)
 		free -= uint64(n) // the fake file system fills as the spool grows
 	}
-	if !errors.Is(err2, archive.ErrLimit) || !strings.Contains(err2.Error(), "free") {
+	if !errors.Is(err2, archive.ErrLimit) || !errors.Is(err2, ErrLowSpace) {
 		t.Fatalf("spool did not stop at the reserve: %v", err2)
 	}
 	if free < minReserve || s.Size() > 100<<20-minReserve {

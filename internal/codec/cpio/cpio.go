@@ -17,7 +17,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"io/fs"
 	"strconv"
 	"time"
 
@@ -231,7 +230,7 @@ func (r *Reader) entry(h *header, name string) (*archive.Entry, error) {
 		Name:       name,
 		Size:       h.size,
 		PackedSize: h.size,
-		Mode:       modeOf(h.mode),
+		Mode:       archive.UnixMode(uint32(h.mode)),
 		ModTime:    time.Unix(h.mtime, 0),
 		Method:     "stored",
 	}
@@ -510,20 +509,6 @@ func (r *Reader) readBinary(h *header) error {
 	h.nameSize = int64(w(10))
 	h.size = int64(w(11)<<16 | w(12))
 	return nil
-}
-
-func modeOf(m uint64) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	if m&0o4000 != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
 }
 
 // WriteTo writes the rest of the current entry's data to w in large

@@ -52,7 +52,7 @@ func readTree(r archive.Reader, boot bool) (tree, error) {
 			h := sha256.New()
 			n, err := io.Copy(h, r)
 			if err != nil {
-				return t, fmt.Errorf("%s: %w", e.Name, err)
+				return t, &archive.EntryError{Entry: e.Name, Err: err}
 			}
 			if n != e.Size {
 				return t, fmt.Errorf("%s: %d bytes, entry says %d", e.Name, n, e.Size)
@@ -233,7 +233,8 @@ func TestZisofsDamage(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = readTree(r, false)
-		if !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, archive.ErrChecksum) || !strings.Contains(err.Error(), f.entry.Name) {
+		var ee *archive.EntryError
+		if !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, archive.ErrChecksum) || !errors.As(err, &ee) || ee.Entry != f.entry.Name {
 			t.Errorf("flip at %d: %v", at, err)
 		}
 	}
@@ -352,7 +353,7 @@ func TestHostile(t *testing.T) {
 			18: dir(18, 18, rec{name: "SUB", extent: 19, size: sectorSize, flags: flagDir}),
 			19: dir(19, 18, rec{name: "BACK", extent: 18, size: sectorSize, flags: flagDir}),
 		}})
-		if !errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), "loop") {
+		if !errors.Is(err, errDirLoop) {
 			t.Errorf("got %v", err)
 		}
 	})
@@ -361,7 +362,8 @@ func TestHostile(t *testing.T) {
 			18: dir(18, 18, rec{name: "A", extent: 20, size: 4096}, rec{name: "B", extent: 21, size: 2048}),
 			20: data, 21: data,
 		}})
-		if !errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), "overlap") {
+		var oe *archive.OverlapError
+		if !errors.Is(err, archive.ErrCorrupt) || !errors.As(err, &oe) || oe.A != "A" || oe.B != "B" {
 			t.Errorf("got %v", err)
 		}
 	})
@@ -399,7 +401,8 @@ func TestHostile(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = readTree(r, false)
-		if !errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), "OUT") {
+		var ee *archive.EntryError
+		if !errors.Is(err, errTruncated) || !errors.As(err, &ee) || ee.Entry != "OUT" {
 			t.Errorf("got %v", err)
 		}
 	})
@@ -424,7 +427,7 @@ func TestHostile(t *testing.T) {
 		binary.LittleEndian.PutUint32(root[suaAt+12:], uint32(suaAt))
 		binary.LittleEndian.PutUint32(root[suaAt+20:], 28)
 		_, err := openImg(img{map[uint32][]byte{18: root, 20: data}})
-		if !errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), "continuation") {
+		if !errors.Is(err, errContinuations) {
 			t.Errorf("got %v", err)
 		}
 	})

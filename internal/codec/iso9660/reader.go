@@ -1,9 +1,7 @@
 package iso9660
 
 import (
-	"fmt"
 	"io"
-	"sort"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -29,14 +27,11 @@ type file struct {
 // Reader reads an ISO 9660 image. It implements archive.Reader and
 // archive.RandomAccess: entries come in directory order, parents first.
 type Reader struct {
+	*archive.ListReader
 	ra    io.ReaderAt
 	size  int64
 	opt   *archive.Options
 	files []file
-	list  []*archive.Entry
-
-	next int
-	cur  io.Reader
 }
 
 // Open reads the directory tree of the image in in.RA. An image cannot be
@@ -82,10 +77,11 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 	if err := r.checkOverlap(); err != nil {
 		return nil, err
 	}
-	r.list = make([]*archive.Entry, len(r.files))
+	list := make([]*archive.Entry, len(r.files))
 	for i := range r.files {
-		r.list[i] = r.files[i].entry
+		list[i] = r.files[i].entry
 	}
+	r.ListReader = archive.NewListReader("iso9660", list, func(i int) (io.ReadCloser, error) { return r.data(&r.files[i]) })
 	return r, nil
 }
 
@@ -144,7 +140,7 @@ func (w *walker) dir(d record, prefix string, depth int) error {
 		return archive.Corruptf("iso9660: directories nested more than %d deep", maxDepth)
 	}
 	if w.dirs[d.extent] {
-		return archive.Corruptf("iso9660: directory loop at sector %d", d.extent)
+		return archive.Corruptf("%w at sector %d", errDirLoop, d.extent)
 	}
 	w.dirs[d.extent] = true
 	data, err := w.read(d.extent, d.size)
@@ -305,42 +301,22 @@ func (w *walker) add(f file) { w.r.files = append(w.r.files, f) }
 
 // checkOverlap refuses files whose extents overlap another file's in part
 // (files sharing one are hard links by then), as an image built to make a
-// small extent count many times over.
+// small extent count many times over: a file's extents overlapping each
+// other count too.
 func (r *Reader) checkOverlap() error {
-	type span struct {
-		extent
-		file int
-	}
-	var spans []span
+	var spans []archive.Span
 	for i, f := range r.files {
 		if f.entry.Type != archive.TypeFile || f.boot {
 			continue
 		}
 		for _, x := range f.extents {
-			if x.size > 0 {
-				spans = append(spans, span{x, i})
-			}
+			spans = append(spans, archive.Span{Off: x.start, Len: x.size, Entry: i})
 		}
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
-	for i := 1; i < len(spans); i++ {
-		a, b := spans[i-1], spans[i]
-		if a.start+a.size > b.start {
-			return archive.Corruptf("iso9660: the data of %q and %q overlap", r.files[a.file].entry.Name, r.files[b.file].entry.Name)
-		}
+	if a, b, ok := archive.Overlap(spans, true); ok {
+		return &archive.OverlapError{Format: "iso9660", A: r.files[a].entry.Name, B: r.files[b].entry.Name}
 	}
 	return nil
-}
-
-// Entries returns every entry (archive.RandomAccess).
-func (r *Reader) Entries() ([]*archive.Entry, error) { return r.list, nil }
-
-// Open returns the data of entry i; it may be called concurrently.
-func (r *Reader) Open(i int) (io.ReadCloser, error) {
-	if i < 0 || i >= len(r.files) {
-		return nil, fmt.Errorf("iso9660: no entry %d", i)
-	}
-	return r.data(&r.files[i])
 }
 
 func (r *Reader) data(f *file) (io.ReadCloser, error) {
@@ -349,80 +325,11 @@ func (r *Reader) data(f *file) (io.ReadCloser, error) {
 	}
 	readers := make([]io.Reader, 0, len(f.extents))
 	for _, x := range f.extents {
-		readers = append(readers, &exactReader{r: io.NewSectionReader(r.ra, x.start, x.size), left: x.size})
+		readers = append(readers, &archive.ExactReader{R: io.NewSectionReader(r.ra, x.start, x.size), N: x.size, Short: errTruncated})
 	}
 	var src io.Reader = io.MultiReader(readers...)
 	if len(readers) == 1 {
 		src = readers[0]
 	}
-	return io.NopCloser(&exactReader{r: src, left: f.entry.Size}), nil
+	return io.NopCloser(&archive.ExactReader{R: src, N: f.entry.Size, Short: errTruncated}), nil
 }
-
-// exactReader reads left bytes of r; the image ending first is corrupt.
-type exactReader struct {
-	r    io.Reader
-	left int64
-}
-
-func (e *exactReader) Read(p []byte) (int, error) {
-	if e.left <= 0 {
-		return 0, io.EOF
-	}
-	if int64(len(p)) > e.left {
-		p = p[:e.left]
-	}
-	n, err := e.r.Read(p)
-	e.left -= int64(n)
-	if err == io.EOF && e.left > 0 {
-		err = errTruncated
-	}
-	if err == io.EOF {
-		err = nil
-	}
-	return n, err
-}
-
-// Next returns the next entry.
-func (r *Reader) Next() (*archive.Entry, error) {
-	if r.cur != nil {
-		if c, ok := r.cur.(io.Closer); ok {
-			c.Close()
-		}
-		r.cur = nil
-	}
-	if r.next >= len(r.files) {
-		return nil, io.EOF
-	}
-	f := &r.files[r.next]
-	r.next++
-	if f.entry.Type == archive.TypeFile {
-		rc, err := r.data(f)
-		if err != nil {
-			r.cur = errReader{err}
-		} else {
-			r.cur = rc
-		}
-	}
-	return f.entry, nil
-}
-
-// Read reads the current entry's data.
-func (r *Reader) Read(p []byte) (int, error) {
-	if r.cur == nil {
-		return 0, io.EOF
-	}
-	return r.cur.Read(p)
-}
-
-// Close releases the current entry.
-func (r *Reader) Close() error {
-	if c, ok := r.cur.(io.Closer); ok {
-		c.Close()
-	}
-	r.cur = nil
-	return nil
-}
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }

@@ -218,7 +218,7 @@ func (s *susp) parse(sua []byte) (rockRidge, error) {
 			break
 		}
 		if hops >= maxContinuations {
-			return rr, archive.Corruptf("iso9660: more than %d Rock Ridge continuation areas", maxContinuations)
+			return rr, errContinuations
 		}
 		area = next
 	}
@@ -293,16 +293,7 @@ func parseSL(p []byte, link *strings.Builder, cont bool) bool {
 // posixMode turns a Rock Ridge st_mode into an fs.FileMode and an entry
 // type.
 func posixMode(m uint32) (archive.Type, fs.FileMode, string) {
-	perm := fs.FileMode(m & 0o777)
-	if m&0o4000 != 0 {
-		perm |= fs.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		perm |= fs.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		perm |= fs.ModeSticky
-	}
+	perm := archive.UnixMode(m)
 	switch m & 0o170000 {
 	case 0o040000:
 		return archive.TypeDir, perm, ""

@@ -44,6 +44,10 @@ const (
 var (
 	errCorrupt   = archive.Corruptf("iso9660: malformed image")
 	errTruncated = archive.Corruptf("iso9660: image cut short")
+	// errDirLoop: a directory reached again below itself.
+	errDirLoop = archive.Corruptf("iso9660: directory loop")
+	// errContinuations: Rock Ridge continuation areas that lead on and on.
+	errContinuations = archive.Corruptf("iso9660: more than %d Rock Ridge continuation areas", maxContinuations)
 )
 
 // volume is what a primary or Joliet descriptor says about its tree.

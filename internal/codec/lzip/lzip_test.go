@@ -12,6 +12,7 @@ import (
 	"testing/iotest"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/lzma"
 	"github.com/unpack-dev/unpack/internal/testutil"
 	"github.com/unpack-dev/unpack/internal/testutil/streamcorpus"
 	"github.com/unpack-dev/unpack/internal/verify"
@@ -159,7 +160,8 @@ func TestMemLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = decodeErr(data, 4096)
-	if !errors.Is(err, archive.ErrLimit) || !strings.Contains(err.Error(), "96 KiB needed") {
+	var le *lzma.LimitError
+	if !errors.Is(err, archive.ErrLimit) || !errors.As(err, &le) || le.Need != 96<<10 || le.Limit != 4096 {
 		t.Fatalf("got %v, want a limit error naming the size", err)
 	}
 }

@@ -45,16 +45,29 @@ var (
 )
 
 // DictLimit returns nil when a dictionary of dictSize bytes fits within
-// memLimit (memLimit <= 0 means no limit), and otherwise an error that
-// errors.Is archive.ErrLimit naming the size needed. Callers check it before
-// constructing a reader for a dictionary size read from a header.
+// memLimit (memLimit <= 0 means no limit), and otherwise a *LimitError.
+// Callers check it before constructing a reader for a dictionary size read
+// from a header.
 func DictLimit(dictSize, memLimit int64) error {
 	if memLimit <= 0 || dictSize <= memLimit {
 		return nil
 	}
-	return archive.Limitf("lzma: dictionary of %s needed, memory limit is %s",
-		sizeString(dictSize), sizeString(memLimit))
+	return &LimitError{Need: dictSize, Limit: memLimit}
 }
+
+// LimitError reports a dictionary over the memory limit, before anything
+// was allocated for it. It errors.Is archive.ErrLimit.
+type LimitError struct {
+	Need  int64 // bytes the dictionary needs
+	Limit int64 // the limit in force
+}
+
+func (e *LimitError) Error() string {
+	return "lzma: dictionary of " + sizeString(e.Need) + " needed, memory limit is " + sizeString(e.Limit)
+}
+
+// Is makes errors.Is(err, archive.ErrLimit) true.
+func (e *LimitError) Is(target error) bool { return target == archive.ErrLimit }
 
 // sizeString formats n bytes as MiB when it is a whole number of MiB,
 // else KiB, else bytes.

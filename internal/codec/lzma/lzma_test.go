@@ -291,7 +291,8 @@ func TestMemLimit(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err := NewAloneReader(bytes.NewReader(hdr), 64<<20)
 	runtime.ReadMemStats(&after)
-	if !errors.Is(err, archive.ErrLimit) || !strings.Contains(err.Error(), "1024 MiB") {
+	var le *LimitError
+	if !errors.Is(err, archive.ErrLimit) || !errors.As(err, &le) || le.Need != 1<<30 || le.Limit != 64<<20 {
 		t.Fatalf("got %v, want a limit error naming 1024 MiB", err)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {

@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -27,6 +28,13 @@ const leadSize = 96
 var (
 	leadMagic   = []byte{0xED, 0xAB, 0xEE, 0xDB}
 	headerMagic = []byte{0x8E, 0xAD, 0xE8, 0x01}
+)
+
+// Which digest failed: a mismatch wraps one of these with its
+// *verify.MismatchError.
+var (
+	errHeaderDigest  = errors.New("rpm: header digest")
+	errPayloadDigest = errors.New("rpm: payload digest")
 )
 
 // Header and signature tags used here.
@@ -128,7 +136,7 @@ func Open(r io.Reader, limit int64) (*Package, error) {
 			continue
 		}
 		if err := check(d.kind, want, main.raw); err != nil {
-			return nil, fmt.Errorf("rpm: header digest: %w", err)
+			return nil, fmt.Errorf("%w: %w", errHeaderDigest, err)
 		}
 	}
 	p := &Package{Format: "cpio", Compressor: "gzip"}
@@ -323,7 +331,7 @@ func (p *payload) finish() error {
 	}
 	if p.digest != nil {
 		if err := compare(p.digestKind, p.digestWant, p.digest.Sum(nil)); err != nil {
-			return fmt.Errorf("rpm: payload digest: %w", err)
+			return fmt.Errorf("%w: %w", errPayloadDigest, err)
 		}
 	}
 	if p.md5 != nil {

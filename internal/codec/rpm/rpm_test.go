@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -64,10 +63,10 @@ func TestDamage(t *testing.T) {
 	mainEnd := mainAt + 16 + int(be32(b[mainAt+8:]))*16 + int(be32(b[mainAt+12:]))
 	flip := func(at int) []byte { d := bytes.Clone(b); d[at] ^= 0x01; return d }
 
-	if _, err := Open(bytes.NewReader(flip(mainEnd-3)), 1<<30); !errors.Is(err, archive.ErrChecksum) || !strings.Contains(err.Error(), "header digest") {
+	if _, err := Open(bytes.NewReader(flip(mainEnd-3)), 1<<30); !errors.Is(err, archive.ErrChecksum) || !errors.Is(err, errHeaderDigest) {
 		t.Errorf("header byte: %v", err)
 	}
-	if _, _, err := readPackage(flip(mainEnd + 100)); !errors.Is(err, archive.ErrChecksum) || !strings.Contains(err.Error(), "payload digest") {
+	if _, _, err := readPackage(flip(mainEnd + 100)); !errors.Is(err, archive.ErrChecksum) || !errors.Is(err, errPayloadDigest) {
 		t.Errorf("payload byte: %v", err)
 	}
 	for _, cut := range []int{10, leadSize + 5, mainAt + 20, mainEnd + 50, len(b) - 1} {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -82,7 +82,9 @@ func TestFolderCRC(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, verify.ErrChecksum) || !strings.Contains(err.Error(), "a, b") {
+		var fe *FolderError
+		var me *verify.MismatchError
+		if !errors.Is(err, verify.ErrChecksum) || !errors.As(err, &fe) || !slices.Equal(fe.Entries, []string{"a", "b"}) || !errors.As(err, &me) {
 			t.Errorf("bad folder CRC: got %v", err)
 		}
 	}
@@ -98,7 +100,8 @@ func TestUnknownMethod(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = io.Copy(io.Discard, r)
-	if !errors.Is(err, archive.ErrUnsupported) || !strings.Contains(err.Error(), "7F1234") {
+	var me *archive.MethodError
+	if !errors.Is(err, archive.ErrUnsupported) || !errors.As(err, &me) || me.Method != "7F1234" {
 		t.Fatalf("got %v", err)
 	}
 }

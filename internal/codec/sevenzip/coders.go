@@ -225,7 +225,7 @@ func newCoder(c *coder, in []io.Reader, size uint64, env *decodeEnv) (io.Reader,
 	case mPPMD:
 		return newPPMd(c.props, env.byteReader(in[0]), size, env)
 	}
-	return nil, archive.Unsupportedf("7z: unknown method %X", c.id)
+	return nil, &archive.MethodError{Format: "7z", Method: fmt.Sprintf("%X", c.id)}
 }
 
 // sizedReader delivers exactly n bytes of r: io.EOF after n, ErrTruncated

@@ -17,7 +17,12 @@
 // pass, or read when the symlink itself is opened.
 package sevenzip
 
-import "github.com/unpack-dev/unpack/internal/archive"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
 
 // Sentinel errors. Each errors.Is its archive category.
 var (
@@ -48,3 +53,17 @@ func (e *passwordError) Unwrap() []error { return []error{archive.ErrPassword, e
 // corrupt turns a decoder failure into an archive.ErrCorrupt error, keeping
 // errors that already carry a category and I/O errors.
 func corrupt(err error) error { return archive.Decoded("7z", err) }
+
+// FolderError is a failure of a folder's own check (its CRC over all its
+// entries' data): every entry of the folder is suspect, and it names them.
+type FolderError struct {
+	Folder  int
+	Entries []string // the folder's entries, in archive order
+	Err     error    // the *verify.MismatchError, or the password error it was taken for
+}
+
+func (e *FolderError) Error() string {
+	return fmt.Sprintf("7z: folder %d CRC mismatch (affects %s): %v", e.Folder, strings.Join(e.Entries, ", "), e.Err)
+}
+
+func (e *FolderError) Unwrap() error { return e.Err }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -331,16 +330,7 @@ func setType(e *archive.Entry, fl *file) {
 		return
 	}
 	m := fl.attrib >> 16
-	e.Mode = fs.FileMode(m & 0o777)
-	if m&0o4000 != 0 {
-		e.Mode |= fs.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		e.Mode |= fs.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		e.Mode |= fs.ModeSticky
-	}
+	e.Mode = archive.UnixMode(uint32(m))
 	switch m & sIFMT {
 	case sIFLNK:
 		if fl.hasStream && e.Type != archive.TypeDir {

@@ -82,7 +82,7 @@ func (r *Reader) advance(fs *folderStream, to uint64, buf []byte) error {
 func (r *Reader) captureLink(fs *folderStream, i int, buf []byte) (string, error) {
 	fl := &r.db.files[r.fileOf[i]]
 	var er entryReader
-	er.reset(fs, fl, func() string { return r.folderNames(fl.folder) })
+	er.reset(fs, fl, func() []string { return r.folderNames(fl.folder) })
 	target, err := readLink(&er, buf)
 	if err == nil {
 		// Set once: a caller may read Linkname, unlocked, once an Open
@@ -162,7 +162,7 @@ func (r *Reader) Open(i int) (io.ReadCloser, error) {
 		fs = r.openFolderStream(fl.folder)
 	}
 	e := &raEntry{r: r}
-	e.er.reset(fs, fl, func() string { return r.folderNames(fl.folder) })
+	e.er.reset(fs, fl, func() []string { return r.folderNames(fl.folder) })
 	return e, nil
 }
 

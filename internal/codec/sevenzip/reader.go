@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -201,13 +200,13 @@ func (fs *folderStream) skip(n uint64, buf []byte) error {
 type entryReader struct {
 	fs     *folderStream
 	fl     *file
-	names  func() string // the folder's entries, for a folder CRC error
+	names  func() []string // the folder's entries, for a folder CRC error
 	remain uint64
 	crc    uint32
 	err    error
 }
 
-func (e *entryReader) reset(fs *folderStream, fl *file, names func() string) {
+func (e *entryReader) reset(fs *folderStream, fl *file, names func() []string) {
 	*e = entryReader{fs: fs, fl: fl, names: names, remain: fl.size}
 }
 
@@ -246,8 +245,7 @@ func (e *entryReader) finish() error {
 		fs.verified = true
 	}
 	if fs.hashAll && fs.pos == fs.f.unpackSize() && fs.crc != fs.f.crc {
-		return fmt.Errorf("7z: folder %d CRC mismatch (affects %s): %w",
-			fs.idx, e.names(), fs.classify(mismatch(fs.f.crc, fs.crc)))
+		return &FolderError{Folder: fs.idx, Entries: e.names(), Err: fs.classify(mismatch(fs.f.crc, fs.crc))}
 	}
 	return io.EOF
 }
@@ -258,14 +256,14 @@ func mismatch(want, got uint32) error {
 }
 
 // folderNames lists the names of folder idx's entries.
-func (r *Reader) folderNames(idx int) string {
+func (r *Reader) folderNames(idx int) []string {
 	var names []string
 	for i, fi := range r.fileOf {
 		if fl := &r.db.files[fi]; fl.hasStream && fl.folder == idx {
 			names = append(names, r.entries[i].Name)
 		}
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // Next returns the next entry. Data left unread in the previous entry is
@@ -290,7 +288,7 @@ func (r *Reader) Next() (*archive.Entry, error) {
 	} else {
 		broken = r.fs.err != nil && r.fs.pos > 0
 	}
-	r.er.reset(r.fs, fl, func() string { return r.folderNames(idx) })
+	r.er.reset(r.fs, fl, func() []string { return r.folderNames(idx) })
 	if broken {
 		r.er.err = fmt.Errorf("7z: not decoded, the solid block failed before this entry: %w", r.fs.err)
 		return e, nil

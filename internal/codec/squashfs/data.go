@@ -81,39 +81,3 @@ func (fr *fileReader) fill() error {
 	fr.out = fr.buf[f.fragOff : int64(f.fragOff)+fr.left]
 	return nil
 }
-
-// Entries returns every entry (archive.RandomAccess).
-func (r *Reader) Entries() ([]*archive.Entry, error) { return r.list, nil }
-
-// Open returns the data of entry i; it may be called concurrently.
-func (r *Reader) Open(i int) (io.ReadCloser, error) {
-	if i < 0 || i >= len(r.files) {
-		return nil, fmt.Errorf("squashfs: no entry %d", i)
-	}
-	return io.NopCloser(r.data(&r.files[i])), nil
-}
-
-// Next returns the next entry.
-func (r *Reader) Next() (*archive.Entry, error) {
-	r.cur = nil
-	if r.next >= len(r.files) {
-		return nil, io.EOF
-	}
-	f := &r.files[r.next]
-	r.next++
-	if f.entry.Type == archive.TypeFile {
-		r.cur = r.data(f)
-	}
-	return f.entry, nil
-}
-
-// Read reads the current entry's data.
-func (r *Reader) Read(p []byte) (int, error) {
-	if r.cur == nil {
-		return 0, io.EOF
-	}
-	return r.cur.Read(p)
-}
-
-// Close does nothing: the caller owns the image.
-func (r *Reader) Close() error { return nil }

@@ -14,7 +14,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"sync"
 	"time"
@@ -79,16 +78,14 @@ type file struct {
 // Reader reads a squashfs image. It implements archive.Reader and
 // archive.RandomAccess.
 type Reader struct {
+	*archive.ListReader
 	ra    io.ReaderAt
 	size  int64
 	sb    superblock
 	limit int64
 	frags []fragment
 	files []file
-	list  []*archive.Entry
 	pool  sync.Pool // decompressors
-	next  int
-	cur   io.Reader
 }
 
 type fragment struct {
@@ -154,10 +151,11 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 	if err := w.dir(root, sb.root, "", 0); err != nil {
 		return nil, err
 	}
-	r.list = make([]*archive.Entry, len(r.files))
+	list := make([]*archive.Entry, len(r.files))
 	for i := range r.files {
-		r.list[i] = r.files[i].entry
+		list[i] = r.files[i].entry
 	}
+	r.ListReader = archive.NewListReader("squashfs", list, func(i int) (io.ReadCloser, error) { return io.NopCloser(r.data(&r.files[i])), nil })
 	return r, nil
 }
 
@@ -503,17 +501,8 @@ func (w *walker) entry(ref uint64, name string, depth int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	e := &archive.Entry{Name: name, Mode: fs.FileMode(in.mode & 0o777), PackedSize: -1,
+	e := &archive.Entry{Name: name, Mode: archive.UnixMode(uint32(in.mode)), PackedSize: -1,
 		ModTime: time.Unix(int64(in.mtime), 0).UTC()}
-	if in.mode&0o4000 != 0 {
-		e.Mode |= fs.ModeSetuid
-	}
-	if in.mode&0o2000 != 0 {
-		e.Mode |= fs.ModeSetgid
-	}
-	if in.mode&0o1000 != 0 {
-		e.Mode |= fs.ModeSticky
-	}
 	if first, ok := w.seen[in.number]; ok && (in.typ == inFile || in.typ == inLFile) {
 		f := w.r.files[first].entry
 		e.Type, e.Linkname = archive.TypeHardlink, f.Name

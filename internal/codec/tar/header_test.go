@@ -65,7 +65,8 @@ func TestChecksumSigned(t *testing.T) {
 		data := append(append(blk[:], padded([]byte("abc"))...), make([]byte, 1024)...)
 		got, _, err := readAll(t, data)
 		if sum == unsigned+1 {
-			if !errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), "at byte 0") {
+			var oe *archive.OffsetError
+			if !errors.Is(err, errHeaderChecksum) || !errors.As(err, &oe) || oe.Offset != 0 {
 				t.Errorf("a wrong checksum: %v", err)
 			}
 			continue
@@ -116,7 +117,8 @@ func TestEnd(t *testing.T) {
 		} else {
 			io.Copy(io.Discard, struct{ io.Reader }{r})
 		}
-		if _, err := r.Next(); err == nil || !strings.Contains(err.Error(), "at byte 1024") {
+		var oe *archive.OffsetError
+		if _, err := r.Next(); !errors.Is(err, archive.ErrCorrupt) || !errors.As(err, &oe) || oe.Offset != 1024 {
 			t.Errorf("WriteTo %v: %v", writeTo, err)
 		}
 	}

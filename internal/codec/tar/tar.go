@@ -15,9 +15,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -57,6 +55,10 @@ func NewReader(r io.Reader, opt *archive.Options) *Reader {
 // entry's data.
 var errTruncated = archive.Corruptf("tar: truncated archive")
 
+// errHeaderChecksum is a header whose checksum field does not add up (given
+// with its offset, an archive.OffsetError).
+var errHeaderChecksum = archive.Corruptf("tar: invalid header checksum")
+
 // Next returns the next entry, or io.EOF after the last.
 func (r *Reader) Next() (*archive.Entry, error) {
 	if r.err != nil {
@@ -92,7 +94,7 @@ func (r *Reader) next() (*archive.Entry, error) {
 			var ok bool
 			size, ok = parseNumeric(b[offSize:offSize+12], false)
 			if !ok || size < 0 {
-				return nil, archive.Corruptf("tar: invalid size field in the header of %q at byte %d", b.name(), r.off-blockSize)
+				return nil, &archive.OffsetError{Offset: r.off - blockSize, Err: archive.Corruptf("tar: invalid size field in the header of %q", b.name())}
 			}
 		}
 		r.left, r.pad = size, -size&(blockSize-1)
@@ -148,7 +150,7 @@ func (r *Reader) readHeader() (end bool, err error) {
 	at := r.off - blockSize
 	if !r.blk.isZero() {
 		if !r.blk.checksumOK() {
-			return false, archive.Corruptf("tar: invalid header checksum at byte %d", at)
+			return false, &archive.OffsetError{Offset: at, Err: errHeaderChecksum}
 		}
 		return false, nil
 	}
@@ -233,7 +235,7 @@ func (r *Reader) entry(longName, longLink *string) (*archive.Entry, error) {
 		e.Linkname = *longLink
 	}
 	if mode, ok := parseNumeric(b[offMode:offMode+8], false); ok {
-		e.Mode = modeOf(mode)
+		e.Mode = archive.UnixMode(uint32(mode))
 	} else {
 		r.badField("mode")
 	}
@@ -393,8 +395,6 @@ func (r *Reader) readData(p []byte) (int, error) {
 	return n, nil
 }
 
-var copyPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
-
 // WriteTo writes the current entry's data to w, as io.Copy from Read
 // would, but a sparse file's holes go to a HoleWriter as WriteHole calls,
 // which cost nothing whatever their size; and data read through a
@@ -440,23 +440,13 @@ func (r *Reader) copyData(w io.Writer, n int64) (int64, error) {
 		}
 		return done, nil
 	}
-	bp := copyPool.Get().(*[]byte)
-	defer copyPool.Put(bp)
-	for done < n {
-		k, err := r.readData((*bp)[:min(int64(len(*bp)), n-done)])
-		if k > 0 {
-			m, werr := w.Write((*bp)[:k])
-			done += int64(m)
-			if werr != nil {
-				return done, werr
-			}
-		}
-		if err != nil {
-			return done, err
-		}
-	}
-	return done, nil
+	return archive.Copy(w, io.LimitReader(dataReader{r}, n))
 }
+
+// dataReader reads the entry's stored bytes (Reader.readData).
+type dataReader struct{ r *Reader }
+
+func (d dataReader) Read(p []byte) (int, error) { return d.r.readData(p) }
 
 // Close does nothing; the caller owns the input.
 func (r *Reader) Close() error { return nil }
@@ -465,18 +455,4 @@ func (r *Reader) Close() error { return nil }
 func (r *Reader) failEntry(err error) {
 	r.entErr = fmt.Errorf("tar: %w", err)
 	r.sp = nil
-}
-
-func modeOf(m int64) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	if m&0o4000 != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
 }

@@ -201,7 +201,7 @@ func (m *image) spans(fe *fileEntry, ads []byte, part uint16) error {
 			break
 		}
 		if hops++; hops > maxAllocExtents {
-			return archive.Corruptf("udf: more than %d allocation extents", maxAllocExtents)
+			return errAllocExtents
 		}
 		b, id, err := m.block(next.part, next.block)
 		if err != nil {

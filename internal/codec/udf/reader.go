@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"sort"
 	"strings"
 	"unicode/utf16"
 
@@ -35,12 +34,10 @@ type icb struct {
 // Reader reads a UDF file system. It implements archive.Reader and
 // archive.RandomAccess: entries come in directory order, parents first.
 type Reader struct {
+	*archive.ListReader
 	img   *image
 	limit int64
 	files []file
-	list  []*archive.Entry
-	next  int
-	cur   io.Reader
 }
 
 // Open reads the UDF file system of the image in in.RA.
@@ -77,10 +74,14 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 	if err := r.checkOverlap(); err != nil {
 		return nil, err
 	}
-	r.list = make([]*archive.Entry, len(r.files))
+	list := make([]*archive.Entry, len(r.files))
 	for i := range r.files {
-		r.list[i] = r.files[i].entry
+		list[i] = r.files[i].entry
 	}
+	r.ListReader = archive.NewListReader("udf", list, func(i int) (io.ReadCloser, error) {
+		f := &r.files[i]
+		return io.NopCloser(r.reader(f.spans, f.embedded, f.entry.Size)), nil
+	})
 	return r, nil
 }
 
@@ -96,7 +97,7 @@ func (w *walker) dir(at icb, prefix string, depth int) error {
 		return archive.Corruptf("udf: directories nested more than %d deep", maxDepth)
 	}
 	if w.dirs[at] {
-		return archive.Corruptf("udf: directory loop at block %d", at.block)
+		return archive.Corruptf("%w at block %d", errDirLoop, at.block)
 	}
 	w.dirs[at] = true
 	fe, err := w.r.img.entry(at.part, at.block)
@@ -152,7 +153,7 @@ func (w *walker) entry(at icb, name string, depth int) error {
 	if first, ok := w.seen[at]; ok {
 		f := w.r.files[first].entry
 		if f.Type == archive.TypeDir {
-			return archive.Corruptf("udf: %s: a second name for the directory %s", name, f.Name)
+			return archive.Corruptf("%w: %s and %s", errDirTwice, f.Name, name)
 		}
 		w.add(file{entry: &archive.Entry{Name: name, Type: archive.TypeHardlink, Linkname: f.Name,
 			Mode: f.Mode, ModTime: f.ModTime, PackedSize: -1}})
@@ -284,24 +285,16 @@ func linkPath(p []byte) (string, error) {
 // checkOverlap refuses files whose recorded data overlap another file's
 // (names sharing one file entry are hard links by then).
 func (r *Reader) checkOverlap() error {
-	type run struct {
-		span
-		file int
-	}
-	var runs []run
+	var spans []archive.Span
 	for i, f := range r.files {
 		for _, s := range f.spans {
-			if s.off >= 0 && s.length > 0 {
-				runs = append(runs, run{s, i})
+			if s.off >= 0 {
+				spans = append(spans, archive.Span{Off: s.off, Len: s.length, Entry: i})
 			}
 		}
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].off < runs[j].off })
-	for i := 1; i < len(runs); i++ {
-		a, b := runs[i-1], runs[i]
-		if a.off+a.length > b.off && a.file != b.file {
-			return archive.Corruptf("udf: the data of %q and %q overlap", r.files[a.file].entry.Name, r.files[b.file].entry.Name)
-		}
+	if a, b, ok := archive.Overlap(spans, false); ok {
+		return &archive.OverlapError{Format: "udf", A: r.files[a].entry.Name, B: r.files[b].entry.Name}
 	}
 	return nil
 }
@@ -317,73 +310,12 @@ func (r *Reader) reader(spans []span, embedded []byte, size int64) io.Reader {
 		if s.off < 0 {
 			rs = append(rs, io.LimitReader(zeros{}, s.length))
 		} else {
-			rs = append(rs, &exactReader{r: io.NewSectionReader(r.img.ra, s.off, s.length), left: s.length})
+			rs = append(rs, &archive.ExactReader{R: io.NewSectionReader(r.img.ra, s.off, s.length), N: s.length, Short: errTruncated})
 		}
 	}
-	return &exactReader{r: io.MultiReader(rs...), left: size}
+	return &archive.ExactReader{R: io.MultiReader(rs...), N: size, Short: errTruncated}
 }
 
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
-
-// exactReader reads left bytes of r; the image ending first is corrupt.
-type exactReader struct {
-	r    io.Reader
-	left int64
-}
-
-func (e *exactReader) Read(p []byte) (int, error) {
-	if e.left <= 0 {
-		return 0, io.EOF
-	}
-	if int64(len(p)) > e.left {
-		p = p[:e.left]
-	}
-	n, err := e.r.Read(p)
-	e.left -= int64(n)
-	if err == io.EOF {
-		err = nil
-		if e.left > 0 && n == 0 {
-			err = errTruncated
-		}
-	}
-	return n, err
-}
-
-// Entries returns every entry (archive.RandomAccess).
-func (r *Reader) Entries() ([]*archive.Entry, error) { return r.list, nil }
-
-// Open returns the data of entry i; it may be called concurrently.
-func (r *Reader) Open(i int) (io.ReadCloser, error) {
-	if i < 0 || i >= len(r.files) {
-		return nil, fmt.Errorf("udf: no entry %d", i)
-	}
-	f := &r.files[i]
-	return io.NopCloser(r.reader(f.spans, f.embedded, f.entry.Size)), nil
-}
-
-// Next returns the next entry.
-func (r *Reader) Next() (*archive.Entry, error) {
-	r.cur = nil
-	if r.next >= len(r.files) {
-		return nil, io.EOF
-	}
-	f := &r.files[r.next]
-	r.next++
-	if f.entry.Type == archive.TypeFile {
-		r.cur = r.reader(f.spans, f.embedded, f.entry.Size)
-	}
-	return f.entry, nil
-}
-
-// Read reads the current entry's data.
-func (r *Reader) Read(p []byte) (int, error) {
-	if r.cur == nil {
-		return 0, io.EOF
-	}
-	return r.cur.Read(p)
-}
-
-// Close does nothing: the caller owns the image.
-func (r *Reader) Close() error { return nil }

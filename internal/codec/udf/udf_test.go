@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"sort"
@@ -233,7 +232,7 @@ func tree(r archive.Reader) (map[string]string, error) {
 		case archive.TypeFile:
 			h := sha256.New()
 			if _, err := io.Copy(h, r); err != nil {
-				return t, fmt.Errorf("%s: %w", e.Name, err)
+				return t, &archive.EntryError{Entry: e.Name, Err: err}
 			}
 			t[e.Name] = hex.EncodeToString(h.Sum(nil))[:12]
 		case archive.TypeDir:
@@ -306,40 +305,47 @@ func TestBuilt(t *testing.T) {
 // TestHostile: loops, overlaps, damaged descriptors and runaway
 // allocation extents fail as corrupt, never hang.
 func TestHostile(t *testing.T) {
-	corrupt := func(name string, b *builder, want string) {
+	corrupt := func(name string, b *builder, want error) {
 		t.Helper()
 		r, err := b.open()
 		if err == nil {
 			_, err = tree(r)
 		}
-		if !errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: got %v, want corrupt %q", name, err, want)
+		if !errors.Is(err, archive.ErrCorrupt) || !errors.Is(err, want) {
+			t.Errorf("%s: got %v, want %v", name, err, want)
 		}
 	}
 	b, _ := sample(false)
 	b.dir(4, 1, fid{name: "b.txt", block: 5}, fid{name: "up", block: 1, chars: 0x02})
-	corrupt("directory loop", b, "directory")
+	corrupt("directory loop", b, errDirLoop)
 
 	b, _ = sample(false)
 	b.dir(4, 1, fid{name: "self", block: 4, chars: 0x02})
-	corrupt("directory in itself", b, "directory")
+	corrupt("directory in itself", b, errDirTwice)
 
 	b, _ = sample(false)
 	b.file(5, 11, 100) // inside a.txt's blocks
-	corrupt("overlap", b, "overlap")
+	r, err := b.open()
+	var oe *archive.OverlapError
+	if err == nil {
+		_, err = tree(r)
+	}
+	if !errors.Is(err, archive.ErrCorrupt) || !errors.As(err, &oe) || oe.Format != "udf" {
+		t.Errorf("overlap: got %v, want an *archive.OverlapError", err)
+	}
 
 	b, _ = sample(false)
 	b.img[(partStart+2)*blockSize+100] ^= 1
-	corrupt("file entry CRC", b, "CRC")
+	corrupt("file entry CRC", b, errDescriptorCRC)
 
 	b, _ = sample(true)
 	b.img[(partStart+metaAt+5)*blockSize+60] ^= 1
-	corrupt("metadata entry CRC", b, "CRC")
+	corrupt("metadata entry CRC", b, errDescriptorCRC)
 
 	b, _ = sample(false)
 	b.desc(0, 7, tagFileEntry, make([]byte, 176)) // tag says 7
 	copy(b.img[(partStart+2)*blockSize:], b.img[(partStart+7)*blockSize:(partStart+8)*blockSize])
-	corrupt("misplaced descriptor", b, "says it is at block")
+	corrupt("misplaced descriptor", b, errMisplaced)
 
 	// An allocation extent descriptor that continues into itself.
 	b, _ = sample(false)
@@ -349,15 +355,16 @@ func TestHostile(t *testing.T) {
 	binary.LittleEndian.PutUint32(ae[28:], 8)
 	b.desc(0, 8, tagAllocExtent, ae)
 	b.fileEntry(0, 5, ftFile, adShort, 1<<20, func() []byte { d := shortAds(8, blockSize); d[3] |= 0xC0; return d }())
-	corrupt("allocation extent loop", b, "allocation extents")
+	corrupt("allocation extent loop", b, errAllocExtents)
 
 	b, _ = sample(false)
 	b.file(5, 190, 50*blockSize) // past the image
-	r, err := b.open()
+	r, err = b.open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tree(r); !errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), "sub/b.txt") {
+	var ee *archive.EntryError
+	if _, err := tree(r); !errors.Is(err, errTruncated) || !errors.As(err, &ee) || ee.Entry != "sub/b.txt" {
 		t.Errorf("data past the end: %v", err)
 	}
 }
@@ -418,4 +425,62 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("uncategorized %v", err)
 		}
 	})
+}
+
+// TestOpenInput: Open takes an image from archive.Input's ReaderAt and
+// refuses a pipe; the data of a file whose extent is allocated but not
+// recorded read as zeros, through Next and through Open(i) alike.
+func TestOpenInput(t *testing.T) {
+	b, _ := sample(false)
+	b.dir(4, 1, fid{name: "b.txt", block: 5}, fid{name: "hole", block: 7})
+	ads := shortAds(0, 3000)
+	ads[3] |= 0x40 // allocated, not recorded
+	b.fileEntry(b.part(), 7, ftFile, adShort, 3000, ads)
+	if _, err := Open(&archive.Input{R: bytes.NewReader(b.img), Size: -1}, nil); !errors.Is(err, archive.ErrUnsupported) {
+		t.Errorf("from a pipe: %v", err)
+	}
+	ar, err := Open(&archive.Input{RA: bytes.NewReader(b.img), Size: int64(len(b.img))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ar.(*Reader)
+	got, err := tree(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sum(make([]byte, 3000)); got["sub/hole"] != want {
+		t.Errorf("hole: %s, want %s", got["sub/hole"], want)
+	}
+	es, _ := r.Entries()
+	for i, e := range es {
+		if e.Name != "sub/hole" {
+			continue
+		}
+		rc, err := r.Open(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := io.ReadAll(rc)
+		if err != nil || !bytes.Equal(d, make([]byte, 3000)) {
+			t.Errorf("Open(%d): %d bytes, %v", i, len(d), err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestCutImage: an image cut anywhere fails as corrupt (the volume
+// structures, a directory or a file's data past its end), never panics.
+func TestCutImage(t *testing.T) {
+	b, _ := sample(false)
+	for cut := 0; cut < len(b.img); cut += blockSize / 2 {
+		r, err := NewReader(bytes.NewReader(b.img[:cut]), int64(cut), nil)
+		if err == nil {
+			_, err = tree(r)
+		}
+		if err != nil && !errors.Is(err, archive.ErrCorrupt) {
+			t.Errorf("cut at %d: %v", cut, err)
+		}
+	}
 }

@@ -38,7 +38,20 @@ const (
 	tagExtFileEntry  = 266
 )
 
-var errTruncated = archive.Corruptf("udf: image cut short")
+var (
+	errTruncated = archive.Corruptf("udf: image cut short")
+	// errDirLoop: a directory reached again below itself.
+	errDirLoop = archive.Corruptf("udf: directory loop")
+	// errDirTwice: a directory's file entry named again (a loop or a
+	// hard link to a directory).
+	errDirTwice = archive.Corruptf("udf: two names for one directory")
+	// errAllocExtents: allocation extent descriptors that lead on and on.
+	errAllocExtents = archive.Corruptf("udf: more than %d allocation extents", maxAllocExtents)
+	// errDescriptorCRC: a descriptor whose CRC does not match its bytes.
+	errDescriptorCRC = archive.Corruptf("udf: descriptor CRC mismatch")
+	// errMisplaced: a descriptor whose tag names another block than its own.
+	errMisplaced = archive.Corruptf("udf: misplaced descriptor")
+)
 
 // Present reports whether the image in ra has a UDF volume recognition
 // sequence (an NSR02 or NSR03 descriptor after BEA01, from sector 16).
@@ -82,14 +95,14 @@ func tag(d []byte, loc uint32, checkLoc bool) (uint16, error) {
 		return id, archive.Corruptf("udf: descriptor at block %d: tag checksum does not add up", loc)
 	}
 	if got := binary.LittleEndian.Uint32(d[12:]); checkLoc && got != loc {
-		return id, archive.Corruptf("udf: descriptor at block %d says it is at block %d", loc, got)
+		return id, archive.Corruptf("%w: at block %d, says it is at block %d", errMisplaced, loc, got)
 	}
 	n := int(binary.LittleEndian.Uint16(d[10:]))
 	if 16+n > len(d) {
 		return id, archive.Corruptf("udf: descriptor at block %d: CRC length %d runs past it", loc, n)
 	}
 	if want, got := binary.LittleEndian.Uint16(d[8:]), verify.SumCRC16ITU(d[16:16+n]); want != got {
-		return id, archive.Corruptf("udf: descriptor at block %d: CRC %04x, computed %04x", loc, want, got)
+		return id, archive.Corruptf("%w: at block %d, stored %04x, computed %04x", errDescriptorCRC, loc, want, got)
 	}
 	return id, nil
 }

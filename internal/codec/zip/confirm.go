@@ -142,13 +142,13 @@ func (s *StreamReader) directoryOffset() (int64, bool) {
 func agree(local, central *header) error {
 	switch {
 	case central == nil:
-		return errorf(ErrNotListed, "zip: local header at offset %d (%q) is not listed in the central directory", local.offset, local.name)
+		return archive.Errorf(ErrNotListed, "zip: local header at offset %d (%q) is not listed in the central directory", local.offset, local.name)
 	case string(local.rawName) != string(central.rawName) && local.name != central.name:
-		return errorf(ErrHeaderMismatch, "zip: local header at offset %d names %q, central directory %q", local.offset, local.name, central.name)
+		return archive.Errorf(ErrHeaderMismatch, "zip: local header at offset %d names %q, central directory %q", local.offset, local.name, central.name)
 	case local.method != central.method:
-		return errorf(ErrHeaderMismatch, "zip: %q: local header says method %d, central directory %d", central.name, local.method, central.method)
+		return archive.Errorf(ErrHeaderMismatch, "zip: %q: local header says method %d, central directory %d", central.name, local.method, central.method)
 	case local.flags&flagDescriptor == 0 && (local.crc != central.crc || local.csize != central.csize || local.usize != central.usize):
-		return errorf(ErrHeaderMismatch, "zip: %q: local header CRC or sizes differ from the central directory", central.name)
+		return archive.Errorf(ErrHeaderMismatch, "zip: %q: local header CRC or sizes differ from the central directory", central.name)
 	}
 	return nil
 }

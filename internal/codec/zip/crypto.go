@@ -64,7 +64,7 @@ func (z *zipCrypto) open(hdr *[zipCryptoHeaderLen]byte, h *header, passwords []s
 			return i, nil
 		}
 	}
-	return 0, errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
+	return 0, archive.Errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
 }
 
 func (z *zipCrypto) Read(p []byte) (int, error) {
@@ -137,7 +137,7 @@ func (a *aesReader) open(salt, verifier []byte, h *header, passwords []string) (
 		a.ksPos = len(a.ks)
 		return i, nil
 	}
-	return 0, errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
+	return 0, archive.Errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
 }
 
 // aesMACFirst is the size of ciphertext up to which, per later candidate,

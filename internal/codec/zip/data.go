@@ -138,13 +138,13 @@ func (p *pipeline) localHeader(ra io.ReaderAt, h *header) (int64, error) {
 	b := p.hdr[:]
 	if _, err := ra.ReadAt(b, h.offset); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return 0, errorf(ErrTruncated, "zip: local header of %q at offset %d is past the end", h.name, h.offset)
+			return 0, archive.Errorf(ErrTruncated, "zip: local header of %q at offset %d is past the end", h.name, h.offset)
 		}
 		return 0, err
 	}
 	r := readBuf(b)
 	if r.uint32() != sigLocal {
-		return 0, errorf(ErrFormat, "zip: no local header for %q at offset %d", h.name, h.offset)
+		return 0, archive.Errorf(ErrFormat, "zip: no local header for %q at offset %d", h.name, h.offset)
 	}
 	r.uint16() // version needed
 	flags := r.uint16()
@@ -164,17 +164,17 @@ func (p *pipeline) localHeader(ra io.ReaderAt, h *header) (int64, error) {
 	tail := p.tail[:nameLen+extraLen]
 	if _, err := ra.ReadAt(tail, h.offset+localLen); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return 0, errorf(ErrTruncated, "zip: local header of %q is truncated", h.name)
+			return 0, archive.Errorf(ErrTruncated, "zip: local header of %q is truncated", h.name)
 		}
 		return 0, err
 	}
 	if string(tail[:nameLen]) != string(h.rawName) {
 		if local := localName(tail[:nameLen], tail[nameLen:], flags); local != h.name {
-			return 0, errorf(ErrHeaderMismatch, "zip: local header at offset %d names %q, central directory %q", h.offset, local, h.name)
+			return 0, archive.Errorf(ErrHeaderMismatch, "zip: local header at offset %d names %q, central directory %q", h.offset, local, h.name)
 		}
 	}
 	if method != h.method {
-		return 0, errorf(ErrHeaderMismatch, "zip: %q: local header says method %d, central directory %d", h.name, method, h.method)
+		return 0, archive.Errorf(ErrHeaderMismatch, "zip: %q: local header says method %d, central directory %d", h.name, method, h.method)
 	}
 	if csize == 0xFFFFFFFF || usize == 0xFFFFFFFF {
 		// Take the zip64 values from the local extra field.
@@ -188,17 +188,17 @@ func (p *pipeline) localHeader(ra io.ReaderAt, h *header) (int64, error) {
 	// must agree with the central directory.
 	dd := flags&flagDescriptor != 0
 	if !(dd && csize == 0) && csize != h.csize || !(dd && usize == 0) && usize != h.usize {
-		return 0, errorf(ErrHeaderMismatch, "zip: %q: local header sizes %d/%d differ from central directory %d/%d",
+		return 0, archive.Errorf(ErrHeaderMismatch, "zip: %q: local header sizes %d/%d differ from central directory %d/%d",
 			h.name, csize, usize, h.csize, h.usize)
 	}
 	// With a data descriptor the local CRC means nothing: Info-ZIP writing
 	// an encrypted entry to a pipe leaves other data there.
 	if !dd && crc != h.crc {
-		return 0, errorf(ErrHeaderMismatch, "zip: %q: local header CRC %08x differs from central directory %08x", h.name, crc, h.crc)
+		return 0, archive.Errorf(ErrHeaderMismatch, "zip: %q: local header CRC %08x differs from central directory %08x", h.name, crc, h.crc)
 	}
 	start := h.offset + localLen + int64(nameLen) + int64(extraLen)
 	if start+int64(h.csize) > h.limit {
-		return 0, errorf(ErrOverlap, "zip: data of %q run into the next entry (a zip bomb?)", h.name)
+		return 0, archive.Errorf(ErrOverlap, "zip: data of %q run into the next entry (a zip bomb?)", h.name)
 	}
 	return start, nil
 }
@@ -261,7 +261,7 @@ func (p *pipeline) openEncrypted(start int64, h *header, pw func() ([]string, er
 		if !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, archive.ErrChecksum) && !errors.Is(err, archive.ErrPassword) {
 			return nil, err
 		}
-		lastErr = errorf(archive.ErrPassword, "zip: %q: wrong password or corrupt data (%v)", h.name, err)
+		lastErr = archive.Errorf(archive.ErrPassword, "zip: %q: wrong password or corrupt data (%v)", h.name, err)
 		from = p.pwIdx + 1
 	}
 }
@@ -287,7 +287,7 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 			return nil, err
 		}
 		if p.pwFrom >= len(passwords) {
-			return nil, errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
+			return nil, archive.Errorf(archive.ErrPassword, "zip: wrong password for %q", h.name)
 		}
 		rest := passwords[p.pwFrom+1:]
 		passwords = passwords[p.pwFrom:]
@@ -299,7 +299,7 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 			sl := aesSaltLen(h.aesStrength)
 			overhead := int64(sl + aesVerifierLen + aesMACLen)
 			if !h.usizeUnknown && csize < overhead {
-				return nil, errorf(ErrSize, "zip: %q: AES entry shorter than its salt and MAC", h.name)
+				return nil, archive.Errorf(ErrSize, "zip: %q: AES entry shorter than its salt and MAC", h.name)
 			}
 			if _, err := io.ReadFull(src, buf[:sl+aesVerifierLen]); err != nil {
 				return nil, ErrTruncated
@@ -325,7 +325,7 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 						}
 						j, err := p.aes.open(buf[:sl], buf[sl:sl+aesVerifierLen], h, passwords[i+1:])
 						if err != nil {
-							return nil, errorf(archive.ErrPassword, "zip: %q: wrong password or corrupt data (MAC mismatch)", h.name)
+							return nil, archive.Errorf(archive.ErrPassword, "zip: %q: wrong password or corrupt data (MAC mismatch)", h.name)
 						}
 						i += 1 + j
 					}
@@ -343,7 +343,7 @@ func (p *pipeline) decode(src io.Reader, h *header, pw func() ([]string, error),
 		} else {
 			var hdr [zipCryptoHeaderLen]byte
 			if !h.usizeUnknown && csize < zipCryptoHeaderLen {
-				return nil, errorf(ErrSize, "zip: %q: encrypted entry shorter than its header", h.name)
+				return nil, archive.Errorf(ErrSize, "zip: %q: encrypted entry shorter than its header", h.name)
 			}
 			if _, err := io.ReadFull(src, hdr[:]); err != nil {
 				return nil, ErrTruncated
@@ -437,7 +437,7 @@ func (c *checker) Read(p []byte) (int, error) {
 		c.n += uint64(n)
 		c.crc = verify.UpdateCRC32(c.crc, p[:n])
 		if !c.h.usizeUnknown && c.n > c.h.usize {
-			c.err = errorf(ErrSize, "zip: %q decodes to more than its %d bytes", c.h.name, c.h.usize)
+			c.err = archive.Errorf(ErrSize, "zip: %q decodes to more than its %d bytes", c.h.name, c.h.usize)
 			return n, c.err
 		}
 	}
@@ -469,7 +469,7 @@ func (c *checker) end() error {
 		}
 	}
 	if c.n != c.h.usize {
-		return errorf(ErrSize, "zip: %q decodes to %d bytes, header says %d", c.h.name, c.n, c.h.usize)
+		return archive.Errorf(ErrSize, "zip: %q decodes to %d bytes, header says %d", c.h.name, c.n, c.h.usize)
 	}
 	if c.h.hasCRC() && c.crc != c.h.crc {
 		var want, got [4]byte
@@ -485,7 +485,7 @@ func (c *checker) end() error {
 // short read means truncated data, the rest corrupt data.
 func dataError(h *header, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) && !archive.Categorized(err) {
-		return errorf(ErrTruncated, "zip: %q: %s data are truncated", h.name, methodName(h.realMethod()))
+		return archive.Errorf(ErrTruncated, "zip: %q: %s data are truncated", h.name, methodName(h.realMethod()))
 	}
 	return archive.Decoded(fmt.Sprintf("zip: %q: %s data", h.name, methodName(h.realMethod())), err)
 }

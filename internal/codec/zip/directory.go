@@ -2,28 +2,12 @@ package zip
 
 import (
 	"encoding/binary"
-	"fmt"
 	"io"
 	"sort"
 	"unicode/utf8"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
-
-// detailError is a sentinel with a more precise message: its text is msg,
-// and it errors.Is the sentinel (and so the sentinel's category).
-type detailError struct {
-	sentinel error
-	msg      string
-}
-
-func (e *detailError) Error() string { return e.msg }
-func (e *detailError) Unwrap() error { return e.sentinel }
-
-// errorf returns an error that errors.Is sentinel with a formatted message.
-func errorf(sentinel error, format string, args ...any) error {
-	return &detailError{sentinel: sentinel, msg: fmt.Sprintf(format, args...)}
-}
 
 // directory is what the end records and the central directory describe.
 type directory struct {
@@ -54,7 +38,7 @@ type endRecord struct {
 }
 
 // errNoEnd is findEnd's error when the input holds no end record at all.
-var errNoEnd = errorf(ErrFormat, "zip: no end of central directory record")
+var errNoEnd = archive.Errorf(ErrFormat, "zip: no end of central directory record")
 
 // errEncryptedDir reports a central directory encrypted with PKWARE's strong
 // encryption, which unpack does not read.
@@ -138,7 +122,7 @@ func (e *endRecord) readEnd64(ra io.ReaderAt, size int64, disk uint32, off uint6
 		// classic record's values.
 		return nil
 	} else {
-		return errorf(ErrFormat, "zip: zip64 end of central directory record not found")
+		return archive.Errorf(ErrFormat, "zip: zip64 end of central directory record not found")
 	}
 	r := readBuf(b[12:])
 	r.uint16() // version made by
@@ -169,11 +153,11 @@ func readDirectory(ra io.ReaderAt, size int64, e *endRecord, starts []int64, lim
 		// to something) have offsets that are short by the prefix length;
 		// find it from where the directory must end.
 		if e.cdOffset > uint64(size) || e.cdSize > uint64(size) {
-			return nil, errorf(ErrFormat, "zip: central directory offset %d out of range", e.cdOffset)
+			return nil, archive.Errorf(ErrFormat, "zip: central directory offset %d out of range", e.cdOffset)
 		}
 		base = dirEnd - int64(e.cdSize) - int64(e.cdOffset)
 		if o := base + int64(e.cdOffset); o < 0 || o > dirEnd {
-			return nil, errorf(ErrFormat, "zip: central directory offset %d out of range", e.cdOffset)
+			return nil, archive.Errorf(ErrFormat, "zip: central directory offset %d out of range", e.cdOffset)
 		}
 		// Some writers get the directory size wrong; when a directory
 		// record sits at the stated offset, trust the offset.
@@ -183,13 +167,13 @@ func readDirectory(ra io.ReaderAt, size int64, e *endRecord, starts []int64, lim
 		d.cdStart = base + int64(e.cdOffset)
 	} else {
 		if int(e.cdDisk) >= len(starts) {
-			return nil, errorf(archive.ErrMissingVolume, "zip: central directory on missing disk %d", e.cdDisk+1)
+			return nil, archive.Errorf(archive.ErrMissingVolume, "zip: central directory on missing disk %d", e.cdDisk+1)
 		}
 		d.cdStart = starts[e.cdDisk] + int64(e.cdOffset)
 	}
 	d.endStart = dirEnd
 	if d.cdStart > dirEnd {
-		return nil, errorf(ErrFormat, "zip: central directory starts after its end")
+		return nil, archive.Errorf(ErrFormat, "zip: central directory starts after its end")
 	}
 	cdLen := dirEnd - d.cdStart
 	if cdLen > limit {
@@ -201,7 +185,7 @@ func readDirectory(ra io.ReaderAt, size int64, e *endRecord, starts []int64, lim
 	}
 	// Each record is at least centralLen bytes, which bounds the count.
 	if e.count > uint64(cdLen/centralLen) {
-		return nil, errorf(ErrFormat, "zip: %d entries cannot fit in a %d-byte central directory", e.count, cdLen)
+		return nil, archive.Errorf(ErrFormat, "zip: %d entries cannot fit in a %d-byte central directory", e.count, cdLen)
 	}
 	d.files = make([]*header, 0, e.count)
 	for len(buf) >= centralLen && binary.LittleEndian.Uint32(buf) == sigCentral {
@@ -212,7 +196,7 @@ func readDirectory(ra io.ReaderAt, size int64, e *endRecord, starts []int64, lim
 		buf = buf[n:]
 		if starts != nil {
 			if int(h.disk) >= len(starts) {
-				return nil, errorf(archive.ErrMissingVolume, "zip: entry %q on missing disk %d", h.name, h.disk+1)
+				return nil, archive.Errorf(archive.ErrMissingVolume, "zip: entry %q on missing disk %d", h.name, h.disk+1)
 			}
 			h.offset += starts[h.disk]
 		} else {
@@ -222,7 +206,7 @@ func readDirectory(ra io.ReaderAt, size int64, e *endRecord, starts []int64, lim
 	}
 	// The count in a classic end record wraps at 65536 entries.
 	if n := uint64(len(d.files)); n != e.count && (e.zip64 || uint16(n) != uint16(e.count)) {
-		return nil, errorf(ErrFormat, "zip: central directory has %d entries, end record says %d", n, e.count)
+		return nil, archive.Errorf(ErrFormat, "zip: central directory has %d entries, end record says %d", n, e.count)
 	}
 	d.dropDuplicates()
 	if err := d.checkOverlap(); err != nil {
@@ -275,14 +259,14 @@ func (d *directory) checkOverlap() error {
 			h.limit = d.files[order[k+1]].offset
 		}
 		if h.offset < 0 {
-			return errorf(ErrFormat, "zip: entry %q: local header offset out of range", h.name)
+			return archive.Errorf(ErrFormat, "zip: entry %q: local header offset out of range", h.name)
 		}
 		nameLen := min(h.nameLen, utf8.RuneCountInString(h.name))
 		if end := h.offset + localLen + int64(nameLen) + int64(h.csize); end > h.limit {
 			if k+1 < len(order) {
-				return errorf(ErrOverlap, "zip: entries %q and %q overlap (a zip bomb?)", h.name, d.files[order[k+1]].name)
+				return archive.Errorf(ErrOverlap, "zip: entries %q and %q overlap (a zip bomb?)", h.name, d.files[order[k+1]].name)
 			}
-			return errorf(ErrOverlap, "zip: entry %q overlaps the central directory", h.name)
+			return archive.Errorf(ErrOverlap, "zip: entry %q overlaps the central directory", h.name)
 		}
 	}
 	return nil

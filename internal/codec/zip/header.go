@@ -374,9 +374,6 @@ const (
 	sIFLNK = 0xa000
 	sIFDIR = 0x4000
 	sIFREG = 0x8000
-	sISUID = 0x800
-	sISGID = 0x400
-	sISVTX = 0x200
 	dosDir = 0x10
 	dosRO  = 0x01
 )
@@ -388,16 +385,7 @@ func (h *header) typeAndMode() (archive.Type, fs.FileMode) {
 	dirName := len(h.name) > 0 && (h.name[len(h.name)-1] == '/' || h.name[len(h.name)-1] == '\\')
 	unix := h.extAttr >> 16
 	if (host == hostUnix || host == hostOSX || (host != hostDOS && unix != 0)) && unix != 0 {
-		mode := fs.FileMode(unix & 0o777)
-		if unix&sISUID != 0 {
-			mode |= fs.ModeSetuid
-		}
-		if unix&sISGID != 0 {
-			mode |= fs.ModeSetgid
-		}
-		if unix&sISVTX != 0 {
-			mode |= fs.ModeSticky
-		}
+		mode := archive.UnixMode(uint32(unix))
 		switch unix & sIFMT {
 		case sIFLNK:
 			return archive.TypeSymlink, mode

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/bzip2"
@@ -129,9 +130,9 @@ func (p *pipeline) decoder(m uint16, raw io.Reader, src byteReader, h *header, l
 	case methodPPMd:
 		return p.newPPMd(src, h, limit)
 	case methodReduce1, 3, 4, methodReduce4:
-		return nil, archive.Unsupportedf("zip: compression method %d (%s) is not supported", m, methodName(m))
+		return nil, &archive.MethodError{Format: "zip", Method: strconv.Itoa(int(m)), Name: methodName(m)}
 	}
-	return nil, archive.Unsupportedf("zip: compression method %d is not supported", m)
+	return nil, &archive.MethodError{Format: "zip", Method: strconv.Itoa(int(m))}
 }
 
 // newLZMA reads the zip LZMA header (version, properties size, properties)

@@ -226,7 +226,7 @@ func (r *Reader) readLink(i int) (string, error) {
 	var one [1]byte
 	if n, err := rc.Read(one[:]); n != 0 || err != io.EOF {
 		if err == nil || err == io.EOF {
-			err = errorf(ErrSize, "zip: %q is longer than its header says", h.name)
+			err = archive.Errorf(ErrSize, "zip: %q is longer than its header says", h.name)
 		}
 		return "", err
 	}

@@ -234,7 +234,7 @@ func (s *StreamReader) readLocal() (*header, error) {
 				return nil, io.EOF
 			}
 			if len(sig) == 0 {
-				return nil, errorf(ErrFormat, "zip: empty input")
+				return nil, archive.Errorf(ErrFormat, "zip: empty input")
 			}
 			return nil, ErrTruncated
 		}
@@ -242,7 +242,7 @@ func (s *StreamReader) readLocal() (*header, error) {
 		case sigLocal:
 		case sigCentral, sigEnd, sigEnd64:
 			if !s.started && binary.LittleEndian.Uint32(sig) != sigEnd {
-				return nil, errorf(ErrFormat, "zip: input starts with a central directory")
+				return nil, archive.Errorf(ErrFormat, "zip: input starts with a central directory")
 			}
 			return nil, io.EOF
 		case sigDescriptor, sigSpanMarker:
@@ -251,7 +251,7 @@ func (s *StreamReader) readLocal() (*header, error) {
 				s.br.Discard(4)
 				continue
 			}
-			return nil, errorf(ErrFormat, "zip: unexpected data descriptor at offset %d", s.pos())
+			return nil, archive.Errorf(ErrFormat, "zip: unexpected data descriptor at offset %d", s.pos())
 		default:
 			if !s.started {
 				if err := s.skipPrefix(); err != nil {
@@ -259,7 +259,7 @@ func (s *StreamReader) readLocal() (*header, error) {
 				}
 				continue
 			}
-			return nil, errorf(ErrFormat, "zip: no local header at offset %d", s.pos())
+			return nil, archive.Errorf(ErrFormat, "zip: no local header at offset %d", s.pos())
 		}
 		break
 	}
@@ -298,7 +298,7 @@ func (s *StreamReader) readLocal() (*header, error) {
 		return nil, archive.Unsupportedf("zip: %q: encrypted central directory is not supported", h.name)
 	}
 	if needU || needC || h.csize > 1<<62 || h.usize > 1<<62 {
-		return nil, errorf(ErrFormat, "zip: %q: bad zip64 sizes in local header", h.name)
+		return nil, archive.Errorf(ErrFormat, "zip: %q: bad zip64 sizes in local header", h.name)
 	}
 	if h.flags&flagDescriptor != 0 && h.csize == 0 && !isDirName(h.name) {
 		// Sizes come after the data. Info-ZIP writing to a pipe still
@@ -335,7 +335,7 @@ func (s *StreamReader) skipPrefix() error {
 		s.br.Discard(n)
 		skipped += n
 	}
-	return errorf(ErrFormat, "zip: no local header found")
+	return archive.Errorf(ErrFormat, "zip: no local header found")
 }
 
 // openData sets up the current entry's verified data.
@@ -398,7 +398,7 @@ func (s *StreamReader) finale(c *checker) error {
 		return err
 	}
 	if d.csize != uint64(packed) {
-		return errorf(ErrSize, "zip: %q: %d bytes of compressed data, data descriptor says %d", h.name, packed, d.csize)
+		return archive.Errorf(ErrSize, "zip: %q: %d bytes of compressed data, data descriptor says %d", h.name, packed, d.csize)
 	}
 	h.crc, h.csize, h.usize = d.crc, d.csize, d.usize
 	s.entry.Size, s.entry.PackedSize = int64(d.usize), int64(d.csize)
@@ -424,7 +424,7 @@ func (s *StreamReader) readDescriptor(h *header) (descriptor, error) {
 	}
 	b, err := s.br.Peek(n)
 	if err != nil {
-		return d, errorf(ErrTruncated, "zip: %q: data descriptor is truncated", h.name)
+		return d, archive.Errorf(ErrTruncated, "zip: %q: data descriptor is truncated", h.name)
 	}
 	r := readBuf(b)
 	d.crc = r.uint32()

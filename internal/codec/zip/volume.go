@@ -82,7 +82,7 @@ func (v *volumeSet) openPart(in *archive.Input, opt *archive.Options, path strin
 	f, err := opt.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, 0, errorf(archive.ErrMissingVolume, "zip: missing volume %s", filepath.Base(path))
+			return nil, 0, &archive.VolumeError{Volume: filepath.Base(path), Err: archive.ErrMissingVolume}
 		}
 		return nil, 0, err
 	}
@@ -153,7 +153,7 @@ func findVolumes(in *archive.Input, opt *archive.Options) (*volumeSet, error) {
 		v.Close()
 		if last != in.Path {
 			if err == nil {
-				err = errorf(ErrFormat, "zip: %s is not part of a split archive", filepath.Base(in.Path))
+				err = archive.Errorf(ErrFormat, "zip: %s is not part of a split archive", filepath.Base(in.Path))
 			}
 			return nil, err
 		}
@@ -161,12 +161,12 @@ func findVolumes(in *archive.Input, opt *archive.Options) (*volumeSet, error) {
 	}
 	if e.diskNum > 9999 {
 		v.Close()
-		return nil, errorf(ErrFormat, "zip: end record names disk %d", e.diskNum)
+		return nil, archive.Errorf(ErrFormat, "zip: end record names disk %d", e.diskNum)
 	}
 	ext := filepath.Ext(last)
 	if !strings.EqualFold(ext, ".zip") {
 		v.Close()
-		return nil, errorf(archive.ErrMissingVolume, "zip: %s is disk %d of a set whose other parts are not named .z01…", filepath.Base(last), e.diskNum+1)
+		return nil, archive.Errorf(archive.ErrMissingVolume, "zip: %s is disk %d of a set whose other parts are not named .z01…", filepath.Base(last), e.diskNum+1)
 	}
 	stem := last[:len(last)-len(ext)]
 	for k := 1; k <= int(e.diskNum); k++ {

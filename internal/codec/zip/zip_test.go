@@ -212,7 +212,8 @@ func TestUnsupportedNamesMethod(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = readAllVia(r, func(r io.Reader) io.Reader { return r })
-	if !errors.Is(err, archive.ErrUnsupported) || !strings.Contains(err.Error(), "97") {
+	var me *archive.MethodError
+	if !errors.Is(err, archive.ErrUnsupported) || !errors.As(err, &me) || me.Method != "97" {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -535,8 +536,9 @@ func TestMissingVolume(t *testing.T) {
 	f, _ := os.Open(p)
 	defer f.Close()
 	_, err := Open(&archive.Input{R: f, RA: f, Size: int64(len(b)), Path: p, Name: "x.zip"}, nil)
-	if !errors.Is(err, archive.ErrMissingVolume) {
-		t.Fatalf("got %v, want ErrMissingVolume", err)
+	var ve *archive.VolumeError
+	if !errors.Is(err, archive.ErrMissingVolume) || !errors.As(err, &ve) || ve.Volume != "x.z01" {
+		t.Fatalf("got %v, want ErrMissingVolume naming x.z01", err)
 	}
 }
 

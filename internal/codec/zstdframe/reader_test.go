@@ -164,7 +164,7 @@ func TestChecksumMismatch(t *testing.T) {
 				if !errors.As(err, &me) || me.Kind != verify.XXH64 || !errors.Is(err, archive.ErrChecksum) {
 					t.Fatalf("error %v, want an XXH64 *verify.MismatchError", err)
 				}
-				if !strings.Contains(err.Error(), "XXH64") || len(me.Want) != 4 || len(me.Got) != 4 || bytes.Equal(me.Want, me.Got) {
+				if len(me.Want) != 4 || len(me.Got) != 4 || bytes.Equal(me.Want, me.Got) {
 					t.Fatalf("mismatch error %q (want %x, got %x)", err, me.Want, me.Got)
 				}
 				if len(out) < tt.goodUpTo {

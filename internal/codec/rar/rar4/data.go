@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -60,8 +59,8 @@ func (r *reader) readPacked(p []byte) (int, error) {
 func (r *reader) nextPart() error {
 	// A part's header CRC is that of its packed data (RAR 2.0 and later).
 	if got := r.partCRC.Sum32(); r.hdr.unpVer >= 20 && r.partWant != 0xffffffff && got != r.partWant {
-		return fmt.Errorf("rar: packed data in %s: %w", volName(r.vol.path), &verify.MismatchError{Kind: verify.CRC32,
-			Want: binary.BigEndian.AppendUint32(nil, r.partWant), Got: binary.BigEndian.AppendUint32(nil, got)})
+		return &archive.VolumeError{Volume: volName(r.vol.path), Err: archive.Corruptf("rar: packed data: %w", &verify.MismatchError{Kind: verify.CRC32,
+			Want: binary.BigEndian.AppendUint32(nil, r.partWant), Got: binary.BigEndian.AppendUint32(nil, got)})}
 	}
 	if err := r.nextVolume(); err != nil {
 		return err

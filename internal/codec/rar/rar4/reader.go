@@ -471,17 +471,7 @@ func method(h *fileHeader) string {
 func mode(h *fileHeader) fs.FileMode {
 	switch h.host {
 	case hostUnix, hostBeOS:
-		m := fs.FileMode(h.attr & 0o777)
-		if h.attr&0o4000 != 0 {
-			m |= fs.ModeSetuid
-		}
-		if h.attr&0o2000 != 0 {
-			m |= fs.ModeSetgid
-		}
-		if h.attr&0o1000 != 0 {
-			m |= fs.ModeSticky
-		}
-		return m
+		return archive.UnixMode(uint32(h.attr))
 	}
 	switch {
 	case h.isDir:

@@ -100,7 +100,7 @@ func (r *reader) checkPart() error {
 		key = r.entryKey.HashKey[:]
 	}
 	if e := sums(fh, r.partCRC, r.partBlake, key); e != nil && e != errNoBLAKE2sp {
-		return archive.Corruptf("rar: packed data in %s: %v", r.vol.name, e)
+		return &archive.VolumeError{Volume: r.vol.name, Err: archive.Corruptf("rar: packed data: %w", e)}
 	}
 	return nil
 }

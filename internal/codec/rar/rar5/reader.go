@@ -392,17 +392,7 @@ const hostUnix = 1
 // mode converts an entry's attributes to permission bits.
 func mode(fh *fileHeader, t archive.Type) fs.FileMode {
 	if fh.hostOS == hostUnix {
-		m := fs.FileMode(fh.attr & 0o777)
-		if fh.attr&0o4000 != 0 {
-			m |= fs.ModeSetuid
-		}
-		if fh.attr&0o2000 != 0 {
-			m |= fs.ModeSetgid
-		}
-		if fh.attr&0o1000 != 0 {
-			m |= fs.ModeSticky
-		}
-		return m
+		return archive.UnixMode(uint32(fh.attr))
 	}
 	switch {
 	case t == archive.TypeDir:

@@ -84,12 +84,12 @@ func (v VolumeNames) Name(i int) string {
 }
 
 // OpenVolume opens volume path for reading, turning a missing file into an
-// archive.ErrMissingVolume error that names it.
+// archive.ErrMissingVolume error that names it (an *archive.VolumeError).
 func OpenVolume(opt *archive.Options, path string) (*os.File, error) {
 	f, err := opt.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, archive.Errorf(archive.ErrMissingVolume, "rar: missing volume %s", filepath.Base(path))
+			return nil, &archive.VolumeError{Volume: filepath.Base(path), Err: archive.ErrMissingVolume}
 		}
 		return nil, err
 	}
