@@ -103,3 +103,14 @@ func CheckStream(t *testing.T, r io.Reader, expected string) error {
 	}
 	return nil
 }
+
+// Names reports whether err's message names want: the volume, method,
+// check or input the user must be told about, where naming it is the
+// behaviour under test. The error's category is checked by type apart.
+func Names(err error, want string) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, want)
+}
