@@ -117,3 +117,27 @@ func (s *File) Close() error {
 	}
 	return err
 }
+
+// RandomAccess returns random access to the whole of in: in.RA itself, or,
+// for a pipe, a spool of the rest of in.R bounded by opt.SpoolLimit and
+// the free space, which the caller closes (the io.Closer is nil when
+// nothing was spooled).
+func RandomAccess(in *archive.Input, opt *archive.Options) (io.ReaderAt, int64, io.Closer, error) {
+	if in.RA != nil {
+		return in.RA, in.Size, nil, nil
+	}
+	var max int64
+	if opt != nil {
+		max = opt.SpoolLimit
+	}
+	tmp, err := Create(max)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	n, err := tmp.ReadFrom(in.R)
+	if err != nil {
+		tmp.Close()
+		return nil, 0, nil, err
+	}
+	return tmp, n, tmp, nil
+}

@@ -64,21 +64,11 @@ type Reader struct {
 // and the cabinets that follow it in its set.
 func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 	r := &Reader{}
-	ra, size := in.RA, in.Size
-	if ra == nil {
-		var max int64
-		if opt != nil {
-			max = opt.SpoolLimit
-		}
-		tmp, err := spool.Create(max)
-		if err != nil {
-			return nil, err
-		}
-		if size, err = tmp.ReadFrom(in.R); err != nil {
-			tmp.Close()
-			return nil, err
-		}
-		ra = tmp
+	ra, size, tmp, err := spool.RandomAccess(in, opt)
+	if err != nil {
+		return nil, err
+	}
+	if tmp != nil {
 		r.closers = append(r.closers, tmp)
 	}
 	if err := r.open(ra, size, in.Path, opt); err != nil {

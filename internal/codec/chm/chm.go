@@ -73,22 +73,12 @@ type Reader struct {
 
 // Open reads the CHM file in in (spooled first when it is not seekable).
 func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
-	ra, size := in.RA, in.Size
+	ra, size, tmp, err := spool.RandomAccess(in, opt)
+	if err != nil {
+		return nil, err
+	}
 	var closers []io.Closer
-	if ra == nil {
-		var max int64
-		if opt != nil {
-			max = opt.SpoolLimit
-		}
-		tmp, err := spool.Create(max)
-		if err != nil {
-			return nil, err
-		}
-		if size, err = tmp.ReadFrom(in.R); err != nil {
-			tmp.Close()
-			return nil, err
-		}
-		ra = tmp
+	if tmp != nil {
 		closers = append(closers, tmp)
 	}
 	r, err := NewReader(ra, size, opt)

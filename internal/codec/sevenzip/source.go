@@ -26,20 +26,11 @@ const sigHeaderSize = 32
 // bounded by opt.SpoolLimit and the free space (package spool).
 func openSource(in *archive.Input, opt *archive.Options) (io.ReaderAt, int64, []io.Closer, error) {
 	if in.RA == nil {
-		var max int64
-		if opt != nil {
-			max = opt.SpoolLimit
-		}
-		tmp, err := spool.Create(max)
+		ra, n, tmp, err := spool.RandomAccess(in, opt)
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		n, err := tmp.ReadFrom(in.R)
-		if err != nil {
-			tmp.Close()
-			return nil, 0, nil, err
-		}
-		return tmp, n, []io.Closer{tmp}, nil
+		return ra, n, []io.Closer{tmp}, nil
 	}
 	if !strings.HasSuffix(in.Path, ".001") {
 		return in.RA, in.Size, nil, nil
