@@ -38,6 +38,8 @@ while len(code) < 100000:
     else:
         code += bytes(r.choice([0x55, 0x89, 0xe5, 0x5d, 0xc3, 0x90, 0x31, 0xc0]) for _ in range(r.randrange(1, 6)))
 open(d + 'code.bin', 'wb').write(code)
+# 16-bit samples of a slope, what LZMS's delta matches are for.
+open(d + 'ramp.bin', 'wb').write(b''.join(struct.pack('<HH', (i * 7) & 0xffff, (i * 13 + (i >> 9)) & 0xffff) for i in range(12000)))
 PY
 ln -s ../a.txt "$src/d/link"
 ln "$src/a.txt" "$src/d/hard"
@@ -68,5 +70,5 @@ for f in "$out"/*.wim "$out/split.swm"; do
   sums "$x" > "${f%.*}.sums"
 done
 python3 scripts/testdata/wimchunks.py "$out/xpress.wim" "$root/internal/codec/xpress/testdata" wimlib xpress
-python3 scripts/testdata/wimchunks.py "$out/lzms.wim" "$root/internal/codec/lzms/testdata" wimlib lzms
+python3 scripts/testdata/wimchunks.py "$out/lzms.wim" "$root/internal/codec/lzms/testdata" wimlib lzms 6
 ls -l "$out"
