@@ -34,6 +34,7 @@ const (
 	Ar       Format = "ar"
 	Deb      Format = "deb" // a Debian package: an ar archive of tars
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
+	WIM      Format = "wim" // Windows Imaging: .wim, split .swm, .esd
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -64,6 +65,7 @@ var Suffixes = map[Format][]string{
 	// .Z is found as ".z" (names are compared in lower case).
 	Compress: {".taz", ".z"},
 	Lzop:     {".tzo", ".lzo"},
+	WIM:      {".wim", ".swm", ".esd"},
 }
 
 // isISO reports whether head holds a disc image's first volume structure
@@ -128,6 +130,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Compress
 	case bytes.HasPrefix(head, []byte{0xED, 0xAB, 0xEE, 0xDB}):
 		return RPM
+	case bytes.HasPrefix(head, []byte("MSWIM\x00\x00\x00")):
+		return WIM
 	case bytes.HasPrefix(head, magicLzop):
 		return Lzop
 	case IsCpioHeader(head):

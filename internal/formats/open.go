@@ -22,6 +22,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
 	"github.com/unpack-dev/unpack/internal/codec/squashfs"
 	"github.com/unpack-dev/unpack/internal/codec/tar"
+	"github.com/unpack-dev/unpack/internal/codec/wim"
 	"github.com/unpack-dev/unpack/internal/codec/zip"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
@@ -53,6 +54,7 @@ var containers = map[archive.Format]Opener{
 	archive.Ar:       ar.Open,
 	archive.Deb:      openDeb,
 	archive.RPM:      openRPM,
+	archive.WIM:      wim.Open,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -347,5 +349,6 @@ func All() []archive.Format {
 	return []archive.Format{archive.XZ, archive.LZMA, archive.Lzip, archive.Gzip, archive.Bzip2,
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
-		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM}
+		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM,
+		archive.WIM}
 }

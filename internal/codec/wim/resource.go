@@ -1,0 +1,251 @@
+package wim
+
+import (
+	"encoding/binary"
+	"io"
+	"math"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/lzms"
+	"github.com/unpack-dev/unpack/internal/codec/xpress"
+)
+
+// part is one file of a (possibly split) WIM.
+type part struct {
+	ra   io.ReaderAt
+	size int64
+	hdr  header
+	name string
+}
+
+// resource is a run of stored bytes: raw, compressed in independent
+// chunks with a chunk table in front (the WIM's compression), or solid
+// (its own header naming size, chunk size and compression, then the
+// compressed sizes of its chunks).
+type resource struct {
+	p         *part
+	h         reshdr
+	ctype     int
+	chunkSize int64
+	usize     int64
+	solid     bool
+	chunks    []int64 // file offsets where the chunks start, then where the last ends
+}
+
+// blob is a piece of data named by its SHA-1: a whole non-solid resource,
+// or a range of a solid one.
+type blob struct {
+	res  *resource
+	off  int64
+	size int64
+	hash [20]byte
+}
+
+// chunkDecoder decodes one compressed chunk into all of dst.
+type chunkDecoder interface {
+	Decode(dst, src []byte) error
+}
+
+func newDecoder(ctype int) (chunkDecoder, error) {
+	switch ctype {
+	case compXPRESS:
+		return new(xpress.Decoder), nil
+	case compLZMS:
+		return new(lzms.Decoder), nil
+	case compLZX:
+		return nil, archive.Unsupportedf("wim: LZX compression is not supported yet")
+	}
+	return nil, archive.Unsupportedf("wim: compression type %d", ctype)
+}
+
+// checkChunkSize refuses chunk sizes the format does not allow or the
+// memory limit does not.
+func checkChunkSize(ctype int, size uint32, limit int64) error {
+	if size < 4096 || size&(size-1) != 0 || size > 1<<30 {
+		return archive.Corruptf("wim: chunk size %d", size)
+	}
+	if ctype == compXPRESS && size > xpress.MaxBlock {
+		return archive.Unsupportedf("wim: XPRESS chunks of %d bytes", size)
+	}
+	if 2*int64(size) > limit {
+		return archive.Limitf("wim: chunks of %d bytes exceed the memory limit", size)
+	}
+	return nil
+}
+
+// loadChunks reads the resource's chunk table, once.
+func (res *resource) loadChunks(limit int64) error {
+	if res.chunks != nil || res.ctype == compNone {
+		return nil
+	}
+	h := res.h
+	n := (res.usize + res.chunkSize - 1) / res.chunkSize
+	start := h.offset
+	var entries int64
+	es := int64(4)
+	if res.solid {
+		entries = n
+		start += 16
+	} else {
+		entries = n - 1
+		if res.usize > math.MaxUint32 {
+			es = 8
+		}
+	}
+	// The table lies within the resource, so its size is bounded by the
+	// file's; the limit bounds what is kept of it.
+	if entries*es > h.size-(start-h.offset) || (n+1)*8 > limit {
+		return archive.Corruptf("wim: chunk table of %d chunks does not fit a resource of %d bytes", n, h.size)
+	}
+	tab := make([]byte, entries*es)
+	if _, err := res.p.ra.ReadAt(tab, start); err != nil {
+		return readErr(err)
+	}
+	data := start + entries*es
+	end := h.offset + h.size
+	chunks := make([]int64, n+1)
+	le := binary.LittleEndian
+	// A solid resource lists each chunk's stored size; the others where
+	// each chunk after the first starts.
+	chunks[0] = data
+	for i := int64(1); i <= n; i++ {
+		switch {
+		case res.solid:
+			chunks[i] = chunks[i-1] + int64(le.Uint32(tab[4*(i-1):]))
+		case i == n:
+			chunks[i] = end
+		case es == 4:
+			chunks[i] = data + int64(le.Uint32(tab[4*(i-1):]))
+		default:
+			chunks[i] = data + int64(le.Uint64(tab[8*(i-1):])&(1<<62-1))
+		}
+	}
+	for i := int64(0); i < n; i++ {
+		csize := chunks[i+1] - chunks[i]
+		usize := min(res.chunkSize, res.usize-i*res.chunkSize)
+		if csize <= 0 || csize > usize || chunks[i+1] > end {
+			return archive.Corruptf("wim: chunk %d of a resource at %d: %d bytes stored for %d", i, h.offset, csize, usize)
+		}
+	}
+	res.chunks = chunks
+	return nil
+}
+
+// openSolid reads a solid resource's header.
+func openSolid(p *part, h reshdr, limit int64) (*resource, error) {
+	var b [16]byte
+	if h.size < 16 || h.offset > p.size-h.size {
+		return nil, archive.Corruptf("wim: solid resource at %d outside the file", h.offset)
+	}
+	if _, err := p.ra.ReadAt(b[:], h.offset); err != nil {
+		return nil, readErr(err)
+	}
+	le := binary.LittleEndian
+	res := &resource{p: p, h: h, solid: true, usize: int64(le.Uint64(b[:]) & (1<<62 - 1)),
+		chunkSize: int64(le.Uint32(b[8:])), ctype: int(le.Uint32(b[12:]))}
+	if res.ctype > compLZMS {
+		return nil, archive.Unsupportedf("wim: compression type %d", res.ctype)
+	}
+	if res.ctype == compNone {
+		// Never written that I know of; would be a raw run after the
+		// header.
+		return nil, archive.Unsupportedf("wim: uncompressed solid resources")
+	}
+	if err := checkChunkSize(res.ctype, uint32(res.chunkSize), limit); err != nil {
+		return nil, err
+	}
+	if res.usize == 0 {
+		return nil, archive.Corruptf("wim: empty solid resource")
+	}
+	return res, nil
+}
+
+// chunkCache keeps the last decompressed chunk: the entries of a solid
+// resource are read in order, several from one chunk.
+type chunkCache struct {
+	res  *resource
+	i    int64
+	data []byte
+	src  []byte
+	dec  [compLZMS + 1]chunkDecoder
+}
+
+// chunk returns chunk i of res, decompressed.
+func (c *chunkCache) chunk(res *resource, i int64, limit int64) ([]byte, error) {
+	if c.res == res && c.i == i {
+		return c.data, nil
+	}
+	if err := res.loadChunks(limit); err != nil {
+		return nil, err
+	}
+	c.res = nil
+	usize := min(res.chunkSize, res.usize-i*res.chunkSize)
+	csize := res.chunks[i+1] - res.chunks[i]
+	if int64(cap(c.data)) < usize {
+		c.data = make([]byte, usize)
+	}
+	c.data = c.data[:usize]
+	if csize == usize {
+		// Stored: compression did not help.
+		if _, err := res.p.ra.ReadAt(c.data, res.chunks[i]); err != nil {
+			return nil, readErr(err)
+		}
+	} else {
+		if int64(cap(c.src)) < csize {
+			c.src = make([]byte, csize)
+		}
+		src := c.src[:csize]
+		if _, err := res.p.ra.ReadAt(src, res.chunks[i]); err != nil {
+			return nil, readErr(err)
+		}
+		d := c.dec[res.ctype]
+		if d == nil {
+			var err error
+			if d, err = newDecoder(res.ctype); err != nil {
+				return nil, err
+			}
+			c.dec[res.ctype] = d
+		}
+		if err := d.Decode(c.data, src); err != nil {
+			if !archive.Categorized(err) {
+				err = archive.Corruptf("wim: %s chunk: %v", compNames[res.ctype], err)
+			}
+			return nil, err
+		}
+	}
+	c.res, c.i = res, i
+	return c.data, nil
+}
+
+// blobReader reads a blob's bytes.
+type blobReader struct {
+	b     *blob
+	pos   int64 // in the blob
+	cache *chunkCache
+	limit int64
+}
+
+func (r *blobReader) Read(p []byte) (int, error) {
+	if r.pos >= r.b.size {
+		return 0, io.EOF
+	}
+	res := r.b.res
+	at := r.b.off + r.pos
+	n := int(min(int64(len(p)), r.b.size-r.pos))
+	if res.ctype == compNone {
+		got, err := res.p.ra.ReadAt(p[:n], res.h.offset+at)
+		r.pos += int64(got)
+		if got == n {
+			err = nil
+		}
+		return got, readErr(err)
+	}
+	i := at / res.chunkSize
+	data, err := r.cache.chunk(res, i, r.limit)
+	if err != nil {
+		return 0, err
+	}
+	got := copy(p[:n], data[at-i*res.chunkSize:])
+	r.pos += int64(got)
+	return got, nil
+}
