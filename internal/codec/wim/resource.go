@@ -7,6 +7,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/lzms"
+	"github.com/unpack-dev/unpack/internal/codec/lzx"
 	"github.com/unpack-dev/unpack/internal/codec/xpress"
 )
 
@@ -46,16 +47,36 @@ type chunkDecoder interface {
 	Decode(dst, src []byte) error
 }
 
-func newDecoder(ctype int) (chunkDecoder, error) {
+func newDecoder(ctype int, chunkSize int64) (chunkDecoder, error) {
 	switch ctype {
 	case compXPRESS:
 		return new(xpress.Decoder), nil
 	case compLZMS:
 		return new(lzms.Decoder), nil
 	case compLZX:
-		return nil, archive.Unsupportedf("wim: LZX compression is not supported yet")
+		// The window is the chunk size.
+		bits := 0
+		for int64(1)<<bits < chunkSize {
+			bits++
+		}
+		d, err := lzx.NewDecoder(bits, lzx.WIM)
+		if err != nil {
+			return nil, archive.Unsupportedf("wim: LZX chunks of %d bytes", chunkSize)
+		}
+		return &lzxChunks{d, chunkSize}, nil
 	}
 	return nil, archive.Unsupportedf("wim: compression type %d", ctype)
+}
+
+// lzxChunks decodes WIM's LZX chunks, each on its own.
+type lzxChunks struct {
+	d      *lzx.Decoder
+	window int64
+}
+
+func (l *lzxChunks) Decode(dst, src []byte) error {
+	_, err := l.d.Decode(dst, src)
+	return err
 }
 
 // checkChunkSize refuses chunk sizes the format does not allow or the
@@ -66,6 +87,9 @@ func checkChunkSize(ctype int, size uint32, limit int64) error {
 	}
 	if ctype == compXPRESS && size > xpress.MaxBlock {
 		return archive.Unsupportedf("wim: XPRESS chunks of %d bytes", size)
+	}
+	if ctype == compLZX && size > 1<<lzx.MaxWindowBits {
+		return archive.Unsupportedf("wim: LZX chunks of %d bytes", size)
 	}
 	if 2*int64(size) > limit {
 		return archive.Limitf("wim: chunks of %d bytes exceed the memory limit", size)
@@ -199,9 +223,9 @@ func (c *chunkCache) chunk(res *resource, i int64, limit int64) ([]byte, error) 
 			return nil, readErr(err)
 		}
 		d := c.dec[res.ctype]
-		if d == nil {
+		if l, ok := d.(*lzxChunks); d == nil || ok && l.window != res.chunkSize {
 			var err error
-			if d, err = newDecoder(res.ctype); err != nil {
+			if d, err = newDecoder(res.ctype, res.chunkSize); err != nil {
 				return nil, err
 			}
 			c.dec[res.ctype] = d
