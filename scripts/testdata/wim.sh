@@ -54,6 +54,10 @@ q wimlib-imagex capture "$src" "$out/solid.wim" one --solid
 cp "$out/xpress.wim" "$out/multi.wim"
 q wimlib-imagex append "$src/d" "$out/multi.wim" two
 q wimlib-imagex split "$out/xpress.wim" "$out/split.swm" 0.03
+# Small ones for the fuzzer's seeds.
+mkdir -p "$work/tiny"; cp "$src/a.txt" "$work/tiny/"; head -c 3000 "$src/d/mid.txt" > "$work/tiny/m.txt"; ln -s a.txt "$work/tiny/l"
+q wimlib-imagex capture "$work/tiny" "$out/tiny-xpress.wim" one --compress=XPRESS
+q wimlib-imagex capture "$work/tiny" "$out/tiny-solid.wim" one --solid
 rm -f "$out/none.wim.tmp"
 sums() { # DIR: file sums and links, as the tests read them
   (cd "$1" && find . -type f | sort | sed 's|^\./||' | while read -r p; do sha256sum "$p"; done

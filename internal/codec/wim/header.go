@@ -105,6 +105,13 @@ func readHeader(ra io.ReaderAt, size int64) (header, error) {
 	if h.part == 0 || h.totalParts == 0 || h.part > h.totalParts {
 		return h, archive.Corruptf("wim: part %d of %d", h.part, h.totalParts)
 	}
+	// The XML data and the integrity table are not read, but must be
+	// there: a WIM cut short loses them first.
+	for _, r := range []reshdr{h.xml, parseReshdr(b[124:])} {
+		if r.offset > size || r.size > size-r.offset {
+			return h, archive.Corruptf("wim: file cut short (a resource at %d of %d bytes is outside its %d bytes)", r.offset, r.size, size)
+		}
+	}
 	return h, nil
 }
 
