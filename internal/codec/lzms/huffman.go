@@ -63,10 +63,7 @@ func makeLengths(freqs []uint32, lens []uint8, nodes []uint32) {
 		lens[0] = 1
 		return
 	}
-	for s, f := range freqs {
-		nodes[s] = f<<symBits | uint32(s)
-	}
-	slices.Sort(nodes)
+	sortByFreq(freqs, nodes)
 	// Inner nodes take the places of the entries they consume: each
 	// keeps its symbol in the low bits and gets its parent's index (or,
 	// while unparented, its weight) in the high bits.
@@ -112,6 +109,38 @@ func makeLengths(freqs []uint32, lens []uint8, nodes []uint32) {
 		}
 	}
 }
+
+// sortByFreq fills nodes with freq<<symBits|symbol in increasing order of
+// frequency, then symbol: a counting sort, as the halving keeps the
+// frequencies small.
+func sortByFreq(freqs []uint32, nodes []uint32) {
+	var maxf uint32
+	for _, f := range freqs {
+		maxf = max(maxf, f)
+	}
+	if maxf >= maxCount {
+		for s, f := range freqs {
+			nodes[s] = f<<symBits | uint32(s)
+		}
+		slices.Sort(nodes)
+		return
+	}
+	var count [maxCount + 1]uint16
+	for _, f := range freqs {
+		count[f+1]++
+	}
+	for f := uint32(1); f <= maxf; f++ {
+		count[f+1] += count[f]
+	}
+	for s, f := range freqs {
+		nodes[count[f]] = f<<symBits | uint32(s)
+		count[f]++
+	}
+}
+
+// maxCount bounds the frequencies sortByFreq counts; higher ones are
+// sorted by comparison.
+const maxCount = 4096
 
 // makeTable builds the decoding table of the canonical code of lens:
 // code words of one length are consecutive in symbol order, shorter

@@ -32,6 +32,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -76,6 +77,10 @@ func NewReader(ra io.ReaderAt, size int64, path string, opt *archive.Options) (*
 		opt = &archive.Options{}
 	}
 	r := &Reader{opt: opt, limit: opt.Limit(), blobs: map[[20]byte]*blob{}}
+	r.cache.threads = opt.Threads
+	if r.cache.threads <= 0 {
+		r.cache.threads = runtime.GOMAXPROCS(0)
+	}
 	h, err := readHeader(ra, size)
 	if err != nil {
 		return nil, err

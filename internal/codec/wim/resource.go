@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/lzms"
@@ -63,15 +64,14 @@ func newDecoder(ctype int, chunkSize int64) (chunkDecoder, error) {
 		if err != nil {
 			return nil, archive.Unsupportedf("wim: LZX chunks of %d bytes", chunkSize)
 		}
-		return &lzxChunks{d, chunkSize}, nil
+		return &lzxChunks{d}, nil
 	}
 	return nil, archive.Unsupportedf("wim: compression type %d", ctype)
 }
 
 // lzxChunks decodes WIM's LZX chunks, each on its own.
 type lzxChunks struct {
-	d      *lzx.Decoder
-	window int64
+	d *lzx.Decoder
 }
 
 func (l *lzxChunks) Decode(dst, src []byte) error {
@@ -184,61 +184,157 @@ func openSolid(p *part, h reshdr, limit int64) (*resource, error) {
 	return res, nil
 }
 
-// chunkCache keeps the last decompressed chunk: the entries of a solid
-// resource are read in order, several from one chunk.
+// chunkCache keeps the last decompressed chunk (the entries of a solid
+// resource are read in order, several from one chunk) and decodes the
+// chunks after it on other goroutines while it is read: chunks are
+// independent.
 type chunkCache struct {
-	res  *resource
-	i    int64
+	cur     chunkKey
+	data    []byte
+	ahead   map[chunkKey]*decoded
+	free    [][]byte // buffers of the chunks given back, for reuse
+	threads int
+
+	mu   sync.Mutex
+	decs map[[2]int64][]chunkDecoder // idle decoders by compression and chunk size
+}
+
+type chunkKey struct {
+	res *resource
+	i   int64
+}
+
+// decoded is a chunk decoded, or being decoded, ahead.
+type decoded struct {
+	done chan struct{}
 	data []byte
-	src  []byte
-	dec  [compLZMS + 1]chunkDecoder
+	err  error
 }
 
 // chunk returns chunk i of res, decompressed.
 func (c *chunkCache) chunk(res *resource, i int64, limit int64) ([]byte, error) {
-	if c.res == res && c.i == i {
+	k := chunkKey{res, i}
+	if c.data != nil && c.cur == k {
 		return c.data, nil
 	}
 	if err := res.loadChunks(limit); err != nil {
 		return nil, err
 	}
-	c.res = nil
+	if c.data != nil {
+		c.free = append(c.free, c.data)
+		c.data = nil
+	}
+	var data []byte
+	var err error
+	if d, ok := c.ahead[k]; ok {
+		delete(c.ahead, k)
+		<-d.done
+		data, err = d.data, d.err
+	} else {
+		data, err = c.decode(res, i, c.buffer(res))
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.cur, c.data = k, data
+	c.prefetch(res, i, limit)
+	return data, nil
+}
+
+// span is the most one chunk of res holds: a small resource's chunk is
+// no bigger than the resource.
+func (res *resource) span() int64 { return min(res.chunkSize, res.usize) }
+
+// buffer returns room for a chunk and its compressed form.
+func (c *chunkCache) buffer(res *resource) []byte {
+	n := 2 * res.span()
+	for len(c.free) > 0 {
+		b := c.free[len(c.free)-1]
+		c.free = c.free[:len(c.free)-1]
+		if int64(cap(b)) >= n {
+			return b[:n]
+		}
+	}
+	return make([]byte, n)
+}
+
+// prefetch starts decoding the chunks after i of res, as many as there
+// are threads and the memory limit allows, and forgets those of other
+// resources (their goroutines end on their own).
+func (c *chunkCache) prefetch(res *resource, i int64, limit int64) {
+	for k := range c.ahead {
+		if k.res != res || k.i <= i {
+			delete(c.ahead, k)
+		}
+	}
+	ahead := min(int64(c.threads), limit/(2*res.span())-2)
+	if ahead <= 1 {
+		return
+	}
+	if c.ahead == nil {
+		c.ahead = map[chunkKey]*decoded{}
+	}
+	n := int64(len(res.chunks) - 1)
+	for j := i + 1; j <= i+ahead && j < n; j++ {
+		k := chunkKey{res, j}
+		if c.ahead[k] != nil {
+			continue
+		}
+		d := &decoded{done: make(chan struct{})}
+		c.ahead[k] = d
+		buf := c.buffer(res)
+		go func() {
+			d.data, d.err = c.decode(res, j, buf)
+			close(d.done)
+		}()
+	}
+}
+
+// decode decodes chunk i of res into buf (twice its span: the chunk, then
+// room for its compressed bytes) and returns the chunk's bytes.
+func (c *chunkCache) decode(res *resource, i int64, buf []byte) ([]byte, error) {
 	usize := min(res.chunkSize, res.usize-i*res.chunkSize)
 	csize := res.chunks[i+1] - res.chunks[i]
-	if int64(cap(c.data)) < usize {
-		c.data = make([]byte, usize)
-	}
-	c.data = c.data[:usize]
+	data := buf[:usize]
 	if csize == usize {
 		// Stored: compression did not help.
-		if _, err := res.p.ra.ReadAt(c.data, res.chunks[i]); err != nil {
+		if _, err := res.p.ra.ReadAt(data, res.chunks[i]); err != nil {
 			return nil, readErr(err)
 		}
-	} else {
-		if int64(cap(c.src)) < csize {
-			c.src = make([]byte, csize)
-		}
-		src := c.src[:csize]
-		if _, err := res.p.ra.ReadAt(src, res.chunks[i]); err != nil {
-			return nil, readErr(err)
-		}
-		d := c.dec[res.ctype]
-		if l, ok := d.(*lzxChunks); d == nil || ok && l.window != res.chunkSize {
-			var err error
-			if d, err = newDecoder(res.ctype, res.chunkSize); err != nil {
-				return nil, err
-			}
-			c.dec[res.ctype] = d
-		}
-		if err := d.Decode(c.data, src); err != nil {
-			if !archive.Categorized(err) {
-				err = archive.Corruptf("wim: %s chunk: %v", compNames[res.ctype], err)
-			}
+		return data, nil
+	}
+	src := buf[res.span() : res.span()+csize]
+	if _, err := res.p.ra.ReadAt(src, res.chunks[i]); err != nil {
+		return nil, readErr(err)
+	}
+	key := [2]int64{int64(res.ctype), res.chunkSize}
+	c.mu.Lock()
+	var d chunkDecoder
+	if l := c.decs[key]; len(l) > 0 {
+		d = l[len(l)-1]
+		c.decs[key] = l[:len(l)-1]
+	}
+	c.mu.Unlock()
+	if d == nil {
+		var err error
+		if d, err = newDecoder(res.ctype, res.chunkSize); err != nil {
 			return nil, err
 		}
 	}
-	c.res, c.i = res, i
-	return c.data, nil
+	err := d.Decode(data, src)
+	c.mu.Lock()
+	if c.decs == nil {
+		c.decs = map[[2]int64][]chunkDecoder{}
+	}
+	c.decs[key] = append(c.decs[key], d)
+	c.mu.Unlock()
+	if err != nil {
+		if !archive.Categorized(err) {
+			err = archive.Corruptf("wim: %s chunk: %v", compNames[res.ctype], err)
+		}
+		return nil, err
+	}
+	return data, nil
 }
 
 // blobReader reads a blob's bytes.
