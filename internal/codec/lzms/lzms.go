@@ -30,6 +30,7 @@ package lzms
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -42,26 +43,21 @@ var (
 	ErrLength = archive.Corruptf("lzms: match runs past the end of the block")
 )
 
-type prob struct {
-	zeros  uint32
-	recent uint64
-}
-
-// bits is one class of range-coded decisions: its state (the last
+// decisions is one class of range-coded decisions: its state (the last
 // decisions) selects the probability entry.
-type bits struct {
+type decisions struct {
 	state uint32
 	mask  uint32
-	probs []prob
+	probs []uint64 // the last 64 bits decoded with each entry
 }
 
-func (b *bits) init(n int) {
+func (b *decisions) init(n int) {
 	b.state, b.mask = 0, uint32(n-1)
 	if b.probs == nil {
-		b.probs = make([]prob, n)
+		b.probs = make([]uint64, n)
 	}
 	for i := range b.probs {
-		b.probs[i] = prob{initialZeros, initialRecent}
+		b.probs[i] = initialRecent
 	}
 }
 
@@ -78,8 +74,8 @@ type Decoder struct {
 	left uint
 	back int
 
-	main, match, lz, delta bits
-	lzRep, deltaRep        [numRepeats - 1]bits
+	main, match, lz, delta decisions
+	lzRep, deltaRep        [numRepeats - 1]decisions
 
 	literal, lzOffset, length, deltaOffset, power adaptive
 	s                                             scratch
@@ -88,22 +84,14 @@ type Decoder struct {
 }
 
 // decodeBit range-decodes one decision of class b.
-func (d *Decoder) decodeBit(b *bits) uint32 {
-	p := &b.probs[b.state]
-	pr := p.zeros
-	if pr == 0 {
-		pr = 1
-	} else if pr == probMax {
-		pr = probMax - 1
-	}
+func (d *Decoder) decodeBit(b *decisions) uint32 {
 	if d.rng <= 0xffff {
-		d.rng <<= 16
-		d.code <<= 16
-		if d.fwd+2 <= len(d.src) {
-			d.code |= uint32(binary.LittleEndian.Uint16(d.src[d.fwd:]))
-			d.fwd += 2
-		}
+		d.normalize()
 	}
+	// The probability of a 0 is the share of zeros among the last 64
+	// bits, kept within 1/64..63/64.
+	p := &b.probs[b.state]
+	pr := min(max(uint32(64-bits.OnesCount64(*p)), 1), probMax-1)
 	bound := (d.rng >> probBits) * pr
 	var bit uint32
 	if d.code < bound {
@@ -114,9 +102,20 @@ func (d *Decoder) decodeBit(b *bits) uint32 {
 		bit = 1
 	}
 	b.state = (b.state<<1 | bit) & b.mask
-	p.zeros = p.zeros + uint32(p.recent>>63) - bit
-	p.recent = p.recent<<1 | uint64(bit)
+	*p = *p<<1 | uint64(bit)
 	return bit
+}
+
+// normalize shifts the next 16 bits into the range decoder.
+//
+//go:noinline
+func (d *Decoder) normalize() {
+	d.rng <<= 16
+	d.code <<= 16
+	if d.fwd+2 <= len(d.src) {
+		d.code |= uint32(binary.LittleEndian.Uint16(d.src[d.fwd:]))
+		d.fwd += 2
+	}
 }
 
 // ensure makes at least n (<= 32) bits available in buf.
@@ -162,12 +161,18 @@ func (d *Decoder) symbol(a *adaptive) (int, error) {
 	a.freqs[sym]++
 	a.until--
 	if a.until == 0 {
-		a.build(&d.s)
-		for i, f := range a.freqs {
-			a.freqs[i] = f>>1 + 1
-		}
+		a.rebuildCode(&d.s)
 	}
 	return sym, nil
+}
+
+// rebuildCode makes the code of the frequencies counted, then halves
+// them.
+func (a *adaptive) rebuildCode(s *scratch) {
+	a.build(s)
+	for i, f := range a.freqs {
+		a.freqs[i] = f>>1 + 1
+	}
 }
 
 func (d *Decoder) reset(src []byte, n int) {

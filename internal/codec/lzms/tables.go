@@ -14,7 +14,6 @@ const (
 
 	probBits       = 6
 	probMax        = 1 << probBits
-	initialZeros   = 48
 	initialRecent  = 0x0000000055555555
 	numMainProbs   = 16
 	numMatchProbs  = 32
