@@ -40,16 +40,18 @@ import (
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
-// Reader reads the images of a WIM. It implements archive.Reader.
+// Reader reads the images of a WIM. It implements archive.Reader and
+// archive.Commenter (the images' names).
 type Reader struct {
 	parts  []*part
 	opt    *archive.Options
 	limit  int64
 	blobs  map[[20]byte]*blob
-	meta   []*blob // metadata resource of each image, in order
-	image  int     // next image to read (index in meta)
-	last   int     // last image to read
-	single bool    // images at the top, not in N/ folders
+	meta   []*blob  // metadata resource of each image, in order
+	image  int      // next image to read (index in meta)
+	last   int      // last image to read
+	single bool     // images at the top, not in N/ folders
+	names  []string // of the images, from the XML data, once read
 
 	items []item
 	next  int

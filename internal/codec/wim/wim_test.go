@@ -126,3 +126,27 @@ func TestFixtures(t *testing.T) {
 		})
 	}
 }
+
+func TestComment(t *testing.T) {
+	r, err := openFile(t, "testdata/multi.wim", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.Comment(), "image 1: one\nimage 2: two"; got != want {
+		t.Fatalf("comment %q, want %q", got, want)
+	}
+	// XML that is not XML: no names, a warning.
+	b, _ := os.ReadFile("testdata/tiny-xpress.wim")
+	h := parseReshdr(b[72:])
+	for i := h.offset + 2; i < h.offset+h.size; i += 2 {
+		b[i] = '<'
+	}
+	var warned string
+	r, err = NewReader(bytes.NewReader(b), int64(len(b)), "", &archive.Options{Warn: func(m string) { warned = m }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Comment(); c != "" || !strings.Contains(warned, "XML") {
+		t.Fatalf("comment %q, warning %q", c, warned)
+	}
+}
