@@ -132,26 +132,17 @@ func (d *Decoder) Decode(dst, src []byte) error {
 	// The reader of [MS-XCA] 2.2.4: a 32-bit register holding the next
 	// bits at its top, with extra valid bits below the first 16; the
 	// bytes of long lengths are taken at pos, after the words loaded.
+	// Words past the end of src read as zeros.
 	pos := numSyms / 2
-	word := func() uint32 {
+	var bits uint32
+	for range 2 {
+		bits <<= 16
 		if pos+2 <= len(src) {
-			w := uint32(binary.LittleEndian.Uint16(src[pos:]))
-			pos += 2
-			return w
+			bits |= uint32(src[pos]) | uint32(src[pos+1])<<8
 		}
 		pos += 2
-		return 0
 	}
-	bits := word()<<16 | word()
 	extra := 16
-	consume := func(n int) {
-		bits <<= n
-		extra -= n
-		if extra < 0 {
-			bits |= word() << -extra
-			extra += 16
-		}
-	}
 	table := d.table
 	out := 0
 	for out < len(dst) {
@@ -162,7 +153,16 @@ func (d *Decoder) Decode(dst, src []byte) error {
 		if e&entrySym == 0 {
 			return ErrCode
 		}
-		consume(int(e & 15))
+		n := int(e & 15)
+		bits <<= n
+		extra -= n
+		if extra < 0 {
+			if pos+2 <= len(src) {
+				bits |= (uint32(src[pos]) | uint32(src[pos+1])<<8) << -extra
+			}
+			pos += 2
+			extra += 16
+		}
 		sym := int(e>>4) & (numSyms - 1)
 		if sym < 256 {
 			dst[out] = byte(sym)
@@ -194,7 +194,15 @@ func (d *Decoder) Decode(dst, src []byte) error {
 		length += 3
 		offset := 1<<obits | int(uint64(bits)>>(32-obits)) // obits 0 reads none
 		if obits > 0 {
-			consume(obits)
+			bits <<= obits
+			extra -= obits
+			if extra < 0 {
+				if pos+2 <= len(src) {
+					bits |= (uint32(src[pos]) | uint32(src[pos+1])<<8) << -extra
+				}
+				pos += 2
+				extra += 16
+			}
 		}
 		if offset > out {
 			return ErrOffset
@@ -202,11 +210,13 @@ func (d *Decoder) Decode(dst, src []byte) error {
 		if length > len(dst)-out {
 			return ErrLength
 		}
-		if offset >= length {
+		if offset >= length && length > 16 {
 			copy(dst[out:out+length], dst[out-offset:])
 		} else {
-			for i := range length {
-				dst[out+i] = dst[out-offset+i]
+			m := dst[out-offset : out-offset+length]
+			w := dst[out : out+length]
+			for i := range w {
+				w[i] = m[i]
 			}
 		}
 		out += length
