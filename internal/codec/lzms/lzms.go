@@ -273,11 +273,20 @@ func (d *Decoder) items(dst []byte) error {
 				return ErrOffset
 			}
 			n, o := int(length), int(offset)
-			if o >= n {
-				copy(dst[out:out+n], dst[out-o:])
+			if n <= 16 {
+				// A byte at a time: copy's call costs more than a short
+				// match, overlapping or not.
+				m := dst[out-o : out-o+n]
+				w := dst[out : out+n]
+				for i := range w {
+					w[i] = m[i]
+				}
 			} else {
-				for i := range n {
-					dst[out+i] = dst[out-o+i]
+				// What is copied repeats with period o: copy what is
+				// there, doubling.
+				start, end := out-o, out+n
+				for p := out; p < end; {
+					p += copy(dst[p:end], dst[start:p])
 				}
 			}
 			out += n

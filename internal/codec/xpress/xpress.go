@@ -210,13 +210,18 @@ func (d *Decoder) Decode(dst, src []byte) error {
 		if length > len(dst)-out {
 			return ErrLength
 		}
-		if offset >= length && length > 16 {
-			copy(dst[out:out+length], dst[out-offset:])
-		} else {
+		if length <= 16 {
 			m := dst[out-offset : out-offset+length]
 			w := dst[out : out+length]
 			for i := range w {
 				w[i] = m[i]
+			}
+		} else {
+			// What is copied repeats with period offset: copy what is
+			// there, doubling.
+			start, end := out-offset, out+length
+			for p := out; p < end; {
+				p += copy(dst[p:end], dst[start:p])
 			}
 		}
 		out += length
