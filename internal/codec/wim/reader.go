@@ -113,7 +113,7 @@ func NewReader(ra io.ReaderAt, size int64, path string, opt *archive.Options) (*
 	if opt.Image != 0 {
 		if opt.Image < 0 || opt.Image > len(r.meta) {
 			r.Close()
-			return nil, archive.Errorf(archive.ErrRefused, "wim: no image %d (the WIM has %d)", opt.Image, len(r.meta))
+			return nil, archive.Unsupportedf("wim: no image %d (the WIM has %d)", opt.Image, len(r.meta))
 		}
 		r.image, r.last, r.single = opt.Image-1, opt.Image-1, true
 	}
