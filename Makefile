@@ -2,7 +2,7 @@ GO ?= go
 FUZZTIME ?= 3s
 export UNPACK_CORPUS ?= $(abspath ../shared/corpus)
 
-.PHONY: all build test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus docs cross cross-test cross-test-all
+.PHONY: all build release test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus docs cross cross-test cross-test-all
 
 all: build
 
@@ -64,6 +64,7 @@ CROSS_PKGS = ./internal/archive ./internal/bcj ./internal/hugemem ./internal/ver
 	./internal/rarcrypt ./internal/codec/gzip ./internal/codec/zstdframe \
 	./internal/codec/rar/rarshared ./internal/codec/iso9660 ./internal/codec/udf \
 	./internal/codec/squashfs ./internal/codec/cpio ./internal/codec/ar ./internal/codec/rpm \
+	./internal/codec/lzx ./internal/codec/quantum ./internal/codec/cab ./internal/codec/chm \
 	./internal/codec/wim ./internal/codec/xpress ./internal/codec/lzms
 CROSS_PKGS_ALL = $(CROSS_PKGS) ./internal/codec/lzma ./internal/codec/xz ./internal/codec/zip \
 	./internal/codec/sevenzip ./internal/codec/brotli ./internal/codec/inflate ./internal/codec/rar/...
@@ -96,6 +97,11 @@ testdata:
 # Damaged-input run: panics, hangs, memory, exit codes, leftovers (docs/RELIABILITY.md).
 robustness:
 	bash scripts/robustness.sh
+
+# Static binaries for every release target, packed with the man pages and
+# completions, and their SHA-256 sums, in dist/ (scripts/release.sh).
+release:
+	bash scripts/release.sh $(VERSION)
 
 # Man pages and Markdown command reference from the cobra commands.
 docs:

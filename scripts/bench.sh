@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar Z lzo"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb wim-xpress wim-lzx wim-lzms wim-solid"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab wim-xpress wim-lzx wim-lzms wim-solid"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -180,6 +180,16 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
       printf 'x -c\t%s\tar p\tar p %s\n' "$U x -c $a" "$a"
       printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
       printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
+    cab)
+      # gcab -z (MSZIP) of 16 MiB of text and 16 MiB of binary records: the
+      # 32 MiB workload. No tool here writes LZX or Quantum cabinets.
+      a=$W/t.cab
+      if [ ! -s "$a" ]; then
+        rm -rf "$W/cabsrc" && mkdir -p "$W/cabsrc" && head -c 16M "$W/text.raw" > "$W/cabsrc/text" && \
+          head -c 16M "$W/binary.raw" > "$W/cabsrc/binary" && (cd "$W/cabsrc" && gcab -c -z "$a" text binary)
+      fi
+      printf 'x -c\t%s\tcabextract -p\tcabextract -q -p %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
     wim-xpress|wim-lzx|wim-lzms|wim-solid)
       # A 32 MiB image (the first third of each input) in each WIM
       # compression; wim-solid is LZMS in one solid resource (--solid).
@@ -329,5 +339,10 @@ if [ "${BENCH_VERIFY-1}" != 0 ]; then
   echo
   echo "checksums (internal/verify) beside the command-line hashers, same run:"
   COUNT=${BENCH_VERIFY_COUNT:-3} bash scripts/bench-verify.sh 30x | tee "$R/verify.md"
+fi
+if [ "${BENCH_DISK-1}" != 0 ]; then
+  echo
+  echo "extraction to disk (scripts/bench-disk.sh), same run:"
+  bash scripts/bench-disk.sh | tee "$R/disk.md"
 fi
 echo "table written to $out"

@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(xz-utils zstd bzip2 lbzip2 pbzip2 pigz gzip 7zip libarchive-tools unar brotli lz4 lzip
       hyperfine zip unzip tar tmux python3 time xxhash genisoimage xorriso squashfs-tools udftools rpm
-      qemu-user ncompress lzop cpio binutils dpkg wimtools)
+      qemu-user ncompress lzop cpio binutils dpkg
+      gcab cabextract libchm-bin wimtools)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -34,6 +34,8 @@ const (
 	Ar       Format = "ar"
 	Deb      Format = "deb" // a Debian package: an ar archive of tars
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
+	CAB      Format = "cab" // a Microsoft cabinet
+	CHM      Format = "chm" // Microsoft Compiled HTML Help (ITSF)
 	WIM      Format = "wim" // Windows Imaging: .wim, split .swm, .esd
 )
 
@@ -65,6 +67,8 @@ var Suffixes = map[Format][]string{
 	// .Z is found as ".z" (names are compared in lower case).
 	Compress: {".taz", ".z"},
 	Lzop:     {".tzo", ".lzo"},
+	CAB:      {".cab"},
+	CHM:      {".chm"},
 	WIM:      {".wim", ".swm", ".esd"},
 }
 
@@ -136,6 +140,10 @@ func Detect(head, tail []byte, name string) Format {
 		return Lzop
 	case IsCpioHeader(head):
 		return Cpio
+	case bytes.HasPrefix(head, []byte("MSCF\x00\x00\x00\x00")):
+		return CAB
+	case bytes.HasPrefix(head, []byte("ITSF")) && len(head) >= 8 && binary.LittleEndian.Uint32(head[4:]) <= 4:
+		return CHM
 	case bytes.HasPrefix(head, magicAr), bytes.HasPrefix(head, magicThin):
 		// A .deb starts with its debian-binary member.
 		if len(head) >= 24 && strings.TrimRight(string(head[8:24]), " /") == "debian-binary" {

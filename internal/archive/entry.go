@@ -69,6 +69,13 @@ type Entry struct {
 	// uncommitted (under a temporary name) until the reader settles it (see
 	// Settler). The reader returns a new *Entry for every pending entry.
 	Pending bool
+
+	// Copy marks a TypeHardlink entry whose file is to be an independent
+	// copy of its Linkname's data, not a link to it: a RAR 5 file copy
+	// read from a stream, whose source's data cannot be read again. A
+	// sink that writes files copies the file this extraction wrote under
+	// that name (or fails); one that cannot, links.
+	Copy bool
 }
 
 // Region is one data region of a sparse file.

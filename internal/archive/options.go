@@ -15,6 +15,9 @@ type Input struct {
 	Size int64       // -1 when unknown
 	Path string      // the file's path ("" for stdin); used to find other volumes
 	Name string      // name to show in messages ("-" for stdin)
+	// Listing says the entries will only be listed, their data not read:
+	// a reader need not hold them Pending until a later check.
+	Listing bool
 }
 
 // Options are what the CLI passes to every format. The zero value is usable.

@@ -27,3 +27,11 @@ func findE8SSE2(b []byte) int
 //
 //go:noescape
 func findE8AVX2(b []byte) int
+
+// FastPaths names the assembly path the x86 filter uses on this CPU.
+func FastPaths() []string {
+	if useAVX2 {
+		return []string{"BCJ x86 AVX2"}
+	}
+	return []string{"BCJ x86 SSE2"}
+}

@@ -325,8 +325,10 @@ func TestExitCodes(t *testing.T) {
 		t.Errorf("--help: %d %q", code, stdout)
 	}
 	code, stdout, _ = run(t, nil, "version")
-	if code != ExitOK || !strings.Contains(stdout, "formats:") {
-		t.Errorf("version: %d %q", code, stdout)
+	for _, line := range []string{"\ncommit: ", "\ngo: go", "\nformats: ", "\nfast paths: "} {
+		if code != ExitOK || !strings.Contains(stdout, line) {
+			t.Errorf("version: %d %q, no %q line", code, stdout, line)
+		}
 	}
 	code, stdout, _ = run(t, nil, "completion", "bash")
 	if code != ExitOK || !strings.Contains(stdout, "bash completion") {

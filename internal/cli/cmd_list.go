@@ -103,7 +103,7 @@ func runList(f *Factory, o *ListOptions) error {
 					return nil
 				}
 				name := termtext.Escape(e.Name)
-				if e.Linkname != "" {
+				if e.Linkname != "" && !e.Copy {
 					name += " -> " + termtext.Escape(e.Linkname)
 				}
 				if e.Encrypted {
@@ -240,7 +240,9 @@ func modeString(e *archive.Entry) string {
 	case archive.TypeSymlink:
 		b[0] = 'l'
 	case archive.TypeHardlink:
-		b[0] = 'h'
+		if !e.Copy { // a copy is a file of its own
+			b[0] = 'h'
+		}
 	case archive.TypeOther:
 		b[0] = deviceLetter(e.Device)
 	}

@@ -9,17 +9,21 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/unpack-dev/unpack/internal/bcj"
+	"github.com/unpack-dev/unpack/internal/codec/brotli"
 	"github.com/unpack-dev/unpack/internal/formats"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
-// Version is set at build time with -ldflags "-X …/internal/cli.Version=v1.2.3".
-var Version = ""
+// Version and Commit are set at build time (make release) with -ldflags
+// "-X …/internal/cli.Version=v1.2.3 -X …/internal/cli.Commit=abc1234".
+var Version, Commit = "", ""
 
 // NewCmdVersion builds `unpack version`.
 func NewCmdVersion(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the version and the formats this build reads",
+		Short: "Print the version, the formats this build reads and the fast paths this CPU uses",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v := Version
@@ -36,9 +40,48 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 				}
 			}
 			sort.Strings(names)
-			fmt.Fprintf(f.Out, "unpack %s (%s %s/%s)\nformats: %s\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH,
-				strings.Join(names, ", "))
+			fmt.Fprintf(f.Out, "unpack %s\ncommit: %s\ngo: %s %s/%s\nformats: %s\nfast paths: %s\n",
+				v, commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH,
+				strings.Join(names, ", "), fastPaths())
 			return nil
 		},
 	}
+}
+
+// commit is the commit this binary was built from: Commit, else what the
+// go command recorded from the version control system.
+func commit() string {
+	if Commit != "" {
+		return Commit
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if rev != "" {
+			if len(rev) > 12 {
+				rev = rev[:12]
+			}
+			if modified == "true" {
+				rev += " (modified)"
+			}
+			return rev
+		}
+	}
+	return "unknown"
+}
+
+// fastPaths lists the assembly paths this CPU uses, or says there are none.
+func fastPaths() string {
+	p := append(append(verify.FastPaths(), bcj.FastPaths()...), brotli.FastPaths()...)
+	if len(p) == 0 {
+		return "none (generic code)"
+	}
+	return strings.Join(p, ", ")
 }

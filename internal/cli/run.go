@@ -238,6 +238,15 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 			r.problem(path, "", err)
 			break
 		}
+		if e.Copy {
+			// A copy's bytes come from a file already written, not
+			// through the meter; they are output all the same.
+			if err := lim.add(max(e.Size, 0)); err != nil {
+				archErr = err
+				r.problem(path, "", err)
+				break
+			}
+		}
 		var n int64
 		r.setEntry(e.Name)
 		err = fn(a, e, r.meter(a, &n))

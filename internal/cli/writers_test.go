@@ -20,7 +20,7 @@ import (
 // wentry is one entry to write.
 type wentry struct {
 	name string
-	kind byte   // 0 or 'f': file, 'd': directory, 's': symlink, 'h': hard link
+	kind byte   // 0 or 'f': file, 'd': directory, 's': symlink, 'h': hard link, 'c': RAR 5 file copy
 	body string // file data
 	link string // symlink or hard link target
 	mode int64  // permission bits (tar and zip writers); 0: the kind's default
@@ -211,8 +211,17 @@ func writeRAR5(entries []wentry) []byte {
 		case has:
 			fflags = 0x04 // CRC32 present
 		}
+		size := len(data)
+		if e.kind == 'c' {
+			// A copy's record gives its source's size and stores no data.
+			for _, src := range entries {
+				if src.name == e.link && src.kind == 0 {
+					size = len(src.body)
+				}
+			}
+		}
 		b := vint5(nil, fflags)
-		b = vint5(b, uint64(len(data)))
+		b = vint5(b, uint64(size))
 		b = vint5(b, uint64(unixMode(e.kind)))
 		if has {
 			b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE([]byte(data)))
@@ -222,10 +231,13 @@ func writeRAR5(entries []wentry) []byte {
 		b = vint5(b, uint64(len(e.name)))
 		b = append(b, e.name...)
 		var extra []byte
-		if e.kind == 's' || e.kind == 'h' {
+		if e.kind == 's' || e.kind == 'h' || e.kind == 'c' {
 			redir := uint64(1) // Unix symlink
-			if e.kind == 'h' {
+			switch e.kind {
+			case 'h':
 				redir = 4 // hard link
+			case 'c':
+				redir = 5 // file copy
 			}
 			rec := vint5(nil, 5) // redirection record
 			rec = vint5(rec, redir)

@@ -344,6 +344,9 @@ func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 	if file != nil && file.target != "" {
 		return fmt.Errorf("%w: hard link target %q is not a regular file", ErrInsecurePath, e.Linkname)
 	}
+	if file != nil && e.Copy {
+		return fmt.Errorf("copy of %q not made: its data is not verified yet", e.Linkname)
+	}
 	if file != nil {
 		return d.holdHardlink(p, e, file)
 	}
@@ -358,6 +361,9 @@ func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 	case !d.mine(old, fi):
 		return fmt.Errorf("hard link target %q not extracted: it was there before", e.Linkname)
 	}
+	if e.Copy {
+		return d.putCopy(p, old, e)
+	}
 	if err := d.mkParent(p); err != nil {
 		return err
 	}
@@ -367,4 +373,31 @@ func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 	}
 	d.track(tmp, true)
 	return d.place(tmp, p, fi)
+}
+
+// putCopy writes p as an independent copy of the regular file this
+// extraction wrote at the resolved path old (e.Copy), of e.Size bytes. The
+// source is judged by the file opened, not by its name: if old is no
+// longer that file (the archive re-pointed the name), nothing is read and
+// the copy fails.
+func (d *Dir) putCopy(p, old string, e *archive.Entry) error {
+	src, err := d.root.Open(old)
+	if err != nil {
+		return fmt.Errorf("copy of %q not made: %w", e.Linkname, err)
+	}
+	defer src.Close()
+	fi, err := src.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() || !d.mine(old, fi) {
+		return fmt.Errorf("%w: copy of %q not made: it is no longer the file extracted there", ErrInsecurePath, e.Linkname)
+	}
+	if fi.Size() != e.Size {
+		// The record's size is what the limits were charged.
+		return archive.Corruptf("copy of %q not made: the record gives %d bytes, the file extracted there has %d", e.Linkname, e.Size, fi.Size())
+	}
+	c := *e
+	c.Type, c.Sparse = archive.TypeFile, nil
+	return d.putFile(p, &c, src)
 }

@@ -22,8 +22,9 @@ import (
 //
 // The entries are what dpkg-deb -R makes: the data tree, and the control
 // files under DEBIAN/. Each member's stream checks are verified to its
-// end; when the control member has an md5sums file, each data file it
-// lists carries that MD5, checked when the file's data ends.
+// end, and its entries are Pending until the checks covering them pass;
+// when the control member has an md5sums file, each data file it lists
+// carries that MD5, checked when the file's data ends.
 
 const maxMD5Sums = 64 << 20 // a larger md5sums control file is refused
 
@@ -43,11 +44,12 @@ type debReader struct {
 	ar  *ar.Reader
 	opt *archive.Options
 
-	stage  int // 0: control next, 1: data next, 2: data read
-	tr     *tar.Reader
-	dec    io.Reader // the member's decompressed stream, drained at its end
-	closer io.Closer // its decoder, when it has resources to release
-	prefix string    // "DEBIAN/" in the control member
+	stage   int          // 0: control next, 1: data next, 2: data read
+	tr      *tarInStream // the member's tar
+	closer  io.Closer    // its decoder, when it has resources to release
+	prefix  string       // "DEBIAN/" in the control member
+	listing bool         // entries are only listed: none is held Pending
+	done    []archive.Verdict
 
 	md5s map[string][]byte // from DEBIAN/md5sums: data path -> MD5
 
@@ -73,18 +75,28 @@ func openDeb(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 	if !bytes.HasPrefix(v[:n], []byte("2.")) {
 		return nil, errDebVersion
 	}
-	return &debReader{ar: a, opt: opt}, nil
+	return &debReader{ar: a, opt: opt, listing: in.Listing}, nil
 }
 
 func (d *debReader) Close() error { return d.closeMember() }
 
 func (d *debReader) closeMember() error {
 	c := d.closer
-	d.dec, d.closer = nil, nil
+	d.closer = nil
 	if c != nil {
 		return c.Close()
 	}
 	return nil
+}
+
+// Settled returns the verdicts on the pending entries of the members read.
+func (d *debReader) Settled() []archive.Verdict {
+	if d.tr != nil {
+		d.done = append(d.done, d.tr.Settled()...)
+	}
+	v := d.done
+	d.done = nil
+	return v
 }
 
 // nextMember opens the control or data member's tar.
@@ -114,7 +126,7 @@ func (d *debReader) nextMember() error {
 		// As for a single stream: the decoder's errors are classified,
 		// a failed read of the input staying an I/O error.
 		src := &source{r: d.ar}
-		var r io.Reader = bufio.NewReaderSize(src, 64<<10)
+		var r, cov io.Reader = bufio.NewReaderSize(src, 64<<10), nil
 		if f != "" {
 			dec, err := streams[f](r, d.opt)
 			if err != nil {
@@ -122,9 +134,12 @@ func (d *debReader) nextMember() error {
 			}
 			d.closer, _ = dec.(io.Closer)
 			r = &archive.Decoding{R: dec, Format: string(f), Ended: trailing(dec, string(f), d.opt)}
+			if !d.listing {
+				cov = dec
+			}
 		}
-		d.dec = r
-		d.tr = tar.NewReader(bufio.NewReaderSize(r, 64<<10), d.opt)
+		d.tr = newTarInStream(bufio.NewReaderSize(r, 64<<10), cov,
+			func(r io.Reader) entryReader { return tar.NewReader(r, d.opt) })
 		d.prefix = ""
 		if d.stage == 0 {
 			d.prefix = "DEBIAN/"
@@ -144,10 +159,8 @@ func (d *debReader) Next() (*archive.Entry, error) {
 		}
 		e, err := d.tr.Next()
 		if err == io.EOF {
-			// The rest of the stream: its checks and trailer.
-			if _, err := io.Copy(io.Discard, d.dec); err != nil {
-				return nil, err
-			}
+			// The member's stream was read to its end, its entries settled.
+			d.done = append(d.done, d.tr.Settled()...)
 			if err := d.closeMember(); err != nil {
 				return nil, err
 			}

@@ -142,3 +142,91 @@ func FuzzDeb(f *testing.F) {
 		debTree(t, "-", bytes.NewReader(data))
 	})
 }
+
+// debMember returns the offset and size of the ar member whose name
+// starts with prefix.
+func debMember(t *testing.T, data []byte, prefix string) (int, int) {
+	t.Helper()
+	for off := 8; off+60 <= len(data); {
+		var size int
+		fmt.Sscan(string(data[off+48:off+58]), &size)
+		if strings.HasPrefix(string(data[off:off+16]), prefix) {
+			return off + 60, size
+		}
+		off += 60 + size + size%2
+	}
+	t.Fatalf("no member %s", prefix)
+	return 0, 0
+}
+
+// TestDebPending: the entries of a compressed member are Pending until
+// its stream check passes. A gzip CRC-32 broken at the end of data.tar.gz
+// (every file reads, and the md5sums match) fails every data entry.
+func TestDebPending(t *testing.T) {
+	p := "testdata/deb/hello_1.0_all-gzip.deb"
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(data []byte, oo OpenOptions) (entries []*archive.Entry, verdicts []archive.Verdict, failed error) {
+		oo.Stdin = bytes.NewReader(data)
+		a, err := Open("-", &archive.Options{}, oo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		s := a.Reader.(archive.Settler)
+		for {
+			e, err := a.Next()
+			verdicts = append(verdicts, s.Settled()...)
+			if err == io.EOF {
+				return entries, verdicts, nil
+			}
+			if err != nil {
+				return entries, verdicts, err
+			}
+			entries = append(entries, e)
+			if _, err := io.Copy(io.Discard, a); err != nil {
+				return entries, verdicts, err
+			}
+		}
+	}
+	entries, verdicts, err := read(data, OpenOptions{})
+	if err != nil || len(entries) == 0 || len(verdicts) != len(entries) {
+		t.Fatalf("intact: %d entries, %d verdicts, %v", len(entries), len(verdicts), err)
+	}
+	for i, e := range entries {
+		if !e.Pending || verdicts[i].Entry != e || verdicts[i].Err != nil {
+			t.Errorf("intact: %s pending %v, verdict %+v", e.Name, e.Pending, verdicts[i])
+		}
+	}
+	entries, _, err = read(data, OpenOptions{Listing: true})
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("listing: %d entries, %v", len(entries), err)
+	}
+	for _, e := range entries {
+		if e.Pending {
+			t.Errorf("listing: %s is pending", e.Name)
+		}
+	}
+
+	off, size := debMember(t, data, "data.tar.gz")
+	bad := bytes.Clone(data)
+	bad[off+size-8] ^= 0xFF // the gzip member's CRC-32
+	entries, verdicts, err = read(bad, OpenOptions{})
+	if !errors.Is(err, archive.ErrChecksum) {
+		t.Fatalf("broken CRC: ended with %v", err)
+	}
+	data0 := 0
+	for _, v := range verdicts {
+		if !strings.HasPrefix(v.Entry.Name, "DEBIAN") {
+			data0++
+			if v.Err == nil {
+				t.Errorf("broken CRC: %s passed", v.Entry.Name)
+			}
+		}
+	}
+	if data0 == 0 || len(verdicts) != len(entries) {
+		t.Errorf("broken CRC: %d entries, %d verdicts, %d of data", len(entries), len(verdicts), data0)
+	}
+}

@@ -17,6 +17,8 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/ar"
+	"github.com/unpack-dev/unpack/internal/codec/cab"
+	"github.com/unpack-dev/unpack/internal/codec/chm"
 	"github.com/unpack-dev/unpack/internal/codec/cpio"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
@@ -24,6 +26,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/tar"
 	"github.com/unpack-dev/unpack/internal/codec/wim"
 	"github.com/unpack-dev/unpack/internal/codec/zip"
+	"github.com/unpack-dev/unpack/internal/spool"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -54,6 +57,8 @@ var containers = map[archive.Format]Opener{
 	archive.Ar:       ar.Open,
 	archive.Deb:      openDeb,
 	archive.RPM:      openRPM,
+	archive.CAB:      cab.Open,
+	archive.CHM:      chm.Open,
 	archive.WIM:      wim.Open,
 }
 
@@ -90,7 +95,14 @@ func (a *Archive) SteadyStream() bool {
 // own checks cover every entry's data (a tar inside gzip, xz…, or a single
 // compressed file), so that an entry without a checksum of its own is
 // verified all the same.
-func (a *Archive) StreamChecked() bool { return a.checked }
+// A container whose blocks carry the checks (cabinets) says so for the
+// current entry by a Checked method.
+func (a *Archive) StreamChecked() bool {
+	if c, ok := a.Reader.(interface{ Checked() bool }); ok {
+		return c.Checked()
+	}
+	return a.checked
+}
 
 // Consumed is how many input bytes were read so far (for progress).
 func (a *Archive) Consumed() int64 { return a.src.Consumed() }
@@ -131,32 +143,42 @@ const headSize = 64 << 10
 // Open opens path ("-" for standard input), detects its format and returns
 // its entries. Unknown data is archive.ErrNotArchive; a format detected but
 // not implemented is archive.ErrUnsupported naming it.
+//
+// Standard input that is a regular file (a redirect) is read as that file.
+// From a pipe, a format read by random access only (see spooled) is first
+// copied whole to a spool bounded by opt.SpoolLimit and the free space, then
+// read as a file: the result is the file's, entry for entry.
 func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 	a := &Archive{Name: path, Size: -1}
-	in := &archive.Input{Size: -1, Path: path, Name: path}
+	in := &archive.Input{Size: -1, Path: path, Name: path, Listing: oo.Listing}
 	var head, tail []byte
+	var ra io.ReaderAt
+	var size int64
 	if path == "-" {
 		in.Path = ""
 		stdin := oo.Stdin
 		if stdin == nil {
 			stdin = os.Stdin
 		}
-		a.src = &source{r: stdin}
-		br := bufio.NewReaderSize(a.src, 1<<20)
-		var err error
-		head, err = br.Peek(headSize)
-		if len(head) == headSize {
-			// Look further for self-extractor stubs when nothing matched.
-			if archive.Detect(head, nil, "") == archive.Unknown {
-				head, err = br.Peek(br.Size())
+		ra, size = seekableStdin(stdin)
+		if ra == nil {
+			a.src = &source{r: stdin}
+			br := bufio.NewReaderSize(a.src, 1<<20)
+			var err error
+			head, err = br.Peek(headSize)
+			if len(head) == headSize {
+				// Look further for self-extractor stubs when nothing matched.
+				if archive.Detect(head, nil, "") == archive.Unknown {
+					head, err = br.Peek(br.Size())
+				}
 			}
+			if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+				// A failed read is not retried, nor taken for the end of a
+				// short input (which could then be taken for another format).
+				return nil, fmt.Errorf("reading standard input: %w", err)
+			}
+			in.R = br
 		}
-		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-			// A failed read is not retried, nor taken for the end of a
-			// short input (which could then be taken for another format).
-			return nil, fmt.Errorf("reading standard input: %w", err)
-		}
-		in.R = br
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
@@ -168,33 +190,35 @@ func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 			f.Close()
 			return nil, err
 		}
-		a.src = &source{r: f}
 		if fi.Mode().IsRegular() {
-			a.src.ra = f
-			in.RA, in.Size, a.Size = a.src, fi.Size(), fi.Size()
-			head = readAt(f, 0, headSize, fi.Size())
-			if fi.Size() > headSize {
-				if d := archive.Detect(head, nil, path); d == archive.Unknown || archive.IsEmptyTar(head) {
-					head = readAt(f, 0, archive.SFXScanLimit, fi.Size())
-				}
-				tn := int64(headSize + 22)
-				if tn > fi.Size() {
-					tn = fi.Size()
-				}
-				tail = readAt(f, fi.Size()-tn, int(tn), fi.Size())
-			} else {
-				tail = head
-			}
-		}
-		br := bufio.NewReaderSize(a.src, 1<<20)
-		if head == nil {
+			ra, size = f, fi.Size()
+		} else {
+			a.src = &source{r: f}
+			br := bufio.NewReaderSize(a.src, 1<<20)
 			head, _ = br.Peek(headSize)
+			in.R = br
 		}
-		in.R = br
+	}
+	if ra != nil {
+		head, tail = a.readFrom(in, ra, size, path)
 	}
 	f := oo.Format
 	if f == archive.Unknown {
 		f = archive.Detect(head, tail, path)
+	}
+	if in.RA == nil && (spooled[f] || f == archive.Unknown && bytes.Contains(head, zipLocal)) {
+		// Unknown with a zip's local header inside: a zip behind a
+		// self-extractor stub, which only its end record (at the end of
+		// the input) tells; the spool is then read as a file is.
+		s, n, err := a.spool(in.R, opt, f)
+		if err != nil {
+			a.Close()
+			return nil, err
+		}
+		head, tail = a.readFrom(in, s, n, path)
+		if f == archive.Unknown {
+			f = archive.Detect(head, tail, path)
+		}
 	}
 	a.Format = f
 	if f == archive.Unknown {
@@ -221,7 +245,82 @@ func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 	return a, nil
 }
 
-func readAt(f *os.File, off int64, n int, size int64) []byte {
+// readFrom makes in read from ra, size bytes, and returns the head and tail
+// that detection looks at.
+func (a *Archive) readFrom(in *archive.Input, ra io.ReaderAt, size int64, path string) (head, tail []byte) {
+	a.src = &source{r: io.NewSectionReader(ra, 0, size), ra: ra}
+	in.RA, in.Size, a.Size = a.src, size, size
+	in.R = bufio.NewReaderSize(a.src, 1<<20)
+	head = readAt(ra, 0, headSize, size)
+	if size <= headSize {
+		return head, head
+	}
+	if d := archive.Detect(head, nil, path); d == archive.Unknown || archive.IsEmptyTar(head) {
+		head = readAt(ra, 0, archive.SFXScanLimit, size)
+	}
+	tn := min(int64(headSize+22), size)
+	return head, readAt(ra, size-tn, int(tn), size)
+}
+
+// zipLocal is the signature of a zip local header.
+var zipLocal = []byte("PK\x03\x04")
+
+// spooled lists the formats read by random access only, which a pipe is
+// copied whole for (see Archive.spool). A zip is one of them although its
+// local headers can be streamed: from them alone, entries lack what only
+// the central directory holds (Unix modes, hence symlinks; the names and
+// attributes the file's reader goes by), so a pipe would give another tree
+// than the file. 7z spools in its own reader.
+var spooled = map[archive.Format]bool{
+	archive.Zip:      true,
+	archive.ISO:      true,
+	archive.Squashfs: true,
+}
+
+// spool copies r, the rest of a pipe (what detection read included), to
+// a spool bounded by opt.SpoolLimit and the free space, which the Archive
+// closes; f names the format in the error.
+func (a *Archive) spool(r io.Reader, opt *archive.Options, f archive.Format) (*spool.File, int64, error) {
+	var max int64
+	if opt != nil {
+		max = opt.SpoolLimit
+	}
+	s, err := spool.Create(max)
+	if err != nil {
+		return nil, 0, err
+	}
+	a.closers = append(a.closers, s)
+	n, err := s.ReadFrom(r)
+	if err != nil {
+		what := string(f)
+		if f == archive.Unknown {
+			what = "input holding a zip header"
+		}
+		return nil, 0, fmt.Errorf("%s from a pipe is copied to a temporary file first: %w", what, err)
+	}
+	return s, n, nil
+}
+
+// seekableStdin returns standard input as a ReaderAt of its size, from
+// its current offset, when it is a regular file (a redirect): then it is
+// read as that file, without a spool.
+func seekableStdin(r io.Reader) (io.ReaderAt, int64) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return nil, 0
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, 0
+	}
+	off, err := f.Seek(0, io.SeekCurrent)
+	if err != nil || off > fi.Size() {
+		return nil, 0
+	}
+	return io.NewSectionReader(f, off, fi.Size()-off), fi.Size() - off
+}
+
+func readAt(f io.ReaderAt, off int64, n int, size int64) []byte {
 	if int64(n) > size-off {
 		n = int(size - off)
 	}
@@ -350,5 +449,5 @@ func All() []archive.Format {
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
 		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM,
-		archive.WIM}
+		archive.CAB, archive.CHM, archive.WIM}
 }

@@ -16,56 +16,76 @@ var rpmCompressors = map[string]archive.Format{
 
 // openRPM reads an RPM package as the cpio archive of its payload, in one
 // pass: the header digests are checked as it opens; the payload's own
-// stream checks as it is decoded, and its digests once it ends.
+// stream checks as it is decoded, and its digests once it ends. Entries
+// are Pending until the checks covering them pass: the payload's digests,
+// when it has them, cover every entry and come last.
 func openRPM(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 	p, err := rpm.Open(in.R, opt.Limit())
 	if err != nil {
 		return nil, err
 	}
-	src := &source{r: p.Payload}
-	var payload io.Reader = src
-	r := &rpmReader{payload: payload, signed: p.Signed}
+	var stored io.Reader = &source{r: p.Payload}
+	stream, cov := stored, io.Reader(nil)
+	r := &rpmReader{}
 	if p.Compressor != "" {
 		f := rpmCompressors[p.Compressor]
-		dec, err := streams[f](bufio.NewReaderSize(payload, 64<<10), opt)
+		dec, err := streams[f](bufio.NewReaderSize(stored, 64<<10), opt)
 		if err != nil {
 			return nil, archive.Decoded(string(f), err)
 		}
 		r.closer, _ = dec.(io.Closer)
-		payload = &archive.Decoding{R: dec, Format: string(f), Ended: trailing(dec, string(f), opt)}
+		stream, cov = &archive.Decoding{R: dec, Format: string(f), Ended: trailing(dec, string(f), opt)}, dec
 	}
-	r.rest = payload
-	r.Reader = cpio.NewReader(bufio.NewReaderSize(payload, 64<<10))
+	if p.Digested {
+		cov = atTheEnd{}
+	}
+	if in.Listing {
+		cov = nil
+	}
+	stream = &drainAtEnd{r: stream, rest: stored}
+	r.tarInStream = newTarInStream(bufio.NewReaderSize(stream, 64<<10), cov,
+		func(r io.Reader) entryReader { return cpio.NewReader(r) })
 	return r, nil
 }
 
-// rpmReader is the cpio archive of an RPM's payload. When the cpio ends,
-// the rest of the payload is read, so that the stream's checks and the
-// payload digests are verified to its end.
+// rpmReader is the cpio archive of an RPM's payload.
 type rpmReader struct {
-	*cpio.Reader
-	rest    io.Reader // the decoded payload
-	payload io.Reader // the payload as stored (its digests)
-	closer  io.Closer
-	signed  bool
-}
-
-func (r *rpmReader) Next() (*archive.Entry, error) {
-	e, err := r.Reader.Next()
-	if err == io.EOF {
-		if _, derr := io.Copy(io.Discard, r.rest); derr != nil {
-			return nil, derr
-		}
-		if _, derr := io.Copy(io.Discard, r.payload); derr != nil {
-			return nil, derr
-		}
-	}
-	return e, err
+	*tarInStream
+	closer io.Closer
 }
 
 func (r *rpmReader) Close() error {
+	err := r.tarInStream.Close()
 	if r.closer != nil {
-		return r.closer.Close()
+		if cerr := r.closer.Close(); err == nil {
+			err = cerr
+		}
 	}
-	return nil
+	return err
+}
+
+// atTheEnd is the coverage of a check that covers the whole stream and
+// comes at its end: nothing is verified before the stream has ended.
+type atTheEnd struct{}
+
+func (atTheEnd) Read([]byte) (int, error) { return 0, io.EOF }
+func (atTheEnd) Verified() int64          { return 0 }
+
+// drainAtEnd reads r; when r ends, it reads rest to its end (the stored
+// payload behind a decoder that stops at its stream's end), so that the
+// checks made when rest ends are passed or returned before r's io.EOF.
+type drainAtEnd struct {
+	r, rest io.Reader
+}
+
+func (d *drainAtEnd) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err == io.EOF && d.rest != nil {
+		rest := d.rest
+		d.rest = nil
+		if _, derr := io.Copy(io.Discard, rest); derr != nil {
+			return n, derr
+		}
+	}
+	return n, err
 }

@@ -232,3 +232,19 @@ func check(k Kind, h hash.Hash, hashKey, want, scratch []byte) error {
 	}
 	return compare(k, got, want)
 }
+
+// FastPaths names the assembly paths of this package that this CPU uses;
+// none with the purego tag or where no assembly exists.
+func FastPaths() []string {
+	var p []string
+	switch {
+	case useAVX512:
+		p = append(p, "BLAKE2sp AVX-512")
+	case useAVX2:
+		p = append(p, "BLAKE2sp AVX2")
+	}
+	if useCLMUL {
+		p = append(p, "CRC-64 PCLMULQDQ")
+	}
+	return p
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # squashfs fixtures from mksquashfs, one per compressor (gzip, xz with the
-# x86 filter, lz4, zstd, lzma; lzo is refused as unsupported for now), with
+# x86 filter, lz4, zstd, lzma, lzo), with
 # fragments, a sparse file, a symbolic link and a hard link, and a small
 # image for the fuzzer. Expected tree: unsquashfs's extraction, in .sums.
 # Output: internal/codec/squashfs/testdata/.
@@ -23,6 +23,7 @@ mksquashfs "$src" "$out/xz.sqfs" -comp xz -Xbcj x86 "${opts[@]}" >/dev/null
 mksquashfs "$src" "$out/lz4.sqfs" -comp lz4 -Xhc "${opts[@]}" >/dev/null
 mksquashfs "$src" "$out/zstd.sqfs" -comp zstd "${opts[@]}" >/dev/null
 mksquashfs "$src" "$out/lzma.sqfs" -comp lzma "${opts[@]}" >/dev/null
+mksquashfs "$src" "$out/lzo.sqfs" -comp lzo -Xalgorithm lzo1x_999 "${opts[@]}" >/dev/null
 mksquashfs "$src/a.txt" "$out/tiny.sqfs" -comp gzip "${opts[@]}" >/dev/null
 for f in "$out"/*.sqfs; do
   d=$work/x-$(basename "$f"); unsquashfs -q -d "$d" "$f" >/dev/null

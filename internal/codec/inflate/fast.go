@@ -128,6 +128,19 @@ func (f *Inflater) Reset(r io.Reader) {
 	f.op, f.rp = 0, 0
 }
 
+// ResetDict is Reset with a preset dictionary: matches of the new stream
+// may reach back into the last 32 KiB (64 KiB for Deflate64) of dict,
+// which is not output. MSZIP cabinets carry the window from one block's
+// stream to the next this way.
+func (f *Inflater) ResetDict(r io.Reader, dict []byte) {
+	f.Reset(r)
+	if len(dict) > f.win {
+		dict = dict[len(dict)-f.win:]
+	}
+	f.op = copy(f.out[:], dict)
+	f.rp = f.op
+}
+
 func (f *Inflater) mode() int {
 	if f.d64 {
 		return 1

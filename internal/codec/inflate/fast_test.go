@@ -211,3 +211,23 @@ func TestInflaterRest(t *testing.T) {
 		}
 	}
 }
+
+func TestResetDict(t *testing.T) {
+	dict := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
+	var buf bytes.Buffer
+	w, _ := flate.NewWriterDict(&buf, 9, dict[len(dict)-32<<10:])
+	msg := append(append([]byte(nil), dict[40000:40100]...), "tail"...)
+	w.Write(msg)
+	w.Close()
+	f := NewInflater(nil, false)
+	f.ResetDict(bytes.NewReader(buf.Bytes()), dict)
+	got, err := io.ReadAll(f)
+	if err != nil || !bytes.Equal(got, msg) {
+		t.Fatalf("with the dictionary: %q, %v", got, err)
+	}
+	// Without it the stream's matches reach before its start.
+	f.Reset(bytes.NewReader(buf.Bytes()))
+	if _, err := io.ReadAll(f); !errors.Is(err, ErrDistance) {
+		t.Fatalf("without the dictionary: %v", err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/lzo"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -331,7 +332,7 @@ func (z *Reader) block() error {
 			}
 		}
 		z.out = grow(z.out, int(dlen))
-		if !decompressLZO1X(z.out, z.in) {
+		if n, ok := lzo.Decompress1X(z.out, z.in); !ok || n != len(z.out) {
 			z.out = z.out[:0]
 			return ErrData
 		}

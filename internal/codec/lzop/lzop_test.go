@@ -304,16 +304,3 @@ func FuzzLzop(f *testing.F) {
 		}
 	})
 }
-
-// FuzzLZO1X runs the block decoder alone on any input, into outputs of
-// a few sizes: it must never panic.
-func FuzzLZO1X(f *testing.F) {
-	f.Add([]byte{0x11, 0, 0}, 0)
-	f.Add([]byte{0x15, 'a', 'b', 'c', 'd', 0x11, 0, 0}, 4)
-	f.Fuzz(func(t *testing.T, src []byte, n int) {
-		if n < 0 || n > 1<<20 {
-			return
-		}
-		decompressLZO1X(make([]byte, n), src)
-	})
-}

@@ -1,34 +1,39 @@
 package lzx
 
 // decodeBlock decodes symbols of a verbatim or aligned block into the
-// window from d.wpos up to end, which no match may pass.
-func (d *Decoder) decodeBlock(end int, aligned bool) error {
+// window from d.wpos up to end. A match may pass end by up to over bytes
+// (the block's data beyond a frame's end): what passes is left in
+// d.pendLen for the next frame, and returned.
+func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 	w := d.window
 	op := d.wpos
 	// A match may reach back over what this stream has decoded, which is
 	// op - base at op, and at most the whole window.
 	base := int64(d.fstart) - d.total
 	main, length, al := d.main, d.length, d.aligned
+	mainFast, lenFast, alFast := main.fast, length.fast, al.fast
 	r0, r1, r2 := d.r[0], d.r[1], d.r[2]
+	// The bit reader in locals, kept in registers; saved on every exit.
+	src, pos, bb, nb := d.src, d.pos, d.bb, d.nb
 	for op < end {
-		if d.nb < 49 {
-			d.refill()
+		if nb < 49 {
+			pos, bb, nb = refillBits(src, pos, bb, nb)
 		}
 		// Main symbol: a literal, or a length header and offset slot.
 		var s int
-		if e := main.fast[d.bb>>(64-11)]; e&31 != 0 {
+		if e := mainFast[bb>>(64-11)]; e&31 != 0 {
 			l := uint(e & 31)
-			d.bb <<= l
-			d.nb -= l
+			bb <<= l
+			nb -= l
 			s = int(e >> 5)
 		} else {
-			sym, l := main.slow(uint32(d.bb >> (64 - maxCodeLen)))
+			sym, l := main.slow(uint32(bb >> (64 - maxCodeLen)))
 			if l == 0 {
-				d.r = [3]uint32{r0, r1, r2}
-				return ErrCode
+				d.r, d.pos, d.bb, d.nb = [3]uint32{r0, r1, r2}, pos, bb, nb
+				return 0, ErrCode
 			}
-			d.bb <<= l
-			d.nb -= l
+			bb <<= l
+			nb -= l
 			s = sym
 		}
 		if s < numChars {
@@ -40,21 +45,21 @@ func (d *Decoder) decodeBlock(end int, aligned bool) error {
 		ml := s & 7
 		slot := s >> 3
 		if ml == 7 {
-			if d.nb < 16 {
-				d.refill()
+			if nb < 16 {
+				pos, bb, nb = refillBits(src, pos, bb, nb)
 			}
-			e := length.fast[d.bb>>(64-10)]
+			e := lenFast[bb>>(64-10)]
 			l := uint(e & 31)
 			v := int(e >> 5)
 			if l == 0 {
-				v, l = length.slow(uint32(d.bb >> (64 - maxCodeLen)))
+				v, l = length.slow(uint32(bb >> (64 - maxCodeLen)))
 				if l == 0 {
-					d.r = [3]uint32{r0, r1, r2}
-					return ErrCode
+					d.r, d.pos, d.bb, d.nb = [3]uint32{r0, r1, r2}, pos, bb, nb
+					return 0, ErrCode
 				}
 			}
-			d.bb <<= l
-			d.nb -= l
+			bb <<= l
+			nb -= l
 			ml += v
 		}
 		ml += minMatch
@@ -73,64 +78,99 @@ func (d *Decoder) decodeBlock(end int, aligned bool) error {
 		default:
 			eb := uint(extraBits[slot])
 			off = slotBase[slot] - 2
-			if d.nb < 17 {
-				d.refill()
+			if nb < 17 {
+				pos, bb, nb = refillBits(src, pos, bb, nb)
 			}
 			if aligned && eb >= 3 {
 				if eb > 3 {
-					off += uint32(d.bb>>(64-(eb-3))) << 3
-					d.bb <<= eb - 3
-					d.nb -= eb - 3
+					off += uint32(bb>>(64-(eb-3))) << 3
+					bb <<= eb - 3
+					nb -= eb - 3
 				}
-				if d.nb < 16 {
-					d.refill()
+				if nb < 16 {
+					pos, bb, nb = refillBits(src, pos, bb, nb)
 				}
-				e := al.fast[d.bb>>(64-7)]
+				e := alFast[bb>>(64-7)]
 				l := uint(e & 31)
 				if l == 0 {
-					d.r = [3]uint32{r0, r1, r2}
-					return ErrCode
+					d.r, d.pos, d.bb, d.nb = [3]uint32{r0, r1, r2}, pos, bb, nb
+					return 0, ErrCode
 				}
-				d.bb <<= l
-				d.nb -= l
+				bb <<= l
+				nb -= l
 				off += e >> 5
 			} else if eb > 0 {
-				off += uint32(d.bb >> (64 - eb))
-				d.bb <<= eb
-				d.nb -= eb
+				off += uint32(bb >> (64 - eb))
+				bb <<= eb
+				nb -= eb
 			}
 			r2 = r1
 			r1 = r0
 			r0 = off
 		}
-		if ml > end-op || int64(off) > int64(op)-base || int(off) > len(w) {
-			d.r = [3]uint32{r0, r1, r2}
-			return ErrMatch
+		if int64(off) > int64(op)-base || int(off) > len(w) || ml > end-op+over {
+			d.r, d.pos, d.bb, d.nb = [3]uint32{r0, r1, r2}, pos, bb, nb
+			return 0, ErrMatch
 		}
-		from := op - int(off)
-		if from < 0 {
-			// The match starts in the window's older half, past its end.
-			from += len(w)
-			k := min(ml, len(w)-from)
-			copy(w[op:op+k], w[from:from+k])
-			op += k
-			ml -= k
-			from = 0
+		if ml > end-op {
+			// The match runs on into the next frame, as Microsoft's
+			// encoders write (7-Zip and chmlib read it so).
+			d.pendLen, d.pendOff = ml-(end-op), int(off)
+			copyMatch(w, op, int(off), end-op)
+			op = end
+			break
 		}
-		if int(off) >= ml {
-			copy(w[op:op+ml], w[from:from+ml])
-			op += ml
-		} else {
-			for i := 0; i < ml; i++ {
-				w[op+i] = w[from+i]
-			}
-			op += ml
-		}
+		copyMatch(w, op, int(off), ml)
+		op += ml
 	}
-	d.r = [3]uint32{r0, r1, r2}
+	d.r, d.pos, d.bb, d.nb = [3]uint32{r0, r1, r2}, pos, bb, nb
 	d.wpos = op
 	if d.overrun() {
-		return ErrTruncated
+		return 0, ErrTruncated
 	}
-	return nil
+	return d.pendLen, nil
+}
+
+// copyMatch copies n bytes to w[op:] from off bytes back in the ring
+// window, byte by byte where they overlap. w[op:op+n] is inside w.
+func copyMatch(w []byte, op, off, n int) {
+	from := op - off
+	if from < 0 {
+		// The match starts in the window's older part, at its end.
+		from += len(w)
+		k := min(n, len(w)-from)
+		copy(w[op:op+k], w[from:from+k])
+		op += k
+		n -= k
+		from = 0
+	}
+	if off >= n {
+		copy(w[op:op+n], w[from:from+n])
+		return
+	}
+	for i := 0; i < n; i++ {
+		w[op+i] = w[from+i]
+	}
+}
+
+// refillBits tops a bit buffer up to at least 49 bits from 16-bit
+// little-endian words of src, zeros past its end (see Decoder.refill).
+func refillBits(src []byte, pos int, bb uint64, nb uint) (int, uint64, uint) {
+	if nb <= 16 && pos >= 0 && pos+6 <= len(src) {
+		w := uint64(src[pos])<<32 | uint64(src[pos+1])<<40 | uint64(src[pos+2])<<16 |
+			uint64(src[pos+3])<<24 | uint64(src[pos+4]) | uint64(src[pos+5])<<8
+		return pos + 6, bb | w<<(16-nb), nb + 48
+	}
+	for nb <= 48 {
+		var w uint64
+		if pos+1 < len(src) {
+			w = uint64(src[pos]) | uint64(src[pos+1])<<8
+		} else if pos < len(src) {
+			w = uint64(src[pos])
+		}
+		pos += 2
+		bb |= w << (48 - nb)
+		nb += 16
+	}
+	return pos, bb, nb
 }

@@ -251,10 +251,16 @@ func encodeCAB(data []byte, bits int, e8 int32, seed int64) [][]byte {
 		w.writeLens(mainPrev[numChars:], main.lens[numChars:], r)
 		w.writeLens(lenPrev, lenc.lens, r)
 		maxOff := min(int(slotBase[maxSlot]+(1<<extraBits[maxSlot])-3), wsize-3)
+		// Some blocks let matches run on over a frame's end, as
+		// Microsoft's encoders do.
+		cross := r.Intn(3) == 0
 		for pos < end {
 			fe := min(frameEnd(pos), end)
 			for pos < fe {
 				limit := min(fe-pos, maxLen)
+				if cross {
+					limit = min(end-pos, maxLen)
+				}
 				off, ml := 0, 0
 				// Repeated offsets first, then the hash candidate.
 				for i, ro := range R {
@@ -315,7 +321,7 @@ func encodeCAB(data []byte, bits int, e8 int32, seed int64) [][]byte {
 				}
 				pos += ml
 			}
-			if pos%FrameSize == 0 || pos == len(in) {
+			if pos == fe && (pos%FrameSize == 0 || pos == len(in)) || pos > fe {
 				w.align(false)
 				w.cuts = append(w.cuts, len(w.out))
 			}

@@ -23,7 +23,14 @@
 //   - WIM: NewDecoder(bits, WIM) where 1<<bits is the chunk size (2^15 for
 //     WIMGAPI's chunks); each Decode is one chunk, decoded on its own with
 //     E8 translation always on and the translation size 12000000, and
-//     block sizes coded as WIM writes them (a default-size bit).
+//     block sizes coded as WIM writes them (a default-size bit). A chunk
+//     that did not shrink is stored raw in the resource: the WIM reader
+//     copies it instead of calling Decode. WIM streams are strict: a
+//     match may not run past the chunk's end (wimlib).
+//
+// In the CAB/CHM framing a match may run past a frame's end: its rest
+// starts the next frame, and is dropped after a stream's last frame
+// (Microsoft's CHM compiler ends streams so; 7-Zip and chmlib read them).
 //
 // E8 translation (the x86 CALL filter) is undone in dst as libmspack does:
 // for CAB frames starting in the first GiB of output, positions counted
@@ -39,6 +46,7 @@
 package lzx
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -142,6 +150,8 @@ type Decoder struct {
 	total    int64 // bytes decoded since Reset
 	numMain  int
 	pendPad  bool // an odd uncompressed block's pad byte starts the next src
+	pendLen  int  // bytes of a match that ran past the last frame's end
+	pendOff  int  // and its offset
 	header   bool // the CAB translation header has been read
 	e8       bool
 	e8size   int32
@@ -209,6 +219,7 @@ func (d *Decoder) ResetState() {
 	d.blen = 0
 	d.header = false
 	d.pendPad = false
+	d.pendLen = 0
 }
 
 // Decode decodes the next frame into all of dst from the compressed bytes
@@ -245,6 +256,12 @@ func (d *Decoder) Decode(dst, src []byte) (int, error) {
 	start := d.wpos
 	end := start + n
 	d.fstart = start
+	if d.pendLen > 0 {
+		k := min(d.pendLen, n)
+		copyMatch(d.window, d.wpos, d.pendOff, k)
+		d.wpos += k
+		d.pendLen -= k
+	}
 	for d.wpos < end {
 		if d.bremain == 0 {
 			if err := d.blockHeader(); err != nil {
@@ -256,7 +273,13 @@ func (d *Decoder) Decode(dst, src []byte) (int, error) {
 		if d.btype == blockUncompressed {
 			err = d.copyStored(seg)
 		} else {
-			err = d.decodeBlock(d.wpos+seg, d.btype == blockAligned)
+			over := 0
+			if d.variant == CAB {
+				over = d.bremain - seg
+			}
+			var k int
+			k, err = d.decodeBlock(d.wpos+seg, d.btype == blockAligned, over)
+			seg += k
 		}
 		if err != nil {
 			return 0, err
@@ -296,10 +319,11 @@ func (d *Decoder) Decode(dst, src []byte) (int, error) {
 func undoE8(b []byte, pos int64, size int32) {
 	limit := len(b) - 10
 	for i := 0; i < limit; {
-		if b[i] != 0xE8 {
-			i++
-			continue
+		k := bytes.IndexByte(b[i:limit], 0xE8)
+		if k < 0 {
+			return
 		}
+		i += k
 		cur := int32(pos + int64(i))
 		abs := int32(binary.LittleEndian.Uint32(b[i+1:]))
 		if abs >= -cur && abs < size {

@@ -70,6 +70,9 @@ type Package struct {
 	Format string
 	// Signed reports a GPG or PGP signature, which is not checked.
 	Signed bool
+	// Digested reports a digest of the payload (the payload digest or the
+	// legacy MD5 of header and payload), checked when Payload ends.
+	Digested bool
 	// Payload reads the compressed payload and checks its digests at its
 	// end (a *verify.MismatchError, or archive.ErrCorrupt for its size).
 	Payload io.Reader
@@ -183,6 +186,7 @@ func Open(r io.Reader, limit int64) (*Package, error) {
 		pr.size = -1
 	}
 	p.Payload = pr
+	p.Digested = pr.digest != nil || pr.md5 != nil
 	return p, nil
 }
 

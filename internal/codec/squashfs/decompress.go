@@ -10,6 +10,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/inflate"
 	"github.com/unpack-dev/unpack/internal/codec/lz4"
 	"github.com/unpack-dev/unpack/internal/codec/lzma"
+	"github.com/unpack-dev/unpack/internal/codec/lzo"
 	"github.com/unpack-dev/unpack/internal/codec/xz"
 	"github.com/unpack-dev/unpack/internal/codec/zstdframe"
 	"github.com/unpack-dev/unpack/internal/verify"
@@ -49,6 +50,8 @@ func newDecompressor(id uint16, limit int64) (decompressor, error) {
 		}}, nil
 	case compLZ4:
 		return lz4Dec{}, nil
+	case compLZO:
+		return lzoDec{}, nil
 	}
 	if name, ok := compNames[id]; ok {
 		return nil, archive.Unsupportedf("squashfs: %s compression", name)
@@ -128,3 +131,15 @@ func (s *streamDec) decompress(dst, src []byte) (int, error) {
 type lz4Dec struct{}
 
 func (lz4Dec) decompress(dst, src []byte) (int, error) { return lz4.DecodeBlock(dst, src) }
+
+// lzoDec decodes LZO1X blocks (lzo1x_1 and lzo1x_999 write the same
+// format), which carry no check of their own.
+type lzoDec struct{}
+
+func (lzoDec) decompress(dst, src []byte) (int, error) {
+	n, ok := lzo.Decompress1X(dst, src)
+	if !ok {
+		return 0, archive.Corruptf("squashfs: an LZO block does not decode into %d bytes", len(dst))
+	}
+	return n, nil
+}

@@ -336,15 +336,16 @@ func (r *reader) begin(fh *fileHeader) {
 		e.Type = archive.TypeFile
 	case fh.redirType == redirHardLink || fh.redirType == redirFileCopy:
 		// A file copy read from a stream, whose source cannot be read
-		// again, stays a hard link to it.
+		// again, is marked Copy: a sink copies the file it extracted.
 		e.Type = archive.TypeHardlink
 		e.Linkname = slashName(fh.redirName)
+		e.Copy = fh.redirType == redirFileCopy
 	case fh.fflags&fhflDir != 0:
 		e.Type = archive.TypeDir
 	default:
 		e.Type = archive.TypeFile
 	}
-	if e.Type != archive.TypeFile {
+	if e.Type != archive.TypeFile && !e.Copy {
 		e.Size = 0
 	}
 	e.Mode = mode(fh, e.Type)

@@ -180,14 +180,15 @@ func TestFileCopyMissingSource(t *testing.T) {
 	if _, err := r.Next(); err != io.EOF {
 		t.Fatalf("after: %v", err)
 	}
-	// From a stream the same record is a hard link, which the sink refuses
-	// when nothing of that name was extracted.
+	// From a stream the same record is a hard link marked Copy, with its
+	// record's size: the sink copies the file it extracted of that name,
+	// and refuses when there is none.
 	r2, err := Open(&archive.Input{R: bytes.NewReader(arc), Size: -1}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r2.Close()
-	if e, err = r2.Next(); err != nil || e.Type != archive.TypeHardlink || e.Linkname != "nothere" {
+	if e, err = r2.Next(); err != nil || e.Type != archive.TypeHardlink || e.Linkname != "nothere" || !e.Copy || e.Size != 3 {
 		t.Fatalf("stream: %+v, %v", e, err)
 	}
 }

@@ -1,4 +1,6 @@
-package lzop
+// Package lzo decodes LZO1X blocks, the compressed data of lzop files and
+// of squashfs images made with -comp lzo.
+package lzo
 
 import "encoding/binary"
 
@@ -18,9 +20,11 @@ const (
 	m4Base      = 0x4000
 )
 
-// decompressLZO1X decodes src into dst, which must come out exactly full
-// and with all of src used. It returns false for anything else.
-func decompressLZO1X(dst, src []byte) bool {
+// Decompress1X decodes the LZO1X block src into dst and returns the
+// number of bytes written and whether the block decoded: it must end with
+// its end marker exactly at the end of src and decode to at most len(dst)
+// bytes. Bytes of dst past those returned may have been written over.
+func Decompress1X(dst, src []byte) (int, bool) {
 	ip, op := 0, 0
 	in, out := len(src), len(dst)
 	var t int
@@ -86,20 +90,20 @@ func decompressLZO1X(dst, src []byte) bool {
 	}
 
 	if in == 0 {
-		return false
+		return 0, false
 	}
 	state := 0 // literals copied by the last instruction: 0, 1-3, or 4 for more
 	if src[0] > 17 {
 		t = int(src[0]) - 17
 		ip = 1
 		if !literals(t) {
-			return false
+			return 0, false
 		}
 		state = min(t, 4)
 	}
 	for {
 		if ip >= in {
-			return false
+			return 0, false
 		}
 		t = int(src[ip])
 		ip++
@@ -107,7 +111,7 @@ func decompressLZO1X(dst, src []byte) bool {
 		switch {
 		case t >= 64: // M2: 3 to 8 bytes within 2 KiB
 			if ip >= in {
-				return false
+				return 0, false
 			}
 			dist = 1 + (t>>2)&7 + int(src[ip])<<3
 			ip++
@@ -117,12 +121,12 @@ func decompressLZO1X(dst, src []byte) bool {
 			if n == 0 {
 				var ok bool
 				if n, ok = extend(31); !ok {
-					return false
+					return 0, false
 				}
 			}
 			n += 2
 			if in-ip < 2 {
-				return false
+				return 0, false
 			}
 			dist = 1 + int(src[ip])>>2 + int(src[ip+1])<<6
 			ip += 2
@@ -132,17 +136,20 @@ func decompressLZO1X(dst, src []byte) bool {
 			if n == 0 {
 				var ok bool
 				if n, ok = extend(7); !ok {
-					return false
+					return 0, false
 				}
 			}
 			n += 2
 			if in-ip < 2 {
-				return false
+				return 0, false
 			}
 			dist = hi + int(src[ip])>>2 + int(src[ip+1])<<6
 			ip += 2
 			if dist == 0 {
-				return op == out && ip == in
+				if ip != in {
+					return 0, false
+				}
+				return op, true
 			}
 			dist += m4Base
 		case state == 0: // a run of 4 or more literals
@@ -150,17 +157,17 @@ func decompressLZO1X(dst, src []byte) bool {
 			if n == 0 {
 				var ok bool
 				if n, ok = extend(15); !ok {
-					return false
+					return 0, false
 				}
 			}
 			if !literals(n + 3) {
-				return false
+				return 0, false
 			}
 			state = 4
 			continue
 		default: // M1: 2 bytes within 1 KiB, or 3 bytes 2-3 KiB back after a run
 			if ip >= in {
-				return false
+				return 0, false
 			}
 			dist = 1 + t>>2 + int(src[ip])<<2
 			ip++
@@ -171,11 +178,11 @@ func decompressLZO1X(dst, src []byte) bool {
 			}
 		}
 		if !match(dist, n) {
-			return false
+			return 0, false
 		}
 		state = int(src[ip-2]) & 3
 		if !literals(state) {
-			return false
+			return 0, false
 		}
 	}
 }

@@ -1,0 +1,414 @@
+// Package chm reads Microsoft Compiled HTML Help files (.chm, the ITSF
+// format, as libmspack's chmd, chmlib's extract_chmLib and 7-Zip read
+// them): the ITSF header, the ITSP directory's PMGL listing chunks, content
+// section 0 (stored) and section 1 ("MSCompressed": LZX whose state is
+// reset every reset interval, as its ControlData and ResetTable say).
+//
+// Every file whose name starts with '/' is given, the '/' dropped: the
+// help pages and the viewer's own tables (/#SYSTEM, /$FIftiMain, …), as
+// extract_chmLib and 7-Zip extract them; the "::DataSpace/…" storage
+// streams that hold the sections themselves are not. CHM carries no
+// checksums: the data is unverifiable.
+//
+// A CHM file is read through random access; from a pipe it is spooled to
+// a temporary file first.
+package chm
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/lzx"
+	"github.com/unpack-dev/unpack/internal/spool"
+)
+
+// Errors. Each errors.Is its archive category.
+var (
+	ErrMagic     = archive.Corruptf("chm: not an ITSF file")
+	ErrTruncated = archive.Corruptf("chm: truncated file")
+	ErrHeader    = archive.Corruptf("chm: invalid header")
+	ErrDirectory = archive.Corruptf("chm: invalid directory chunk")
+	ErrSection   = archive.Unsupportedf("chm: content section other than 0 and 1")
+	ErrControl   = archive.Corruptf("chm: invalid LZX control data or reset table")
+	ErrBeyond    = archive.Corruptf("chm: file data beyond its section's end")
+	ErrMissing   = archive.Corruptf("chm: compressed section without its content, control data or reset table")
+)
+
+const (
+	maxChunkSize = 1 << 20
+	nameContent  = "::DataSpace/Storage/MSCompressed/Content"
+	nameControl  = "::DataSpace/Storage/MSCompressed/ControlData"
+	nameReset    = "::DataSpace/Storage/MSCompressed/Transform/{7FC28940-9D31-11D0-9B27-00A0C91E9C7C}/InstanceData/ResetTable"
+)
+
+// dirEntry is a PMGL entry.
+type dirEntry struct {
+	name    string
+	section uint64
+	off     uint64
+	size    uint64
+}
+
+// Reader is an archive.Reader over a CHM file.
+type Reader struct {
+	ra      io.ReaderAt
+	size    int64
+	content int64 // section 0's start in the file
+	entries []dirEntry
+	i       int
+	cur     *dirEntry
+	remain  int64
+	placed  bool
+	s0      *io.SectionReader
+	s1      *section
+	s1err   error // why section 1 cannot be read
+	opt     *archive.Options
+	closers []io.Closer
+}
+
+// Open reads the CHM file in in (spooled first when it is not seekable).
+func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
+	ra, size := in.RA, in.Size
+	var closers []io.Closer
+	if ra == nil {
+		var max int64
+		if opt != nil {
+			max = opt.SpoolLimit
+		}
+		tmp, err := spool.Create(max)
+		if err != nil {
+			return nil, err
+		}
+		if size, err = tmp.ReadFrom(in.R); err != nil {
+			tmp.Close()
+			return nil, err
+		}
+		ra = tmp
+		closers = append(closers, tmp)
+	}
+	r, err := NewReader(ra, size, opt)
+	if err != nil {
+		for _, c := range closers {
+			c.Close()
+		}
+		return nil, err
+	}
+	r.closers = closers
+	return r, nil
+}
+
+// NewReader reads the CHM file in ra, size bytes long.
+func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error) {
+	if opt == nil {
+		opt = &archive.Options{}
+	}
+	r := &Reader{ra: ra, size: size, opt: opt}
+	var h [0x60]byte
+	if n, _ := ra.ReadAt(h[:], 0); n < 0x58 {
+		if n >= 4 && string(h[:4]) != "ITSF" {
+			return nil, ErrMagic
+		}
+		return nil, ErrTruncated
+	}
+	if string(h[:4]) != "ITSF" {
+		return nil, ErrMagic
+	}
+	ver := binary.LittleEndian.Uint32(h[4:])
+	dirOff := binary.LittleEndian.Uint64(h[0x48:])
+	dirLen := binary.LittleEndian.Uint64(h[0x50:])
+	content := dirOff + dirLen
+	if ver >= 3 {
+		if binary.LittleEndian.Uint32(h[8:]) < 0x60 {
+			return nil, ErrHeader
+		}
+		content = binary.LittleEndian.Uint64(h[0x58:])
+	}
+	if dirOff > uint64(size) || dirLen > uint64(size) || content > uint64(size) || dirOff+dirLen < dirOff {
+		return nil, ErrTruncated
+	}
+	r.content = int64(content)
+	if err := r.readDirectory(int64(dirOff), int64(dirLen)); err != nil {
+		return nil, err
+	}
+	r.s0 = io.NewSectionReader(ra, r.content, size-r.content)
+	// Files, then their data in section order: each section is decoded
+	// once, front to back.
+	var files []dirEntry
+	var content1, control, reset *dirEntry
+	for i := range r.entries {
+		e := &r.entries[i]
+		switch e.name {
+		case nameContent:
+			content1 = e
+		case nameControl:
+			control = e
+		case nameReset:
+			reset = e
+		}
+		if len(e.name) > 1 && e.name[0] == '/' {
+			files = append(files, *e)
+		}
+	}
+	r.entries = files
+	slices.SortStableFunc(r.entries, func(a, b dirEntry) int {
+		return cmp.Or(cmp.Compare(a.section, b.section), cmp.Compare(a.off, b.off))
+	})
+	if content1 == nil || control == nil || reset == nil {
+		r.s1err = ErrMissing
+	} else {
+		r.s1, r.s1err = r.openSection1(content1, control, reset)
+	}
+	return r, nil
+}
+
+// readDirectory walks the PMGL chunks of the ITSP directory at off.
+func (r *Reader) readDirectory(off, n int64) error {
+	var h [0x54]byte
+	if k, _ := r.ra.ReadAt(h[:], off); k < len(h) {
+		return ErrTruncated
+	}
+	if string(h[:4]) != "ITSP" {
+		return ErrHeader
+	}
+	hlen := int64(binary.LittleEndian.Uint32(h[8:]))
+	chunk := int64(binary.LittleEndian.Uint32(h[0x10:]))
+	first := int64(int32(binary.LittleEndian.Uint32(h[0x20:])))
+	nchunks := int64(binary.LittleEndian.Uint32(h[0x2C:]))
+	if chunk < 0x20 || chunk > maxChunkSize || hlen < 0 || hlen > n {
+		return ErrHeader
+	}
+	if nchunks > (n-hlen)/chunk {
+		nchunks = (n - hlen) / chunk
+	}
+	base := off + hlen
+	buf := make([]byte, chunk)
+	// The PMGL chunks form a list from the first; a list that loops ends
+	// after as many chunks as there are.
+	for c, seen := first, int64(0); c >= 0 && c < nchunks && seen < nchunks; seen++ {
+		if k, _ := r.ra.ReadAt(buf, base+c*chunk); int64(k) < chunk {
+			return ErrTruncated
+		}
+		if string(buf[:4]) != "PMGL" {
+			return ErrDirectory
+		}
+		free := int64(binary.LittleEndian.Uint32(buf[4:]))
+		if free > chunk-0x14 {
+			return ErrDirectory
+		}
+		if err := r.parseChunk(buf[0x14 : chunk-free]); err != nil {
+			return err
+		}
+		c = int64(int32(binary.LittleEndian.Uint32(buf[0x10:])))
+	}
+	return nil
+}
+
+// parseChunk reads the entries of one PMGL chunk.
+func (r *Reader) parseChunk(b []byte) error {
+	for len(b) > 0 {
+		nlen, k := encint(b)
+		if k == 0 || nlen > uint64(len(b)-k) {
+			return ErrDirectory
+		}
+		b = b[k:]
+		name := string(b[:nlen])
+		b = b[nlen:]
+		var v [3]uint64
+		for i := range v {
+			if v[i], k = encint(b); k == 0 {
+				return ErrDirectory
+			}
+			b = b[k:]
+		}
+		if name == "" {
+			continue // chmlib and libmspack skip blank names
+		}
+		r.entries = append(r.entries, dirEntry{name: name, section: v[0], off: v[1], size: v[2]})
+	}
+	return nil
+}
+
+// encint decodes a CHM variable-length integer: 7 bits a byte, most
+// significant first, the high bit set on all but the last. It returns the
+// bytes used, 0 when b ends first or the value passes 63 bits.
+func encint(b []byte) (uint64, int) {
+	var v uint64
+	for i, c := range b {
+		if v>>56 != 0 {
+			return 0, 0
+		}
+		v = v<<7 | uint64(c&0x7F)
+		if c&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+// Next returns the next file or directory, or io.EOF after the last.
+func (r *Reader) Next() (*archive.Entry, error) {
+	if r.i >= len(r.entries) {
+		r.cur = nil
+		return nil, io.EOF
+	}
+	d := &r.entries[r.i]
+	r.i++
+	r.cur, r.placed = d, false
+	name := d.name[1:]
+	e := &archive.Entry{Name: name, Type: archive.TypeFile, Size: int64(d.size), PackedSize: -1, Mode: 0o644}
+	if strings.HasSuffix(name, "/") {
+		e.Type, e.Size, e.Mode = archive.TypeDir, 0, 0o755
+		r.remain = 0
+		return e, nil
+	}
+	if d.size > 1<<62 {
+		return nil, ErrBeyond
+	}
+	r.remain = int64(d.size)
+	switch d.section {
+	case 0:
+		e.Method = "stored"
+	case 1:
+		e.Method = "LZX"
+	}
+	return e, nil
+}
+
+// Read reads the current file's data.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.cur == nil || r.remain == 0 {
+		return 0, io.EOF
+	}
+	d := r.cur
+	if int64(len(p)) > r.remain {
+		p = p[:r.remain]
+	}
+	var n int
+	var err error
+	switch d.section {
+	case 0:
+		off := int64(d.off) + int64(d.size) - r.remain
+		if d.off > 1<<62 || off < 0 {
+			return 0, ErrBeyond
+		}
+		n, err = r.s0.ReadAt(p, off)
+		if n == len(p) {
+			err = nil
+		} else if err == io.EOF || err == nil {
+			err = ErrBeyond
+		}
+	case 1:
+		if r.s1err != nil {
+			return 0, r.s1err
+		}
+		if !r.placed {
+			if err := r.s1.seek(int64(min(d.off, 1<<62))); err != nil {
+				r.remain = 0
+				return 0, err
+			}
+			r.placed = true
+		}
+		n, err = r.s1.Read(p)
+		if err == io.EOF {
+			err = ErrBeyond
+		}
+	default:
+		err = ErrSection
+	}
+	r.remain -= int64(n)
+	if err != nil {
+		r.remain = 0
+	}
+	return n, err
+}
+
+// Close closes the spool, if any.
+func (r *Reader) Close() error {
+	for _, c := range r.closers {
+		c.Close()
+	}
+	r.closers = nil
+	return nil
+}
+
+// readEntry reads a small section-0 file whole.
+func (r *Reader) readEntry(e *dirEntry, max int) ([]byte, error) {
+	if e.section != 0 || e.size > uint64(max) || e.off > uint64(r.size) {
+		return nil, ErrControl
+	}
+	b := make([]byte, e.size)
+	if n, _ := r.s0.ReadAt(b, int64(e.off)); n < len(b) {
+		return nil, ErrTruncated
+	}
+	return b, nil
+}
+
+// openSection1 reads the LZX parameters of section 1.
+func (r *Reader) openSection1(content, control, reset *dirEntry) (*section, error) {
+	cd, err := r.readEntry(control, 1024)
+	if err != nil {
+		return nil, err
+	}
+	if len(cd) < 0x18 || !bytes.Equal(cd[4:8], []byte("LZXC")) {
+		return nil, ErrControl
+	}
+	ver := binary.LittleEndian.Uint32(cd[8:])
+	interval := uint64(binary.LittleEndian.Uint32(cd[0x0C:]))
+	window := uint64(binary.LittleEndian.Uint32(cd[0x10:]))
+	if ver == 2 {
+		interval *= lzx.FrameSize
+		window *= lzx.FrameSize
+	}
+	bits := 0
+	for bits < 32 && uint64(1)<<bits < window {
+		bits++
+	}
+	if uint64(1)<<bits != window || bits < lzx.MinWindowBits || bits > lzx.MaxWindowBits {
+		return nil, lzx.ErrWindow
+	}
+	if int64(window) > r.opt.Limit() {
+		return nil, archive.Limitf("chm: LZX window of %d bytes is over the memory limit", window)
+	}
+	if interval == 0 || interval%lzx.FrameSize != 0 {
+		return nil, ErrControl
+	}
+	rt, err := r.readEntry(reset, 0x28)
+	if err != nil {
+		// The table is larger than its header: read only the header.
+		if reset.section != 0 || reset.size < 0x28 {
+			return nil, ErrControl
+		}
+		rt = make([]byte, 0x28)
+		if n, _ := r.s0.ReadAt(rt, int64(min(reset.off, 1<<62))); n < len(rt) {
+			return nil, ErrTruncated
+		}
+	}
+	if len(rt) < 0x28 {
+		return nil, ErrControl
+	}
+	ulen := binary.LittleEndian.Uint64(rt[0x10:])
+	if content.section != 0 || content.off > uint64(r.size) || content.size > uint64(r.size) ||
+		int64(content.off)+int64(content.size) > r.size-r.content || ulen > 1<<62 {
+		return nil, ErrControl
+	}
+	d, err := lzx.NewDecoder(bits, lzx.CAB)
+	if err != nil {
+		return nil, err
+	}
+	s := &section{
+		src:   io.NewSectionReader(r.s0, int64(content.off), int64(content.size)),
+		clen:  int64(content.size),
+		ulen:  int64(ulen),
+		reset: int64(interval / lzx.FrameSize),
+		dec:   d,
+		in:    make([]byte, inWindow),
+		out:   make([]byte, lzx.FrameSize),
+	}
+	s.rewind()
+	return s, nil
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# make bench, to-disk rows: extraction of many-file trees to disk, unpack
+# against GNU tar, bsdtar and unzip in the same run (hyperfine), with the
+# output removed and `sync` before every run. Trees: Go's source tree
+# (GOROOT/src) and a tree of many tiny files (0-4 KiB); archives: tar.gz,
+# tar.zst and zip of each. Prints the median times, their ratio
+# (reference/unpack: above 1.0 unpack is faster) and the system CPU time
+# of each side.
+#   BENCH_RUNS=3 BENCH_DISK_TREES="gosrc tiny" BENCH_TINY_FILES=100000 scripts/bench-disk.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${BENCH_RUNS:-3}
+W=${BENCH_DIR:-/tmp/unpack-bench}/disk
+TREES=${BENCH_DISK_TREES-"gosrc tiny"}
+TINY=${BENCH_TINY_FILES:-100000}
+mkdir -p "$W"
+[ -x bin/unpack ] || CGO_ENABLED=0 go build -o bin/unpack ./cmd/unpack
+U=$PWD/bin/unpack
+
+tree() { # name -> the tree's directory (made once, cached in $W)
+  local d=$W/$1
+  if [ ! -d "$d" ]; then
+    case $1 in
+      gosrc) mkdir -p "$d.tmp" && cp -r "$(go env GOROOT)/src" "$d.tmp/src" ;;
+      tiny) python3 - "$d.tmp" "$TINY" <<'PY'
+import os, random, sys
+root, n = sys.argv[1], int(sys.argv[2])
+r = random.Random(20261202)
+words = [bytes(r.choice(b"etaoinshrdlucmfwyp") for _ in range(r.randint(2, 9))) for _ in range(3000)]
+for i in range(n):
+    d = os.path.join(root, "d%03d" % (i % 256), "e%02d" % (i // 256 % 16))
+    os.makedirs(d, exist_ok=True)
+    size = r.randint(0, 4096)
+    data = b" ".join(r.choice(words) for _ in range(size // 5 + 1))[:size]
+    with open(os.path.join(d, "f%06d.txt" % i), "wb") as f:
+        f.write(data)
+PY
+      ;;
+    esac
+    mv "$d.tmp" "$d"
+  fi
+  echo "$d"
+}
+
+archive() { # tree format -> the archive's path
+  local d a
+  d=$(tree "$1")
+  a=$W/$1.$2
+  if [ ! -s "$a" ]; then
+    case $2 in
+      tar.gz) tar -C "$d" -cf - . | gzip -6 > "$a.tmp" ;;
+      tar.zst) tar -C "$d" -cf - . | zstd -q -3 > "$a.tmp" ;;
+      zip) (cd "$d" && zip -q -6 -r "$a.tmp.zip" . && mv "$a.tmp.zip" "$a.tmp") ;;
+    esac
+    mv "$a.tmp" "$a"
+  fi
+  echo "$a"
+}
+
+references() { # format archive dir -> lines "name<TAB>command"
+  case $1 in
+    tar.gz) printf 'GNU tar\ttar -xzf %s -C %s\nbsdtar\tbsdtar -xf %s -C %s\n' "$2" "$3" "$2" "$3" ;;
+    tar.zst) printf 'GNU tar\ttar --zstd -xf %s -C %s\nbsdtar\tbsdtar -xf %s -C %s\n' "$2" "$3" "$2" "$3" ;;
+    zip) printf 'unzip\tunzip -q %s -d %s\nbsdtar\tbsdtar -xf %s -C %s\n7zz\t7zz x -bd -y -o%s %s\n' "$2" "$3" "$2" "$3" "$3" "$2" ;;
+  esac
+}
+
+R=$(mktemp -d "$W/results.XXXXXX")
+out=$R/disk.md
+{
+  echo "| tree | files | archive | reference | unpack s | reference s | ratio | unpack sys s | reference sys s |"
+  echo "|---|---:|---|---|---:|---:|---:|---:|---:|"
+} > "$out"
+for t in $TREES; do
+  src=$(tree "$t")
+  files=$(find "$src" -type f | wc -l)
+  for f in tar.gz tar.zst zip; do
+    a=$(archive "$t" "$f")
+    du=$W/out-unpack dr=$W/out-ref
+    rm -rf "$du" && mkdir -p "$du"
+    "$U" x -q "$a" -o "$du"
+    diff -r "$src" "$du" >/dev/null || { echo "MISMATCH: unpack x $a" >&2; exit 1; }
+    while IFS=$'\t' read -r rname rcmd; do
+      hyperfine -N -r "$RUNS" --export-json "$R/h.json" \
+        --prepare "bash -c 'rm -rf $du $dr; mkdir -p $du $dr; sync'" \
+        -n unpack "$U x -q $a -o $du" -n "$rname" "$rcmd" >/dev/null 2>&1 || { echo "skip $t $f $rname" >&2; continue; }
+      python3 - "$R/h.json" "$t" "$files" "$f" "$rname" <<'PY' | tee -a "$out"
+import json, sys
+d = json.load(open(sys.argv[1]))["results"]
+u, r = d[0], d[1]
+sysmean = lambda x: sum(x["system"] if isinstance(x["system"], list) else [x["system"]]) / (len(x["system"]) if isinstance(x["system"], list) else 1)
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {sys.argv[5]} | {u['median']:.2f} | {r['median']:.2f} | **{r['median']/u['median']:.2f}** | {sysmean(u):.2f} | {sysmean(r):.2f} |")
+PY
+    done < <(references "$f" "$a" "$dr")
+    rm -rf "$du" "$dr"
+  done
+done
+echo "ratio = reference median / unpack median (> 1.0: unpack faster); sys = mean system CPU time; sync before every run"
+echo "table written to $out"
