@@ -65,9 +65,12 @@ CROSS_PKGS = ./internal/archive ./internal/bcj ./internal/hugemem ./internal/ver
 	./internal/codec/rar/rarshared ./internal/codec/iso9660 ./internal/codec/udf \
 	./internal/codec/squashfs ./internal/codec/cpio ./internal/codec/ar ./internal/codec/rpm \
 	./internal/codec/lzx ./internal/codec/quantum ./internal/codec/cab ./internal/codec/chm \
+	./internal/codec/lzhdec ./internal/codec/lzh ./internal/codec/arj \
 	./internal/codec/wim ./internal/codec/xpress ./internal/codec/lzms
+CROSS_PKGS += ./internal/codec/cfb ./internal/codec/msi
 CROSS_PKGS_ALL = $(CROSS_PKGS) ./internal/codec/lzma ./internal/codec/xz ./internal/codec/zip \
 	./internal/codec/sevenzip ./internal/codec/brotli ./internal/codec/inflate ./internal/codec/rar/...
+CROSS_PKGS_ALL += ./internal/codec/xar
 cross-test:
 	bash scripts/cross.sh test linux/386 -short -timeout 40m $(CROSS_PKGS)
 	bash scripts/cross.sh test linux/arm -short -timeout 40m $(CROSS_PKGS)

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar Z lzo"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab wim-xpress wim-lzx wim-lzms wim-solid"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab lzh arj xar wim-xpress wim-lzx wim-lzms wim-solid"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -174,6 +174,21 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
       printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
       printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a"
       printf 'x -c\t%s\tcpio -i --to-stdout\tcpio -i --quiet --to-stdout -F %s\n' "$U x -c $a" "$a" ;;
+    lzh|arj)
+      # One 32 MiB file (16 MiB of text, 16 MiB of mixed): -lh5- by jlha,
+      # ARJ -m1 by arj.
+      local w32=$W/w32.raw
+      [ -s "$w32" ] || { head -c 16M "$W/text.raw" > "$w32.tmp" && head -c 16M "$W/mixed.raw" >> "$w32.tmp" && mv "$w32.tmp" "$w32"; }
+      if [ "$k" = lzh ]; then
+        a=$W/w32.lzh
+        [ -s "$a" ] || { rm -f "$W/w32.tmp.lzh" && (cd "$W" && lha c2o5 w32.tmp.lzh w32.raw >/dev/null) && mv "$W/w32.tmp.lzh" "$a"; }
+        printf 'x -c\t%s\tlhasa p\tlhasa p %s\n' "$U x -c $a" "$a"
+      else
+        a=$W/w32.arj
+        [ -s "$a" ] || { rm -f "$W/w32.tmp.arj" && (cd "$W" && arj a -m1 -y w32.tmp.arj w32.raw >/dev/null) && mv "$W/w32.tmp.arj" "$a"; }
+        printf 'x -c\t%s\tarj p\tarj p %s\n' "$U x -c $a" "$a"
+      fi
+      printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
     ar)
       a=$W/t.a
       [ -s "$a" ] || (cd "$W" && ar rcD "$a" text.raw binary.raw mixed.raw)
@@ -218,6 +233,17 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
           dpkg-deb --root-owner-group -Zxz -b "$W/debroot" "$a" >/dev/null
       fi
       printf 'x -c\t%s\tdpkg-deb --fsys-tarfile\tdpkg-deb --fsys-tarfile %s\n' "$U x -c $a" "$a" ;;
+    xar)
+      # 32 MiB in a XAR (bsdtar's default: zlib data, SHA-1 checksums): the
+      # first 16 MiB of the text and of the mixed input.
+      a=$W/t.xar
+      if [ ! -s "$a" ]; then
+        rm -rf "$W/xarsrc" && mkdir -p "$W/xarsrc" && \
+          head -c 16M "$W/text.raw" > "$W/xarsrc/text" && head -c 16M "$W/mixed.raw" > "$W/xarsrc/mixed" && \
+          bsdtar --format xar -cf "$a" -C "$W/xarsrc" text mixed
+      fi
+      printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
     rar5|rar5-large|rar4|rar4-audio|rar4-e8|rar4-ppmd)
       # The largest corpus archives of each kind. Filter-heavy: rar5 (459
       # DELTA blocks) and rar4-audio (177 DELTA blocks and an AUDIO one);

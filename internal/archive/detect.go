@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/crc32"
 	"path/filepath"
 	"strings"
 )
@@ -34,8 +35,13 @@ const (
 	Ar       Format = "ar"
 	Deb      Format = "deb" // a Debian package: an ar archive of tars
 	RPM      Format = "rpm" // an RPM package: headers and a compressed cpio
+	XAR      Format = "xar" // XAR, as macOS .pkg and .xip use
+	CFB      Format = "cfb" // a compound file (OLE structured storage: .msi, .doc…)
+	MSI      Format = "msi" // a Windows Installer database (a compound file) read as the tree it installs
 	CAB      Format = "cab" // a Microsoft cabinet
 	CHM      Format = "chm" // Microsoft Compiled HTML Help (ITSF)
+	LZH      Format = "lzh" // LHA/LArc (.lzh, .lha, .lzs)
+	ARJ      Format = "arj"
 	WIM      Format = "wim" // Windows Imaging: .wim, split .swm, .esd
 )
 
@@ -67,8 +73,12 @@ var Suffixes = map[Format][]string{
 	// .Z is found as ".z" (names are compared in lower case).
 	Compress: {".taz", ".z"},
 	Lzop:     {".tzo", ".lzo"},
+	XAR:      {".xar", ".pkg", ".xip"},
+	MSI:      {".msi"},
 	CAB:      {".cab"},
 	CHM:      {".chm"},
+	LZH:      {".lzh", ".lha", ".lzs"},
+	ARJ:      {".arj"},
 	WIM:      {".wim", ".swm", ".esd"},
 }
 
@@ -138,12 +148,23 @@ func Detect(head, tail []byte, name string) Format {
 		return WIM
 	case bytes.HasPrefix(head, magicLzop):
 		return Lzop
+	case bytes.HasPrefix(head, []byte("xar!")):
+		return XAR
+	case bytes.HasPrefix(head, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")):
+		// An .msi is read as the tree it installs; --format cfb gives
+		// its raw streams.
+		if hasSuffix(name, MSI) {
+			return MSI
+		}
+		return CFB
 	case IsCpioHeader(head):
 		return Cpio
 	case bytes.HasPrefix(head, []byte("MSCF\x00\x00\x00\x00")):
 		return CAB
 	case bytes.HasPrefix(head, []byte("ITSF")) && len(head) >= 8 && binary.LittleEndian.Uint32(head[4:]) <= 4:
 		return CHM
+	case isARJ(head):
+		return ARJ
 	case bytes.HasPrefix(head, magicAr), bytes.HasPrefix(head, magicThin):
 		// A .deb starts with its debian-binary member.
 		if len(head) >= 24 && strings.TrimRight(string(head[8:24]), " /") == "debian-binary" {
@@ -181,6 +202,9 @@ func Detect(head, tail []byte, name string) Format {
 	if IsTarHeader(head) {
 		return Tar
 	}
+	if IsLZHHeader(head) {
+		return LZH
+	}
 	if isLZMAAlone(head, name) {
 		return LZMA
 	}
@@ -199,6 +223,18 @@ func Detect(head, tail []byte, name string) Format {
 	}
 	if i := bytes.Index(head, magic7z); i > 0 {
 		return SevenZip
+	}
+	if lzhSFX(head) {
+		return LZH
+	}
+	for i := 0; ; i++ {
+		j := bytes.Index(head[i:], []byte{0x60, 0xEA})
+		if j < 0 {
+			break
+		}
+		if i += j; isARJ(head[i:]) {
+			return ARJ
+		}
 	}
 	if IsEmptyTar(head) {
 		return Tar
@@ -293,6 +329,86 @@ func IsCpioHeader(h []byte) bool {
 		return false
 	}
 	return n >= 2 && n <= 4096 && (26+n > len(h) || h[26+n-1] == 0)
+}
+
+// IsLZHHeader reports whether h starts with an LHA file header: a method
+// field ("-lh5-", "-lz5-", "-pm0-"…) at offset 2, a header level of 0 to
+// 3 at offset 20 and, for levels 0 and 1, the header's byte sum right.
+func IsLZHHeader(h []byte) bool {
+	if len(h) < 22 || h[2] != '-' || h[6] != '-' {
+		return false
+	}
+	switch m := h[5]; string(h[3:5]) {
+	case "lh":
+		if !(m >= '0' && m <= '9' || m == 'd' || m == 'x') {
+			return false
+		}
+	case "lz":
+		if m != '4' && m != '5' && m != 's' {
+			return false
+		}
+	case "pm":
+		if m != '0' && m != '1' && m != '2' {
+			return false
+		}
+	default:
+		return false
+	}
+	switch h[20] {
+	case 0, 1:
+		n := int(h[0])
+		if n < 22 {
+			return false
+		}
+		if len(h) < n+2 {
+			return true
+		}
+		var sum byte
+		for _, c := range h[2 : n+2] {
+			sum += c
+		}
+		return sum == h[1]
+	case 2:
+		return binary.LittleEndian.Uint16(h) >= 26
+	case 3:
+		return binary.LittleEndian.Uint16(h) == 4
+	}
+	return false
+}
+
+// isARJ reports whether h starts with an ARJ main header: the id 60 EA,
+// a basic header of 30 to 2600 bytes whose first field fits in it, the
+// main header's file type (2) and, when the header is within h, a right
+// CRC-32.
+func isARJ(h []byte) bool {
+	if len(h) < 12 || h[0] != 0x60 || h[1] != 0xEA {
+		return false
+	}
+	n := int(binary.LittleEndian.Uint16(h[2:]))
+	if n < 30 || n > 2600 || int(h[4]) < 30 || int(h[4]) > n || h[10] != 2 {
+		return false
+	}
+	if len(h) < 4+n+4 {
+		return true
+	}
+	return crc32.ChecksumIEEE(h[4:4+n]) == binary.LittleEndian.Uint32(h[4+n:])
+}
+
+// lzhSFX reports whether an LHA header starts within the first 128 KiB
+// of head, as in LHA's self-extracting programs (lhasa's 64 KiB scan
+// counts half the bytes it passes, and some stubs are that long).
+func lzhSFX(head []byte) bool {
+	head = head[:min(len(head), 128<<10+22)]
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(head[i:], '-')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i >= 2 && IsLZHHeader(head[i-2:]) {
+			return true
+		}
+	}
 }
 
 // IsEmptyTar recognises a tar archive of no entries: its end marker, two

@@ -311,7 +311,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"x", "--overwrite", "--skip-existing", junk}, ExitUsage, "exclude each other"},
 		{[]string{"t", "-", "-"}, ExitUsage, "only once"},
 		{[]string{"t", "--memlimit", "lots", junk}, ExitUsage, "--memlimit"},
-		{[]string{"t", "--format", "arj", junk}, ExitUsage, "unknown format"},
+		{[]string{"t", "--format", "arc", junk}, ExitUsage, "unknown format"},
 		{[]string{"t", "--format", "gzip", junk}, ExitCorrupt, "gzip"},
 	}
 	for _, c := range cases {

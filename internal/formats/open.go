@@ -17,14 +17,19 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/ar"
+	"github.com/unpack-dev/unpack/internal/codec/arj"
 	"github.com/unpack-dev/unpack/internal/codec/cab"
+	"github.com/unpack-dev/unpack/internal/codec/cfb"
 	"github.com/unpack-dev/unpack/internal/codec/chm"
 	"github.com/unpack-dev/unpack/internal/codec/cpio"
+	"github.com/unpack-dev/unpack/internal/codec/lzh"
+	"github.com/unpack-dev/unpack/internal/codec/msi"
 	"github.com/unpack-dev/unpack/internal/codec/rar"
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
 	"github.com/unpack-dev/unpack/internal/codec/squashfs"
 	"github.com/unpack-dev/unpack/internal/codec/tar"
 	"github.com/unpack-dev/unpack/internal/codec/wim"
+	"github.com/unpack-dev/unpack/internal/codec/xar"
 	"github.com/unpack-dev/unpack/internal/codec/zip"
 	"github.com/unpack-dev/unpack/internal/spool"
 	"github.com/unpack-dev/unpack/internal/verify"
@@ -57,8 +62,13 @@ var containers = map[archive.Format]Opener{
 	archive.Ar:       ar.Open,
 	archive.Deb:      openDeb,
 	archive.RPM:      openRPM,
+	archive.XAR:      xar.Open,
+	archive.CFB:      cfb.Open,
+	archive.MSI:      msi.Open,
 	archive.CAB:      cab.Open,
 	archive.CHM:      chm.Open,
+	archive.LZH:      lzh.Open,
+	archive.ARJ:      arj.Open,
 	archive.WIM:      wim.Open,
 }
 
@@ -220,6 +230,14 @@ func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 			f = archive.Detect(head, tail, path)
 		}
 	}
+	if f == archive.CFB && oo.Format == archive.Unknown && in.RA != nil {
+		// A compound file whose root says Windows Installer is read as the
+		// tree it installs whatever its name (from a pipe it has none);
+		// --format cfb gives its raw streams.
+		if c, err := cfb.OpenFile(in.RA, in.Size, opt.Limit()); err == nil && c.IsMSI() {
+			f = archive.MSI
+		}
+	}
 	a.Format = f
 	if f == archive.Unknown {
 		a.Close()
@@ -275,6 +293,8 @@ var spooled = map[archive.Format]bool{
 	archive.Zip:      true,
 	archive.ISO:      true,
 	archive.Squashfs: true,
+	archive.CFB:      true,
+	archive.MSI:      true,
 }
 
 // spool copies r, the rest of a pipe (what detection read included), to
@@ -449,5 +469,6 @@ func All() []archive.Format {
 		archive.Zstd, archive.LZ4, archive.Brotli, archive.Tar, archive.Zip, archive.RAR4,
 		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
 		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM,
-		archive.CAB, archive.CHM, archive.WIM}
+		archive.CAB, archive.CHM, archive.LZH, archive.ARJ,
+		archive.XAR, archive.CFB, archive.MSI, archive.WIM}
 }

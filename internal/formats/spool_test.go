@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -131,5 +132,36 @@ func TestStdinRegularFile(t *testing.T) {
 	got, err := describe(t, "-", f, &archive.Options{SpoolLimit: 1})
 	if err != nil || got != want {
 		t.Fatalf("stdin file: %v\n%s\nwant:\n%s", err, got, want)
+	}
+}
+
+// TestMSIByRootClass: a compound file whose root class is Windows
+// Installer's is read as the tree it installs without its .msi name (from
+// a pipe, or renamed); --format cfb keeps the raw streams.
+func TestMSIByRootClass(t *testing.T) {
+	data, err := os.ReadFile("../codec/msi/testdata/t.msi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := filepath.Join(t.TempDir(), "setup.bin")
+	os.WriteFile(renamed, data, 0o644)
+	for _, c := range []struct {
+		name string
+		path string
+		oo   OpenOptions
+		want archive.Format
+	}{
+		{"renamed", renamed, OpenOptions{}, archive.MSI},
+		{"pipe", "-", OpenOptions{Stdin: io.MultiReader(bytes.NewReader(data))}, archive.MSI},
+		{"--format cfb", renamed, OpenOptions{Format: archive.CFB}, archive.CFB},
+	} {
+		a, err := Open(c.path, &archive.Options{}, c.oo)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if a.Format != c.want {
+			t.Errorf("%s: read as %s, want %s", c.name, a.Format, c.want)
+		}
+		a.Close()
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/hex"
 	"errors"
 	"hash"
@@ -46,9 +47,11 @@ const (
 	Sum32         // the 32-bit sum of the data's bytes, as cpio's "crc" format (070702) uses
 	MD5           // as a .deb's md5sums, RPM's legacy signature and XAR use
 	SHA1          // as RPM headers, XAR and WIM use
+	CRC16ARC      // CRC-16/ARC (polynomial 0xA001 reflected), as LHA uses
+	SHA512        // as XAR uses
 )
 
-var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32", "SUM32", "MD5", "SHA-1"}
+var names = [...]string{"none", "CRC32", "CRC32C", "CRC64", "SHA-256", "BLAKE2sp", "XXH32", "XXH64", "CRC16", "Adler-32", "SUM32", "MD5", "SHA-1", "CRC-16/ARC", "SHA-512"}
 
 // String returns the kind's usual name ("CRC32", "SHA-256", …).
 func (k Kind) String() string {
@@ -67,12 +70,14 @@ func (k Kind) Size() int {
 		return 8
 	case SHA256, BLAKE2sp:
 		return 32
-	case CRC16:
+	case CRC16, CRC16ARC:
 		return 2
 	case MD5:
 		return 16
 	case SHA1:
 		return 20
+	case SHA512:
+		return 64
 	}
 	return 0
 }
@@ -108,6 +113,10 @@ func New(k Kind) hash.Hash {
 		return md5.New()
 	case SHA1:
 		return sha1.New()
+	case CRC16ARC:
+		return new(crc16ARC)
+	case SHA512:
+		return sha512.New()
 	}
 	return nil
 }

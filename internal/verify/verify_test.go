@@ -227,3 +227,31 @@ func TestSumCRC16ITU(t *testing.T) {
 		t.Errorf("ECMA-167 example %04x, want 3299", got)
 	}
 }
+
+// TestCRC16ARC checks the CRC-16/ARC check value, the slicing path against
+// the bytewise one at every length and split, and the hash form.
+func TestCRC16ARC(t *testing.T) {
+	if got := UpdateCRC16ARC(0, []byte("123456789")); got != 0xBB3D {
+		t.Errorf("check value %04x, want bb3d", got)
+	}
+	data := make([]byte, 67)
+	for i := range data {
+		data[i] = byte(i*151 + 7)
+	}
+	for n := range len(data) {
+		var want uint16
+		for _, b := range data[:n] {
+			want = want>>8 ^ crcARCTables[0][byte(want)^b]
+		}
+		for cut := 0; cut <= n; cut += 3 {
+			if got := UpdateCRC16ARC(UpdateCRC16ARC(0, data[:cut]), data[cut:n]); got != want {
+				t.Fatalf("length %d cut %d: %04x, want %04x", n, cut, got, want)
+			}
+		}
+	}
+	h := New(CRC16ARC)
+	h.Write([]byte("123456789"))
+	if got := h.Sum(nil); !bytes.Equal(got, []byte{0xBB, 0x3D}) || CRC16ARC.Size() != 2 || CRC16ARC.String() != "CRC-16/ARC" {
+		t.Errorf("hash sum %x, size %d, name %s", got, CRC16ARC.Size(), CRC16ARC)
+	}
+}

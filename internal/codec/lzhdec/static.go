@@ -1,0 +1,193 @@
+package lzhdec
+
+// The static-Huffman methods (LHA -lh4- to -lh7-, -lhx-, ARJ 1 to 3):
+// blocks of a 16-bit command count, then three code tables — the
+// "temporary" table that codes the literal/length table's lengths, the
+// literal/length table (NC codes: 256 literals, then match lengths from 3),
+// the offset table (codes giving the bit length of the match distance) —
+// then the commands.
+
+const (
+	numCodes    = 256 + 256 - 3 + 1 + 1 // NC: literals and lengths 3..256 (510)
+	numTemp     = 19                    // NT
+	maxTemp     = 31                    // what a 5-bit count can name
+	copyMin     = 3
+	cTableBits  = 12
+	ptTableBits = 8
+)
+
+type static struct {
+	offBits  uint // bits of the offset table's count: 4 or 5
+	blockCmd int  // commands left in the block
+	c, p, t  *huffman
+	lens     [numCodes]uint8
+}
+
+func newStatic(offBits uint) *static {
+	return &static{offBits: offBits, c: newHuffman(cTableBits), p: newHuffman(ptTableBits), t: newHuffman(ptTableBits)}
+}
+
+func (s *static) reset() { s.blockCmd = 0 }
+
+// readLen reads a length of the temporary or offset table: 3 bits, and
+// from 7 one more for every 1 bit that follows.
+func readLen(b *bitReader) (uint8, bool) {
+	b.refill()
+	l := b.peek(3)
+	b.skip(3)
+	if l == 7 {
+		for {
+			if b.n == 0 {
+				b.refill()
+			}
+			bit := b.peek(1)
+			b.skip(1)
+			if bit == 0 {
+				break
+			}
+			l++
+			if l > maxCodeLen {
+				return 0, false
+			}
+		}
+	}
+	return uint8(l), true
+}
+
+// readPT reads the temporary table (special: after the third length a
+// 2-bit count of zero lengths follows) or the offset table.
+func (s *static) readPT(b *bitReader, h *huffman, countBits uint, limit int, special bool) bool {
+	n := int(b.read(countBits))
+	if n == 0 {
+		h.single(int(b.read(countBits)))
+		return true
+	}
+	n = min(n, limit)
+	lens := s.lens[:n]
+	clear(lens)
+	for i := 0; i < n; i++ {
+		l, ok := readLen(b)
+		if !ok {
+			return false
+		}
+		lens[i] = l
+		if special && i == 2 {
+			for z := int(b.read(2)); z > 0 && i+1 < n; z-- {
+				i++
+				lens[i] = 0
+			}
+		}
+	}
+	return h.build(lens)
+}
+
+// readC reads the literal/length table, its lengths coded with the
+// temporary table: 0 one zero, 1 3 to 18 zeros, 2 20 to 531 zeros,
+// otherwise a length of code-2.
+func (s *static) readC(b *bitReader) bool {
+	n := int(b.read(9))
+	if n == 0 {
+		s.c.single(int(b.read(9)))
+		return true
+	}
+	n = min(n, numCodes)
+	lens := s.lens[:n]
+	for i := 0; i < n; {
+		b.refill()
+		code, ok := s.t.decode(b)
+		if !ok {
+			return false
+		}
+		if code > 2 {
+			lens[i] = uint8(code - 2)
+			i++
+			continue
+		}
+		z := 1
+		switch code {
+		case 1:
+			z = int(b.read(4)) + 3
+		case 2:
+			z = int(b.read(9)) + 20
+		}
+		for ; z > 0 && i < n; z-- {
+			lens[i] = 0
+			i++
+		}
+	}
+	return s.c.build(lens)
+}
+
+func (s *static) startBlock(b *bitReader) bool {
+	s.blockCmd = int(b.read(16))
+	return s.readPT(b, s.t, 5, maxTemp, true) && s.readC(b) && s.readPT(b, s.p, s.offBits, 1<<s.offBits-1, false)
+}
+
+// decode fills the window until it is full, the output complete, or the
+// input bad (false).
+func (s *static) decode(b *bitReader, win *window) bool {
+	if win.mlen > 0 {
+		win.copyMatch()
+	}
+	buf, mask := win.buf, win.mask
+	// w runs to end: the ring's end or the output's, whichever is first;
+	// win is brought up to date before anything else looks at it.
+	w := win.w
+	end := len(buf)
+	if win.left < int64(end-w) {
+		end = w + int(win.left)
+	}
+	sync := func() {
+		win.left -= int64(w - win.w)
+		win.w = w
+	}
+	for w < end {
+		if s.blockCmd == 0 {
+			if !s.startBlock(b) || b.overrun() {
+				sync()
+				return false
+			}
+			continue
+		}
+		s.blockCmd--
+		b.refill()
+		code, ok := s.c.decode(b)
+		if !ok {
+			sync()
+			return false
+		}
+		if code < 256 {
+			buf[w] = byte(code)
+			w++
+			continue
+		}
+		n := code - 256 + copyMin
+		bits, ok := s.p.decode(b)
+		if !ok {
+			sync()
+			return false
+		}
+		off := bits
+		if bits > 1 {
+			off = int(b.read(uint(bits-1))) | 1<<(bits-1)
+		}
+		src := (w - off - 1) & mask
+		if n > end-w {
+			// The match runs past the ring's end or the output's: the
+			// window finishes it.
+			sync()
+			win.match(src, n)
+			return !b.overrun()
+		}
+		if d := w - src; d >= n || (d <= -n && src+n <= len(buf)) {
+			copy(buf[w:w+n], buf[src:src+n])
+		} else {
+			for i := range n {
+				buf[w+i] = buf[(src+i)&mask]
+			}
+		}
+		w += n
+	}
+	sync()
+	return !b.overrun()
+}
