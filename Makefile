@@ -30,7 +30,8 @@ purego:
 # The race detector over the packages with parallel paths.
 RACE_DIRS = internal/cli internal/extract internal/formats internal/codec/xz internal/codec/zip \
 	internal/codec/rar/rar4 internal/codec/rar/rar5 internal/codec/sevenzip internal/codec/bzip2 internal/codec/gzip \
-	internal/codec/zstdframe internal/codec/lz4
+	internal/codec/zstdframe internal/codec/lz4 \
+	internal/codec/wim
 race:
 	$(GO) test -count=1 -race -short -timeout 30m -skip '^TestCorpus$$' \
 	  $$(for d in $(RACE_DIRS); do [ -d $$d ] && echo ./$$d; done)
@@ -64,7 +65,8 @@ CROSS_PKGS = ./internal/archive ./internal/bcj ./internal/hugemem ./internal/ver
 	./internal/codec/rar/rarshared ./internal/codec/iso9660 ./internal/codec/udf \
 	./internal/codec/squashfs ./internal/codec/cpio ./internal/codec/ar ./internal/codec/rpm \
 	./internal/codec/lzx ./internal/codec/quantum ./internal/codec/cab ./internal/codec/chm \
-	./internal/codec/lzhdec ./internal/codec/lzh ./internal/codec/arj
+	./internal/codec/lzhdec ./internal/codec/lzh ./internal/codec/arj \
+	./internal/codec/wim ./internal/codec/xpress ./internal/codec/lzms
 CROSS_PKGS += ./internal/codec/cfb ./internal/codec/msi
 CROSS_PKGS_ALL = $(CROSS_PKGS) ./internal/codec/lzma ./internal/codec/xz ./internal/codec/zip \
 	./internal/codec/sevenzip ./internal/codec/brotli ./internal/codec/inflate ./internal/codec/rar/...

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar Z lzo"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab lzh arj xar zip-ppmd gz-cores"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab lzh arj xar zip-ppmd gz-cores wim-xpress wim-lzx wim-lzms wim-solid"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -209,6 +209,23 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
           head -c 16M "$W/binary.raw" > "$W/cabsrc/binary" && (cd "$W/cabsrc" && gcab -c -z "$a" text binary)
       fi
       printf 'x -c\t%s\tcabextract -p\tcabextract -q -p %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
+    wim-xpress|wim-lzx|wim-lzms|wim-solid)
+      # A 32 MiB image (the first third of each input) in each WIM
+      # compression; wim-solid is LZMS in one solid resource (--solid).
+      # t checks every blob's SHA-1, as wimlib-imagex verify does.
+      a=$W/$k.wim
+      if [ ! -s "$a" ]; then
+        rm -rf "$W/wimsrc" && mkdir -p "$W/wimsrc"
+        for i in text binary mixed; do head -c $(((32 << 20) / 3)) "$W/$i.raw" > "$W/wimsrc/$i.raw"; done
+        case $k in
+          wim-xpress) wimlib-imagex capture "$W/wimsrc" "$a" --compress=XPRESS >/dev/null ;;
+          wim-lzx) wimlib-imagex capture "$W/wimsrc" "$a" --compress=LZX >/dev/null ;;
+          wim-lzms) wimlib-imagex capture "$W/wimsrc" "$a" --compress=LZMS >/dev/null ;;
+          wim-solid) wimlib-imagex capture "$W/wimsrc" "$a" --solid >/dev/null ;;
+        esac
+      fi
+      printf 't\t%s\twimlib-imagex verify\twimlib-imagex verify %s\n' "$U t -q $a" "$a"
       printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
     deb)
       # The data member as xz (dpkg-deb's default): unpack x -c writes the

@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(xz-utils zstd bzip2 lbzip2 pbzip2 pigz gzip 7zip libarchive-tools unar brotli lz4 lzip
       hyperfine zip unzip tar tmux python3 time xxhash genisoimage xorriso squashfs-tools udftools rpm
       qemu-user ncompress lzop cpio binutils dpkg
-      gcab cabextract libchm-bin jlha-utils lhasa arj)
+      gcab cabextract libchm-bin jlha-utils lhasa arj wimtools)
 pkgs+=(msitools wixl) # the compound-file (MSI) fixtures
 missing=()
 for p in "${pkgs[@]}"; do

@@ -42,6 +42,7 @@ const (
 	CHM      Format = "chm" // Microsoft Compiled HTML Help (ITSF)
 	LZH      Format = "lzh" // LHA/LArc (.lzh, .lha, .lzs)
 	ARJ      Format = "arj"
+	WIM      Format = "wim" // Windows Imaging: .wim, split .swm, .esd
 )
 
 // Stream reports whether f is a single-stream compressor (an archive of one
@@ -78,6 +79,7 @@ var Suffixes = map[Format][]string{
 	CHM:      {".chm"},
 	LZH:      {".lzh", ".lha", ".lzs"},
 	ARJ:      {".arj"},
+	WIM:      {".wim", ".swm", ".esd"},
 }
 
 // isISO reports whether head holds a disc image's first volume structure
@@ -142,6 +144,8 @@ func Detect(head, tail []byte, name string) Format {
 		return Compress
 	case bytes.HasPrefix(head, []byte{0xED, 0xAB, 0xEE, 0xDB}):
 		return RPM
+	case bytes.HasPrefix(head, []byte("MSWIM\x00\x00\x00")):
+		return WIM
 	case bytes.HasPrefix(head, magicLzop):
 		return Lzop
 	case bytes.HasPrefix(head, []byte("xar!")):

@@ -54,6 +54,9 @@ type Options struct {
 	// or past the free space (see package spool), the open fails with
 	// ErrLimit. 0: the free space alone.
 	SpoolLimit int64
+	// Image picks one image of a WIM to read, numbered from 1 (0: all of
+	// them, each in a folder named by its number when there are several).
+	Image int
 	// OpenVolume opens another volume of a multi-volume set by path
 	// (nil: os.Open). Tests can substitute it.
 	OpenVolume func(path string) (*os.File, error)

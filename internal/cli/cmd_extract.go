@@ -57,9 +57,9 @@ stream to the same rules for the tar reader on the other side.
 Limits stop an archive with exit 5: --max-size, --max-entries, --max-ratio.
 From standard input --max-ratio is 256 unless given (real data stays far
 below: a source tree's tar.gz is 5:1; deflate reaches 1032:1 on zeros);
---max-ratio 0 turns it off. Temporary copies (a zip, 7z, ISO or squashfs
-read from a pipe, which is then read as the file would be; a --to-tar entry
-of unknown size) are bounded by --max-size and leave 5% of $TMPDIR's file
+--max-ratio 0 turns it off. Temporary copies (a zip, 7z, ISO, squashfs,
+CAB, CHM, MSI/OLE or WIM read from a pipe, which is then read as the file
+would be; a --to-tar entry of unknown size) are bounded by --max-size and leave 5% of $TMPDIR's file
 system (at least 64 MiB) free.
 
 ` + exitStatusHelp,

@@ -25,6 +25,7 @@ type CommonOptions struct {
 	PasswordFile string
 	MemLimit     string
 	Threads      int
+	Image        int
 	Quiet        bool
 	Verbose      bool
 	Strict       bool
@@ -42,6 +43,7 @@ func addCommonFlags(cmd *cobra.Command, o *CommonOptions) {
 	fl.StringVar(&o.PasswordFile, "password-file", "", "read candidate passwords from `FILE`, one per line")
 	fl.StringVar(&o.MemLimit, "memlimit", "1GiB", "refuse dictionaries and windows larger than `SIZE` (e.g. 512MiB, 4GiB)")
 	fl.IntVar(&o.Threads, "threads", 0, "decoder threads (0: all cores)")
+	fl.IntVar(&o.Image, "image", 0, "WIM: read only image `N` (default: all, each in a folder N/ when there are several)")
 	fl.BoolVarP(&o.Quiet, "quiet", "q", false, "print nothing but errors")
 	fl.BoolVarP(&o.Verbose, "verbose", "v", false, "name each entry as it is processed")
 	fl.BoolVar(&o.Strict, "strict", false, "fail (exit 3) on what other tools read with a warning: trailing data, a lone zero block, ignored pax records, stripped absolute names, a zip without its central directory")
@@ -58,7 +60,7 @@ func (o *CommonOptions) archiveOptions(f *Factory) (*archive.Options, error) {
 	if o.Format != "" && !knownFormat(archive.Format(o.Format)) {
 		return nil, &FlagError{Err: fmt.Errorf("--format: unknown format %q", o.Format)}
 	}
-	opt := &archive.Options{MemLimit: limit, Threads: o.Threads}
+	opt := &archive.Options{MemLimit: limit, Threads: o.Threads, Image: o.Image}
 	if o.MaxSize != "" {
 		// A spool of the input (7z from a pipe) is bounded as the output.
 		if opt.SpoolLimit, err = parseSize(o.MaxSize); err != nil {

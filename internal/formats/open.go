@@ -28,6 +28,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/sevenzip"
 	"github.com/unpack-dev/unpack/internal/codec/squashfs"
 	"github.com/unpack-dev/unpack/internal/codec/tar"
+	"github.com/unpack-dev/unpack/internal/codec/wim"
 	"github.com/unpack-dev/unpack/internal/codec/xar"
 	"github.com/unpack-dev/unpack/internal/codec/zip"
 	"github.com/unpack-dev/unpack/internal/spool"
@@ -68,6 +69,7 @@ var containers = map[archive.Format]Opener{
 	archive.CHM:      chm.Open,
 	archive.LZH:      lzh.Open,
 	archive.ARJ:      arj.Open,
+	archive.WIM:      wim.Open,
 }
 
 // Implemented reports whether unpack can read format f.
@@ -290,6 +292,7 @@ var spooled = map[archive.Format]bool{
 	archive.Squashfs: true,
 	archive.CFB:      true,
 	archive.MSI:      true,
+	archive.WIM:      true,
 }
 
 // spool copies r, the rest of a pipe (what detection read included), to
@@ -459,5 +462,5 @@ func All() []archive.Format {
 		archive.RAR5, archive.SevenZip, archive.ISO, archive.Squashfs,
 		archive.Compress, archive.Lzop, archive.Cpio, archive.Ar, archive.Deb, archive.RPM,
 		archive.CAB, archive.CHM, archive.LZH, archive.ARJ,
-		archive.XAR, archive.CFB, archive.MSI}
+		archive.XAR, archive.CFB, archive.MSI, archive.WIM}
 }

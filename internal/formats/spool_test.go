@@ -60,6 +60,10 @@ func TestPipeSpooled(t *testing.T) {
 		"../codec/zip/testdata/infozip-zip64.zip",
 		"../codec/zip/testdata/go-dd.zip",
 		"../codec/zip/testdata/go-prefix.zip",
+		"../codec/wim/testdata/lzms.wim",
+		"../codec/msi/testdata/t.msi",
+		"../codec/cab/testdata/mszip_lzx_qtm.cab",
+		"../codec/chm/testdata/7-zip.chm",
 	} {
 		t.Run(p, func(t *testing.T) {
 			data, err := os.ReadFile(p)

@@ -1,0 +1,168 @@
+package lzms
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"github.com/unpack-dev/unpack/internal/archive"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+type chunk struct {
+	name string
+	src  []byte
+	size int
+	sum  string
+}
+
+// chunks are blocks wimlib-imagex wrote (scripts/testdata/wim.sh), named
+// NAME-SIZE-SHA1.lzms.
+func chunks(t testing.TB) []chunk {
+	names, _ := filepath.Glob("testdata/*.lzms")
+	if len(names) < 3 {
+		t.Fatalf("%d chunks", len(names))
+	}
+	var cs []chunk
+	for _, name := range names {
+		f := strings.Split(strings.TrimSuffix(filepath.Base(name), ".lzms"), "-")
+		size, _ := strconv.Atoi(f[1])
+		src, _ := os.ReadFile(name)
+		cs = append(cs, chunk{name, src, size, f[2]})
+	}
+	return cs
+}
+
+func TestChunks(t *testing.T) {
+	var d Decoder
+	for _, c := range chunks(t) {
+		dst := make([]byte, c.size)
+		if err := d.Decode(dst, c.src); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if s := sha1.Sum(dst); hex.EncodeToString(s[:]) != c.sum {
+			t.Fatalf("%s: SHA-1 %x", c.name, s)
+		}
+	}
+}
+
+// TestX86 checks that the x86 pass is needed: the code chunk decodes to
+// other bytes without it.
+func TestX86(t *testing.T) {
+	var d Decoder
+	seen := false
+	for _, c := range chunks(t) {
+		dst := make([]byte, c.size)
+		d.reset(c.src, c.size)
+		if err := d.items(dst); err != nil {
+			t.Fatal(err)
+		}
+		if s := sha1.Sum(dst); hex.EncodeToString(s[:]) != c.sum {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Fatal("no chunk needed the x86 pass")
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	var d Decoder
+	cs := chunks(t)
+	for _, src := range [][]byte{nil, {1, 2}, {1, 2, 3, 4, 5}} {
+		if err := d.Decode(make([]byte, 10), src); !errors.Is(err, ErrShort) {
+			t.Errorf("%d bytes: %v", len(src), err)
+		}
+	}
+	if err := d.Decode(nil, []byte{1, 2, 3, 4}); err != nil {
+		t.Errorf("empty output: %v", err)
+	}
+	// Every truncation and bit flip of a real block fails as corrupt or
+	// decodes to other bytes (the container's SHA-1 catches those), and
+	// never panics.
+	for _, c := range cs[:2] {
+		dst := make([]byte, c.size)
+		step := max(1, len(c.src)/300)
+		for i := 0; i < len(c.src); i += step {
+			for _, src := range [][]byte{c.src[:i&^1], flip(c.src, i)} {
+				err := d.Decode(dst, src)
+				if err != nil && !errors.Is(err, archive.ErrCorrupt) {
+					t.Fatalf("%s at %d: %v", c.name, i, err)
+				}
+			}
+		}
+	}
+	// A block claiming more output than it holds runs into bad matches.
+	c := cs[1]
+	if err := d.Decode(make([]byte, c.size*3), c.src); err == nil {
+		t.Log("a longer output decoded without error (zeros past the end)")
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := append([]byte{}, b...)
+	c[i] ^= 1 << (i % 8)
+	return c
+}
+
+func TestMakeLengths(t *testing.T) {
+	// Equal weights: a complete code of 5 and 6 bits over 40 symbols
+	// (24 of 5 bits, 16 of 6), the longer ones on the first symbols.
+	freqs := make([]uint32, 40)
+	for i := range freqs {
+		freqs[i] = 1
+	}
+	lens := make([]uint8, 40)
+	makeLengths(freqs, lens, make([]uint32, 40))
+	kraft := 0
+	for i, l := range lens {
+		kraft += 1 << (maxCodeLen - l)
+		if want := uint8(6 - i/16); i < 16 && l != want || i >= 16 && l != 5 {
+			t.Fatalf("lens %v", lens)
+		}
+	}
+	if kraft != 1<<maxCodeLen {
+		t.Fatalf("lens %v not complete", lens)
+	}
+	// Fibonacci-like weights would pass 15 bits: the lengths are capped.
+	f := []uint32{1, 1}
+	for len(f) < 25 {
+		f = append(f, f[len(f)-1]+f[len(f)-2])
+	}
+	lens = make([]uint8, len(f))
+	makeLengths(f, lens, make([]uint32, len(f)))
+	for _, l := range lens {
+		if l > maxCodeLen || l == 0 {
+			t.Fatalf("lens %v", lens)
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	c := chunks(b)[2]
+	var d Decoder
+	dst := make([]byte, c.size)
+	b.SetBytes(int64(c.size))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := d.Decode(dst, c.src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func FuzzLZMS(f *testing.F) {
+	for _, c := range chunks(f) {
+		f.Add(c.src, uint32(c.size))
+	}
+	var d Decoder
+	f.Fuzz(func(t *testing.T, src []byte, size uint32) {
+		dst := make([]byte, size%(1<<18))
+		if err := d.Decode(dst, src); err != nil && !errors.Is(err, archive.ErrCorrupt) {
+			t.Fatal(err)
+		}
+	})
+}
