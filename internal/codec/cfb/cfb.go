@@ -244,7 +244,7 @@ func (f *File) chain(start uint32, n int64) ([]uint32, error) {
 	out := make([]uint32, 0, need)
 	s := start
 	for int64(len(out)) < need {
-		if s >= f.nSectors || int(s) >= len(f.fat) {
+		if s >= f.nSectors || int64(s) >= int64(len(f.fat)) {
 			return nil, ErrChain
 		}
 		if f.stamp[s] == f.generation {
@@ -349,7 +349,7 @@ func (f *File) walk() error {
 		n := st.child
 		for n != noStream || len(stack) > 0 {
 			for n != noStream {
-				if int(n) >= len(f.dir) || seen[n] {
+				if int64(n) >= int64(len(f.dir)) || seen[n] {
 					return ErrDirectory
 				}
 				seen[n] = true

@@ -32,7 +32,7 @@ func (f *File) miniChain(start uint32, n int64) ([]uint32, error) {
 	out := make([]uint32, 0, need)
 	s := start
 	for int64(len(out)) < need {
-		if int(s) >= len(f.miniFAT) || int64(s)<<f.miniShift >= f.miniSize {
+		if int64(s) >= int64(len(f.miniFAT)) || int64(s)<<f.miniShift >= f.miniSize {
 			return nil, ErrChain
 		}
 		if seen[s] {

@@ -238,7 +238,7 @@ func (d *db) decode(b []byte, cols []column) ([][]any, error) {
 			switch {
 			case v == 0:
 			case isString(c.typ):
-				if int(v) >= len(d.strs) {
+				if int64(v) >= int64(len(d.strs)) {
 					return nil, archive.Corruptf("msi: string %d past the pool", v)
 				}
 				rows[r][ci] = d.strs[v]

@@ -226,7 +226,7 @@ func readSequence(ra io.ReaderAt, size int64, ext extentAd) (*volume, error) {
 	}
 	v := &volume{fileSet: readLongAd(lvd[248:])}
 	mapLen, nMaps := binary.LittleEndian.Uint32(lvd[264:]), binary.LittleEndian.Uint32(lvd[268:])
-	if 440+int(mapLen) > len(lvd) {
+	if 440+int64(mapLen) > int64(len(lvd)) {
 		return nil, archive.Corruptf("udf: partition maps run past the logical volume descriptor")
 	}
 	maps := lvd[440 : 440+mapLen]

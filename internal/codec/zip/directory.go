@@ -166,7 +166,7 @@ func readDirectory(ra io.ReaderAt, size int64, e *endRecord, starts []int64, lim
 		}
 		d.cdStart = base + int64(e.cdOffset)
 	} else {
-		if int(e.cdDisk) >= len(starts) {
+		if int64(e.cdDisk) >= int64(len(starts)) {
 			return nil, archive.Errorf(archive.ErrMissingVolume, "zip: central directory on missing disk %d", e.cdDisk+1)
 		}
 		d.cdStart = starts[e.cdDisk] + int64(e.cdOffset)
@@ -195,7 +195,7 @@ func readDirectory(ra io.ReaderAt, size int64, e *endRecord, starts []int64, lim
 		}
 		buf = buf[n:]
 		if starts != nil {
-			if int(h.disk) >= len(starts) {
+			if int64(h.disk) >= int64(len(starts)) {
 				return nil, archive.Errorf(archive.ErrMissingVolume, "zip: entry %q on missing disk %d", h.name, h.disk+1)
 			}
 			h.offset += starts[h.disk]
