@@ -54,6 +54,12 @@ type Options struct {
 	// or past the free space (see package spool), the open fails with
 	// ErrLimit. 0: the free space alone.
 	SpoolLimit int64
+	// CopySources asks a format whose file-copy entries repeat earlier
+	// data (RAR 5) to give each copy's bytes even when read from a pipe,
+	// keeping what it read in a spool bounded as SpoolLimit says: for the
+	// outputs that cannot copy a file they wrote (standard output, a tar
+	// stream). Unset, such a copy read from a pipe is an Entry.Copy link.
+	CopySources bool
 	// Image picks one image of a WIM to read, numbered from 1 (0: all of
 	// them, each in a folder named by its number when there are several).
 	Image int

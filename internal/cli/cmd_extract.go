@@ -59,7 +59,8 @@ From standard input --max-ratio is 256 unless given (real data stays far
 below: a source tree's tar.gz is 5:1; deflate reaches 1032:1 on zeros);
 --max-ratio 0 turns it off. Temporary copies (a zip, 7z, ISO, squashfs,
 CAB, CHM, MSI/OLE or WIM read from a pipe, which is then read as the file
-would be; a --to-tar entry of unknown size) are bounded by --max-size and leave 5% of $TMPDIR's file
+would be; a RAR 5 read from a pipe with -c or --to-tar, whose file copies
+are decoded again from it; a --to-tar entry of unknown size) are bounded by --max-size and leave 5% of $TMPDIR's file
 system (at least 64 MiB) free.
 
 ` + exitStatusHelp,
@@ -147,6 +148,9 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 	if err != nil {
 		return err
 	}
+	// Standard output and a tar stream cannot copy a file they wrote: a
+	// RAR 5 file copy read from a pipe is decoded again from a spool.
+	r.opt.CopySources = o.Stdout || o.ToTar
 	for _, path := range o.Archives {
 		sink, finish, err := extractSink(f, o, path, func(entry, msg string) { r.warn(path, entry, msg) })
 		if err != nil {

@@ -62,6 +62,9 @@ func (o *jsonOut) entry(arch string, e *archive.Entry, size int64, err error, sh
 		Mode: e.Mode.String(), Method: e.Method, Encrypted: e.Encrypted, Link: e.Linkname,
 		Checksum: e.Checksum.String(), Status: status(err), SHA256: sha,
 	}
+	if e.Copy { // a file of its own, made by the sink
+		j.Type, j.Link = archive.TypeFile.String(), ""
+	}
 	if err == nil && e.Type == archive.TypeFile && e.Checksum == verify.None && !streamChecked {
 		j.Status = "unverifiable"
 	}

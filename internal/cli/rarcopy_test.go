@@ -3,10 +3,14 @@
 package cli
 
 import (
+	"archive/tar"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // TestRARCopyFromPipe: RAR 5 file-copy records are independent files, from
@@ -112,5 +116,106 @@ func TestRARCopyLimits(t *testing.T) {
 	pc, _, perr := runPiped(t, arch, "x", "--max-size", "1MiB", "-", "-o", filepath.Join(dir, "pipe"))
 	if fc != ExitUnsupported || pc != ExitUnsupported || !strings.Contains(perr, "--max-size") {
 		t.Errorf("file: exit %d %s\npipe: exit %d %s", fc, ferr, pc, perr)
+	}
+}
+
+// TestRARCopyToStdoutAndTar: -c and --to-tar give a copy its source's
+// bytes from a pipe as from a file (the pipe is kept in a spool so that
+// the source can be decoded again), even when the archive re-points the
+// source's name to a link between the original and the copy; --json
+// reports the copy as a file.
+func TestRARCopyToStdoutAndTar(t *testing.T) {
+	arch := writeRAR5([]wentry{
+		{name: "a", body: "original\n"},
+		{name: "a", kind: 's', link: "elsewhere"},
+		{name: "d", kind: 'd'},
+		{name: "d/b", kind: 'c', link: "a"},
+		{name: "c", kind: 'c', link: "a"},
+	})
+	dir := t.TempDir()
+	p := write(t, dir, "a.rar", arch)
+	for _, mode := range []string{"-c", "--to-tar"} {
+		fc, fout, ferr := run(t, nil, "x", mode, p)
+		pc, pout, perr := runPiped(t, arch, "x", mode, "-")
+		if fc != ExitOK || pc != ExitOK {
+			t.Fatalf("%s: file exit %d %s; pipe exit %d %s", mode, fc, ferr, pc, perr)
+		}
+		if fout != pout {
+			t.Errorf("%s: file and pipe differ:\n%q\n%q", mode, fout, pout)
+		}
+		if mode == "-c" {
+			if pout != strings.Repeat("original\n", 3) {
+				t.Errorf("-c from a pipe: %q", pout)
+			}
+			continue
+		}
+		tr := tar.NewReader(strings.NewReader(pout))
+		files := map[string]string{}
+		for {
+			h, err := tr.Next()
+			if err != nil {
+				break
+			}
+			if h.Typeflag == tar.TypeLink {
+				t.Errorf("--to-tar from a pipe: %s is a hard link to %s", h.Name, h.Linkname)
+			}
+			if h.Typeflag == tar.TypeReg {
+				b, _ := io.ReadAll(tr)
+				files[h.Name] = string(b)
+			}
+		}
+		for _, n := range []string{"d/b", "c"} {
+			if files[n] != "original\n" {
+				t.Errorf("--to-tar from a pipe: %s holds %q", n, files[n])
+			}
+		}
+	}
+	for _, cmd := range []string{"t", "l"} {
+		fc, fout, _ := run(t, nil, cmd, "--json", p)
+		pc, pout, perr := runPiped(t, arch, cmd, "--json", "-")
+		if pc != ExitOK || strings.Contains(pout, `"hardlink"`) || !strings.Contains(pout, `"name":"c","type":"file"`) {
+			t.Errorf("%s --json from a pipe: exit %d %s\n%s", cmd, pc, perr, pout)
+		}
+		// The entries agree; from a pipe, t does not decode a copy again
+		// (its source's bytes were checked), so the summary's byte count
+		// is the file's less the copies'.
+		entries := func(s string) string { return s[:strings.Index(s, `{"summary"`)] }
+		if fc != pc || entries(strings.ReplaceAll(fout, p, "-")) != entries(pout) {
+			t.Errorf("%s --json: file exit %d\n%s\npipe exit %d\n%s", cmd, fc, fout, pc, pout)
+		}
+	}
+}
+
+// TestRARCopySpoolLimit: the spool that keeps a pipe for -c is bounded by
+// --max-size like any other temporary copy: past it, exit 5 naming it.
+func TestRARCopySpoolLimit(t *testing.T) {
+	arch := writeRAR5([]wentry{
+		{name: "big", body: strings.Repeat("y", 300<<10)},
+		{name: "copy", kind: 'c', link: "big"},
+	})
+	code, _, stderr := runPiped(t, arch, "x", "-c", "--max-size", "200KiB", "-")
+	if code != ExitUnsupported || !strings.Contains(stderr, "--max-size") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestRARCopyCorpusToStdout: rar5-dups.rar (rarfile's test suite, written
+// by RAR: eight copies of a compressed file) gives the same bytes with -c
+// and --to-tar from a pipe as from the file: nine times the file's data.
+func TestRARCopyCorpusToStdout(t *testing.T) {
+	p := filepath.Join(testutil.CorpusDir(t), "files/rarfile/test/files/rar5-dups.rar")
+	arch, err := os.ReadFile(p)
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, mode := range []string{"-c", "--to-tar"} {
+		fc, fout, ferr := run(t, nil, "x", mode, p)
+		pc, pout, perr := runPiped(t, arch, "x", mode, "-")
+		if fc != ExitOK || pc != ExitOK || fout != pout {
+			t.Errorf("%s: file exit %d %s (%d bytes); pipe exit %d %s (%d bytes)", mode, fc, ferr, len(fout), pc, perr, len(pout))
+		}
+		if mode == "-c" && len(pout) != 9*2048 {
+			t.Errorf("-c from a pipe: %d bytes, want %d", len(pout), 9*2048)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/rar/rarshared"
 	"github.com/unpack-dev/unpack/internal/rarcrypt"
+	"github.com/unpack-dev/unpack/internal/spool"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -75,10 +76,17 @@ type reader struct {
 	solidErr  error // why the solid stream cannot be continued
 
 	// Names of the entries so far (up to maxSeen), which absolute link
-	// targets resolve against; and for a file copy, the name of its source
-	// with the reader of its data.
-	seen    map[string]struct{}
-	reopen  bool // the first volume is r.ra: the archive can be read again from its start
+	// targets resolve against, with the check of the first regular file of
+	// each name (a copy of it is checked by the same); and for a file
+	// copy, the name of its source with the reader of its data.
+	seen map[string]verify.Kind
+	// again reads the archive again from the start of its first volume,
+	// at againAt, for a file copy's source: the file itself, or a spool
+	// of the pipe kept as it is read (Options.CopySources). Nil: copies
+	// are marked Copy for the sink.
+	again   io.ReaderAt
+	againAt int64
+	spool   io.Closer
 	copyOf  string
 	copySrc *reader
 }
@@ -108,6 +116,22 @@ func Open(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive.Rea
 	if !ok {
 		br = bufio.NewReaderSize(in.R, 64<<10)
 	}
+	if in.RA == nil && opt.CopySources {
+		// Everything read is kept, so that a file copy's source, which
+		// precedes it, can be decoded again.
+		s, err := spool.Create(opt.SpoolLimit)
+		if err != nil {
+			return nil, err
+		}
+		r.again, r.spool = s, s
+		br = bufio.NewReaderSize(io.TeeReader(br, s), 64<<10)
+	}
+	opened := false
+	defer func() {
+		if !opened {
+			r.Close()
+		}
+	}()
 	r.vol = volume{r: br, pos: sfxOffset, name: name}
 	r.name0 = name
 	if err := r.startVolume(); err != nil {
@@ -131,10 +155,13 @@ func Open(in *archive.Input, opt *archive.Options, sfxOffset int64) (archive.Rea
 		}
 	}
 	r.index0 = r.vol.index
-	r.reopen = r.ra != nil && r.vol.f == nil
+	if r.ra != nil && r.vol.f == nil {
+		r.again, r.againAt = r.ra, r.sfxOffset
+	}
 	if err := r.readAhead(); err != nil {
 		return nil, err
 	}
+	opened = true
 	if r.ra != nil && r.main.flags&mhflSolid == 0 && r.vol.f == nil {
 		return &random{reader: r}, nil
 	}
@@ -192,6 +219,10 @@ func (r *reader) Close() error {
 	}
 	r.src = nil
 	r.fatal, r.finished, r.rerr = errClosed, true, errClosed
+	if r.spool != nil {
+		r.spool.Close()
+		r.spool = nil
+	}
 	if r.vol.f != nil {
 		err := r.vol.f.Close()
 		r.vol.f = nil
@@ -272,9 +303,11 @@ func (r *reader) Next() (*archive.Entry, error) {
 			r.begin(fh)
 			if fh.redirType == 0 && len(r.seen) < maxSeen {
 				if r.seen == nil {
-					r.seen = map[string]struct{}{}
+					r.seen = map[string]verify.Kind{}
 				}
-				r.seen[fh.name] = struct{}{}
+				if _, ok := r.seen[fh.name]; !ok {
+					r.seen[fh.name] = r.entry.Checksum
+				}
 			}
 			return &r.entry, nil
 		case headService:
@@ -327,7 +360,7 @@ func (r *reader) begin(fh *fileHeader) {
 	case fh.redirType == redirWinSymlink || fh.redirType == redirJunction:
 		e.Type = archive.TypeSymlink
 		e.Linkname = r.windowsTarget(fh.name, fh.redirName)
-	case fh.redirType == redirFileCopy && r.reopen && fh.redirName != "":
+	case fh.redirType == redirFileCopy && r.again != nil && fh.redirName != "":
 		// A copy of an earlier file, made an independent file as unrar
 		// does: its data is the source's, read again from the archive
 		// and checked by the source's checksum there. (The record's own
@@ -350,7 +383,11 @@ func (r *reader) begin(fh *fileHeader) {
 	}
 	e.Mode = mode(fh, e.Type)
 	switch {
-	case e.Type != archive.TypeFile, r.copyOf != "":
+	case e.Copy || r.copyOf != "":
+		// Decoded again from the source (or copied from the file made
+		// of it), whose check covers these bytes.
+		e.Checksum = r.seen[slashName(fh.redirName)]
+	case e.Type != archive.TypeFile:
 	case fh.blake != nil:
 		e.Checksum = verify.BLAKE2sp
 		if !r.partSplit && (fh.crypt == nil || !fh.crypt.useMAC) {

@@ -79,7 +79,7 @@ func (r *reader) openCopy(src string) (*reader, error) {
 	x := newReader(r.opt, r.path)
 	x.keys, x.seekable = r.keys, true
 	x.hdrPassword, x.hdrChecked = r.hdrPassword, r.hdrChecked
-	sr := io.NewSectionReader(r.ra, r.sfxOffset, 1<<62)
+	sr := io.NewSectionReader(r.again, r.againAt, 1<<62)
 	x.vol = volume{r: bufio.NewReaderSize(sr, 64<<10), sr: sr, pos: r.sfxOffset, index: r.index0, name: r.name0}
 	err := x.startVolume()
 	if err == nil {

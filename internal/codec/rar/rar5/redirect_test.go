@@ -10,6 +10,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 // TestWindowsTarget checks how Windows symlink and junction targets are
@@ -17,10 +18,10 @@ import (
 // before as the relative path to it; other absolute ones as stored, which
 // the directory sink refuses.
 func TestWindowsTarget(t *testing.T) {
-	r := &reader{seen: map[string]struct{}{
-		"content":          {},
-		"content/dir2":     {},
-		"content/file.txt": {},
+	r := &reader{seen: map[string]verify.Kind{
+		"content":          verify.None,
+		"content/dir2":     verify.None,
+		"content/file.txt": verify.CRC32,
 	}}
 	tests := []struct {
 		name, target, want string
