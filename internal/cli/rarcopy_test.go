@@ -187,15 +187,21 @@ func TestRARCopyToStdoutAndTar(t *testing.T) {
 }
 
 // TestRARCopySpoolLimit: the spool that keeps a pipe for -c is bounded by
-// --max-size like any other temporary copy: past it, exit 5 naming it.
+// --max-size like any other temporary copy: an archive past it stops with
+// exit 5 naming it, though the output selected stays far below.
 func TestRARCopySpoolLimit(t *testing.T) {
 	arch := writeRAR5([]wentry{
+		{name: "small", body: "s"},
 		{name: "big", body: strings.Repeat("y", 300<<10)},
-		{name: "copy", kind: 'c', link: "big"},
+		{name: "copy", kind: 'c', link: "small"},
 	})
-	code, _, stderr := runPiped(t, arch, "x", "-c", "--max-size", "200KiB", "-")
-	if code != ExitUnsupported || !strings.Contains(stderr, "--max-size") {
+	code, out, stderr := runPiped(t, arch, "x", "-c", "--max-size", "200KiB", "--include", "small", "--include", "copy", "-")
+	if code != ExitUnsupported || !strings.Contains(stderr, "spooling") || !strings.Contains(stderr, "--max-size") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+	code, out, stderr = runPiped(t, arch, "x", "-c", "--max-size", "400KiB", "--include", "small", "--include", "copy", "-")
+	if code != ExitOK || out != "ss" {
+		t.Errorf("exit %d: %q %s", code, out, stderr)
 	}
 }
 
