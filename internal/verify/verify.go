@@ -251,9 +251,11 @@ func FastPaths() []string {
 		p = append(p, "BLAKE2sp AVX-512")
 	case useAVX2:
 		p = append(p, "BLAKE2sp AVX2")
+	case useNEON:
+		p = append(p, "BLAKE2sp NEON")
 	}
 	if useCLMUL {
-		p = append(p, "CRC-64 PCLMULQDQ")
+		p = append(p, clmulName)
 	}
 	return p
 }
