@@ -4,7 +4,8 @@ package bcj
 
 import "golang.org/x/sys/cpu"
 
-// useNEON selects findE8NEON over findE8Generic; tests toggle it.
+// useNEON selects findE8NEON over findE8Generic and convertARM64NEON over
+// convertARM64Generic; tests toggle it.
 var useNEON = cpu.ARM64.HasASIMD
 
 // findE8 returns the index of the first E8 or E9 byte of b, or len(b),
@@ -27,10 +28,10 @@ func findE8(b []byte) int {
 //go:noescape
 func findE8NEON(b []byte) int
 
-// FastPaths names the assembly path the x86 filter uses on this CPU.
+// FastPaths names the assembly paths the BCJ filters use on this CPU.
 func FastPaths() []string {
 	if useNEON {
-		return []string{"BCJ x86 NEON"}
+		return []string{"BCJ x86 NEON", "BCJ ARM64 NEON"}
 	}
 	return nil
 }
