@@ -14,11 +14,20 @@ func NewARM64(start uint32) *ARM64 { return &ARM64{pos: start} }
 // Reset restarts c at stream offset start.
 func (c *ARM64) Reset(start uint32) { c.pos = start }
 
-// Convert implements Converter.
+// Convert implements Converter. On arm64 whole 16-byte groups go through
+// NEON (see convertARM64); the rest is convertARM64Generic.
 func (c *ARM64) Convert(buf []byte) int {
 	n := len(buf) &^ 3
-	for i := 0; i < n; i += 4 {
-		pc := c.pos + uint32(i)
+	convertARM64(buf[:n], c.pos)
+	c.pos += uint32(n)
+	return n
+}
+
+// convertARM64Generic converts the instructions of buf, whose length is a
+// multiple of 4 and whose first byte is at stream position pos.
+func convertARM64Generic(buf []byte, pos uint32) {
+	for i := 0; i+4 <= len(buf); i += 4 {
+		pc := pos + uint32(i)
 		ins := binary.LittleEndian.Uint32(buf[i:])
 		switch {
 		case ins>>26 == 0x25: // BL
@@ -37,6 +46,4 @@ func (c *ARM64) Convert(buf []byte) int {
 			binary.LittleEndian.PutUint32(buf[i:], ins)
 		}
 	}
-	c.pos += uint32(n)
-	return n
 }

@@ -77,6 +77,32 @@ func FuzzBCJARM64(f *testing.F) {
 	fuzzConverter(f, func(s uint32) Converter { return NewARM64(s) })
 }
 
+// FuzzBCJARM64Generic compares the ARM64 decoder under every implementation
+// (NEON on arm64) with convertARM64Generic, in chunks of 1+cut bytes.
+func FuzzBCJARM64Generic(f *testing.F) {
+	for i, n := range []int{0, 5, 17, 64, 300, 2000} {
+		f.Add(codeLike(n, uint64(i)), uint32(i*16), uint8(i*13))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, start uint32, cut uint8) {
+		want := append([]byte(nil), data...)
+		convertARM64Generic(want[:len(want)&^3], start)
+		for name, sel := range findE8Impls() {
+			restore := sel()
+			c := NewARM64(start)
+			got := append([]byte(nil), data...)
+			off, end := 0, 0
+			for end < len(got) {
+				end = min(len(got), end+1+int(cut))
+				off += c.Convert(got[off:end])
+			}
+			restore()
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s: output differs at %d", name, firstDiff(got, want))
+			}
+		}
+	})
+}
+
 func FuzzBCJPPC(f *testing.F) {
 	fuzzConverter(f, func(s uint32) Converter { return NewPPC(s) })
 }

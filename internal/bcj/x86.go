@@ -26,8 +26,8 @@ func (c *X86) Reset(start uint32) {
 	c.pos, c.prevMask, c.prevPos = start, 0, start-5
 }
 
-// Convert implements Converter. On amd64 the search for E8/E9 opcodes is
-// vectorised (see findE8); the rest is convertX86.
+// Convert implements Converter. On amd64 and arm64 the search for E8/E9
+// opcodes is vectorised (see findE8); the rest is convert.
 func (c *X86) Convert(buf []byte) int { return c.convert(buf, findE8) }
 
 // convertGeneric is Convert with the pure-Go opcode search.

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// The assembly works in steps of 16 (SSE2), 32 and 64 (AVX2) bytes: test
-// the lengths around those cut-offs.
+// The assembly works in steps of 16 (SSE2), 32 (NEON, AVX2) and 64 (AVX2)
+// bytes: test the lengths and hits around those cut-offs.
 var findLengths = []int{0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64, 65,
 	95, 96, 97, 127, 128, 129, 191, 192, 193, 255, 256, 257, 1000, 4095, 4096, 4097}
 
@@ -29,7 +29,7 @@ func TestFindE8CrossCheck(t *testing.T) {
 					if got := findE8(b); got != n {
 						t.Fatalf("n=%d align=%d none: got %d", n, align, got)
 					}
-					for _, hit := range []int{0, 1, n / 2, n - 2, n - 1} {
+					for _, hit := range []int{0, 1, 15, 16, 31, 32, 33, 63, 64, n / 2, n - 33, n - 32, n - 2, n - 1} {
 						if hit < 0 || hit >= n {
 							continue
 						}

@@ -14,9 +14,10 @@ import (
 // flag. RAR 5 uses the unkeyed form for its file checksums.
 //
 // The eight leaves advance in lock-step over 512-byte stripes, which is what
-// the amd64 AVX2 path (blake2sp_amd64.s) exploits: one 32-bit vector lane per
-// leaf. Both it and blake2spBlocksGeneric keep the leaf states transposed,
-// word-major, in a [8][8]uint32 indexed [word][leaf].
+// the SIMD paths (blake2sp_amd64.s, blake2sp_arm64.s) exploit: one 32-bit
+// vector lane per leaf. They and blake2spBlocksGeneric keep the leaf states
+// transposed, word-major, in a [8][8]uint32 indexed [word][leaf], so that a
+// row of four leaves is one 128-bit load.
 
 const (
 	blake2spDegree = 8

@@ -2,7 +2,7 @@
 
 package verify
 
-//go:generate go run _asm/gen.go
+//go:generate go run _asm/gen.go _asm/arm64.go
 
 import "golang.org/x/sys/cpu"
 
@@ -19,6 +19,11 @@ var (
 	useAVX2   = hasAVX2
 	useAVX512 = hasAVX512
 )
+
+// hasNEON and useNEON belong to the arm64 path (blake2sp_arm64.go).
+const hasNEON = false
+
+var useNEON = false
 
 // blake2spBlocksAVX2 is implemented in blake2sp_amd64.s (AVX2). It mirrors
 // blake2spBlocksGeneric: len(p)/512 stripes, the eight leaves compressed in

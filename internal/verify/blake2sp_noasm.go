@@ -1,19 +1,21 @@
-//go:build !amd64 || !gc || purego
+//go:build (!amd64 && !arm64) || !gc || purego
 
 package verify
 
-// hasAVX2 and hasAVX512 report whether the assembly BLAKE2sp paths exist;
+// hasAVX2, hasAVX512 and hasNEON report whether the assembly BLAKE2sp paths exist;
 // never without asm.
 const (
 	hasAVX2   = false
 	hasAVX512 = false
+	hasNEON   = false
 )
 
-// useAVX2 and useAVX512 are the run-time switches of the assembly paths;
+// useAVX2, useAVX512 and useNEON are the run-time switches of the assembly paths;
 // tests toggle them.
 var (
 	useAVX2   = false
 	useAVX512 = false
+	useNEON   = false
 )
 
 // blake2spBlocks compresses whole stripes; see blake2spBlocksGeneric.

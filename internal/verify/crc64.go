@@ -7,9 +7,10 @@ import (
 
 // CRC-64/XZ (ECMA-182 polynomial, reflected, initial value and final XOR all
 // ones), the xz check type 4. The portable form is slicing-by-8 over eight
-// 256-entry tables (crc64Generic); the amd64 form (crc64_amd64.s) folds
-// 64 bytes at a time with carry-less multiplication and hands the last 16
-// folded bytes and the tail to the tables.
+// 256-entry tables (crc64Generic); the amd64 and arm64 forms
+// (crc64_amd64.s, crc64_arm64.s, crc64_clmul.go) fold 64 bytes at a time
+// with carry-less multiplication and hand the last 16 folded bytes and the
+// tail to the tables.
 
 // crc64Poly is the ECMA-182 polynomial, bit-reflected.
 const crc64Poly = 0xc96c5795d7870f42

@@ -2,46 +2,14 @@
 
 package verify
 
-import (
-	"encoding/binary"
-	"math/bits"
-
-	"golang.org/x/sys/cpu"
-)
+import "golang.org/x/sys/cpu"
 
 // hasCLMUL reports whether the CPU has what crc64CLMUL needs: PCLMULQDQ and
 // SSE4.1 (PEXTRQ).
 var hasCLMUL = cpu.X86.HasPCLMULQDQ && cpu.X86.HasSSE41
 
-// useCLMUL switches the CLMUL path at run time; tests toggle it.
-var useCLMUL = hasCLMUL
-
-// crc64CLMULMin is the shortest input worth folding; crc64CLMUL needs 64.
-const crc64CLMULMin = 64
-
-// crc64FoldConsts are the folding multipliers of crc64CLMUL, bit-reflected:
-// x^575 and x^511 mod P (folding 64 bytes ahead), then x^191 and x^127 mod P
-// (16 bytes ahead). The exponents are one less than the fold distance (plus
-// 64 for the high-degree half) because a carry-less product of reflected
-// operands comes out shifted by one bit.
-var crc64FoldConsts = [4]uint64{
-	crc64XPowMod(575), crc64XPowMod(511),
-	crc64XPowMod(191), crc64XPowMod(127),
-}
-
-// crc64XPowMod returns x^n mod P, P the ECMA-182 polynomial, bit-reflected.
-func crc64XPowMod(n int) uint64 {
-	const poly = 0x42f0e1eba9ea3693 // P without its x^64 term, not reflected
-	r := uint64(1)
-	for range n {
-		carry := r >> 63
-		r <<= 1
-		if carry != 0 {
-			r ^= poly
-		}
-	}
-	return bits.Reverse64(r)
-}
+// clmulName names the CRC-64 folding instruction for FastPaths.
+const clmulName = "CRC-64 PCLMULQDQ"
 
 // crc64CLMUL is implemented in crc64_amd64.s (PCLMULQDQ, SSE4.1). It folds
 // p, whose length is a multiple of 16 and at least 64, into 128 bits
@@ -51,16 +19,3 @@ func crc64XPowMod(n int) uint64 {
 //
 //go:noescape
 func crc64CLMUL(s uint64, p []byte, k *[4]uint64) (lo, hi uint64)
-
-// crc64Update returns the CRC-64/XZ of p continuing from crc.
-func crc64Update(crc uint64, p []byte) uint64 {
-	if !useCLMUL || len(p) < crc64CLMULMin {
-		return crc64Generic(crc, p)
-	}
-	n := len(p) &^ 15
-	lo, hi := crc64CLMUL(^crc, p[:n], &crc64FoldConsts)
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[:8], lo)
-	binary.LittleEndian.PutUint64(b[8:], hi)
-	return ^crc64Raw(crc64Raw(0, b[:]), p[n:])
-}

@@ -1,4 +1,4 @@
-//go:build !amd64 || !gc || purego
+//go:build (!amd64 && !arm64) || !gc || purego
 
 package verify
 
@@ -8,6 +8,9 @@ const hasCLMUL = false
 
 // useCLMUL is the run-time switch of the CLMUL path; tests toggle it.
 var useCLMUL = false
+
+// clmulName is unused without asm: useCLMUL is never set.
+const clmulName = ""
 
 // crc64Update returns the CRC-64/XZ of p continuing from crc.
 func crc64Update(crc uint64, p []byte) uint64 { return crc64Generic(crc, p) }

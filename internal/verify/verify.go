@@ -9,10 +9,12 @@
 // rest are implemented here: BLAKE2sp after the BLAKE2 paper (§2.10) and
 // RFC 7693, CRC-64/XZ as the .xz file format specification defines it
 // (ECMA-182 polynomial), XXH32/XXH64 after the xxHash specification
-// (doc/xxhash_spec.md), and RAR5Keyed after unrar's ConvertHashToMAC. On amd64, BLAKE2sp runs its eight leaves
-// in one pass with AVX2 and CRC64 folds with PCLMULQDQ, both chosen at run
-// time from the CPU's features; the pure-Go twins are always compiled,
-// tested against the fast paths, and the only code under -tags purego.
+// (doc/xxhash_spec.md), and RAR5Keyed after unrar's ConvertHashToMAC. On
+// amd64, BLAKE2sp runs its eight leaves in one pass with AVX2 (or AVX-512)
+// and CRC64 folds with PCLMULQDQ; on arm64, BLAKE2sp runs them in two NEON
+// passes of four and CRC64 folds with PMULL; all chosen at run time from the
+// CPU's features. The pure-Go twins are always compiled, tested against the
+// fast paths, and the only code under -tags purego.
 package verify
 
 import (
@@ -251,9 +253,11 @@ func FastPaths() []string {
 		p = append(p, "BLAKE2sp AVX-512")
 	case useAVX2:
 		p = append(p, "BLAKE2sp AVX2")
+	case useNEON:
+		p = append(p, "BLAKE2sp NEON")
 	}
 	if useCLMUL {
-		p = append(p, "CRC-64 PCLMULQDQ")
+		p = append(p, clmulName)
 	}
 	return p
 }

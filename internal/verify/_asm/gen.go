@@ -1,10 +1,11 @@
-// Command gen writes blake2sp_amd64.s (AVX2) and blake2sp_avx512_amd64.s
-// (AVX-512VL) from one description of BLAKE2s's rounds: the message schedule
-// sigma, the G function's steps and the stripe loop are written once here,
-// and each variant differs only where its instructions do — the rotations
-// (byte shuffles and shifts with a spilled register for AVX2, VPRORD for
-// AVX-512) and where the transposed message lives (the stack for AVX2,
-// Y16..Y31 for AVX-512). Run with go generate in internal/verify.
+// Command gen writes blake2sp_amd64.s (AVX2), blake2sp_avx512_amd64.s
+// (AVX-512VL) and blake2sp_arm64.s (NEON, arm64.go) from one description of
+// BLAKE2s's rounds: the message schedule sigma, the G function's steps and
+// the stripe loop are written once here, and each variant differs only where
+// its instructions do — the rotations (byte shuffles and shifts with a
+// spilled register for AVX2, VPRORD for AVX-512) and where the transposed
+// message lives (the stack for AVX2, Y16..Y31 for AVX-512). Run with go
+// generate in internal/verify.
 package main
 
 import (
@@ -64,6 +65,11 @@ func main() {
 		if err := os.WriteFile(filepath.Join(".", v.file), b.Bytes(), 0o644); err != nil {
 			log.Fatal(err)
 		}
+	}
+	var b bytes.Buffer
+	writeARM64(&b)
+	if err := os.WriteFile("blake2sp_arm64.s", b.Bytes(), 0o644); err != nil {
+		log.Fatal(err)
 	}
 }
 
