@@ -68,6 +68,7 @@ type Dir struct {
 	umask    fs.FileMode // cleared from every mode applied (0 for root, as GNU tar)
 
 	mu       sync.Mutex
+	aborted  bool                     // Abort was called: nothing more is committed unnamed
 	temps    map[string]struct{}      // temporary files in flight or held (for Abort)
 	made     map[string]ident         // what this extraction made, by resolved path
 	dirMeta  map[string]dirMeta       // directories whose mode and times Close applies
@@ -97,6 +98,19 @@ type dirMeta struct {
 
 // NewDir opens (creating if needed) the destination directory dest.
 func NewDir(dest string, opt DirOptions) (*Dir, error) {
+	d, err := newDir(dest, opt)
+	if err == nil && testNamed {
+		d.noTmpfile.Store(true)
+	}
+	return d, err
+}
+
+// testNamed makes every Dir write files under temporary names, as on a
+// file system without O_TMPFILE (the tests of that path; see
+// TestNamedPath).
+var testNamed bool
+
+func newDir(dest string, opt DirOptions) (*Dir, error) {
 	if err := os.MkdirAll(dest, 0o755); err != nil {
 		return nil, err
 	}
@@ -491,6 +505,10 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 // decides).
 func (d *Dir) placeUnnamed(f *wfile, p string, info ident) error {
 	d.mu.Lock()
+	if d.aborted {
+		d.mu.Unlock()
+		return errAborted
+	}
 	err := d.linkAs(f, p)
 	if err == nil {
 		d.made[p] = info
@@ -616,6 +634,9 @@ func (d *Dir) commit(tmp, p string, info ident) error {
 	return err
 }
 
+// errAborted fails a file whose data ended after Abort.
+var errAborted = errors.New("interrupted")
+
 // isIOError reports whether err came from the destination rather than the
 // data (then there is nothing worth keeping).
 func isIOError(err error) bool {
@@ -651,6 +672,7 @@ func (d *Dir) track(tmp string, add bool) {
 func (d *Dir) Abort() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.aborted = true
 	for tmp := range d.temps {
 		d.root.Remove(tmp)
 	}
