@@ -104,8 +104,10 @@ func (d *Dir) create(p string, perm fs.FileMode, named bool) (*wfile, bool, erro
 		if err == nil {
 			return &wfile{fd: fd, dir: h, name: p}, exact, nil
 		}
-		// EOPNOTSUPP (or EISDIR, EINVAL from older kernels): the file
-		// system cannot; anything else is for the named create to report.
+		if err != unix.EOPNOTSUPP && err != unix.EISDIR && err != unix.EINVAL {
+			return nil, false, &fs.PathError{Op: "openat", Path: p, Err: err}
+		}
+		// The file system (or an old kernel) cannot: names from now on.
 		h.noTmpfile.Store(true)
 	}
 	tmp := tempName(p)
