@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,8 +62,7 @@ func TestInterrupt(t *testing.T) {
 			stdin.Write(buf.Bytes()[:buf.Len()/2]) // then stall, pipe open
 			deadline := time.Now().Add(20 * time.Second)
 			for {
-				m, _ := filepath.Glob(filepath.Join(dir, "out", ".unpack-*"))
-				if len(m) > 0 {
+				if inFlight(cmd.Process.Pid, filepath.Join(dir, "out")) {
 					break
 				}
 				if time.Now().After(deadline) {
@@ -83,6 +83,21 @@ func TestInterrupt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inFlight reports whether the process pid is writing a file in dir: one
+// under a temporary name, or (Linux) an unnamed one it holds open there.
+func inFlight(pid int, dir string) bool {
+	if m, _ := filepath.Glob(filepath.Join(dir, ".unpack-*")); len(m) > 0 {
+		return true
+	}
+	fds, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "fd", "*"))
+	for _, fd := range fds {
+		if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, dir+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // mountTmpfs mounts a small tmpfs on dir (root only), or skips the test.

@@ -4,8 +4,9 @@
 # output removed and `sync` before every run. Trees: Go's source tree
 # (GOROOT/src) and a tree of many tiny files (0-4 KiB); archives: tar.gz,
 # tar.zst and zip of each. Prints the median times, their ratio
-# (reference/unpack: above 1.0 unpack is faster) and the system CPU time
-# of each side.
+# (reference/unpack: above 1.0 unpack is faster) and the system and user
+# CPU time of each side (what to read on a loaded machine). UNPACK names
+# the binary to measure (default bin/unpack).
 #   BENCH_RUNS=3 BENCH_DISK_TREES="gosrc tiny" BENCH_TINY_FILES=100000 scripts/bench-disk.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,8 +15,8 @@ W=${BENCH_DIR:-/tmp/unpack-bench}/disk
 TREES=${BENCH_DISK_TREES-"gosrc tiny"}
 TINY=${BENCH_TINY_FILES:-100000}
 mkdir -p "$W"
-[ -x bin/unpack ] || CGO_ENABLED=0 go build -o bin/unpack ./cmd/unpack
-U=$PWD/bin/unpack
+U=${UNPACK:-$PWD/bin/unpack}
+[ -x "$U" ] || CGO_ENABLED=0 go build -o "$U" ./cmd/unpack
 
 tree() { # name -> the tree's directory (made once, cached in $W)
   local d=$W/$1
@@ -68,8 +69,8 @@ references() { # format archive dir -> lines "name<TAB>command"
 R=$(mktemp -d "$W/results.XXXXXX")
 out=$R/disk.md
 {
-  echo "| tree | files | archive | reference | unpack s | reference s | ratio | unpack sys s | reference sys s |"
-  echo "|---|---:|---|---|---:|---:|---:|---:|---:|"
+  echo "| tree | files | archive | reference | unpack s | reference s | ratio | unpack sys s | reference sys s | unpack user s | reference user s |"
+  echo "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"
 } > "$out"
 for t in $TREES; do
   src=$(tree "$t")
@@ -88,12 +89,12 @@ for t in $TREES; do
 import json, sys
 d = json.load(open(sys.argv[1]))["results"]
 u, r = d[0], d[1]
-sysmean = lambda x: sum(x["system"] if isinstance(x["system"], list) else [x["system"]]) / (len(x["system"]) if isinstance(x["system"], list) else 1)
-print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {sys.argv[5]} | {u['median']:.2f} | {r['median']:.2f} | **{r['median']/u['median']:.2f}** | {sysmean(u):.2f} | {sysmean(r):.2f} |")
+mean = lambda v: sum(v) / len(v) if isinstance(v, list) else v
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {sys.argv[5]} | {u['median']:.2f} | {r['median']:.2f} | **{r['median']/u['median']:.2f}** | {mean(u['system']):.2f} | {mean(r['system']):.2f} | {mean(u['user']):.2f} | {mean(r['user']):.2f} |")
 PY
     done < <(references "$f" "$a" "$dr")
     rm -rf "$du" "$dr"
   done
 done
-echo "ratio = reference median / unpack median (> 1.0: unpack faster); sys = mean system CPU time; sync before every run"
+echo "ratio = reference median / unpack median (> 1.0: unpack faster); sys, user = mean system and user CPU time; sync before every run"
 echo "table written to $out"

@@ -47,8 +47,8 @@ Without -o, an archive whose entries share one top-level item extracts into the
 current directory; otherwise into a new folder named after the archive (like
 unar). A compressed stream holding a tar is extracted as the tar.
 
-Every file is written under a temporary name and renamed into place only after
-its checksum passed: a failed entry leaves nothing behind (unless --keep-broken).
+Every file is written under a temporary name (unnamed on Linux where it can be)
+and put in place only after its checksum passed: a failed entry leaves nothing behind (unless --keep-broken).
 Entries whose path would leave the destination (absolute, "..", through a
 symlink) are refused; the others still extract. Existing files are never
 replaced silently: choose --overwrite or --skip-existing. --to-tar holds its

@@ -17,7 +17,6 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/osnames"
-	"github.com/unpack-dev/unpack/internal/quarantine"
 )
 
 // Policy says what to do when an entry's path already exists.
@@ -69,6 +68,7 @@ type Dir struct {
 	umask    fs.FileMode // cleared from every mode applied (0 for root, as GNU tar)
 
 	mu       sync.Mutex
+	aborted  bool                     // Abort was called: nothing more is committed unnamed
 	temps    map[string]struct{}      // temporary files in flight or held (for Abort)
 	made     map[string]ident         // what this extraction made, by resolved path
 	dirMeta  map[string]dirMeta       // directories whose mode and times Close applies
@@ -81,7 +81,10 @@ type Dir struct {
 	dirs sync.Map // paths known to be directories (see isDir)
 
 	fdMu sync.Mutex
-	fds  map[string]*os.File // open directories (Linux, see dirFD)
+	fds  map[string]*dirHandle // open directories (Linux, see dirFD)
+	// noTmpfile is set when files cannot be created unnamed (Linux,
+	// O_TMPFILE: see create), or to test the other way.
+	noTmpfile atomic.Bool
 }
 
 type set = map[string]struct{}
@@ -95,6 +98,19 @@ type dirMeta struct {
 
 // NewDir opens (creating if needed) the destination directory dest.
 func NewDir(dest string, opt DirOptions) (*Dir, error) {
+	d, err := newDir(dest, opt)
+	if err == nil && testNamed {
+		d.noTmpfile.Store(true)
+	}
+	return d, err
+}
+
+// testNamed makes every Dir write files under temporary names, as on a
+// file system without O_TMPFILE (the tests of that path; see
+// TestNamedPath).
+var testNamed bool
+
+func newDir(dest string, opt DirOptions) (*Dir, error) {
 	if err := os.MkdirAll(dest, 0o755); err != nil {
 		return nil, err
 	}
@@ -105,7 +121,7 @@ func NewDir(dest string, opt DirOptions) (*Dir, error) {
 	return &Dir{root: root, opt: opt, names: osnames.NewNames(opt.Names), umask: processUmask(), temps: set{},
 		made: map[string]ident{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
 		deps: map[string]set{}, linkDeps: map[string][]string{},
-		held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}, fds: map[string]*os.File{}}, nil
+		held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}, fds: map[string]*dirHandle{}}, nil
 }
 
 // Stripped is how many entries had a leading "/" or drive letter removed
@@ -411,12 +427,16 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 		return err
 	}
 	perm := d.perm(e.Mode, 0o644)
-	tmp := tempName(p)
-	f, exact, err := d.createTemp(tmp, perm)
+	// A Pending file waits for its verdict under a temporary name; any
+	// other is committed when its data ends (unnamed until then where
+	// the system allows it).
+	f, exact, err := d.create(p, perm, e.Pending)
 	if err != nil {
 		return err
 	}
-	d.track(tmp, true)
+	if f.tmp != "" {
+		d.track(f.tmp, true)
+	}
 	var w io.Writer = f
 	var sw *sparseWriter
 	if e.Sparse != nil {
@@ -430,37 +450,108 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 	if err == nil && !exact {
 		err = f.Chmod(perm)
 	}
+	var mtime time.Time
 	if err == nil && !e.ModTime.IsZero() && !d.opt.NoTimes {
 		at := e.AccessTime
 		if at.IsZero() {
 			at = e.ModTime
 		}
-		err = d.setTimes(tmp, at, e.ModTime)
+		err = f.setTimes(at, e.ModTime)
+		mtime = e.ModTime
 	}
 	if err == nil && len(d.opt.Quarantine) > 0 {
-		if qerr := quarantine.Apply(f, d.opt.Quarantine); qerr != nil && !errors.Is(qerr, errors.ErrUnsupported) {
+		if qerr := f.quarantine(d.opt.Quarantine); qerr != nil && !errors.Is(qerr, errors.ErrUnsupported) {
 			err = qerr
 		}
 	}
-	var info fs.FileInfo
+	var info ident
 	if err == nil {
-		info, err = f.Stat() // the identity of the file written, from its handle
+		info, err = f.ident(mtime) // the identity of the file written
+	}
+	if f.tmp == "" {
+		// Unnamed: named (committed, or kept as broken) before the
+		// descriptor closes, which else takes the file with it.
+		if err != nil {
+			err = d.discardUnnamed(f, p, err)
+			f.Close()
+			return err
+		}
+		err = d.placeUnnamed(f, p, info)
+		if cerr := f.Close(); err == nil && cerr != nil {
+			d.unplace(p, info)
+			err = cerr
+		}
+		return err
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return d.discard(tmp, p, err)
+		return d.discard(f.tmp, p, err)
 	}
 	if e.Pending {
 		d.mu.Lock()
-		h := &hold{name: p, tmp: tmp, info: info}
+		h := &hold{name: p, tmp: f.tmp, info: info}
 		d.held[e] = h
 		d.heldName[p] = h
 		d.mu.Unlock()
 		return nil
 	}
+	return d.place(f.tmp, p, info)
+}
+
+// placeUnnamed commits the unnamed file f (info) as p: linked there if p
+// is free; else, through a temporary name, as any file (the policy
+// decides).
+func (d *Dir) placeUnnamed(f *wfile, p string, info ident) error {
+	d.mu.Lock()
+	if d.aborted {
+		d.mu.Unlock()
+		return errAborted
+	}
+	err := d.linkAs(f, p)
+	if err == nil {
+		d.made[p] = info
+		delete(d.links, p)
+	}
+	d.mu.Unlock()
+	if err == nil {
+		return d.recheck(p)
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	tmp := tempName(p)
+	if err := d.linkAs(f, tmp); err != nil {
+		return err
+	}
+	d.track(tmp, true)
 	return d.place(tmp, p, info)
+}
+
+// discardUnnamed disposes of the unnamed file f whose data failed with
+// err: with KeepBroken named NAME.broken, else left to go with its
+// descriptor. It returns err.
+func (d *Dir) discardUnnamed(f *wfile, p string, err error) error {
+	if !d.opt.KeepBroken || isIOError(err) {
+		return err
+	}
+	tmp := tempName(p)
+	if lerr := d.linkAs(f, tmp); lerr != nil {
+		return fmt.Errorf("%w (not kept as %s.broken: %v)", err, p, lerr)
+	}
+	d.track(tmp, true)
+	return d.discard(tmp, p, err)
+}
+
+// unplace removes p, committed as info, when it is still that file.
+func (d *Dir) unplace(p string, info ident) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if fi, err := d.root.Lstat(p); err == nil && info.same(fi) {
+		d.root.Remove(p)
+		delete(d.made, p)
+	}
 }
 
 // free reports whether p is known to be free without a look: its directory
@@ -475,7 +566,7 @@ func (d *Dir) free(p string) bool {
 }
 
 // place commits tmp (info) as p, or removes it when that fails.
-func (d *Dir) place(tmp, p string, info fs.FileInfo) error {
+func (d *Dir) place(tmp, p string, info ident) error {
 	err := d.commit(tmp, p, info)
 	if err != nil {
 		d.root.Remove(tmp)
@@ -494,7 +585,7 @@ func (d *Dir) discard(tmp, p string, err error) error {
 	if d.opt.KeepBroken && !isIOError(err) {
 		fi, serr := d.root.Lstat(tmp)
 		if serr == nil {
-			serr = d.place(tmp, p+".broken", fi)
+			serr = d.place(tmp, p+".broken", identOf(fi))
 		}
 		if serr != nil {
 			return fmt.Errorf("%w (not kept as %s.broken: %v)", err, p, serr)
@@ -508,11 +599,11 @@ func (d *Dir) discard(tmp, p string, err error) error {
 
 // commit renames tmp, whose identity is info, onto p, checking the policy
 // again in case p appeared meanwhile, and records what p now is.
-func (d *Dir) commit(tmp, p string, info fs.FileInfo) error {
+func (d *Dir) commit(tmp, p string, info ident) error {
 	d.mu.Lock()
 	err := d.renameNew(tmp, p)
 	if err == nil {
-		d.made[p] = identOf(info)
+		d.made[p] = info
 		delete(d.links, p)
 	}
 	d.mu.Unlock()
@@ -529,7 +620,7 @@ func (d *Dir) commit(tmp, p string, info fs.FileInfo) error {
 	d.mu.Lock()
 	err = d.root.Rename(tmp, p)
 	if err == nil {
-		d.made[p] = identOf(info)
+		d.made[p] = info
 		delete(d.links, p)
 	}
 	d.mu.Unlock()
@@ -542,6 +633,9 @@ func (d *Dir) commit(tmp, p string, info fs.FileInfo) error {
 	}
 	return err
 }
+
+// errAborted fails a file whose data ended after Abort.
+var errAborted = errors.New("interrupted")
 
 // isIOError reports whether err came from the destination rather than the
 // data (then there is nothing worth keeping).
@@ -578,6 +672,7 @@ func (d *Dir) track(tmp string, add bool) {
 func (d *Dir) Abort() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.aborted = true
 	for tmp := range d.temps {
 		d.root.Remove(tmp)
 	}

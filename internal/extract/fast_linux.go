@@ -2,12 +2,19 @@ package extract
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
+	"sync/atomic"
+	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/unpack-dev/unpack/internal/quarantine"
 )
 
 // On Linux a regular file is written and committed relative to a handle
@@ -16,14 +23,29 @@ import (
 // names used relative to it are single components (the file's own and its
 // temporary name), so the confinement is the handle's: a directory of the
 // destination, which no entry ever replaces (see isDir).
+//
+// A file whose data is verified when its last byte is written (not
+// Pending) is created unnamed (O_TMPFILE) and linked under its name once
+// whole: it is never visible under another name, and a kill -9 leaves
+// nothing. A Pending file waits for its verdict under a temporary name
+// (a descriptor per held file would run out), as everywhere on file
+// systems without O_TMPFILE.
+
+// dirHandle is an open directory of the destination.
+type dirHandle struct {
+	f         *os.File
+	fd        int
+	dev       uint64      // its device: that of every file created in it
+	noTmpfile atomic.Bool // O_TMPFILE failed here: temporary names instead
+}
 
 // dirFD returns the cached handle of the resolved directory dir.
-func (d *Dir) dirFD(dir string) (int, error) {
+func (d *Dir) dirFD(dir string) (*dirHandle, error) {
 	d.fdMu.Lock()
-	f := d.fds[dir]
+	h := d.fds[dir]
 	d.fdMu.Unlock()
-	if f != nil {
-		return int(f.Fd()), nil
+	if h != nil {
+		return h, nil
 	}
 	name := dir
 	if name == "" {
@@ -31,25 +53,45 @@ func (d *Dir) dirFD(dir string) (int, error) {
 	}
 	f, err := d.root.Open(name)
 	if err != nil {
-		return -1, err
+		return nil, err
 	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return nil, &fs.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	h = &dirHandle{f: f, fd: int(f.Fd()), dev: uint64(st.Dev)}
+	h.noTmpfile.Store(d.noTmpfile.Load())
 	d.fdMu.Lock()
 	if g := d.fds[dir]; g != nil { // opened meanwhile by a concurrent entry
 		d.fdMu.Unlock()
 		f.Close()
-		return int(g.Fd()), nil
+		return g, nil
 	}
-	d.fds[dir] = f
+	d.fds[dir] = h
 	d.fdMu.Unlock()
-	return int(f.Fd()), nil
+	return h, nil
 }
 
-// createTemp creates the temporary file tmp (a resolved path) with mode
-// perm where the umask gives it exactly that, reporting whether it did (so
-// that no chmod is needed); setuid, setgid and sticky bits are left for
-// the chmod after the data.
-func (d *Dir) createTemp(tmp string, perm fs.FileMode) (*os.File, bool, error) {
-	fd, err := d.dirFD(parent(tmp))
+// wfile is a file being written, by its raw descriptor: an os.File would
+// ask the descriptor's flags (fcntl) for every file.
+type wfile struct {
+	fd   int
+	dir  *dirHandle
+	tmp  string // its temporary name (a resolved path); "" while unnamed
+	name string // the path it goes to, for errors
+	pos  int64  // the write offset
+	size int64  // the file's size
+}
+
+// create makes the file for the resolved path p, with mode perm where the
+// umask gives it exactly that (reporting whether it did, so that no chmod
+// is needed; setuid, setgid and sticky bits are left for the chmod after
+// the data). It is unnamed unless named is set or the directory's file
+// system has no O_TMPFILE; else it has a temporary name, mode 0600 until
+// its data is written when perm cannot be given at once.
+func (d *Dir) create(p string, perm fs.FileMode, named bool) (*wfile, bool, error) {
+	h, err := d.dirFD(parent(p))
 	if err != nil {
 		return nil, false, err
 	}
@@ -57,21 +99,145 @@ func (d *Dir) createTemp(tmp string, perm fs.FileMode) (*os.File, bool, error) {
 	if perm&^fs.ModePerm == 0 && perm&realUmask() == 0 {
 		create, exact = uint32(perm), true
 	}
-	nfd, err := unix.Openat(fd, path.Base(tmp), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+	if !named && !h.noTmpfile.Load() {
+		fd, err := unix.Openat(h.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, create)
+		if err == nil {
+			return &wfile{fd: fd, dir: h, name: p}, exact, nil
+		}
+		if err != unix.EOPNOTSUPP && err != unix.EISDIR && err != unix.EINVAL {
+			return nil, false, &fs.PathError{Op: "openat", Path: p, Err: err}
+		}
+		// The file system (or an old kernel) cannot: names from now on.
+		h.noTmpfile.Store(true)
+	}
+	tmp := tempName(p)
+	fd, err := unix.Openat(h.fd, path.Base(tmp), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 	if err != nil {
 		return nil, false, &fs.PathError{Op: "openat", Path: tmp, Err: err}
 	}
-	return os.NewFile(uintptr(nfd), tmp), exact, nil
+	return &wfile{fd: fd, dir: h, tmp: tmp, name: p}, exact, nil
 }
 
-// setTimes sets the times of the temporary file tmp.
-func (d *Dir) setTimes(tmp string, at, mt time.Time) error {
-	fd, err := d.dirFD(parent(tmp))
-	if err != nil {
-		return err
+func (f *wfile) err(op string, err error) error {
+	return &fs.PathError{Op: op, Path: f.name, Err: err}
+}
+
+func (f *wfile) Write(b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		k, err := unix.Write(f.fd, b[n:n+min(len(b)-n, 1<<30)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return n, f.err("write", err)
+		}
+		if k == 0 {
+			return n, f.err("write", io.ErrShortWrite)
+		}
+		n += k
+		f.pos += int64(k)
+		f.size = max(f.size, f.pos)
 	}
-	ts := []unix.Timespec{unix.NsecToTimespec(at.UnixNano()), unix.NsecToTimespec(mt.UnixNano())}
-	return unix.UtimesNanoAt(fd, path.Base(tmp), ts, unix.AT_SYMLINK_NOFOLLOW)
+	return n, nil
+}
+
+// Seek moves the write offset (whence io.SeekCurrent only: the sparse
+// writer's holes).
+func (f *wfile) Seek(off int64, whence int) (int64, error) {
+	if whence != io.SeekCurrent {
+		return 0, errors.ErrUnsupported
+	}
+	pos, err := unix.Seek(f.fd, off, io.SeekCurrent)
+	if err != nil {
+		return 0, f.err("seek", err)
+	}
+	f.pos = pos
+	return pos, nil
+}
+
+func (f *wfile) Truncate(n int64) error {
+	if err := unix.Ftruncate(f.fd, n); err != nil {
+		return f.err("truncate", err)
+	}
+	f.size = n
+	return nil
+}
+
+func (f *wfile) Chmod(m fs.FileMode) error {
+	if err := unix.Fchmod(f.fd, uint32(syscallMode(m))); err != nil {
+		return f.err("chmod", err)
+	}
+	return nil
+}
+
+// syscallMode is os's conversion of a FileMode's bits for chmod.
+func syscallMode(m fs.FileMode) uint32 {
+	o := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		o |= syscall.S_ISUID
+	}
+	if m&fs.ModeSetgid != 0 {
+		o |= syscall.S_ISGID
+	}
+	if m&fs.ModeSticky != 0 {
+		o |= syscall.S_ISVTX
+	}
+	return o
+}
+
+// setTimes sets the file's times on its descriptor: utimensat(2) with a
+// NULL path (futimens), which x/sys/unix does not offer with nanoseconds.
+func (f *wfile) setTimes(at, mt time.Time) error {
+	ts := [2]unix.Timespec{unix.NsecToTimespec(at.UnixNano()), unix.NsecToTimespec(mt.UnixNano())}
+	_, _, e := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(f.fd), 0, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	if e != 0 {
+		return f.err("utimensat", e)
+	}
+	return nil
+}
+
+// quarantine sets the quarantine attribute (macOS only: Apply does nothing
+// here; kept for the same code path).
+func (f *wfile) quarantine(value []byte) error {
+	fd, err := unix.Dup(f.fd)
+	if err != nil {
+		return f.err("dup", err)
+	}
+	g := os.NewFile(uintptr(fd), f.name)
+	defer g.Close()
+	return quarantine.Apply(g, value)
+}
+
+// ident is the identity the file is recorded by once committed: known
+// without a stat (see ident).
+func (f *wfile) ident(mtime time.Time) (ident, error) {
+	return written(f.dir.dev, f.size, mtime), nil
+}
+
+func (f *wfile) Close() error {
+	if err := unix.Close(f.fd); err != nil {
+		return f.err("close", err)
+	}
+	return nil
+}
+
+// linkAs gives the unnamed file f the resolved name p (in its directory),
+// failing with EEXIST if p exists: linkat through /proc/self/fd, which
+// needs no privilege, else with AT_EMPTY_PATH (CAP_DAC_READ_SEARCH).
+func (d *Dir) linkAs(f *wfile, p string) error {
+	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(f.fd), f.dir.fd, path.Base(p), unix.AT_SYMLINK_FOLLOW)
+	if err == unix.ENOENT {
+		err = unix.Linkat(f.fd, "", f.dir.fd, path.Base(p), unix.AT_EMPTY_PATH)
+	}
+	if err != nil && err != unix.EEXIST {
+		d.noTmpfile.Store(true) // for directories opened from now on
+		f.dir.noTmpfile.Store(true)
+	}
+	if err != nil {
+		return &fs.PathError{Op: "linkat", Path: p, Err: err}
+	}
+	return nil
 }
 
 // renameNew renames tmp to p (one directory) only if p does not exist.
@@ -80,21 +246,32 @@ func (d *Dir) renameNew(tmp, p string) error {
 	if parent(tmp) != parent(p) {
 		return errNoFastPath
 	}
-	fd, err := d.dirFD(parent(p))
+	h, err := d.dirFD(parent(p))
 	if err != nil {
 		return err
 	}
-	return unix.Renameat2(fd, path.Base(tmp), fd, path.Base(p), unix.RENAME_NOREPLACE)
+	return unix.Renameat2(h.fd, path.Base(tmp), h.fd, path.Base(p), unix.RENAME_NOREPLACE)
 }
 
 // closeFDs closes the cached directory handles.
 func (d *Dir) closeFDs() {
 	d.fdMu.Lock()
 	defer d.fdMu.Unlock()
-	for k, f := range d.fds {
-		f.Close()
+	for k, h := range d.fds {
+		h.f.Close()
 		delete(d.fds, k)
 	}
 }
 
 var errNoFastPath = errors.New("no fast path")
+
+// written is the identity of a regular file this extraction wrote in a
+// directory on device dev, of size bytes and mtime mt (zero: left as
+// written), known without a stat (see ident).
+func written(dev uint64, size int64, mt time.Time) ident {
+	id := ident{dev: dev, size: size}
+	if !mt.IsZero() {
+		id.mtime, id.timed = mt.Unix(), true
+	}
+	return id
+}

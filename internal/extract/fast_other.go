@@ -7,17 +7,48 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/unpack-dev/unpack/internal/quarantine"
 )
 
-// createTemp creates the temporary file tmp (a resolved path), mode 0600
-// until its data is written.
-func (d *Dir) createTemp(tmp string, _ fs.FileMode) (*os.File, bool, error) {
-	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	return f, false, err
+// dirHandle is Linux's: directories are not held open here.
+type dirHandle struct{}
+
+// wfile is a file being written under its temporary name.
+type wfile struct {
+	*os.File
+	d   *Dir
+	tmp string // its temporary name (a resolved path)
 }
 
-// setTimes sets the times of the temporary file tmp.
-func (d *Dir) setTimes(tmp string, at, mt time.Time) error { return d.root.Chtimes(tmp, at, mt) }
+// create creates a temporary file for the resolved path p, mode 0600
+// until its data is written.
+func (d *Dir) create(p string, _ fs.FileMode, _ bool) (*wfile, bool, error) {
+	tmp := tempName(p)
+	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, false, err
+	}
+	return &wfile{File: f, d: d, tmp: tmp}, false, nil
+}
+
+// setTimes sets the times of the file, by its temporary name.
+func (f *wfile) setTimes(at, mt time.Time) error { return f.d.root.Chtimes(f.tmp, at, mt) }
+
+// quarantine sets the quarantine attribute (macOS).
+func (f *wfile) quarantine(value []byte) error { return quarantine.Apply(f.File, value) }
+
+// ident is the file's identity, from its handle.
+func (f *wfile) ident(time.Time) (ident, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return ident{}, err
+	}
+	return identOf(fi), nil
+}
+
+// linkAs is never called here: every file has a temporary name.
+func (d *Dir) linkAs(*wfile, string) error { return errNoFastPath }
 
 // renameNew has no rename that refuses to replace here: the caller checks
 // the policy and renames.

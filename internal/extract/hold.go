@@ -3,7 +3,6 @@ package extract
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -15,7 +14,7 @@ import (
 type hold struct {
 	name   string // resolved path it goes to; "" once a later entry took it
 	tmp    string
-	info   fs.FileInfo
+	info   ident
 	target string  // for a symlink: its target
 	dir    bool    // a directory: its metadata waits
 	file   *hold   // for a hard link: the held file it links to
@@ -152,8 +151,16 @@ func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
 		return err
 	}
 	d.track(tmp, true)
-	l := &hold{name: p, tmp: tmp, info: file.info, file: file, own: !e.Pending}
+	// The file has two links now: known by its inode from here on.
+	fi, err := d.root.Lstat(tmp)
+	if err != nil {
+		d.drop(tmp)
+		return err
+	}
+	info := identOf(fi)
+	l := &hold{name: p, tmp: tmp, info: info, file: file, own: !e.Pending}
 	d.mu.Lock()
+	file.info = info
 	file.links = append(file.links, l)
 	if e.Pending {
 		d.held[e] = l

@@ -7,9 +7,25 @@ import (
 	"syscall"
 )
 
-// ident is a file's identity on disk, its device and inode: 16 bytes a
-// file extracted, where a whole FileInfo would be some 250.
-type ident struct{ dev, ino uint64 }
+// ident is a file's identity on disk, its device and inode: some 40 bytes
+// a file extracted, where a whole FileInfo would be some 250.
+//
+// On Linux a regular file this extraction wrote is known without a stat
+// (ino 0, see written): by its device, its size and mtime, and a single
+// link. What makes that enough is how it got its name: linked from the
+// unnamed file's own descriptor (or renamed from a temporary name only
+// this extraction knows) by a call that fails if the name exists, so that
+// the name is this file's from that moment; and the extraction changes no
+// name without recording what it put there. Another process renaming a
+// file over it meanwhile is outside the threat model (docs/SECURITY.md);
+// even so it is seen as a stranger unless it has the same size and mtime,
+// and a hard link planted to someone's file has a second link.
+type ident struct {
+	dev, ino uint64
+	size     int64 // for a file written (ino 0): its size
+	mtime    int64 // and its mtime in seconds, when set (timed)
+	timed    bool
+}
 
 func identOf(fi fs.FileInfo) ident {
 	st, ok := fi.Sys().(*syscall.Stat_t)
@@ -20,4 +36,19 @@ func identOf(fi fs.FileInfo) ident {
 }
 
 // same reports whether fi is the file of identity i.
-func (i ident) same(fi fs.FileInfo) bool { return i != ident{} && i == identOf(fi) }
+func (i ident) same(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !ok || i.dev == 0 && i.ino == 0 || uint64(st.Dev) != i.dev:
+		return false
+	case i.ino != 0:
+		return uint64(st.Ino) == i.ino
+	}
+	// A file written, known by what it was written as (see ident). File
+	// systems keep mtimes to 2 s at worst (FAT).
+	if !fi.Mode().IsRegular() || uint64(st.Nlink) != 1 || fi.Size() != i.size {
+		return false
+	}
+	d := fi.ModTime().Unix() - i.mtime
+	return !i.timed || d >= -1 && d <= 1
+}

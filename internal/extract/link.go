@@ -196,19 +196,19 @@ func (d *Dir) putSymlink(p string, e *archive.Entry) error {
 		// Held like a file (as GNU tar makes its links last): an entry
 		// through it meanwhile finds no link there.
 		d.mu.Lock()
-		h := &hold{name: p, tmp: tmp, info: info, target: target}
+		h := &hold{name: p, tmp: tmp, info: identOf(info), target: target}
 		d.held[e] = h
 		d.heldName[p] = h
 		d.mu.Unlock()
 		return nil
 	}
-	return d.commitLink(tmp, p, target, info, seen)
+	return d.commitLink(tmp, p, target, identOf(info), seen)
 }
 
 // commitLink renames the temporary link tmp (info) to p, and records it.
 // A link held until now is resolved again first (seen nil): the tree may
 // have changed since it was put.
-func (d *Dir) commitLink(tmp, p, target string, info fs.FileInfo, seen []string) error {
+func (d *Dir) commitLink(tmp, p, target string, info ident, seen []string) error {
 	var err error
 	outside := false
 	if seen == nil {
@@ -389,12 +389,16 @@ func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 	if err := d.mkParent(p); err != nil {
 		return err
 	}
+	// The file gets a second link: known by its inode from here on.
+	d.mu.Lock()
+	d.made[old] = identOf(fi)
+	d.mu.Unlock()
 	tmp := tempName(p)
 	if err := d.root.Link(old, tmp); err != nil {
 		return err
 	}
 	d.track(tmp, true)
-	return d.place(tmp, p, fi)
+	return d.place(tmp, p, identOf(fi))
 }
 
 // putCopy writes p as an independent copy of the regular file this

@@ -3,7 +3,6 @@ package extract
 import (
 	"io"
 	"math"
-	"os"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -14,7 +13,10 @@ import (
 // archive.HoleWriter: a hole the reader knows of is one seek, whatever its
 // size.
 type sparseWriter struct {
-	f   *os.File
+	f interface {
+		io.WriteSeeker
+		Truncate(int64) error
+	}
 	off int64
 }
 
