@@ -199,8 +199,8 @@ func (z *Reader) next() (*archive.Entry, error) {
 			z.data = errReader{archive.Unsupportedf("lzh: %q: compression method %s is not supported", e.Name, h.method)}
 			return e, nil
 		}
-		if int64(lzhdec.WindowSize(m)) > z.opt.Limit() {
-			z.data = errReader{archive.Limitf("lzh: %q: method %s needs a %d-byte window, over the memory limit", e.Name, h.method, lzhdec.WindowSize(m))}
+		if int64(lzhdec.Memory(m)) > z.opt.Limit() {
+			z.data = errReader{archive.Limitf("lzh: %q: method %s needs %d bytes of memory, over the limit", e.Name, h.method, lzhdec.Memory(m))}
 			return e, nil
 		}
 		if z.dec == nil {

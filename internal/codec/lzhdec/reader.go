@@ -74,6 +74,29 @@ func WindowSize(m Method) int {
 	return 0
 }
 
+// minRing is the smallest ring of the methods with relative offsets.
+const minRing = 1 << 16
+
+// ringSize is the ring a method decodes into: the window itself for
+// LArc's methods, whose matches name absolute ring positions, else at
+// least twice the window (see window).
+func ringSize(m Method) int {
+	ws := WindowSize(m)
+	if m == LZS || m == LZ5 {
+		return ws
+	}
+	return max(2*ws, minRing)
+}
+
+// Memory is what a Reader of method m allocates, in bytes (0 for a method
+// this package does not know).
+func Memory(m Method) int {
+	if WindowSize(m) == 0 {
+		return 0
+	}
+	return ringSize(m) + slack + 32<<10 // the ring and the input buffer
+}
+
 // Reader decodes one stream to its known size.
 type Reader struct {
 	m   Method
@@ -111,7 +134,7 @@ func (z *Reader) Reset(r io.Reader, m Method, size int64) error {
 	case LZ5:
 		start = ws - 18
 	}
-	z.win.reset(ws, fill, start, size)
+	z.win.reset(ws, ringSize(m), fill, start, size)
 	switch m {
 	case LH1:
 		if z.h1 == nil {
@@ -120,6 +143,7 @@ func (z *Reader) Reset(r io.Reader, m Method, size int64) error {
 		z.h1.reset()
 	case LZ5:
 		lz5Prime(z.win.buf)
+		z.win.dirty = len(z.win.buf)
 		z.z5 = lz5{}
 	case LZS, ARJ4:
 	default:
@@ -197,6 +221,7 @@ func (z *Reader) fill() bool {
 	default:
 		ok = z.st.decode(&z.b, &z.win)
 	}
+	z.win.written()
 	if !ok {
 		z.err = ErrCorrupt
 		if z.b.err != nil {

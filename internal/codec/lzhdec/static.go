@@ -7,6 +7,8 @@ package lzhdec
 // the offset table (codes giving the bit length of the match distance) —
 // then the commands.
 
+import "encoding/binary"
+
 const (
 	numCodes    = 256 + 256 - 3 + 1 + 1 // NC: literals and lengths 3..256 (510)
 	numTemp     = 19                    // NT
@@ -124,63 +126,108 @@ func (s *static) startBlock(b *bitReader) bool {
 }
 
 // decode fills the window until it is full, the output complete, or the
-// input bad (false).
+// input bad (false). The bit buffer and write position live in locals
+// through the loop; every command starts with at least 51 bits buffered,
+// enough for a literal/length code, an offset code and up to 19 offset
+// bits.
 func (s *static) decode(b *bitReader, win *window) bool {
 	if win.mlen > 0 {
 		win.copyMatch()
 	}
-	buf, mask := win.buf, win.mask
+	ring := len(win.buf)
+	buf := win.buf[:cap(win.buf)]
+	mask, dmask := win.mask, win.dmask
 	// w runs to end: the ring's end or the output's, whichever is first;
-	// win is brought up to date before anything else looks at it.
+	// win and b are brought up to date before anything else looks at them.
 	w := win.w
-	end := len(buf)
+	end := ring
 	if win.left < int64(end-w) {
 		end = w + int(win.left)
 	}
-	sync := func() {
-		win.left -= int64(w - win.w)
-		win.w = w
-	}
+	bits, nb, pos, in := b.bits, b.n, b.pos, b.buf[:b.end]
+	cmd := s.blockCmd
+	ch, ph := s.c, s.p
+	ok := true
 	for w < end {
-		if s.blockCmd == 0 {
-			if !s.startBlock(b) || b.overrun() {
-				sync()
-				return false
+		if nb < 51 {
+			if pos+8 <= len(in) {
+				bits |= binary.BigEndian.Uint64(in[pos:]) >> nb
+				pos += int((63 - nb) >> 3)
+				nb |= 56
+			} else {
+				b.bits, b.n, b.pos = bits, nb, pos
+				b.refill()
+				bits, nb, pos, in = b.bits, b.n, b.pos, b.buf[:b.end]
 			}
+		}
+		if cmd == 0 {
+			b.bits, b.n, b.pos = bits, nb, pos
+			if !s.startBlock(b) || b.overrun() {
+				ok = false
+				break
+			}
+			bits, nb, pos, in = b.bits, b.n, b.pos, b.buf[:b.end]
+			cmd = s.blockCmd
 			continue
 		}
-		s.blockCmd--
-		b.refill()
-		code, ok := s.c.decode(b)
-		if !ok {
-			sync()
-			return false
+		cmd--
+		e := ch.table[bits>>(64-cTableBits)]
+		if e&entLink != 0 {
+			e = ch.sub[(int(e>>16)+int(bits<<cTableBits>>(64-(e>>6&31))))&(subSize-1)]
 		}
+		bits <<= e & entBits
+		nb -= uint(e & entBits)
+		code := int(e >> 16)
 		if code < 256 {
 			buf[w] = byte(code)
 			w++
 			continue
 		}
+		if code >= 512 {
+			ok = false
+			break
+		}
 		n := code - 256 + copyMin
-		bits, ok := s.p.decode(b)
-		if !ok {
-			sync()
-			return false
+		e = ph.table[bits>>(64-ptTableBits)]
+		if e&entLink != 0 {
+			e = ph.sub[(int(e>>16)+int(bits<<ptTableBits>>(64-(e>>6&31))))&(subSize-1)]
 		}
-		off := bits
-		if bits > 1 {
-			off = int(b.read(uint(bits-1))) | 1<<(bits-1)
+		bits <<= e & entBits
+		nb -= uint(e & entBits)
+		off := int(e >> 16)
+		if off > 1 {
+			if off > 32 {
+				ok = false
+				break
+			}
+			k := uint(off - 1)
+			if nb < k {
+				b.bits, b.n, b.pos = bits, nb, pos
+				b.refill()
+				bits, nb, pos, in = b.bits, b.n, b.pos, b.buf[:b.end]
+			}
+			off = int(bits>>(64-k)) | 1<<k
+			bits <<= k
+			nb -= k
 		}
-		src := (w - off - 1) & mask
+		d := off&dmask + 1
+		src := (w - d) & mask
 		if n > end-w {
 			// The match runs past the ring's end or the output's: the
 			// window finishes it.
-			sync()
+			win.left -= int64(w - win.w)
+			win.w = w
 			win.match(src, n)
-			return !b.overrun()
+			w = win.w
+			break
 		}
-		if d := w - src; d >= n || (d <= -n && src+n <= len(buf)) {
-			copy(buf[w:w+n], buf[src:src+n])
+		if d >= slack && src+n <= ring {
+			// Eight bytes at a time: each load is of bytes already final
+			// (d ≥ 8), and what lands past the match's end is overwritten
+			// by what follows before anything reads it.
+			for i := 0; i < n; i += 8 {
+				binary.LittleEndian.PutUint64(buf[w+i:], binary.LittleEndian.Uint64(buf[src+i:]))
+			}
 		} else {
 			for i := range n {
 				buf[w+i] = buf[(src+i)&mask]
@@ -188,6 +235,11 @@ func (s *static) decode(b *bitReader, win *window) bool {
 		}
 		w += n
 	}
-	sync()
-	return !b.overrun()
+	s.blockCmd = cmd
+	if ok {
+		b.bits, b.n, b.pos = bits, nb, pos
+	}
+	win.left -= int64(w - win.w)
+	win.w = w
+	return ok && !b.overrun()
 }
