@@ -24,6 +24,7 @@ package lzhdec
 
 import (
 	"io"
+	mathbits "math/bits"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -174,6 +175,7 @@ func (z *Reader) Reset(r io.Reader, m Method, size int64) error {
 			z.st = newStatic(bits)
 		}
 		z.st.reset()
+		z.st.winBits = mathbits.Len(uint(ws)) - 1
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ const (
 
 type static struct {
 	offBits  uint // bits of the offset table's count: 4 or 5
+	winBits  int  // log2 of the window: offset codes up to it need no wrapping
 	blockCmd int  // commands left in the block
 	c, p, t  *huffman
 	lens     [numCodes]uint8
@@ -126,49 +127,81 @@ func (s *static) startBlock(b *bitReader) bool {
 }
 
 // decode fills the window until it is full, the output complete, or the
-// input bad (false). The bit buffer and write position live in locals
-// through the loop; every command starts with at least 51 bits buffered,
-// enough for a literal/length code, an offset code and up to 19 offset
-// bits.
+// input bad (false): fast while there is room for it, one command at a
+// time by step near the ends of the input, the ring and the output, and
+// at the start of a block.
 func (s *static) decode(b *bitReader, win *window) bool {
 	if win.mlen > 0 {
 		win.copyMatch()
 	}
-	ring := len(win.buf)
-	buf := win.buf[:cap(win.buf)]
-	mask, dmask := win.mask, win.dmask
-	// w runs to end: the ring's end or the output's, whichever is first;
-	// win and b are brought up to date before anything else looks at them.
-	w := win.w
-	end := ring
-	if win.left < int64(end-w) {
-		end = w + int(win.left)
+	for win.room() && win.mlen == 0 {
+		if !s.fast(b, win) || !s.step(b, win) {
+			return false
+		}
 	}
+	return !b.overrun()
+}
+
+// step decodes one command, or starts a block, through the general
+// paths.
+func (s *static) step(b *bitReader, win *window) bool {
+	if s.blockCmd == 0 {
+		return s.startBlock(b) && !b.overrun()
+	}
+	s.blockCmd--
+	b.refill()
+	code, ok := s.c.decode(b)
+	if !ok {
+		return false
+	}
+	if code < 256 {
+		win.lit(byte(code))
+		return true
+	}
+	n := code - 256 + copyMin
+	off, ok := s.p.decode(b)
+	if !ok || off > 32 {
+		return false
+	}
+	if off > 1 {
+		off = int(b.read(uint(off-1))) | 1<<(off-1)
+	}
+	// The distance wraps to the window, as the original decoders'
+	// window-sized rings wrap it.
+	win.match(win.w-off&win.dmask-1, n)
+	return true
+}
+
+// maxMatch is the longest match: code 511.
+const maxMatch = 511 - 256 + copyMin
+
+// fast decodes commands while the block has more, the input at least 16
+// more bytes and the ring and output room for the longest match, with the
+// bit buffer and write position in locals and no calls: every command
+// starts with at least 51 bits buffered, enough for a literal/length
+// code, an offset code and up to 19 offset bits. It returns false for bad
+// input.
+func (s *static) fast(b *bitReader, win *window) bool {
+	ring := len(win.buf)
+	end := ring
+	if win.left < int64(end-win.w) {
+		end = win.w + int(win.left)
+	}
+	wFast := end - maxMatch
+	buf := win.buf[:cap(win.buf)]
+	mask := win.mask
+	w := win.w
 	bits, nb, pos, in := b.bits, b.n, b.pos, b.buf[:b.end]
+	inFast := len(in) - 16
 	cmd := s.blockCmd
+	winBits := s.winBits
 	ch, ph := s.c, s.p
 	ok := true
-	for w < end {
+	for cmd > 0 && w < wFast && pos <= inFast {
 		if nb < 51 {
-			if pos+8 <= len(in) {
-				bits |= binary.BigEndian.Uint64(in[pos:]) >> nb
-				pos += int((63 - nb) >> 3)
-				nb |= 56
-			} else {
-				b.bits, b.n, b.pos = bits, nb, pos
-				b.refill()
-				bits, nb, pos, in = b.bits, b.n, b.pos, b.buf[:b.end]
-			}
-		}
-		if cmd == 0 {
-			b.bits, b.n, b.pos = bits, nb, pos
-			if !s.startBlock(b) || b.overrun() {
-				ok = false
-				break
-			}
-			bits, nb, pos, in = b.bits, b.n, b.pos, b.buf[:b.end]
-			cmd = s.blockCmd
-			continue
+			bits |= binary.BigEndian.Uint64(in[pos:]) >> (nb & 63)
+			pos += int((63 - nb) >> 3)
+			nb |= 56
 		}
 		cmd--
 		e := ch.table[bits>>(64-cTableBits)]
@@ -196,31 +229,28 @@ func (s *static) decode(b *bitReader, win *window) bool {
 		nb -= uint(e & entBits)
 		off := int(e >> 16)
 		if off > 1 {
-			if off > 32 {
-				ok = false
-				break
+			k := uint(off-1) & 63
+			if off > winBits {
+				// Past the window: the distance wraps to it (see step).
+				if off > 32 {
+					ok = false
+					break
+				}
+				if nb < k {
+					bits |= binary.BigEndian.Uint64(in[pos:]) >> (nb & 63)
+					pos += int((63 - nb) >> 3)
+					nb |= 56
+				}
+				off = (int(bits>>((64-k)&63)) | 1<<k) & win.dmask
+			} else {
+				// k < winBits ≤ 20: still buffered.
+				off = int(bits>>((64-k)&63)) | 1<<k
 			}
-			k := uint(off - 1)
-			if nb < k {
-				b.bits, b.n, b.pos = bits, nb, pos
-				b.refill()
-				bits, nb, pos, in = b.bits, b.n, b.pos, b.buf[:b.end]
-			}
-			off = int(bits>>(64-k)) | 1<<k
 			bits <<= k
 			nb -= k
 		}
-		d := off&dmask + 1
+		d := off + 1
 		src := (w - d) & mask
-		if n > end-w {
-			// The match runs past the ring's end or the output's: the
-			// window finishes it.
-			win.left -= int64(w - win.w)
-			win.w = w
-			win.match(src, n)
-			w = win.w
-			break
-		}
 		if d >= slack && src+n <= ring {
 			// Eight bytes at a time: each load is of bytes already final
 			// (d ≥ 8), and what lands past the match's end is overwritten
@@ -236,10 +266,8 @@ func (s *static) decode(b *bitReader, win *window) bool {
 		w += n
 	}
 	s.blockCmd = cmd
-	if ok {
-		b.bits, b.n, b.pos = bits, nb, pos
-	}
+	b.bits, b.n, b.pos = bits, nb, pos
 	win.left -= int64(w - win.w)
 	win.w = w
-	return ok && !b.overrun()
+	return ok
 }
