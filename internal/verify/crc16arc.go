@@ -5,10 +5,10 @@ import (
 	"hash"
 )
 
-// crcARCTables are slicing-by-4 tables of CRC-16/ARC: polynomial 0x8005
+// crcARCTables are slicing-by-8 tables of CRC-16/ARC: polynomial 0x8005
 // reflected (0xA001), initial value 0, as LHA and LArc use for file data
 // and headers.
-var crcARCTables = func() (t [4][256]uint16) {
+var crcARCTables = func() (t [8][256]uint16) {
 	for i := range t[0] {
 		c := uint16(i)
 		for range 8 {
@@ -22,7 +22,7 @@ var crcARCTables = func() (t [4][256]uint16) {
 	}
 	for i := range t[0] {
 		c := t[0][i]
-		for k := 1; k < 4; k++ {
+		for k := 1; k < 8; k++ {
 			c = c>>8 ^ t[0][byte(c)]
 			t[k][i] = c
 		}
@@ -33,10 +33,11 @@ var crcARCTables = func() (t [4][256]uint16) {
 // UpdateCRC16ARC returns crc updated with p (CRC-16/ARC).
 func UpdateCRC16ARC(crc uint16, p []byte) uint16 {
 	t := &crcARCTables
-	for len(p) >= 4 {
-		c := uint32(crc) ^ binary.LittleEndian.Uint32(p)
-		crc = t[3][byte(c)] ^ t[2][byte(c>>8)] ^ t[1][byte(c>>16)] ^ t[0][byte(c>>24)]
-		p = p[4:]
+	for len(p) >= 8 {
+		c := uint64(crc) ^ binary.LittleEndian.Uint64(p)
+		crc = t[7][byte(c)] ^ t[6][byte(c>>8)] ^ t[5][byte(c>>16)] ^ t[4][byte(c>>24)] ^
+			t[3][byte(c>>32)] ^ t[2][byte(c>>40)] ^ t[1][byte(c>>48)] ^ t[0][byte(c>>56)]
+		p = p[8:]
 	}
 	for _, b := range p {
 		crc = crc>>8 ^ t[0][byte(crc)^b]

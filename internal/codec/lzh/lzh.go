@@ -3,7 +3,7 @@
 // and directory names, Unix mode, owner and time, Windows times, OS-9
 // permissions; comments and other systems' fields skipped), the methods
 // -lh0- and -lz4- (stored), -lh1-, -lh4- to -lh7-, -lhx-, -lzs- and -lz5-
-// (package lzhdec), directories (-lhd-) and symlinks ("name|target" in a
+// and PMarc's -pm1- and -pm2- (package lzhdec), directories (-lhd-) and symlinks ("name|target" in a
 // -lhd- entry with a Unix symlink mode). Every file's CRC-16 (CRC-16/ARC)
 // is verified at its end, and a header's own CRC where it carries one
 // (the common extended header); level 0 and 1 headers' byte sums are
@@ -80,8 +80,9 @@ func NewReader(r io.Reader, opt *archive.Options) (*Reader, error) {
 	}
 	off := 0
 	// An archive that starts with a method field is read from there, so
-	// that a broken first header is reported, not skipped like a stub.
-	if len(head) < 7 || head[2] != '-' || head[6] != '-' {
+	// that a broken first header is reported, not skipped like a stub;
+	// PMarc's self-extractors start with a "-pms-" one, the stub's.
+	if len(head) < 7 || head[2] != '-' || head[6] != '-' || string(head[2:7]) == "-pms-" {
 		off = Find(head)
 	}
 	if off < 0 {
@@ -199,8 +200,8 @@ func (z *Reader) next() (*archive.Entry, error) {
 			z.data = errReader{archive.Unsupportedf("lzh: %q: compression method %s is not supported", e.Name, h.method)}
 			return e, nil
 		}
-		if int64(lzhdec.WindowSize(m)) > z.opt.Limit() {
-			z.data = errReader{archive.Limitf("lzh: %q: method %s needs a %d-byte window, over the memory limit", e.Name, h.method, lzhdec.WindowSize(m))}
+		if int64(lzhdec.Memory(m)) > z.opt.Limit() {
+			z.data = errReader{archive.Limitf("lzh: %q: method %s needs %d bytes of memory, over the limit", e.Name, h.method, lzhdec.Memory(m))}
 			return e, nil
 		}
 		if z.dec == nil {
@@ -247,6 +248,7 @@ func (z *Reader) macBinary(e *archive.Entry, h *header) {
 var methods = map[string]lzhdec.Method{
 	"-lh1-": lzhdec.LH1, "-lh4-": lzhdec.LH4, "-lh5-": lzhdec.LH5, "-lh6-": lzhdec.LH6,
 	"-lh7-": lzhdec.LH7, "-lhx-": lzhdec.LHX, "-lzs-": lzhdec.LZS, "-lz5-": lzhdec.LZ5,
+	"-pm1-": lzhdec.PM1, "-pm2-": lzhdec.PM2,
 }
 
 // counted passes an entry's decoded data, tracking the packed bytes

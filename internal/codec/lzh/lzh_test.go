@@ -92,6 +92,12 @@ func TestPublicFixtures(t *testing.T) {
 		{"h3_subdir.lzh", map[string]string{"subdir/subdir2/HELLO.TXT": "13dd7774cadfb09f8732ec2cc183916c9d0304dc6e7fa6640f6cefefae4cba12 14"}},
 		{"l1_full_subdir.lzh", map[string]string{"/Untitled/subdir/subdir2/hello.txt": "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9 11"}},
 		{"symlink1.lzh", map[string]string{"foo.txt": "a948904f2f0f479b8f8197694b30184b0d2ed1c1cd2a1ec0fb85d299a192a447 12"}},
+		{"pm1.pma", map[string]string{"copying.txt": "66875d5ccf1f362902a3a14fad934fcb69522cc2a2b4f5a84978fe2569c33e45 25284"}},
+		{"mtcd.pma", map[string]string{
+			"cd.mtc":   "f03b85f1706d12de59bdde738af6c9340caff87357501743b1992421d0e84a2f 256",
+			"mtcd.doc": "3916cd29631f259044ce5063edc0c6ea3c9c00afcd55a335430c27441367f8d5 1403"}},
+		{"pm2.pma", map[string]string{"gpl-2.": "891ff81846fa2544373b4eec884593050069973c9be6771ed279959721aee739"}},
+		{"pm2-sfx.com", map[string]string{"gpl-2.": "891ff81846fa2544373b4eec884593050069973c9be6771ed279959721aee739"}},
 		{"dotdot.lzh", map[string]string{
 			"../evil1.txt":        "9230f33ce6f02b858dcbd0cae37788586df05b082d6606fedabb7cd14dc6d201",
 			"foo/../../evil2.txt": "6c794acffdbab033a7e16c2adbe6786495529d85cc4720e51a8cb0a1bba2b8eb"}},

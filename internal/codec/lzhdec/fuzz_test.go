@@ -15,7 +15,7 @@ func FuzzLZHDecoder(f *testing.F) {
 		f.Add(byte(s.m), s.data)
 	}
 	f.Fuzz(func(t *testing.T, m byte, data []byte) {
-		method := lzhdec.Method(m%10 + 1)
+		method := lzhdec.Method(m%12 + 1)
 		size := int64(len(data))*8 + 100
 		z, err := lzhdec.NewReader(bytes.NewReader(data), method, size)
 		if err != nil {

@@ -3,7 +3,8 @@
 // -lh4- to -lh7- and -lhx- (4 KiB to 1 MiB windows, static Huffman
 // tables per block), -lzs- and -lz5- (LArc), and ARJ's methods 1 to 3
 // (the -lh6- coding over a 26 KiB dictionary) and 4 (unary-prefixed
-// lengths and offsets, no tables). The streams carry no end
+// lengths and offsets, no tables), and PMarc's -pm1- and -pm2- (see
+// pmarc.go). The streams carry no end
 // marker: the container gives the decoded size, and its checksum (CRC-16
 // in LHA, CRC-32 in ARJ) is verified by the caller.
 //
@@ -23,6 +24,7 @@ package lzhdec
 
 import (
 	"io"
+	mathbits "math/bits"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -42,6 +44,8 @@ const (
 	LZ5
 	ARJ  // ARJ methods 1 to 3
 	ARJ4 // ARJ method 4
+	PM1  // PMarc -pm1-
+	PM2  // PMarc -pm2-
 )
 
 // Errors. Each errors.Is its archive category.
@@ -70,8 +74,35 @@ func WindowSize(m Method) int {
 		return 1 << 11
 	case ARJ4:
 		return 1 << 15
+	case PM1:
+		return 1 << 14
+	case PM2:
+		return 1 << 13
 	}
 	return 0
+}
+
+// minRing is the smallest ring of the methods with relative offsets.
+const minRing = 1 << 16
+
+// ringSize is the ring a method decodes into: the window itself for
+// LArc's methods, whose matches name absolute ring positions, else at
+// least twice the window (see window).
+func ringSize(m Method) int {
+	ws := WindowSize(m)
+	if m == LZS || m == LZ5 {
+		return ws
+	}
+	return max(2*ws, minRing)
+}
+
+// Memory is what a Reader of method m allocates, in bytes (0 for a method
+// this package does not know).
+func Memory(m Method) int {
+	if WindowSize(m) == 0 {
+		return 0
+	}
+	return ringSize(m) + slack + 32<<10 // the ring and the input buffer
 }
 
 // Reader decodes one stream to its known size.
@@ -82,6 +113,8 @@ type Reader struct {
 	st  *static
 	h1  *lh1
 	z5  lz5
+	p1  *pm1
+	p2  *pm2
 	err error
 }
 
@@ -111,7 +144,7 @@ func (z *Reader) Reset(r io.Reader, m Method, size int64) error {
 	case LZ5:
 		start = ws - 18
 	}
-	z.win.reset(ws, fill, start, size)
+	z.win.reset(ws, ringSize(m), fill, start, size)
 	switch m {
 	case LH1:
 		if z.h1 == nil {
@@ -120,7 +153,18 @@ func (z *Reader) Reset(r io.Reader, m Method, size int64) error {
 		z.h1.reset()
 	case LZ5:
 		lz5Prime(z.win.buf)
+		z.win.dirty = len(z.win.buf)
 		z.z5 = lz5{}
+	case PM1:
+		if z.p1 == nil {
+			z.p1 = new(pm1)
+		}
+		z.p1.reset()
+	case PM2:
+		if z.p2 == nil {
+			z.p2 = new(pm2)
+		}
+		z.p2.reset()
 	case LZS, ARJ4:
 	default:
 		bits := uint(5)
@@ -131,6 +175,7 @@ func (z *Reader) Reset(r io.Reader, m Method, size int64) error {
 			z.st = newStatic(bits)
 		}
 		z.st.reset()
+		z.st.winBits = mathbits.Len(uint(ws)) - 1
 	}
 	return nil
 }
@@ -194,9 +239,14 @@ func (z *Reader) fill() bool {
 		ok = z.z5.decode(&z.b, &z.win)
 	case ARJ4:
 		ok = decodeARJ4(&z.b, &z.win)
+	case PM1:
+		ok = z.p1.decode(&z.b, &z.win)
+	case PM2:
+		ok = z.p2.decode(&z.b, &z.win)
 	default:
 		ok = z.st.decode(&z.b, &z.win)
 	}
+	z.win.written()
 	if !ok {
 		z.err = ErrCorrupt
 		if z.b.err != nil {

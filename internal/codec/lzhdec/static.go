@@ -7,6 +7,8 @@ package lzhdec
 // the offset table (codes giving the bit length of the match distance) —
 // then the commands.
 
+import "encoding/binary"
+
 const (
 	numCodes    = 256 + 256 - 3 + 1 + 1 // NC: literals and lengths 3..256 (510)
 	numTemp     = 19                    // NT
@@ -18,6 +20,7 @@ const (
 
 type static struct {
 	offBits  uint // bits of the offset table's count: 4 or 5
+	winBits  int  // log2 of the window: offset codes up to it need no wrapping
 	blockCmd int  // commands left in the block
 	c, p, t  *huffman
 	lens     [numCodes]uint8
@@ -124,63 +127,137 @@ func (s *static) startBlock(b *bitReader) bool {
 }
 
 // decode fills the window until it is full, the output complete, or the
-// input bad (false).
+// input bad (false): fast while there is room for it, one command at a
+// time by step near the ends of the input, the ring and the output, and
+// at the start of a block.
 func (s *static) decode(b *bitReader, win *window) bool {
 	if win.mlen > 0 {
 		win.copyMatch()
 	}
-	buf, mask := win.buf, win.mask
-	// w runs to end: the ring's end or the output's, whichever is first;
-	// win is brought up to date before anything else looks at it.
-	w := win.w
-	end := len(buf)
-	if win.left < int64(end-w) {
-		end = w + int(win.left)
-	}
-	sync := func() {
-		win.left -= int64(w - win.w)
-		win.w = w
-	}
-	for w < end {
-		if s.blockCmd == 0 {
-			if !s.startBlock(b) || b.overrun() {
-				sync()
-				return false
-			}
-			continue
-		}
-		s.blockCmd--
-		b.refill()
-		code, ok := s.c.decode(b)
-		if !ok {
-			sync()
+	for win.room() && win.mlen == 0 {
+		if !s.fast(b, win) || !s.step(b, win) {
 			return false
 		}
+	}
+	return !b.overrun()
+}
+
+// step decodes one command, or starts a block, through the general
+// paths.
+func (s *static) step(b *bitReader, win *window) bool {
+	if s.blockCmd == 0 {
+		return s.startBlock(b) && !b.overrun()
+	}
+	s.blockCmd--
+	b.refill()
+	code, ok := s.c.decode(b)
+	if !ok {
+		return false
+	}
+	if code < 256 {
+		win.lit(byte(code))
+		return true
+	}
+	n := code - 256 + copyMin
+	off, ok := s.p.decode(b)
+	if !ok || off > 32 {
+		return false
+	}
+	if off > 1 {
+		off = int(b.read(uint(off-1))) | 1<<(off-1)
+	}
+	// The distance wraps to the window, as the original decoders'
+	// window-sized rings wrap it.
+	win.match(win.w-off&win.dmask-1, n)
+	return true
+}
+
+// maxMatch is the longest match: code 511.
+const maxMatch = 511 - 256 + copyMin
+
+// fast decodes commands while the block has more, the input at least 16
+// more bytes and the ring and output room for the longest match, with the
+// bit buffer and write position in locals and no calls: every command
+// starts with at least 51 bits buffered, enough for a literal/length
+// code, an offset code and up to 19 offset bits. It returns false for bad
+// input.
+func (s *static) fast(b *bitReader, win *window) bool {
+	ring := len(win.buf)
+	end := ring
+	if win.left < int64(end-win.w) {
+		end = win.w + int(win.left)
+	}
+	wFast := end - maxMatch
+	buf := win.buf[:cap(win.buf)]
+	mask := win.mask
+	w := win.w
+	bits, nb, pos, in := b.bits, b.n, b.pos, b.buf[:b.end]
+	inFast := len(in) - 16
+	cmd := s.blockCmd
+	winBits := s.winBits
+	ch, ph := s.c, s.p
+	ok := true
+	for cmd > 0 && w < wFast && pos <= inFast {
+		if nb < 51 {
+			bits |= binary.BigEndian.Uint64(in[pos:]) >> (nb & 63)
+			pos += int((63 - nb) >> 3)
+			nb |= 56
+		}
+		cmd--
+		e := ch.table[bits>>(64-cTableBits)]
+		if e&entLink != 0 {
+			e = ch.sub[(int(e>>16)+int(bits<<cTableBits>>(64-(e>>6&31))))&(subSize-1)]
+		}
+		bits <<= e & entBits
+		nb -= uint(e & entBits)
+		code := int(e >> 16)
 		if code < 256 {
 			buf[w] = byte(code)
 			w++
 			continue
 		}
+		if code >= 512 {
+			ok = false
+			break
+		}
 		n := code - 256 + copyMin
-		bits, ok := s.p.decode(b)
-		if !ok {
-			sync()
-			return false
+		e = ph.table[bits>>(64-ptTableBits)]
+		if e&entLink != 0 {
+			e = ph.sub[(int(e>>16)+int(bits<<ptTableBits>>(64-(e>>6&31))))&(subSize-1)]
 		}
-		off := bits
-		if bits > 1 {
-			off = int(b.read(uint(bits-1))) | 1<<(bits-1)
+		bits <<= e & entBits
+		nb -= uint(e & entBits)
+		off := int(e >> 16)
+		if off > 1 {
+			k := uint(off-1) & 63
+			if off > winBits {
+				// Past the window: the distance wraps to it (see step).
+				if off > 32 {
+					ok = false
+					break
+				}
+				if nb < k {
+					bits |= binary.BigEndian.Uint64(in[pos:]) >> (nb & 63)
+					pos += int((63 - nb) >> 3)
+					nb |= 56
+				}
+				off = (int(bits>>((64-k)&63)) | 1<<k) & win.dmask
+			} else {
+				// k < winBits ≤ 20: still buffered.
+				off = int(bits>>((64-k)&63)) | 1<<k
+			}
+			bits <<= k
+			nb -= k
 		}
-		src := (w - off - 1) & mask
-		if n > end-w {
-			// The match runs past the ring's end or the output's: the
-			// window finishes it.
-			sync()
-			win.match(src, n)
-			return !b.overrun()
-		}
-		if d := w - src; d >= n || (d <= -n && src+n <= len(buf)) {
-			copy(buf[w:w+n], buf[src:src+n])
+		d := off + 1
+		src := (w - d) & mask
+		if d >= slack && src+n <= ring {
+			// Eight bytes at a time: each load is of bytes already final
+			// (d ≥ 8), and what lands past the match's end is overwritten
+			// by what follows before anything reads it.
+			for i := 0; i < n; i += 8 {
+				binary.LittleEndian.PutUint64(buf[w+i:], binary.LittleEndian.Uint64(buf[src+i:]))
+			}
 		} else {
 			for i := range n {
 				buf[w+i] = buf[(src+i)&mask]
@@ -188,6 +265,9 @@ func (s *static) decode(b *bitReader, win *window) bool {
 		}
 		w += n
 	}
-	sync()
-	return !b.overrun()
+	s.blockCmd = cmd
+	b.bits, b.n, b.pos = bits, nb, pos
+	win.left -= int64(w - win.w)
+	win.w = w
+	return ok
 }
