@@ -249,8 +249,13 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	n := jobsFor(threads)
 	p.work = make(chan *job, n)
 	p.resolve = make(chan *job, n)
-	for range n {
-		j := &job{done: make(chan struct{}, 1)}
+	// The pieces' input buffers in one allocation on huge pages where the
+	// kernel gives them, as their output buffers are: on 4 KiB pages their
+	// first touch costs a page fault per 4 KiB.
+	in := partSize + overrun
+	slab := hugemem.Aligned(n * in)
+	for i := range n {
+		j := &job{done: make(chan struct{}, 1), buf: slab[i*in : i*in : (i+1)*in]}
 		p.jobs = append(p.jobs, j)
 	}
 	p.free = append(p.free, p.jobs...)
@@ -473,7 +478,7 @@ func (w *worker) resolveMarks(j *job) {
 // The view of the bytes as uint16 never depends on their byte order: they
 // are written and read as uint16 only.
 func symbols(n int) []uint16 {
-	b := hugemem.Aligned(hugemem.RoundUp(2 * n))
+	b := hugemem.Aligned(2 * n)
 	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
