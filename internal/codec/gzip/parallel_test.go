@@ -407,3 +407,22 @@ func TestParallelCleanHighRatio(t *testing.T) {
 		}
 	}
 }
+
+// TestSymbols checks the 16-bit view of a huge-page buffer: its length,
+// and that every element is its own (writes do not overlap).
+func TestSymbols(t *testing.T) {
+	for _, n := range []int{1, 1000, 1 << 20, 3<<20 + 1} {
+		s := symbols(n)
+		if len(s) != n || cap(s) != n {
+			t.Fatalf("symbols(%d): len %d cap %d", n, len(s), cap(s))
+		}
+		for i := range s {
+			s[i] = uint16(i * 7)
+		}
+		for i, v := range s {
+			if v != uint16(i*7) {
+				t.Fatalf("symbols(%d)[%d] = %d", n, i, v)
+			}
+		}
+	}
+}
