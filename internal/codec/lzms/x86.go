@@ -20,7 +20,16 @@ func undoX86(data []byte, usages []int32) {
 	// No translation starts in the last 16 bytes; the first byte is
 	// never looked at.
 	end := size - 16
+	scan := data[:end]
 	for p := 1; p < end; {
+		// Most bytes start no instruction of interest: skip them in a
+		// loop of their own.
+		for p < len(scan) && !x86Lead[scan[p]] {
+			p++
+		}
+		if p >= len(scan) {
+			break
+		}
 		var opLen int
 		maxOff := int32(x86MaxTransOff)
 		switch b := data[p]; b {
@@ -63,3 +72,7 @@ func undoX86(data []byte, usages []int32) {
 		p += 4
 	}
 }
+
+// x86Lead marks the bytes undoX86 looks at: the first bytes of the
+// instructions translated, and of jumps (skipped with their operands).
+var x86Lead = [256]bool{0xFF: true, 0xF0: true, 0x48: true, 0x4C: true, 0xE8: true, 0xE9: true}
