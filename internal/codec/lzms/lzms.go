@@ -92,24 +92,31 @@ func (d *Decoder) decodeBit(b *decisions) uint32 {
 	if d.rng <= 0xffff {
 		d.normalize()
 	}
+	bit, rng, code := decide(&b.probs[b.state&(numOtherProbs-1)], d.rng, d.code)
+	d.rng, d.code = rng, code
+	b.state = (b.state<<1 | bit) & b.mask
+	return bit
+}
+
+// decide decodes one bit with probability entry p from the normalized
+// range decoder state (rng, code), and updates p. It is small enough to
+// inline where the loop decodes the main decision itself.
+func decide(p *prob, rng, code uint32) (bit, rng2, code2 uint32) {
 	// The probability of a 0 is the share of zeros among the last 64
 	// bits, kept within 1/64..63/64.
-	p := &b.probs[b.state&(numOtherProbs-1)]
 	pr := min(max(p.zeros, 1), probMax-1)
-	bound := (d.rng >> probBits) * pr
-	var bit uint32
-	if d.code < bound {
-		d.rng = bound
+	bound := (rng >> probBits) * pr
+	if code < bound {
+		rng = bound
 	} else {
-		d.rng -= bound
-		d.code -= bound
+		rng -= bound
+		code -= bound
 		bit = 1
 	}
-	b.state = (b.state<<1 | bit) & b.mask
 	// The oldest bit leaves, the new one enters.
 	p.zeros += uint32(p.recent>>63) - bit
 	p.recent = p.recent<<1 | uint64(bit)
-	return bit
+	return bit, rng, code
 }
 
 // normalize shifts the next 16 bits into the range decoder.
@@ -245,9 +252,17 @@ func (d *Decoder) items(dst []byte) error {
 	var lzPending uint32
 	var deltaPending uint64
 	lzStill, deltaStill := -1, -1
+	main := &d.main
 	out := 0
 	for out < len(dst) {
-		if d.decodeBit(&d.main) == 0 {
+		// The main decision, as decodeBit makes it, without the call.
+		if d.rng <= 0xffff {
+			d.normalize()
+		}
+		isMatch, rng, code := decide(&main.probs[main.state&(numMainProbs-1)], d.rng, d.code)
+		d.rng, d.code = rng, code
+		main.state = (main.state<<1 | isMatch) & (numMainProbs - 1)
+		if isMatch == 0 {
 			sym, err := d.symbol(&d.literal)
 			if err != nil {
 				return err

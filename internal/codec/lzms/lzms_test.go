@@ -116,7 +116,7 @@ func TestMakeLengths(t *testing.T) {
 		freqs[i] = 1
 	}
 	lens := make([]uint8, 40)
-	makeLengths(freqs, lens, make([]uint32, 40))
+	makeLengths(freqs, lens, make([]uint32, 40), new([maxCount + 1]uint16))
 	kraft := 0
 	for i, l := range lens {
 		kraft += 1 << (maxCodeLen - l)
@@ -133,7 +133,7 @@ func TestMakeLengths(t *testing.T) {
 		f = append(f, f[len(f)-1]+f[len(f)-2])
 	}
 	lens = make([]uint8, len(f))
-	makeLengths(f, lens, make([]uint32, len(f)))
+	makeLengths(f, lens, make([]uint32, len(f)), new([maxCount + 1]uint16))
 	for _, l := range lens {
 		if l > maxCodeLen || l == 0 {
 			t.Fatalf("lens %v", lens)
