@@ -56,12 +56,10 @@ type Decoder struct {
 // two so that a masked index needs no bounds check.
 const tableSize = 1 << 14
 
-// table entries: bit 31 set for a symbol (sym<<4 | length), bit 30 set
-// for a subtable (index of its first entry); zero for no code word.
-const (
-	entrySym = 1 << 31
-	entrySub = 1 << 30
-)
+// table entries: sym<<4 | length for a symbol (length >= 1, so a literal
+// is 1..4095), entrySub | index of its first entry for a subtable; zero
+// for no code word.
+const entrySub = 1 << 31
 
 // build makes the decoding table of d.lens.
 func (d *Decoder) build() error {
@@ -89,7 +87,7 @@ func (d *Decoder) build() error {
 		}
 		code := next[l]
 		next[l]++
-		e := entrySym | uint32(sym)<<4 | uint32(l)
+		e := uint32(sym)<<4 | uint32(l)
 		if l <= tableBits {
 			start := code << (tableBits - l)
 			fill(t[start:start+1<<(tableBits-l)], e)
@@ -172,14 +170,20 @@ func (d *Decoder) Decode(dst, src []byte) error {
 			}
 		}
 		e := table[bb>>(64-tableBits)]
-		if e&entrySym == 0 {
-			if e&entrySub == 0 {
-				return ErrCode
-			}
+		if e-1 < 256<<4-1 {
+			// A literal.
+			n := uint(e & 15)
+			bb <<= n
+			nb -= n
+			dst[out] = byte(e >> 4)
+			out++
+			continue
+		}
+		if e&entrySub != 0 {
 			e = table[(e+uint32(bb>>(64-maxLen))&(1<<subBits-1))&(tableSize-1)]
-			if e&entrySym == 0 {
-				return ErrCode
-			}
+		}
+		if e == 0 {
+			return ErrCode
 		}
 		n := uint(e & 15)
 		bb <<= n
