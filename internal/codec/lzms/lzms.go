@@ -84,7 +84,8 @@ type Decoder struct {
 	literal, lzOffset, length, deltaOffset, power adaptive
 	s                                             scratch
 
-	usages []int32
+	usages  []int32 // undoX86's, kept with x86Base from block to block
+	x86Base int32
 }
 
 // decodeBit range-decodes one decision of class b.
@@ -241,7 +242,7 @@ func (d *Decoder) Decode(dst, src []byte) error {
 	if d.usages == nil {
 		d.usages = make([]int32, 65536)
 	}
-	undoX86(dst, d.usages)
+	d.x86Base = undoX86(dst, d.usages, d.x86Base)
 	return nil
 }
 
