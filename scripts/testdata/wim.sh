@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # WIM fixtures from wimlib-imagex: one image per compression (XPRESS, LZX,
 # LZMS, none), an LZMS solid WIM (version 3584), two images in one WIM,
-# and an XPRESS WIM split in three .swm parts; the tree has multi-chunk
+# an XPRESS WIM split in three .swm parts, and one with an integrity table
+# (--check); the tree has multi-chunk
 # and stored chunks, x86-like code (LZMS's filter), a symbolic link, a
 # hard link, an empty file and a non-ASCII name. Expected trees: what
 # `wimlib-imagex apply` extracts, per image, in NAME.sums ("N/" prefixes
@@ -58,6 +59,8 @@ q wimlib-imagex split "$out/xpress.wim" "$out/split.swm" 0.03
 mkdir -p "$work/tiny"; cp "$src/a.txt" "$work/tiny/"; head -c 3000 "$src/d/mid.txt" > "$work/tiny/m.txt"; ln -s a.txt "$work/tiny/l"
 q wimlib-imagex capture "$work/tiny" "$out/tiny-xpress.wim" one --compress=XPRESS
 q wimlib-imagex capture "$work/tiny" "$out/tiny-solid.wim" one --solid
+# With an integrity table (SHA-1 of each 10 MiB of the file).
+q wimlib-imagex capture "$work/tiny" "$out/check.wim" one --compress=XPRESS --check
 rm -f "$out/none.wim.tmp"
 sums() { # DIR: file sums and links, as the tests read them
   (cd "$1" && find . -type f | sort | sed 's|^\./||' | while read -r p; do sha256sum "$p"; done

@@ -39,13 +39,15 @@ func (a *adaptive) init(n, rebuild int, s *scratch) {
 type scratch struct {
 	nodes [maxOffsetSyms]uint32
 	lens  [maxOffsetSyms]uint8
+	// counts is sortByFreq's, cleared only as far as it is used.
+	counts [maxCount + 1]uint16
 }
 
 // build makes the code of the current frequencies and its decoding table.
 func (a *adaptive) build(s *scratch) {
 	a.until = a.rebuild
 	lens := s.lens[:a.n]
-	makeLengths(a.freqs, lens, s.nodes[:a.n])
+	makeLengths(a.freqs, lens, s.nodes[:a.n], &s.counts)
 	a.makeTable(lens)
 }
 
@@ -54,7 +56,7 @@ func (a *adaptive) build(s *scratch) {
 // construction taking a leaf before an inner node of equal weight, and
 // the lengths counted per depth handed out longest first in that order.
 // freqs are all nonzero.
-func makeLengths(freqs []uint32, lens []uint8, nodes []uint32) {
+func makeLengths(freqs []uint32, lens []uint8, nodes []uint32, counts *[maxCount + 1]uint16) {
 	n := len(freqs)
 	switch n {
 	case 0:
@@ -63,7 +65,7 @@ func makeLengths(freqs []uint32, lens []uint8, nodes []uint32) {
 		lens[0] = 1
 		return
 	}
-	sortByFreq(freqs, nodes)
+	sortByFreq(freqs, nodes, counts)
 	// Inner nodes take the places of the entries they consume: each
 	// keeps its symbol in the low bits and gets its parent's index (or,
 	// while unparented, its weight) in the high bits.
@@ -113,7 +115,7 @@ func makeLengths(freqs []uint32, lens []uint8, nodes []uint32) {
 // sortByFreq fills nodes with freq<<symBits|symbol in increasing order of
 // frequency, then symbol: a counting sort, as the halving keeps the
 // frequencies small.
-func sortByFreq(freqs []uint32, nodes []uint32) {
+func sortByFreq(freqs []uint32, nodes []uint32, counts *[maxCount + 1]uint16) {
 	var maxf uint32
 	for _, f := range freqs {
 		maxf = max(maxf, f)
@@ -125,7 +127,8 @@ func sortByFreq(freqs []uint32, nodes []uint32) {
 		slices.Sort(nodes)
 		return
 	}
-	var count [maxCount + 1]uint16
+	count := counts[:maxf+2]
+	clear(count)
 	for _, f := range freqs {
 		count[f+1]++
 	}

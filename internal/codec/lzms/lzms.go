@@ -48,16 +48,20 @@ var (
 type decisions struct {
 	state uint32
 	mask  uint32
-	probs []uint64 // the last 64 bits decoded with each entry
+	probs [numOtherProbs]prob // the first mask+1 in use
+}
+
+// prob is a probability entry: the last 64 bits decoded with it (the
+// newest lowest) and how many of them are zeros.
+type prob struct {
+	recent uint64
+	zeros  uint32
 }
 
 func (b *decisions) init(n int) {
 	b.state, b.mask = 0, uint32(n-1)
-	if b.probs == nil {
-		b.probs = make([]uint64, n)
-	}
-	for i := range b.probs {
-		b.probs[i] = initialRecent
+	for i := range b.probs[:n] {
+		b.probs[i] = prob{initialRecent, 64 - uint32(bits.OnesCount64(initialRecent))}
 	}
 }
 
@@ -80,7 +84,8 @@ type Decoder struct {
 	literal, lzOffset, length, deltaOffset, power adaptive
 	s                                             scratch
 
-	usages []int32
+	usages  []int32 // undoX86's, kept with x86Base from block to block
+	x86Base int32
 }
 
 // decodeBit range-decodes one decision of class b.
@@ -88,22 +93,31 @@ func (d *Decoder) decodeBit(b *decisions) uint32 {
 	if d.rng <= 0xffff {
 		d.normalize()
 	}
+	bit, rng, code := decide(&b.probs[b.state&(numOtherProbs-1)], d.rng, d.code)
+	d.rng, d.code = rng, code
+	b.state = (b.state<<1 | bit) & b.mask
+	return bit
+}
+
+// decide decodes one bit with probability entry p from the normalized
+// range decoder state (rng, code), and updates p. It is small enough to
+// inline where the loop decodes the main decision itself.
+func decide(p *prob, rng, code uint32) (bit, rng2, code2 uint32) {
 	// The probability of a 0 is the share of zeros among the last 64
 	// bits, kept within 1/64..63/64.
-	p := &b.probs[b.state]
-	pr := min(max(uint32(64-bits.OnesCount64(*p)), 1), probMax-1)
-	bound := (d.rng >> probBits) * pr
-	var bit uint32
-	if d.code < bound {
-		d.rng = bound
+	pr := min(max(p.zeros, 1), probMax-1)
+	bound := (rng >> probBits) * pr
+	if code < bound {
+		rng = bound
 	} else {
-		d.rng -= bound
-		d.code -= bound
+		rng -= bound
+		code -= bound
 		bit = 1
 	}
-	b.state = (b.state<<1 | bit) & b.mask
-	*p = *p<<1 | uint64(bit)
-	return bit
+	// The oldest bit leaves, the new one enters.
+	p.zeros += uint32(p.recent>>63) - bit
+	p.recent = p.recent<<1 | uint64(bit)
+	return bit, rng, code
 }
 
 // normalize shifts the next 16 bits into the range decoder.
@@ -120,10 +134,26 @@ func (d *Decoder) normalize() {
 
 // ensure makes at least n (<= 32) bits available in buf.
 func (d *Decoder) ensure(n uint) {
-	if d.left >= n {
+	if d.left < n {
+		d.refill()
+	}
+}
+
+// refill makes at least 49 bits available in buf. Below the bits
+// counted in left are the next word's bits, or zeros; before the start of
+// src are zeros.
+func (d *Decoder) refill() {
+	if d.back >= 8 {
+		// Four words at once (the little-endian word just below back is
+		// the next): those that do not fit whole are loaded again.
+		v := binary.LittleEndian.Uint64(d.src[d.back-8:])
+		d.buf |= v >> d.left
+		k := (64 - d.left) >> 4
+		d.back -= int(2 * k)
+		d.left += 16 * k
 		return
 	}
-	for range 2 {
+	for d.left <= 48 {
 		if d.back >= 2 {
 			d.back -= 2
 			d.buf |= uint64(binary.LittleEndian.Uint16(d.src[d.back:])) << (48 - d.left)
@@ -212,7 +242,7 @@ func (d *Decoder) Decode(dst, src []byte) error {
 	if d.usages == nil {
 		d.usages = make([]int32, 65536)
 	}
-	undoX86(dst, d.usages)
+	d.x86Base = undoX86(dst, d.usages, d.x86Base)
 	return nil
 }
 
@@ -223,9 +253,17 @@ func (d *Decoder) items(dst []byte) error {
 	var lzPending uint32
 	var deltaPending uint64
 	lzStill, deltaStill := -1, -1
+	main := &d.main
 	out := 0
 	for out < len(dst) {
-		if d.decodeBit(&d.main) == 0 {
+		// The main decision, as decodeBit makes it, without the call.
+		if d.rng <= 0xffff {
+			d.normalize()
+		}
+		isMatch, rng, code := decide(&main.probs[main.state&(numMainProbs-1)], d.rng, d.code)
+		d.rng, d.code = rng, code
+		main.state = (main.state<<1 | isMatch) & (numMainProbs - 1)
+		if isMatch == 0 {
 			sym, err := d.symbol(&d.literal)
 			if err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"github.com/unpack-dev/unpack/internal/archive"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -116,7 +117,7 @@ func TestMakeLengths(t *testing.T) {
 		freqs[i] = 1
 	}
 	lens := make([]uint8, 40)
-	makeLengths(freqs, lens, make([]uint32, 40))
+	makeLengths(freqs, lens, make([]uint32, 40), new([maxCount + 1]uint16))
 	kraft := 0
 	for i, l := range lens {
 		kraft += 1 << (maxCodeLen - l)
@@ -133,7 +134,7 @@ func TestMakeLengths(t *testing.T) {
 		f = append(f, f[len(f)-1]+f[len(f)-2])
 	}
 	lens = make([]uint8, len(f))
-	makeLengths(f, lens, make([]uint32, len(f)))
+	makeLengths(f, lens, make([]uint32, len(f)), new([maxCount + 1]uint16))
 	for _, l := range lens {
 		if l > maxCodeLen || l == 0 {
 			t.Fatalf("lens %v", lens)
@@ -165,4 +166,30 @@ func FuzzLZMS(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestX86Reuse decodes the chunks twice over with one decoder, the second
+// time from an x86 base near its overflow: what an earlier block left in
+// the usage table never counts, and the reset gives the same bytes.
+func TestX86Reuse(t *testing.T) {
+	var d Decoder
+	cs := chunks(t)
+	for round := range 3 {
+		if round == 2 {
+			d.x86Base = math.MaxInt32 - 70000
+		}
+		for i := len(cs) - 1; i >= 0; i-- {
+			c := cs[i]
+			dst := make([]byte, c.size)
+			if err := d.Decode(dst, c.src); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if s := sha1.Sum(dst); hex.EncodeToString(s[:]) != c.sum {
+				t.Fatalf("round %d, %s: SHA-1 %x", round, c.name, s)
+			}
+		}
+	}
+	if d.x86Base <= 0 || d.x86Base > math.MaxInt32-1<<20 {
+		t.Fatalf("x86 base %d after the reset", d.x86Base)
+	}
 }

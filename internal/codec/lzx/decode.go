@@ -1,5 +1,7 @@
 package lzx
 
+import "encoding/binary"
+
 // decodeBlock decodes symbols of a verbatim or aligned block into the
 // window from d.wpos up to end. A match may pass end by up to over bytes
 // (the block's data beyond a frame's end): what passes is left in
@@ -10,13 +12,19 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 	// A match may reach back over what this stream has decoded, which is
 	// op - base at op, and at most the whole window.
 	base := int64(d.fstart) - d.total
+	// Matches are copied eight bytes at a time, writing up to seven
+	// bytes past their end, while no byte there is still history: before
+	// the stream has filled the window once (always, for WIM chunks).
+	fastEnd := int(max(int64(len(w))+base, 0))
 	main, length, al := d.main, d.length, d.aligned
 	mainFast, lenFast, alFast := main.fast, length.fast, al.fast
 	r0, r1, r2 := d.r[0], d.r[1], d.r[2]
 	// The bit reader in locals, kept in registers; saved on every exit.
 	src, pos, bb, nb := d.src, d.pos, d.bb, d.nb
 	for op < end {
-		if nb < 49 {
+		// Enough for the main symbol; the longer items refill on their
+		// own.
+		if nb < 16 {
 			pos, bb, nb = refillBits(src, pos, bb, nb)
 		}
 		// Main symbol: a literal, or a length header and offset slot.
@@ -120,7 +128,13 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 			op = end
 			break
 		}
-		copyMatch(w, op, int(off), ml)
+		if o := int(off); o >= 8 && o <= op && ml <= 64 && op+ml+8 <= fastEnd {
+			for i := 0; i < ml; i += 8 {
+				binary.LittleEndian.PutUint64(w[op+i:], binary.LittleEndian.Uint64(w[op-o+i:]))
+			}
+		} else {
+			copyMatch(w, op, int(off), ml)
+		}
 		op += ml
 	}
 	d.r, d.pos, d.bb, d.nb = [3]uint32{r0, r1, r2}, pos, bb, nb
@@ -156,10 +170,15 @@ func copyMatch(w []byte, op, off, n int) {
 // refillBits tops a bit buffer up to at least 49 bits from 16-bit
 // little-endian words of src, zeros past its end (see Decoder.refill).
 func refillBits(src []byte, pos int, bb uint64, nb uint) (int, uint64, uint) {
-	if nb <= 16 && pos >= 0 && pos+6 <= len(src) {
-		w := uint64(src[pos])<<32 | uint64(src[pos+1])<<40 | uint64(src[pos+2])<<16 |
-			uint64(src[pos+3])<<24 | uint64(src[pos+4]) | uint64(src[pos+5])<<8
-		return pos + 6, bb | w<<(16-nb), nb + 48
+	if pos >= 0 && pos+8 <= len(src) {
+		// Four words at once, in stream order; those that do not fit
+		// whole are loaded again next time (the bits below the nb counted
+		// are the next word's, or zeros).
+		u := binary.LittleEndian.Uint64(src[pos:])
+		u = u<<32 | u>>32
+		u = u&0xffff0000ffff0000>>16 | u&0x0000ffff0000ffff<<16
+		k := (64 - nb) >> 4
+		return pos + int(2*k), bb | u>>nb, nb + 16*k
 	}
 	for nb <= 48 {
 		var w uint64

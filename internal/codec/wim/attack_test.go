@@ -166,7 +166,7 @@ func TestTruncated(t *testing.T) {
 // TestBitFlips flips bits all over the fixtures: each read fails or gives
 // the same tree (a flip in the XML, padding or an unused field).
 func TestBitFlips(t *testing.T) {
-	for _, name := range []string{"testdata/tiny-xpress.wim", "testdata/tiny-solid.wim", "testdata/xpress.wim", "testdata/solid.wim", "testdata/lzx.wim"} {
+	for _, name := range []string{"testdata/tiny-xpress.wim", "testdata/tiny-solid.wim", "testdata/xpress.wim", "testdata/solid.wim", "testdata/lzx.wim", "testdata/check.wim"} {
 		b, _ := os.ReadFile(name)
 		want := show(expected(t, name))
 		step := len(b)/150 + 1

@@ -69,6 +69,7 @@ type header struct {
 	images     uint32
 	blobTable  reshdr
 	xml        reshdr
+	integrity  reshdr // offset 0: none
 }
 
 func readHeader(ra io.ReaderAt, size int64) (header, error) {
@@ -99,15 +100,16 @@ func readHeader(ra io.ReaderAt, size int64) (header, error) {
 	h.images = le.Uint32(b[44:])
 	h.blobTable = parseReshdr(b[48:])
 	h.xml = parseReshdr(b[72:])
+	h.integrity = parseReshdr(b[124:])
 	if h.version != versionDefault && h.version != versionSolid {
 		return h, archive.Unsupportedf("wim: version %#x", h.version)
 	}
 	if h.part == 0 || h.totalParts == 0 || h.part > h.totalParts {
 		return h, archive.Corruptf("wim: part %d of %d", h.part, h.totalParts)
 	}
-	// The XML data and the integrity table are not read, but must be
-	// there: a WIM cut short loses them first.
-	for _, r := range []reshdr{h.xml, parseReshdr(b[124:])} {
+	// The XML data and the integrity table are at the end: a WIM cut
+	// short loses them first.
+	for _, r := range []reshdr{h.xml, h.integrity} {
 		if r.offset > size || r.size > size-r.offset {
 			return h, archive.Corruptf("wim: file cut short (a resource at %d of %d bytes is outside its %d bytes)", r.offset, r.size, size)
 		}

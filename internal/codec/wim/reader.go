@@ -8,7 +8,8 @@
 //
 // Every image is read: into a folder N/ per image when there are several,
 // at the top when there is one or Options.Image picks one. Every blob's
-// SHA-1 is verified as it is read (metadata and reparse data included).
+// SHA-1 is verified as it is read (metadata and reparse data included),
+// and the integrity table, when there is one, before the first entry.
 // Symbolic links and junctions become symbolic links (an absolute target
 // fixed on capture is made relative to the image's root); hard link
 // groups become hard links; alternate data streams, encrypted files and
@@ -52,6 +53,7 @@ type Reader struct {
 	last   int      // last image to read
 	single bool     // images at the top, not in N/ folders
 	names  []string // of the images, from the XML data, once read
+	check  bool     // the integrity tables are still to be verified
 
 	items []item
 	next  int
@@ -68,7 +70,13 @@ func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 	if in.RA == nil {
 		return nil, archive.Unsupportedf("wim: a WIM cannot be read from a pipe; give it as a file")
 	}
-	return NewReader(in.RA, in.Size, in.Path, opt)
+	r, err := NewReader(in.RA, in.Size, in.Path, opt)
+	if err != nil {
+		return nil, err
+	}
+	// A listing reads no data, and does not read the whole file either.
+	r.check = !in.Listing
+	return r, nil
 }
 
 // NewReader reads the header, blob table and image list of the WIM of
@@ -78,7 +86,7 @@ func NewReader(ra io.ReaderAt, size int64, path string, opt *archive.Options) (*
 	if opt == nil {
 		opt = &archive.Options{}
 	}
-	r := &Reader{opt: opt, limit: opt.Limit(), blobs: map[[20]byte]*blob{}}
+	r := &Reader{opt: opt, limit: opt.Limit(), blobs: map[[20]byte]*blob{}, check: true}
 	r.cache.threads = opt.Threads
 	if r.cache.threads <= 0 {
 		r.cache.threads = runtime.GOMAXPROCS(0)
@@ -370,9 +378,19 @@ func (r *Reader) loadImage(i int) error {
 	return nil
 }
 
-// Next returns the next entry.
+// Next returns the next entry. The first call verifies the integrity
+// tables, before any entry, as wimlib-imagex apply --check does.
 func (r *Reader) Next() (*archive.Entry, error) {
 	r.cur = nil
+	if r.check {
+		r.check = false
+		for _, p := range r.parts {
+			if err := r.checkIntegrity(p); err != nil {
+				r.image = r.last + 1
+				return nil, err
+			}
+		}
+	}
 	for r.next >= len(r.items) {
 		if r.image > r.last {
 			return nil, io.EOF

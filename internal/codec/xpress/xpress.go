@@ -48,15 +48,18 @@ var (
 // reused across chunks.
 type Decoder struct {
 	lens  [numSyms]uint8
-	table []uint32 // 1<<tableBits direct entries, then subtables
+	table [tableSize]uint32 // 1<<tableBits direct entries, then subtables
 }
 
-// table entries: bit 31 set for a symbol (sym<<4 | length), bit 30 set
-// for a subtable (index of its first entry); zero for no code word.
-const (
-	entrySym = 1 << 31
-	entrySub = 1 << 30
-)
+// tableSize holds the direct entries and a subtable for each of the at
+// most numSyms code words longer than tableBits, rounded up to a power of
+// two so that a masked index needs no bounds check.
+const tableSize = 1 << 14
+
+// table entries: sym<<4 | length for a symbol (length >= 1, so a literal
+// is 1..4095), entrySub | index of its first entry for a subtable; zero
+// for no code word.
+const entrySub = 1 << 31
 
 // build makes the decoding table of d.lens.
 func (d *Decoder) build() error {
@@ -75,32 +78,31 @@ func (d *Decoder) build() error {
 	for l := 1; l <= maxLen; l++ {
 		next[l+1] = (next[l] + uint32(count[l])) << 1
 	}
-	if cap(d.table) < 1<<tableBits {
-		d.table = make([]uint32, 1<<tableBits, 1<<tableBits+numSyms<<subBits)
-	}
-	d.table = d.table[:1<<tableBits]
-	clear(d.table)
+	t := &d.table
+	clear(t[:1<<tableBits])
+	subs := uint32(1 << tableBits)
 	for sym, l := range d.lens {
 		if l == 0 {
 			continue
 		}
 		code := next[l]
 		next[l]++
-		e := entrySym | uint32(sym)<<4 | uint32(l)
+		e := uint32(sym)<<4 | uint32(l)
 		if l <= tableBits {
 			start := code << (tableBits - l)
-			fill(d.table[start:start+1<<(tableBits-l)], e)
+			fill(t[start:start+1<<(tableBits-l)], e)
 			continue
 		}
 		prefix := code >> (l - tableBits)
-		p := d.table[prefix]
+		p := t[prefix]
 		if p&entrySub == 0 {
-			p = entrySub | uint32(len(d.table))
-			d.table[prefix] = p
-			d.table = append(d.table, make([]uint32, 1<<subBits)...)
+			p = entrySub | subs
+			t[prefix] = p
+			clear(t[subs : subs+1<<subBits])
+			subs += 1 << subBits
 		}
 		base := p&^entrySub + (code&(1<<(l-tableBits)-1))<<(maxLen-l)
-		fill(d.table[base:base+1<<(maxLen-l)], e)
+		fill(t[base:base+1<<(maxLen-l)], e)
 	}
 	return nil
 }
@@ -129,50 +131,78 @@ func (d *Decoder) Decode(dst, src []byte) error {
 	if err := d.build(); err != nil {
 		return err
 	}
-	// The reader of [MS-XCA] 2.2.4: a 32-bit register holding the next
-	// bits at its top, with extra valid bits below the first 16; the
-	// bytes of long lengths are taken at pos, after the words loaded.
-	// Words past the end of src read as zeros.
+	// The bits: 16-bit little-endian words, each read from its most
+	// significant bit, at the top of bb (nb of them valid), loaded ahead
+	// four words at a time; words past the end of src read as zeros. Bits
+	// below the nb valid ones are the next word's, or zeros.
+	//
+	// The bytes of long lengths sit between the words, where the reader
+	// of [MS-XCA] 2.2.4 is when it needs one: it holds 16 to 31 bits
+	// then (a 32-bit register topped up a word at a time when under 16).
+	// To read one, the words loaded beyond that are given back.
 	pos := numSyms / 2
-	var bits uint32
-	for range 2 {
-		bits <<= 16
-		if pos+2 <= len(src) {
-			bits |= uint32(src[pos]) | uint32(src[pos+1])<<8
-		}
-		pos += 2
-	}
-	extra := 16
-	table := d.table
+	var bb uint64
+	var nb uint
+	table := &d.table
 	out := 0
 	for out < len(dst) {
-		e := table[bits>>(32-tableBits)]
-		if e&entrySub != 0 {
-			e = table[e&^entrySub+bits>>(32-maxLen)&(1<<subBits-1)]
+		if nb < 32 {
+			if pos+8 <= len(src) {
+				// Four words at once; those that do not fit whole are
+				// loaded again next time.
+				u := binary.LittleEndian.Uint64(src[pos:])
+				u = u<<32 | u>>32
+				u = u&0xffff0000ffff0000>>16 | u&0x0000ffff0000ffff<<16
+				bb |= u >> nb
+				k := (64 - nb) >> 4
+				pos += int(2 * k)
+				nb += 16 * k
+			} else {
+				for nb <= 48 {
+					var w uint64
+					if pos+2 <= len(src) {
+						w = uint64(binary.LittleEndian.Uint16(src[pos:]))
+					}
+					bb |= w << (48 - nb)
+					pos += 2
+					nb += 16
+				}
+			}
 		}
-		if e&entrySym == 0 {
+		e := table[bb>>(64-tableBits)]
+		if e-1 < 256<<4-1 {
+			// A literal.
+			n := uint(e & 15)
+			bb <<= n
+			nb -= n
+			dst[out] = byte(e >> 4)
+			out++
+			continue
+		}
+		if e&entrySub != 0 {
+			e = table[(e+uint32(bb>>(64-maxLen))&(1<<subBits-1))&(tableSize-1)]
+		}
+		if e == 0 {
 			return ErrCode
 		}
-		n := int(e & 15)
-		bits <<= n
-		extra -= n
-		if extra < 0 {
-			if pos+2 <= len(src) {
-				bits |= (uint32(src[pos]) | uint32(src[pos+1])<<8) << -extra
-			}
-			pos += 2
-			extra += 16
-		}
-		sym := int(e>>4) & (numSyms - 1)
+		n := uint(e & 15)
+		bb <<= n
+		nb -= n
+		sym := e >> 4 & (numSyms - 1)
 		if sym < 256 {
 			dst[out] = byte(sym)
 			out++
 			continue
 		}
 		sym -= 256
-		length := sym & 15
-		obits := sym >> 4
+		length := int(sym & 15)
+		obits := uint(sym >> 4)
 		if length == 15 {
+			// Back to where the reference reader is (nb >= 17 here).
+			j := (nb - 16) >> 4
+			pos -= int(2 * j)
+			nb -= 16 * j
+			bb &^= ^uint64(0) >> nb
 			if pos >= len(src) {
 				return ErrShort
 			}
@@ -192,31 +222,31 @@ func (d *Decoder) Decode(dst, src []byte) error {
 			length += 15
 		}
 		length += 3
-		offset := 1<<obits | int(uint64(bits)>>(32-obits)) // obits 0 reads none
-		if obits > 0 {
-			bits <<= obits
-			extra -= obits
-			if extra < 0 {
-				if pos+2 <= len(src) {
-					bits |= (uint32(src[pos]) | uint32(src[pos+1])<<8) << -extra
-				}
-				pos += 2
-				extra += 16
-			}
-		}
+		// obits 0 reads none: a shift by 64 gives 0.
+		offset := 1<<obits | int(bb>>(64-obits))
+		bb <<= obits
+		nb -= obits
 		if offset > out {
 			return ErrOffset
 		}
 		if length > len(dst)-out {
 			return ErrLength
 		}
-		if length <= 16 {
+		switch {
+		case offset >= 8 && length <= 64 && length+8 <= len(dst)-out:
+			// Eight bytes at a time: each load reads bytes written
+			// before it, and the last store's tail is written over
+			// later.
+			for i := 0; i < length; i += 8 {
+				binary.LittleEndian.PutUint64(dst[out+i:], binary.LittleEndian.Uint64(dst[out-offset+i:]))
+			}
+		case length <= 16:
 			m := dst[out-offset : out-offset+length]
 			w := dst[out : out+length]
 			for i := range w {
 				w[i] = m[i]
 			}
-		} else {
+		default:
 			// What is copied repeats with period offset: copy what is
 			// there, doubling.
 			start, end := out-offset, out+length
