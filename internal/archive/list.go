@@ -1,9 +1,10 @@
 package archive
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 )
 
 // ListReader is the Reader and RandomAccess of an image whose whole entry
@@ -142,7 +143,7 @@ func (e *OverlapError) Is(target error) bool { return target == ErrCorrupt }
 // spans by offset; empty spans share nothing) and returns the indexes of
 // their entries, or ok false. With self, two spans of one entry count too.
 func Overlap(spans []Span, self bool) (a, b int, ok bool) {
-	sort.Slice(spans, func(i, j int) bool { return spans[i].Off < spans[j].Off })
+	slices.SortFunc(spans, func(a, b Span) int { return cmp.Compare(a.Off, b.Off) })
 	var end int64
 	last := -1 // the span reaching furthest so far
 	for i, s := range spans {
