@@ -42,6 +42,36 @@ func (r *ListReader) Open(i int) (io.ReadCloser, error) {
 	return r.opener(i)
 }
 
+// groupSize is about how many bytes of small files Folders puts in one
+// group.
+const groupSize = 1 << 20
+
+// Folders groups the file entries, in list order, into runs of about
+// groupSize bytes (a larger file alone). A caller reading on several
+// goroutines gives each run to one of them: many small files then cost
+// one hand-off between goroutines, not one each, and are read in image
+// order (a squashfs fragment block's files by the goroutine that has it
+// decoded).
+func (r *ListReader) Folders() [][]int {
+	var groups [][]int
+	var cur []int
+	var size int64
+	for i, e := range r.list {
+		if e.Type != TypeFile {
+			continue
+		}
+		if len(cur) > 0 && e.Size > groupSize-size {
+			groups, cur, size = append(groups, cur), nil, 0
+		}
+		cur = append(cur, i)
+		size += max(e.Size, 0)
+	}
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
+	return groups
+}
+
 // Next returns the next entry. An error opening its data is returned by
 // Read, so that the entry is still named.
 func (r *ListReader) Next() (*Entry, error) {
