@@ -1,9 +1,10 @@
 package archive
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 )
 
 // ListReader is the Reader and RandomAccess of an image whose whole entry
@@ -39,6 +40,36 @@ func (r *ListReader) Open(i int) (io.ReadCloser, error) {
 		return io.NopCloser(eofReader{}), nil
 	}
 	return r.opener(i)
+}
+
+// groupSize is about how many bytes of small files Folders puts in one
+// group.
+const groupSize = 1 << 20
+
+// Folders groups the file entries, in list order, into runs of about
+// groupSize bytes (a larger file alone). A caller reading on several
+// goroutines gives each run to one of them: many small files then cost
+// one hand-off between goroutines, not one each, and are read in image
+// order (a squashfs fragment block's files by the goroutine that has it
+// decoded).
+func (r *ListReader) Folders() [][]int {
+	var groups [][]int
+	var cur []int
+	var size int64
+	for i, e := range r.list {
+		if e.Type != TypeFile {
+			continue
+		}
+		if len(cur) > 0 && e.Size > groupSize-size {
+			groups, cur, size = append(groups, cur), nil, 0
+		}
+		cur = append(cur, i)
+		size += max(e.Size, 0)
+	}
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
+	return groups
 }
 
 // Next returns the next entry. An error opening its data is returned by
@@ -142,7 +173,7 @@ func (e *OverlapError) Is(target error) bool { return target == ErrCorrupt }
 // spans by offset; empty spans share nothing) and returns the indexes of
 // their entries, or ok false. With self, two spans of one entry count too.
 func Overlap(spans []Span, self bool) (a, b int, ok bool) {
-	sort.Slice(spans, func(i, j int) bool { return spans[i].Off < spans[j].Off })
+	slices.SortFunc(spans, func(a, b Span) int { return cmp.Compare(a.Off, b.Off) })
 	var end int64
 	last := -1 // the span reaching furthest so far
 	for i, s := range spans {

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -149,5 +150,29 @@ func TestOffsetVolumeErrors(t *testing.T) {
 	err = &VolumeError{Volume: "a.part2.rar", Err: ErrMissingVolume}
 	if Classify(err) != MissingVolume || err.Error() != "a.part2.rar: missing volume" {
 		t.Errorf("%v", err)
+	}
+}
+
+// TestListFolders: small files are grouped in list order up to about
+// groupSize bytes, a large file is alone, entries that are no files are
+// in no group, and sizes from a hostile image do not overflow the sum.
+func TestListFolders(t *testing.T) {
+	const big = 1<<63 - 1
+	var list []*Entry
+	add := func(typ Type, size int64) { list = append(list, &Entry{Type: typ, Size: size}) }
+	add(TypeDir, 0)            // 0
+	add(TypeFile, groupSize/2) // 1
+	add(TypeFile, groupSize/4) // 2
+	add(TypeSymlink, 0)        // 3
+	add(TypeFile, groupSize/2) // 4: would pass groupSize
+	add(TypeFile, 3*groupSize) // 5: alone
+	add(TypeFile, 10)          // 6
+	add(TypeFile, big)         // 7: alone
+	add(TypeFile, big)         // 8: alone
+	add(TypeFile, 0)           // 9
+	r := NewListReader("img", list, nil)
+	got := fmt.Sprint(r.Folders())
+	if want := "[[1 2] [4] [5] [6] [7] [8] [9]]"; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

@@ -45,6 +45,9 @@ var streams = map[archive.Format]StreamOpener{
 var streamInput = map[archive.Format]int{
 	archive.LZ4:  64 << 10,
 	archive.Zstd: 64 << 10,
+	// Images are read through in.RA only: the buffer is never filled.
+	archive.ISO:      4 << 10,
+	archive.Squashfs: 4 << 10,
 }
 
 // inputSize is the input buffer of a file of format f read from its start.

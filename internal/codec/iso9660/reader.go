@@ -1,7 +1,9 @@
 package iso9660
 
 import (
+	"cmp"
 	"io"
+	"slices"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -54,7 +56,7 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 		return nil, err
 	}
 	r := &Reader{ra: ra, size: size, opt: opt}
-	w := walker{r: r, dirs: map[uint32]bool{}, links: map[uint64]int{}, shared: map[extent]int{}}
+	w := walker{r: r, dirs: map[uint32]bool{}}
 	// Rock Ridge names and modes when the primary volume has them, else the
 	// Joliet tree, else the plain ISO 9660 names.
 	vol := primary
@@ -69,6 +71,7 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 	if err := w.dir(vol.root, "", 0); err != nil {
 		return nil, err
 	}
+	r.linkShared()
 	if catalog != 0 {
 		if err := w.boot(catalog); err != nil {
 			return nil, err
@@ -91,8 +94,39 @@ type walker struct {
 	rr     *susp // nil without Rock Ridge
 	joliet bool
 	dirs   map[uint32]bool // directory extents entered (loops)
-	links  map[uint64]int  // Rock Ridge serial number → first file
-	shared map[extent]int  // first extent → first file
+	links  map[uint64]int  // Rock Ridge serial number → first file (made at the first)
+
+	// Entries and extents are carved from slabs: one allocation per
+	// slabSize files rather than two per file.
+	entries []archive.Entry
+	extents []extent
+}
+
+// slabSize is how many entries (and extents) one slab holds.
+const slabSize = 256
+
+// newEntry returns a zeroed entry from the current slab.
+func (w *walker) newEntry() *archive.Entry {
+	if len(w.entries) == cap(w.entries) {
+		w.entries = make([]archive.Entry, 0, slabSize)
+	}
+	w.entries = w.entries[:len(w.entries)+1]
+	return &w.entries[len(w.entries)-1]
+}
+
+// extentList returns multi followed by last, in a slice of its own (the
+// full slice expression keeps appends from running into the next file's).
+func (w *walker) extentList(multi []extent, last extent) []extent {
+	n := len(multi) + 1
+	if n > slabSize {
+		return append(slices.Clone(multi), last)
+	}
+	if cap(w.extents)-len(w.extents) < n {
+		w.extents = make([]extent, 0, slabSize)
+	}
+	i := len(w.extents)
+	w.extents = append(append(w.extents, multi...), last)
+	return w.extents[i : i+n : i+n]
 }
 
 // rockRidgeRoot reports whether the root directory's "." record starts
@@ -174,13 +208,13 @@ func (w *walker) dir(d record, prefix string, depth int) error {
 			multi = append(multi, extent{int64(rec.extent) * sectorSize, int64(rec.size)})
 			continue
 		}
-		exts := append(multi, extent{int64(rec.extent) * sectorSize, int64(rec.size)})
-		multi = nil
+		exts := w.extentList(multi, extent{int64(rec.extent) * sectorSize, int64(rec.size)})
+		multi = multi[:0]
 		if err := w.entry(rec, exts, prefix, depth); err != nil {
 			return err
 		}
 	}
-	if multi != nil {
+	if len(multi) > 0 {
 		return archive.Corruptf("iso9660: %s: a multi-extent file has no last extent", prefix)
 	}
 	return nil
@@ -188,14 +222,8 @@ func (w *walker) dir(d record, prefix string, depth int) error {
 
 // entry adds the entry of one record (with all its extents).
 func (w *walker) entry(rec record, exts []extent, prefix string, depth int) error {
-	e := &archive.Entry{Type: archive.TypeFile, PackedSize: -1, ModTime: rec.mtime, Mode: 0o644}
-	var name string
-	switch {
-	case w.joliet:
-		name = isoName([]byte(ucs2(rec.name)))
-	default:
-		name = isoName(rec.name)
-	}
+	e := w.newEntry()
+	e.Type, e.PackedSize, e.ModTime, e.Mode = archive.TypeFile, -1, rec.mtime, 0o644
 	var rr rockRidge
 	if w.rr != nil {
 		var err error
@@ -205,9 +233,14 @@ func (w *walker) entry(rec record, exts []extent, prefix string, depth int) erro
 		if rr.relocated {
 			return nil // listed where its CL entry is
 		}
-		if rr.hasName {
-			name = rr.name
-		}
+	}
+	name := rr.name
+	switch {
+	case rr.hasName:
+	case w.joliet:
+		name = isoName([]byte(ucs2(rec.name)))
+	default:
+		name = isoName(rec.name)
 	}
 	if name == "" || name == "." || name == ".." {
 		return archive.Corruptf("iso9660: %s: a record names %q", prefix, name)
@@ -261,28 +294,55 @@ func (w *walker) entry(rec record, exts []extent, prefix string, depth int) erro
 	if rr.zf != nil {
 		e.Size, e.Method = int64(rr.zf.size), "zisofs"
 	}
-	// One file under several names: the same Rock Ridge serial number, or
-	// the same first extent. It is a hard link to the first, so that its
-	// data are neither read again nor counted again.
-	if size > 0 {
-		first, ok := w.shared[exts[0]]
-		if rr.serial != 0 {
-			if i, seen := w.links[rr.serial]; seen {
-				first, ok = i, true
-			}
-		}
-		if ok && sameData(w.r.files[first], f) {
+	// One file under several names: the same Rock Ridge serial number
+	// here, the same first extent in linkShared. It is a hard link to the
+	// first, so that its data are neither read again nor counted again.
+	if size > 0 && rr.serial != 0 {
+		if first, seen := w.links[rr.serial]; seen && sameData(w.r.files[first], f) {
 			e.Type, e.Linkname, e.Size = archive.TypeHardlink, w.r.files[first].entry.Name, 0
 			w.add(file{entry: e})
 			return nil
 		}
-		w.shared[exts[0]] = len(w.r.files)
-		if rr.serial != 0 {
-			w.links[rr.serial] = len(w.r.files)
+		if w.links == nil {
+			w.links = map[uint64]int{}
 		}
+		w.links[rr.serial] = len(w.r.files)
 	}
 	w.add(f)
 	return nil
+}
+
+// linkShared makes every file whose data are those of an earlier file
+// (the same extents, the first shared) a hard link to the earliest. Files
+// sharing a first extent with different data stay: checkOverlap refuses
+// them.
+func (r *Reader) linkShared() {
+	var idx []int
+	for i, f := range r.files {
+		if f.entry.Type == archive.TypeFile && len(f.extents) > 0 && f.entry.PackedSize > 0 {
+			idx = append(idx, i)
+		}
+	}
+	// By first extent, then list order: the owner of each run comes first.
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(r.files[a].extents[0].start, r.files[b].extents[0].start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	for k := 0; k < len(idx); {
+		owner := &r.files[idx[k]]
+		j := k + 1
+		for ; j < len(idx) && r.files[idx[j]].extents[0].start == owner.extents[0].start; j++ {
+			f := &r.files[idx[j]]
+			if f.extents[0] == owner.extents[0] && sameData(*owner, *f) {
+				e := f.entry
+				e.Type, e.Linkname, e.Size = archive.TypeHardlink, owner.entry.Name, 0
+				*f = file{entry: e}
+			}
+		}
+		k = j
+	}
 }
 
 func sameData(a, b file) bool {
@@ -323,13 +383,40 @@ func (r *Reader) data(f *file) (io.ReadCloser, error) {
 	if f.zf != nil {
 		return newZisofs(r.ra, f.extents, *f.zf, r.opt.Limit())
 	}
-	readers := make([]io.Reader, 0, len(f.extents))
-	for _, x := range f.extents {
-		readers = append(readers, &archive.ExactReader{R: io.NewSectionReader(r.ra, x.start, x.size), N: x.size, Short: errTruncated})
-	}
-	var src io.Reader = io.MultiReader(readers...)
-	if len(readers) == 1 {
-		src = readers[0]
-	}
-	return io.NopCloser(&archive.ExactReader{R: src, N: f.entry.Size, Short: errTruncated}), nil
+	return &extentReader{ra: r.ra, rest: f.extents}, nil
 }
+
+// extentReader reads a file's extents in order, each to its last byte: an
+// image ending before one does is errTruncated.
+type extentReader struct {
+	ra   io.ReaderAt
+	cur  extent   // what is left of the extent being read
+	rest []extent // the extents after it
+}
+
+func (x *extentReader) Read(p []byte) (int, error) {
+	for x.cur.size == 0 {
+		if len(x.rest) == 0 {
+			return 0, io.EOF
+		}
+		x.cur, x.rest = x.rest[0], x.rest[1:]
+	}
+	if int64(len(p)) > x.cur.size {
+		p = p[:x.cur.size]
+	}
+	n, err := x.ra.ReadAt(p, x.cur.start)
+	x.cur.start += int64(n)
+	x.cur.size -= int64(n)
+	switch {
+	case n == len(p):
+		return n, nil
+	case err == nil || err == io.EOF:
+		if n == 0 {
+			return 0, errTruncated
+		}
+		return n, nil
+	}
+	return n, err
+}
+
+func (x *extentReader) Close() error { return nil }

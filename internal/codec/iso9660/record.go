@@ -1,6 +1,7 @@
 package iso9660
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 	"io/fs"
@@ -66,8 +67,7 @@ func shortTime(b []byte) time.Time {
 	if b[0] == 0 && b[1] == 0 && b[2] == 0 {
 		return time.Time{}
 	}
-	zone := time.FixedZone("", int(int8(b[6]))*15*60)
-	return time.Date(1900+int(b[0]), time.Month(b[1]), int(b[2]), int(b[3]), int(b[4]), int(b[5]), 0, zone).UTC()
+	return inZone(time.Date(1900+int(b[0]), time.Month(b[1]), int(b[2]), int(b[3]), int(b[4]), int(b[5]), 0, time.UTC), b[6])
 }
 
 // longTime decodes a 17-byte date (ECMA-119 8.4.26.1): "YYYYMMDDHHMMSScc"
@@ -88,21 +88,26 @@ func longTime(b []byte) time.Time {
 	if y <= 0 || mo <= 0 || d <= 0 || h < 0 || mi < 0 || s < 0 || cs < 0 {
 		return time.Time{}
 	}
-	zone := time.FixedZone("", int(int8(b[16]))*15*60)
-	return time.Date(y, time.Month(mo), d, h, mi, s, cs*10_000_000, zone).UTC()
+	return inZone(time.Date(y, time.Month(mo), d, h, mi, s, cs*10_000_000, time.UTC), b[16])
+}
+
+// inZone turns t, a wall time read as UTC, into the instant it names at
+// the GMT offset off (in 15-minute units), in UTC: time.Date in a
+// FixedZone gives the same but allocates the zone, once per record.
+func inZone(t time.Time, off byte) time.Time {
+	return t.Add(-time.Duration(int8(off)) * 15 * time.Minute)
 }
 
 // isoName turns a plain ISO 9660 identifier into a name: the version
 // (";1") and a dot before it with no extension are dropped.
 func isoName(b []byte) string {
-	s := string(b)
-	if i := strings.LastIndexByte(s, ';'); i >= 0 {
-		s = s[:i]
+	if i := bytes.LastIndexByte(b, ';'); i >= 0 {
+		b = b[:i]
 	}
-	if strings.HasSuffix(s, ".") && len(s) > 1 {
-		s = s[:len(s)-1]
+	if len(b) > 1 && b[len(b)-1] == '.' {
+		b = b[:len(b)-1]
 	}
-	return s
+	return string(b)
 }
 
 // rockRidge is what the Rock Ridge entries of one record say.

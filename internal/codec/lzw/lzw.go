@@ -16,6 +16,7 @@
 package lzw
 
 import (
+	"encoding/binary"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -63,7 +64,7 @@ type Reader struct {
 	oldCode    int // -1 before the first code
 	finChar    byte
 
-	grp    [16 + 3]byte // the current group of codes, plus slack for extraction
+	grp    [16 + 8]byte // the current group of codes, plus slack for 8-byte loads
 	codes  [8]uint16    // the group's codes
 	gCodes int          // codes in the group
 	gi     int          // next code of the group
@@ -209,12 +210,14 @@ func (z *Reader) nextGroup() bool {
 		z.err = io.EOF
 		return false
 	}
-	mask := uint32(1)<<z.nBits - 1
+	// One 8-byte load per code (a code spans at most 3 bytes; the bits
+	// above it are masked off): fewer instructions than three byte loads.
+	mask := uint64(1)<<z.nBits - 1
+	nb, g := z.nBits, &z.grp
 	for i := range z.gCodes {
-		bit := uint(i) * z.nBits
-		b := bit >> 3
-		v := uint32(z.grp[b]) | uint32(z.grp[b+1])<<8 | uint32(z.grp[b+2])<<16
-		z.codes[i] = uint16(v >> (bit & 7) & mask)
+		bit := uint(i) * nb
+		v := binary.LittleEndian.Uint64(g[(bit>>3)&15:])
+		z.codes[i&7] = uint16(v >> (bit & 7) & mask)
 	}
 	return true
 }

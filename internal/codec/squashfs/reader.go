@@ -86,7 +86,17 @@ type Reader struct {
 	frags []fragment
 	files []file
 	pool  sync.Pool // decompressors
+	bufs  sync.Pool // *[]byte of bufSize: decoded blocks and compressed input
+	frag  fragCache
 }
+
+// bufSize is the length of the pooled buffers: a data block, or the most
+// a compressed one may take (see readBlock).
+func (r *Reader) bufSize() int { return int(r.sb.blockSize) + 1024 }
+
+// getBuf returns a pooled buffer of bufSize bytes; putBuf gives it back.
+func (r *Reader) getBuf() *[]byte  { return r.bufs.Get().(*[]byte) }
+func (r *Reader) putBuf(b *[]byte) { r.bufs.Put(b) }
 
 type fragment struct {
 	start int64
@@ -136,6 +146,8 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 	}
 	r := &Reader{ra: ra, size: size, sb: sb, limit: opt.Limit()}
 	r.pool.New = func() any { d, _ := newDecompressor(sb.compression, r.limit); return d }
+	r.bufs.New = func() any { b := make([]byte, r.bufSize()); return &b }
+	r.frag.init(int64(sb.blockSize), r.limit)
 	if err := r.readFragments(); err != nil {
 		return nil, err
 	}
@@ -155,7 +167,7 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 	for i := range r.files {
 		list[i] = r.files[i].entry
 	}
-	r.ListReader = archive.NewListReader("squashfs", list, func(i int) (io.ReadCloser, error) { return io.NopCloser(r.data(&r.files[i])), nil })
+	r.ListReader = archive.NewListReader("squashfs", list, func(i int) (io.ReadCloser, error) { return r.data(&r.files[i]), nil })
 	return r, nil
 }
 
@@ -182,7 +194,14 @@ func (r *Reader) readBlock(dst []byte, off int64, n uint32, stored bool) (int, e
 		_, err := r.ra.ReadAt(dst[:n], off)
 		return int(n), readErr(err)
 	}
-	src := make([]byte, n)
+	var src []byte
+	if int(n) <= r.bufSize() {
+		bp := r.getBuf()
+		defer r.putBuf(bp)
+		src = (*bp)[:n]
+	} else {
+		src = make([]byte, n) // a metadata block in an image of 4 KiB blocks
+	}
 	if _, err := r.ra.ReadAt(src, off); err != nil {
 		return 0, readErr(err)
 	}

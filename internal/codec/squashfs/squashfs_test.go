@@ -200,3 +200,64 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// TestFragmentShared: a fragment block is decoded once for all the file
+// tails in it; reading a tail again from it allocates no block.
+func TestFragmentShared(t *testing.T) {
+	b, _ := os.ReadFile("testdata/gzip.sqfs")
+	r, err := open(t, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tails []int
+	for i, f := range r.files {
+		if f.entry.Type == archive.TypeFile && f.frag != noFragment && len(f.sizes) == 0 {
+			tails = append(tails, i)
+		}
+	}
+	if len(tails) == 0 {
+		t.Fatal("no file only in a fragment")
+	}
+	read := func(i int) {
+		rc, err := r.Open(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := io.Copy(io.Discard, rc); err != nil || n != r.files[i].entry.Size {
+			t.Fatalf("%s: %d bytes, %v", r.files[i].entry.Name, n, err)
+		}
+		rc.Close()
+	}
+	read(tails[0])
+	if r.frag.get(r.files[tails[0]].frag) == nil {
+		t.Fatal("the fragment block is not kept")
+	}
+	allocs := testing.AllocsPerRun(20, func() { read(tails[len(tails)-1]) })
+	if allocs > 2 {
+		t.Errorf("%.0f allocations reading a tail from a kept fragment, want at most 2", allocs)
+	}
+}
+
+// TestFragmentLimit: with a memory limit of one block, one fragment block
+// is kept.
+func TestFragmentLimit(t *testing.T) {
+	b, _ := os.ReadFile("testdata/gzip.sqfs")
+	r, err := NewReader(bytes.NewReader(b), int64(len(b)), &archive.Options{MemLimit: int64(r0BlockSize(t, b))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.frag.slots) != 1 {
+		t.Errorf("%d fragment slots, want 1", len(r.frag.slots))
+	}
+	if _, err := tree(r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func r0BlockSize(t *testing.T, b []byte) uint32 {
+	r, err := open(t, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.sb.blockSize
+}
