@@ -24,9 +24,24 @@ func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
 	}
+	if rc.isRAR {
+		for n := range dst {
+			sym := m.decode(rc)
+			rc.norm()
+			if sym < 0 || rc.err != nil {
+				_, err := m.result(rc, sym)
+				return n, err
+			}
+			dst[n] = byte(sym)
+		}
+		return len(dst), nil
+	}
+	// 7-Zip's coder normalises on the range alone.
 	for n := range dst {
 		sym := m.decode(rc)
-		rc.norm()
+		if rc.rng < rcTop {
+			rc.normalize()
+		}
 		if sym < 0 || rc.err != nil {
 			_, err := m.result(rc, sym)
 			return n, err
