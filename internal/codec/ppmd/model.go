@@ -107,8 +107,7 @@ func (m *ModelH) updateModel() {
 				if st[0] != fsym {
 					for {
 						s += 6
-						st = state(heap, s)
-						if st[0] == fsym {
+						if st = state(heap, s); st[0] == fsym {
 							break
 						}
 					}
