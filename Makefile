@@ -2,7 +2,7 @@ GO ?= go
 FUZZTIME ?= 3s
 export UNPACK_CORPUS ?= $(abspath ../shared/corpus)
 
-.PHONY: all build release test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus docs cross cross-test cross-test-all pgo
+.PHONY: all build release test vet unit purego race fuzz fuzz-short bench demo tools testdata corpus docs cross cross-test cross-test-all
 
 all: build
 
@@ -11,11 +11,6 @@ all: build
 # archives (docs/BENCHMARKS.md).
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/unpack ./cmd/unpack
-
-# Regenerates cmd/unpack/default.pgo, the profile go build uses for
-# ./cmd/unpack (-pgo=auto): the PPMd decoders' benchmarks.
-pgo:
-	bash scripts/pgo.sh
 
 # Installs the reference tools (xz, 7zz, zstd, bsdtar, …) that fixtures,
 # tests and benchmarks use.
