@@ -212,14 +212,13 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 		var ctx *[12]byte
 		for {
 			m.orderFall++
-			suf := le32(unit(heap, mc)[8:])
-			if suf == 0 {
+			if suf := le32(unit(heap, mc)[8:]); suf != 0 {
+				mc = suf
+			} else {
 				m.minCtx = mc
 				return -1
 			}
-			mc = suf
-			ctx = unit(heap, mc)
-			if le16(ctx[0:]) != numMasked {
+			if ctx = unit(heap, mc); le16(ctx[0:]) != numMasked {
 				break
 			}
 		}
