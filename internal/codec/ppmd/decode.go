@@ -5,7 +5,10 @@ package ppmd
 // slice, contexts and state arrays are resliced once to fixed-size views
 // so that field loads carry no further bounds checks, and the frequent
 // updates (Update1, Update1_0, UpdateBin, NextContext) are inlined here;
-// UpdateModel, CreateSuccessors and Rescale stay out of line.
+// UpdateModel, CreateSuccessors and Rescale stay out of line. On the hot
+// paths a call of an inlined helper shares its line with an expression
+// of the caller's: Go emits a NOP for the inline mark of a call whose
+// line has no instruction of its own.
 
 // DecodeSymbol decodes one byte (0..255). At the end marker it returns
 // ErrEndMark; invalid data gives ErrCorrupt, a read error that error.
@@ -24,9 +27,24 @@ func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
 	}
+	if rc.isRAR {
+		for n := range dst {
+			sym := m.decode(rc)
+			rc.norm()
+			if sym < 0 || rc.err != nil {
+				_, err := m.result(rc, sym)
+				return n, err
+			}
+			dst[n] = byte(sym)
+		}
+		return len(dst), nil
+	}
+	// 7-Zip's coder normalises on the range alone.
 	for n := range dst {
 		sym := m.decode(rc)
-		rc.norm()
+		if rc.rng < rcTop {
+			rc.normalize()
+		}
 		if sym < 0 || rc.err != nil {
 			_, err := m.result(rc, sym)
 			return n, err
@@ -79,11 +97,9 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 	if ns := le16(ctx[0:]); ns != 1 {
 		s := le32(ctx[4:])
 		summ := le16(ctx[2:])
-		st := stateArr(heap, s)
 		// A context has 2..256 states.
-		n6 := (uint(byte(ns-1)) + 1) * 6
-		count := rc.threshold(summ)
-		hi := uint32(st[1])
+		st, n6 := stateArr(heap, s), (uint(byte(ns-1))+1)*6
+		count, hi := rc.threshold(summ), uint32(st[1])
 		if count < hi {
 			// Update1_0: the most probable symbol.
 			rc.decode(0, hi)
@@ -149,9 +165,8 @@ func (m *ModelH) decode(rc *RangeDecoder) int {
 	} else {
 		sym, freq := ctx[2], ctx[3]
 		m.hiBitsFlag = uint32(hb2Flag[*at(heap, m.found)])
-		suf := le32(ctx[8:])
 		prob := &m.binSumm[(freq-1)&127][(m.prevSuccess+
-			uint32(ns2BSIndx[byte(le16(unit(heap, suf)[0:])-1)])+
+			uint32(ns2BSIndx[byte(le16(unit(heap, le32(ctx[8:]))[0:])-1)])+
 			m.hiBitsFlag+2*uint32(hb2Flag[sym])+
 			uint32((m.runLength>>26)&0x20))&63]
 		bit := rc.bit(uint32(*prob))
@@ -197,14 +212,13 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 		var ctx *[12]byte
 		for {
 			m.orderFall++
-			suf := le32(unit(heap, mc)[8:])
-			if suf == 0 {
+			if suf := le32(unit(heap, mc)[8:]); suf != 0 {
+				mc = suf
+			} else {
 				m.minCtx = mc
 				return -1
 			}
-			mc = suf
-			ctx = unit(heap, mc)
-			if le16(ctx[0:]) != numMasked {
+			if ctx = unit(heap, mc); le16(ctx[0:]) != numMasked {
 				break
 			}
 		}

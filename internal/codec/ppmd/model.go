@@ -92,8 +92,7 @@ func (m *ModelH) updateModel() {
 		return
 	}
 	fs := state(heap, m.found)
-	fsym, ffreq := fs[0], uint32(fs[1])
-	fSucc := le32(fs[2:])
+	fsym, ffreq, fSucc := fs[0], uint32(fs[1]), le32(fs[2:])
 	if ffreq < maxFreq/4 {
 		if suf := le32(unit(heap, m.minCtx)[8:]); suf != 0 {
 			cu := unit(heap, suf)
@@ -107,8 +106,7 @@ func (m *ModelH) updateModel() {
 				if st[0] != fsym {
 					for {
 						s += 6
-						st = state(heap, s)
-						if st[0] == fsym {
+						if st = state(heap, s); st[0] == fsym {
 							break
 						}
 					}

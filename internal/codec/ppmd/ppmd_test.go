@@ -219,6 +219,51 @@ func TestDecodeBatch(t *testing.T) {
 	}
 }
 
+// TestDecodeBatchCoders checks Decode against DecodeSymbol for both
+// coders over arbitrary input (hundreds to thousands of symbols before the
+// end marker or invalid data): Decode picks its loop by coder and
+// normalises 7-Zip's on the range alone.
+func TestDecodeBatchCoders(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 23))
+	for i := 0; i < 40; i++ {
+		data := make([]byte, 64+r.IntN(4096))
+		for j := range data {
+			data[j] = byte(r.IntN(256))
+		}
+		rar := i%2 == 1
+		if !rar {
+			data[0] = 0
+		}
+		start := func() (*ModelH, *RangeDecoder) {
+			m, _ := NewH(2+i%15, 1<<16)
+			rc := new(RangeDecoder)
+			if rar {
+				rc.InitRAR(bytes.NewReader(data))
+			} else {
+				rc.Init7z(bytes.NewReader(data))
+			}
+			return m, rc
+		}
+		m, rc := start()
+		var want []byte
+		var wantErr error
+		for len(want) < 3*len(data) {
+			c, err := m.DecodeSymbol(rc)
+			if err != nil {
+				wantErr = err
+				break
+			}
+			want = append(want, byte(c))
+		}
+		m, rc = start()
+		got := make([]byte, 3*len(data))
+		n, err := m.Decode(rc, got)
+		if n != len(want) || !bytes.Equal(got[:n], want) || !errors.Is(err, wantErr) && err != wantErr {
+			t.Fatalf("input %d (rar %v): Decode %d bytes, %v; DecodeSymbol %d bytes, %v", i, rar, n, err, len(want), wantErr)
+		}
+	}
+}
+
 func BenchmarkDecode7z(b *testing.B) {
 	fs := loadFixtures(b)
 	for _, f := range fs {

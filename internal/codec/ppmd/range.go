@@ -86,7 +86,9 @@ func (rc *RangeDecoder) threshold(total uint32) uint32 {
 	if r == 0 {
 		// RAR's range may be narrower than the total: data no encoder
 		// writes. 7-Zip's is at least 2^24 here, above any total.
-		rc.fail(ErrCorrupt)
+		if rc.err == nil {
+			rc.err = ErrCorrupt
+		}
 		r = 1
 	}
 	rc.rng = r
