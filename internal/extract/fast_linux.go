@@ -197,6 +197,20 @@ func (f *wfile) setTimes(at, mt time.Time) error {
 	return nil
 }
 
+// setLinkTimes sets the times of the symbolic link tmp itself (a resolved
+// path whose directory is open), as GNU tar and bsdtar do.
+func (d *Dir) setLinkTimes(tmp string, at, mt time.Time) error {
+	h, err := d.dirFD(parent(tmp))
+	if err != nil {
+		return err
+	}
+	ts := []unix.Timespec{unix.NsecToTimespec(at.UnixNano()), unix.NsecToTimespec(mt.UnixNano())}
+	if err := unix.UtimesNanoAt(h.fd, path.Base(tmp), ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return &fs.PathError{Op: "utimensat", Path: tmp, Err: err}
+	}
+	return nil
+}
+
 // quarantine sets the quarantine attribute (macOS only: Apply does nothing
 // here; kept for the same code path).
 func (f *wfile) quarantine(value []byte) error {

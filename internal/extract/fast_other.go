@@ -35,6 +35,10 @@ func (d *Dir) create(p string, _ fs.FileMode, _ bool) (*wfile, bool, error) {
 // setTimes sets the times of the file, by its temporary name.
 func (f *wfile) setTimes(at, mt time.Time) error { return f.d.root.Chtimes(f.tmp, at, mt) }
 
+// setLinkTimes leaves a symbolic link's own times: os.Root sets times
+// only through links.
+func (d *Dir) setLinkTimes(string, time.Time, time.Time) error { return nil }
+
 // quarantine sets the quarantine attribute (macOS).
 func (f *wfile) quarantine(value []byte) error { return quarantine.Apply(f.File, value) }
 

@@ -187,6 +187,16 @@ func (d *Dir) putSymlink(p string, e *archive.Entry) error {
 		return err
 	}
 	d.track(tmp, true)
+	if !e.ModTime.IsZero() && !d.opt.NoTimes {
+		at := e.AccessTime
+		if at.IsZero() {
+			at = e.ModTime
+		}
+		if err := d.setLinkTimes(tmp, at, e.ModTime); err != nil {
+			d.drop(tmp)
+			return err
+		}
+	}
 	info, err := d.root.Lstat(tmp)
 	if err != nil {
 		d.drop(tmp)

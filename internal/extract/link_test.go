@@ -4,8 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLinksResolve: links made before their target exists, and links with
@@ -38,5 +40,49 @@ func TestLinksResolve(t *testing.T) {
 	}
 	if list, err := os.ReadDir(filepath.Join(dest, "early")); err != nil || len(list) != 1 {
 		t.Errorf("early is no directory link: %v, %v", list, err)
+	}
+}
+
+// TestSymlinkTimes: a symbolic link gets its entry's time itself (its
+// target's is untouched), held or not; --no-times leaves it. Linux only:
+// elsewhere os.Root cannot set a link's own times.
+func TestSymlinkTimes(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("link times are set on Linux only")
+	}
+	mt := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	for _, pending := range []bool{false, true} {
+		for _, noTimes := range []bool{false, true} {
+			dest := t.TempDir()
+			d, _ := NewDir(dest, DirOptions{NoTimes: noTimes})
+			f := file("f", "data")
+			if err := d.Put(f, strings.NewReader("data")); err != nil {
+				t.Fatal(err)
+			}
+			l := symlink("l", "f")
+			l.ModTime, l.Pending = mt, pending
+			if err := d.Put(l, nil); err != nil {
+				t.Fatal(err)
+			}
+			if pending {
+				if err := d.Settle(l, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := d.Close(); err != nil {
+				t.Fatal(err)
+			}
+			li, err := os.Lstat(filepath.Join(dest, "l"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, _ := os.Stat(filepath.Join(dest, "f"))
+			if got := li.ModTime().Equal(mt); got == noTimes {
+				t.Errorf("pending %v, no-times %v: link time %v", pending, noTimes, li.ModTime())
+			}
+			if fi.ModTime().Equal(mt) {
+				t.Errorf("the target's time was set: %v", fi.ModTime())
+			}
+		}
 	}
 }
