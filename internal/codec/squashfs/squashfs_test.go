@@ -6,57 +6,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil/entrytree"
 )
-
-// tree reads every entry: file sums (hard links take their target's),
-// link targets.
-func tree(r archive.Reader) (map[string]string, error) {
-	t := map[string]string{}
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			return t, nil
-		}
-		if err != nil {
-			return t, err
-		}
-		switch e.Type {
-		case archive.TypeFile:
-			h := sha256.New()
-			n, err := io.Copy(h, r)
-			if err != nil {
-				return t, fmt.Errorf("%s: %w", e.Name, err)
-			}
-			if n != e.Size {
-				return t, fmt.Errorf("%s: %d bytes, entry says %d", e.Name, n, e.Size)
-			}
-			t[e.Name] = hex.EncodeToString(h.Sum(nil))
-		case archive.TypeHardlink:
-			t[e.Name] = t[e.Linkname]
-		case archive.TypeSymlink:
-			t["link "+e.Name] = e.Linkname
-		}
-	}
-}
-
-func show(t map[string]string) string {
-	var s []string
-	for k, v := range t {
-		s = append(s, k+" "+v)
-	}
-	sort.Strings(s)
-	return strings.Join(s, "\n")
-}
 
 func expected(t *testing.T, name string) map[string]string {
 	f, err := os.Open(strings.TrimSuffix(name, ".sqfs") + ".sums")
@@ -97,12 +56,12 @@ func TestFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		got, err := tree(r)
+		got, err := entrytree.Read(r)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if want := expected(t, name); show(got) != show(want) {
-			t.Errorf("%s: got\n%s\nwant\n%s", name, show(got), show(want))
+		if want := expected(t, name); entrytree.Show(got) != entrytree.Show(want) {
+			t.Errorf("%s: got\n%s\nwant\n%s", name, entrytree.Show(got), entrytree.Show(want))
 		}
 	}
 }
@@ -112,7 +71,7 @@ func TestFixtures(t *testing.T) {
 func TestRandomAccess(t *testing.T) {
 	b, _ := os.ReadFile("testdata/xz.sqfs")
 	r, _ := open(t, b)
-	want, err := tree(r)
+	want, err := entrytree.Read(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,13 +111,13 @@ func TestDamage(t *testing.T) {
 				if !archive.Categorized(err) {
 					t.Errorf("%s flip at %d: %v", name, at, err)
 				}
-			} else if _, err := tree(r); err != nil && !archive.Categorized(err) {
+			} else if _, err := entrytree.Read(r); err != nil && !archive.Categorized(err) {
 				t.Errorf("%s flip at %d: %v", name, at, err)
 			}
 		}
 		for cut := 0; cut < len(b); cut += 1021 {
 			if r, err := open(t, b[:cut]); err == nil {
-				if _, err := tree(r); err != nil && !archive.Categorized(err) {
+				if _, err := entrytree.Read(r); err != nil && !archive.Categorized(err) {
 					t.Errorf("%s cut at %d: %v", name, cut, err)
 				}
 			} else if !archive.Categorized(err) {
@@ -173,7 +132,7 @@ func TestDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tree(r); err == nil {
+	if _, err := entrytree.Read(r); err == nil {
 		t.Error("a flipped data byte went unnoticed")
 	} else if !errors.Is(err, archive.ErrChecksum) && !errors.Is(err, archive.ErrCorrupt) {
 		t.Errorf("flipped data byte: %v", err)
@@ -195,7 +154,7 @@ func FuzzReader(f *testing.F) {
 			}
 			return
 		}
-		if _, err := tree(r); err != nil && !archive.Categorized(err) {
+		if _, err := entrytree.Read(r); err != nil && !archive.Categorized(err) {
 			t.Fatalf("uncategorized %v", err)
 		}
 	})
@@ -249,7 +208,7 @@ func TestFragmentLimit(t *testing.T) {
 	if len(r.frag.slots) != 1 {
 		t.Errorf("%d fragment slots, want 1", len(r.frag.slots))
 	}
-	if _, err := tree(r); err != nil {
+	if _, err := entrytree.Read(r); err != nil {
 		t.Fatal(err)
 	}
 }

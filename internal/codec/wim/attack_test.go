@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil/entrytree"
 )
 
 // withMetadata returns none.wim (all resources raw) with its metadata
@@ -59,7 +60,7 @@ func readTree(b []byte, opt *archive.Options) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tree(r)
+	return entrytree.Read(r)
 }
 
 func TestCraftedMetadata(t *testing.T) {
@@ -168,7 +169,7 @@ func TestTruncated(t *testing.T) {
 func TestBitFlips(t *testing.T) {
 	for _, name := range []string{"testdata/tiny-xpress.wim", "testdata/tiny-solid.wim", "testdata/xpress.wim", "testdata/solid.wim", "testdata/lzx.wim", "testdata/check.wim"} {
 		b, _ := os.ReadFile(name)
-		want := show(expected(t, name))
+		want := entrytree.Show(expected(t, name))
 		step := len(b)/150 + 1
 		if len(b) < 4000 {
 			step = 3
@@ -177,7 +178,7 @@ func TestBitFlips(t *testing.T) {
 			c := append([]byte{}, b...)
 			c[i] ^= 1 << (i % 8)
 			got, err := readTree(c, nil)
-			if err == nil && show(got) != want {
+			if err == nil && entrytree.Show(got) != want {
 				t.Fatalf("%s: flip at %d: no error, other tree", name, i)
 			}
 		}
@@ -190,7 +191,7 @@ func TestImageOption(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return tree(r)
+		return entrytree.Read(r)
 	}()
 	if err != nil {
 		t.Fatal(err)
@@ -204,8 +205,8 @@ func TestImageOption(t *testing.T) {
 			want["link "+rest] = v
 		}
 	}
-	if show(got) != show(want) {
-		t.Fatalf("got\n%s\nwant\n%s", show(got), show(want))
+	if entrytree.Show(got) != entrytree.Show(want) {
+		t.Fatalf("got\n%s\nwant\n%s", entrytree.Show(got), entrytree.Show(want))
 	}
 	for _, n := range []int{3, -1} {
 		if _, err := openFile(t, "testdata/multi.wim", &archive.Options{Image: n}); !errors.Is(err, archive.ErrUnsupported) {
@@ -254,7 +255,7 @@ func TestOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tree(r); err != nil {
+	if _, err := entrytree.Read(r); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil/entrytree"
 )
 
 // TestIntegrity: check.wim (wimlib-imagex capture --check) has a table of
@@ -83,10 +84,10 @@ func withTable(t *testing.T, chunk int, f func(tab []byte)) []byte {
 }
 
 func TestIntegrityTable(t *testing.T) {
-	want := show(expected(t, "testdata/none.wim"))
+	want := entrytree.Show(expected(t, "testdata/none.wim"))
 	got, err := readTree(withTable(t, 4096, func([]byte) {}), nil)
-	if err != nil || show(got) != want {
-		t.Fatalf("%v\n%s", err, show(got))
+	if err != nil || entrytree.Show(got) != want {
+		t.Fatalf("%v\n%s", err, entrytree.Show(got))
 	}
 	// A byte changed in the third chunk.
 	b := withTable(t, 4096, func([]byte) {})

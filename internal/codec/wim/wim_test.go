@@ -3,59 +3,15 @@ package wim
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil/entrytree"
 )
-
-// tree reads every entry: file sums (hard links take their target's),
-// link targets.
-func tree(r archive.Reader) (map[string]string, error) {
-	t := map[string]string{}
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			return t, nil
-		}
-		if err != nil {
-			return t, err
-		}
-		switch e.Type {
-		case archive.TypeFile:
-			h := sha256.New()
-			n, err := io.Copy(h, r)
-			if err != nil {
-				return t, fmt.Errorf("%s: %w", e.Name, err)
-			}
-			if n != e.Size {
-				return t, fmt.Errorf("%s: %d bytes, entry says %d", e.Name, n, e.Size)
-			}
-			t[e.Name] = hex.EncodeToString(h.Sum(nil))
-		case archive.TypeHardlink:
-			t[e.Name] = t[e.Linkname]
-		case archive.TypeSymlink:
-			t["link "+e.Name] = e.Linkname
-		}
-	}
-}
-
-func show(t map[string]string) string {
-	var s []string
-	for k, v := range t {
-		s = append(s, k+" "+v)
-	}
-	sort.Strings(s)
-	return strings.Join(s, "\n")
-}
 
 // expected reads NAME.sums: what wimlib-imagex apply extracted.
 func expected(t *testing.T, name string) map[string]string {
@@ -113,15 +69,15 @@ func TestFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			got, err := tree(r)
+			got, err := entrytree.Read(r)
 			if err != nil {
 				if errors.Is(err, archive.ErrUnsupported) && strings.Contains(name, "lzx") {
 					t.Skip(err)
 				}
 				t.Fatal(err)
 			}
-			if want := expected(t, name); show(got) != show(want) {
-				t.Errorf("got\n%s\nwant\n%s", show(got), show(want))
+			if want := expected(t, name); entrytree.Show(got) != entrytree.Show(want) {
+				t.Errorf("got\n%s\nwant\n%s", entrytree.Show(got), entrytree.Show(want))
 			}
 		})
 	}
