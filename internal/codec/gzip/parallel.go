@@ -2,6 +2,7 @@ package gzip
 
 import (
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -280,6 +281,7 @@ func (p *parallel) run() {
 		case j = <-p.resolve:
 			w.resolve(j)
 			j.done <- struct{}{}
+			runtime.Gosched()
 			continue
 		default:
 		}
@@ -297,6 +299,11 @@ func (p *parallel) run() {
 			}
 		}
 		j.done <- struct{}{}
+		// The reader waiting for j was made runnable on this thread's
+		// queue, where it would wait until this worker blocks or is
+		// preempted (milliseconds): let it chain j and hand out the
+		// next piece now.
+		runtime.Gosched()
 	}
 }
 
