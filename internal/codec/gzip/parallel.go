@@ -471,12 +471,28 @@ func (w *worker) resolveMarks(j *job) {
 	for i := 0; i < len(j.marks); i += block {
 		marks := j.marks[i:min(i+block, len(j.marks))]
 		out := j.data[i : i+len(marks)]
-		for k, v := range marks {
-			out[k] = lut[v]
-		}
+		lookup(out, marks, lut)
 		crc = verify.UpdateCRC32(crc, out)
 	}
 	j.crcR = crc
+}
+
+// lookup writes lut[v] to out for each symbol v of marks (as long),
+// sixteen at a time through array views, which need no bounds check per
+// symbol.
+func lookup(out []byte, marks []uint16, lut *[1 << 16]byte) {
+	out = out[:len(marks)]
+	i := 0
+	for ; i+16 <= len(marks); i += 16 {
+		m, o := (*[16]uint16)(marks[i:]), (*[16]byte)(out[i:])
+		o[0], o[1], o[2], o[3] = lut[m[0]], lut[m[1]], lut[m[2]], lut[m[3]]
+		o[4], o[5], o[6], o[7] = lut[m[4]], lut[m[5]], lut[m[6]], lut[m[7]]
+		o[8], o[9], o[10], o[11] = lut[m[8]], lut[m[9]], lut[m[10]], lut[m[11]]
+		o[12], o[13], o[14], o[15] = lut[m[12]], lut[m[13]], lut[m[14]], lut[m[15]]
+	}
+	for ; i < len(marks); i++ {
+		out[i] = lut[marks[i]]
+	}
 }
 
 // symbols returns a buffer of n 16-bit symbols on huge pages where the

@@ -426,3 +426,34 @@ func TestSymbols(t *testing.T) {
 		}
 	}
 }
+
+// TestLookup checks the unrolled resolution against one symbol at a time,
+// for lengths around its step, and that it writes nothing past the
+// symbols.
+func TestLookup(t *testing.T) {
+	lut := new([1 << 16]byte)
+	for i := range lut {
+		lut[i] = byte(i*7 + i>>8)
+	}
+	for n := range 50 {
+		marks := make([]uint16, n)
+		for i := range marks {
+			marks[i] = uint16(i*2654435761>>7) | uint16(i&1)<<15
+		}
+		out := make([]byte, n+4)
+		for i := range out {
+			out[i] = 0xAA
+		}
+		lookup(out, marks, lut)
+		for i, v := range marks {
+			if out[i] != lut[v] {
+				t.Fatalf("n %d: out[%d] = %#x, want %#x", n, i, out[i], lut[v])
+			}
+		}
+		for i := n; i < len(out); i++ {
+			if out[i] != 0xAA {
+				t.Fatalf("n %d: out[%d] written", n, i)
+			}
+		}
+	}
+}
