@@ -770,8 +770,11 @@ func (p *parallel) Read(b []byte) (int, error) {
 	}
 }
 
-// read gives out the output in order; io.EOF after the final block.
-func (p *parallel) read(b []byte) (int, error) {
+// give gives out the output in order, at most len(b) bytes: a piece's
+// output straight from its buffer, valid until the next call, or what the
+// sequential decode bridging a break writes to b; io.EOF after the final
+// block.
+func (p *parallel) give(b []byte) ([]byte, error) {
 	for {
 		if len(p.outq) > 0 {
 			j := p.outq[0]
@@ -783,10 +786,10 @@ func (p *parallel) read(b []byte) (int, error) {
 				j.counted = true
 			}
 			if out := j.output(); j.rd < len(out) {
-				n := copy(b, out[j.rd:])
-				j.rd += n
-				p.count += int64(n)
-				return n, nil
+				s := out[j.rd:min(len(out), j.rd+len(b))]
+				j.rd += len(s)
+				p.count += int64(len(s))
+				return s, nil
 			}
 			j.inOutput = false
 			p.outq = p.outq[1:]
@@ -800,10 +803,10 @@ func (p *parallel) read(b []byte) (int, error) {
 				p.crc = verify.UpdateCRC32(p.crc, b[:n])
 				p.size += uint32(n)
 				p.count += int64(n)
-				return n, nil
+				return b[:n], nil
 			}
 			if err != io.EOF {
-				return 0, err
+				return nil, err
 			}
 			p.fbOn = false
 			p.pos = p.fbBase*8 + p.fb.BitPos()
@@ -817,7 +820,7 @@ func (p *parallel) read(b []byte) (int, error) {
 			p.hintNext()
 		}
 		if p.final {
-			return 0, io.EOF
+			return nil, io.EOF
 		}
 		p.chain(true)
 	}

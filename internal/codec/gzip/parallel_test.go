@@ -97,7 +97,8 @@ func compress(t testing.TB, c func(io.Writer) io.WriteCloser, raw []byte) []byte
 }
 
 // decodeWith decodes gz with a Config, and returns what the parallel
-// decoder did.
+// decoder did. It decodes through Read, then through WriteTo, and fails
+// when the two differ.
 func decodeWith(gz []byte, cfg Config) ([]byte, parStats, error) {
 	z, err := NewReaderConfig(bytes.NewReader(gz), cfg)
 	if err != nil {
@@ -105,7 +106,64 @@ func decodeWith(gz []byte, cfg Config) ([]byte, parStats, error) {
 	}
 	defer z.Close()
 	b, err := io.ReadAll(z)
+	z2, err2 := NewReaderConfig(bytes.NewReader(gz), cfg)
+	if err2 != nil {
+		return nil, parStats{}, fmt.Errorf("second NewReaderConfig: %v", err2)
+	}
+	defer z2.Close()
+	var w bytes.Buffer
+	n, err2 := z2.WriteTo(&w)
+	if n != int64(w.Len()) {
+		return nil, parStats{}, fmt.Errorf("WriteTo: %d bytes, wrote %d", n, w.Len())
+	}
+	if d := sameFailure(b, w.Bytes(), err, err2); d != "" {
+		return nil, parStats{}, fmt.Errorf("Read and WriteTo: %s", d)
+	}
 	return b, z.stats, err
+}
+
+// failWriter takes ok bytes, then fails: with err, or with a short write
+// when err is nil.
+type failWriter struct {
+	ok  int
+	err error
+}
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if len(p) <= w.ok {
+		w.ok -= len(p)
+		return len(p), nil
+	}
+	n := w.ok
+	w.ok = 0
+	return n, w.err
+}
+
+// TestWriteToWriterErrors checks that WriteTo, sequential and parallel,
+// returns the writer's error, or io.ErrShortWrite for a short write
+// without one, and counts the bytes written.
+func TestWriteToWriterErrors(t *testing.T) {
+	setSizes(t, 4<<10, 4<<10, 256<<10, 300<<10)
+	gz := bigMember(t)
+	boom := errors.New("boom")
+	for _, threads := range []int{1, 2} {
+		for _, fw := range []failWriter{{ok: 1000, err: boom}, {ok: 200 << 10, err: boom}, {ok: 100 << 10}} {
+			z, err := NewReaderConfig(bytes.NewReader(gz), Config{Threads: threads})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := fw
+			n, err := z.WriteTo(&w)
+			want := fw.err
+			if want == nil {
+				want = io.ErrShortWrite
+			}
+			if err != want || n != int64(fw.ok) {
+				t.Errorf("threads %d, writer %+v: %d, %v; want %d, %v", threads, fw, n, err, fw.ok, want)
+			}
+			z.Close()
+		}
+	}
 }
 
 // TestParallelDifferential decodes inputs of every kind and encoder in

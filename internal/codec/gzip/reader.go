@@ -48,6 +48,7 @@ type Reader struct {
 	threads int
 	par     *parallel // the member decoding in parallel, if any
 	rest    []byte    // input the parallel decoder read past a member
+	wbuf    []byte    // WriteTo's buffer
 	stats   parStats
 
 	in      input
@@ -159,12 +160,51 @@ func (z *Reader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, z.err
 	}
+	out, err := z.produce(p)
+	if len(out) > 0 && &out[0] != &p[0] {
+		copy(p, out)
+	}
+	return len(out), err
+}
+
+// WriteTo writes the decompressed data to w, checking every member as
+// Read does. Output decoded in parallel goes to w from the pieces' own
+// buffers, without a copy on the goroutine that chains them.
+func (z *Reader) WriteTo(w io.Writer) (int64, error) {
+	if z.wbuf == nil {
+		z.wbuf = make([]byte, 256<<10)
+	}
+	var total int64
+	for {
+		out, err := z.produce(z.wbuf)
+		if len(out) > 0 {
+			n, werr := w.Write(out)
+			total += int64(n)
+			if werr == nil && n < len(out) {
+				werr = io.ErrShortWrite
+			}
+			if werr != nil {
+				return total, werr
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// produce decompresses the next output, at most len(b) bytes: into b, or
+// from the parallel decoder's buffers (valid until the next call).
+func (z *Reader) produce(b []byte) ([]byte, error) {
 	for z.err == nil {
 		if z.par != nil {
-			n, err := z.par.read(p)
-			if n > 0 {
-				z.out += int64(n)
-				return n, nil
+			out, err := z.par.give(b)
+			if len(out) > 0 {
+				z.out += int64(len(out))
+				return out, nil
 			}
 			if err == io.EOF {
 				var crc, size uint32
@@ -178,12 +218,12 @@ func (z *Reader) Read(p []byte) (int, error) {
 			}
 			continue
 		}
-		n, err := z.inf.Read(p)
+		n, err := z.inf.Read(b)
 		if n > 0 {
-			z.crc.Write(p[:n])
+			z.crc.Write(b[:n])
 			z.size += uint32(n)
 			z.out += int64(n)
-			return n, nil
+			return b[:n], nil
 		}
 		switch {
 		case err == nil:
@@ -196,7 +236,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 			z.err = z.inputErr(err)
 		}
 	}
-	return 0, z.err
+	return nil, z.err
 }
 
 // Close stops the goroutines of a parallel decode, if any, and makes
