@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar Z lzo"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab lzh arj xar zip-ppmd gz-cores wim-xpress wim-lzx wim-lzms wim-solid"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab lzh arj xar zip-ppmd gz-cores wim-xpress wim-lzx wim-lzms wim-solid chm"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -227,6 +227,28 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
       fi
       printf 't\t%s\twimlib-imagex verify\twimlib-imagex verify %s\n' "$U t -q $a" "$a"
       printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
+    chm)
+      # 32 MiB in a CHM by Free Pascal's chmcmd (LZX, 64 KiB window, reset
+      # every 2 frames): 16 MiB of text as <p> lines in 64 KiB pages and
+      # 16 MiB of binary records in 4 MiB files. chmcmd writes the
+      # header's first PMGL chunk wrong, which makes chmlib skip 2/3 of
+      # the files: set right here, so every tool reads all 32 MiB.
+      # extract_chmLib writes only to a directory: unpack x to one too.
+      a=$W/t.chm
+      if [ ! -s "$a" ]; then
+        rm -rf "$W/chmsrc" && mkdir -p "$W/chmsrc/html" "$W/chmsrc/img" && \
+          head -c 16M "$W/text.raw" | sed 's/^/<p>/' | split -b 64k -a 3 -d --additional-suffix=.html - "$W/chmsrc/html/p" && \
+          head -c 16M "$W/binary.raw" | split -b 4M -a 1 -d --additional-suffix=.bin - "$W/chmsrc/img/b" && \
+          (cd "$W/chmsrc" && { printf '[OPTIONS]\nCompiled file=%s\nTitle=bench\n\n[FILES]\n' "$W/chmsrc.chm"; \
+            find html img -type f | LC_ALL=C sort; } > t.hhp && chmcmd-3.2.2 --no-html-scan t.hhp >/dev/null) && \
+          python3 -c "import struct, sys
+f = open(sys.argv[1], 'r+b'); h = f.read(0x60); d = struct.unpack_from('<Q', h, 0x48)[0]
+f.seek(d + 0x20); f.write(struct.pack('<i', 0))" "$W/chmsrc.chm" && mv "$W/chmsrc.chm" "$a"
+      fi
+      printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a"
+      printf 'x to a directory\t%s\textract_chmLib\textract_chmLib %s %s\n' "$U x -q --overwrite -o $W/chm.u $a" "$a" "$W/chm.r"
+      printf 'x to a directory\t%s\t7zz x\t7zz x -y -o%s %s\n' "$U x -q --overwrite -o $W/chm.u $a" "$W/chm.z" "$a"
+      printf 't\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a" ;;
     deb)
       # The data member as xz (dpkg-deb's default): unpack x -c writes the
       # files, dpkg-deb --fsys-tarfile the decompressed data tar.
