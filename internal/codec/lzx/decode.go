@@ -20,16 +20,17 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 	w := d.buf
 	op := d.wpos
 	// A match may reach back to buf[lo] (where the stream started, or 0
-	// once the window has slid) and over at most the window.
-	lo := 0
+	// once the window has slid) and over at most the window. These and
+	// the rarely used values stay in d: the loop's registers are few.
+	d.lo = 0
 	if s := int64(d.fstart) - d.total; s > 0 {
-		lo = int(s)
+		d.lo = int(s)
 	}
-	limit := end + over
+	d.limit = end + over
+	d.alignedBlock = aligned
 	mainFast := (*[1 << mainBits]uint32)(d.main.fast)
 	// The bit reader in locals, kept in registers; saved on every exit.
 	src, pos, bb, nb := d.src, d.pos, d.bb, d.nb
-	var err error
 	for op < end {
 		// Enough for the main symbol; the longer items refill on their
 		// own. refillBits's common case, written out: it is too large
@@ -39,7 +40,7 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 				u := bits.RotateLeft64(binary.LittleEndian.Uint64(src[pos:]), 32)
 				u = u&0xffff0000ffff0000>>16 | u&0x0000ffff0000ffff<<16
 				k := (64 - nb) >> 4
-				pos, bb, nb = pos+int(2*k), bb|u>>nb, nb+16*k
+				pos, bb, nb = pos+int(2*k), bb|u>>(nb&63), nb+16*k
 			} else {
 				pos, bb, nb = refillTail(src, pos, bb, nb)
 			}
@@ -50,11 +51,10 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 		s := int(e >> 5)
 		if l == 0 {
 			if s, l = d.main.slow(uint32(bb >> (64 - maxCodeLen))); l == 0 {
-				err = ErrCode
-				break
+				goto badCode
 			}
 		}
-		bb <<= l
+		bb <<= l & 63 // the mask spares the compiler's shift-by-64 guard
 		nb -= l
 		if s < numChars {
 			w[op] = byte(s)
@@ -72,11 +72,10 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 			v := int(e >> 5)
 			if l == 0 {
 				if v, l = d.length.slow(uint32(bb >> (64 - maxCodeLen))); l == 0 {
-					err = ErrCode
-					break
+					goto badCode
 				}
 			}
-			bb <<= l
+			bb <<= l & 63
 			nb -= l
 			ml += v
 		}
@@ -99,10 +98,10 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 			if nb < 17 {
 				pos, bb, nb = refillBits(src, pos, bb, nb)
 			}
-			if aligned && eb >= 3 {
+			if eb >= 3 && d.alignedBlock {
 				if eb > 3 {
-					off += uint32(bb>>(64-(eb-3))) << 3
-					bb <<= eb - 3
+					off += uint32(bb>>((67-eb)&63)) << 3
+					bb <<= (eb - 3) & 63
 					nb -= eb - 3
 				}
 				if nb < 16 {
@@ -111,28 +110,23 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 				e := (*[1 << alignedBits]uint32)(d.aligned.fast)[bb>>(64-alignedBits)]
 				l := uint(e & 31)
 				if l == 0 {
-					err = ErrCode
-					break
+					goto badCode
 				}
-				bb <<= l
+				bb <<= l & 63
 				nb -= l
 				off += e >> 5
 			} else if eb > 0 {
-				off += uint32(bb >> (64 - eb))
-				bb <<= eb
+				off += uint32(bb >> ((64 - eb) & 63))
+				bb <<= eb & 63
 				nb -= eb
 			}
 			d.r[2] = d.r[1]
 			d.r[1] = d.r[0]
 			d.r[0] = off
 		}
-		if err != nil {
-			break
-		}
 		o := int(off)
-		if o > d.winSize || o > op-lo || ml > limit-op {
-			err = ErrMatch
-			break
+		if o > d.winSize || o > op-d.lo || ml > d.limit-op {
+			goto badMatch
 		}
 		if ml > end-op {
 			// The match runs on into the next frame, as Microsoft's
@@ -145,7 +139,8 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 		if o >= 8 {
 			// In words: what is written past the match's end is not
 			// history (buf is linear), and buf has room past end.
-			for i := 0; i < ml; i += 8 {
+			binary.LittleEndian.PutUint64(w[op:], binary.LittleEndian.Uint64(w[op-o:]))
+			for i := 8; i < ml; i += 8 {
 				binary.LittleEndian.PutUint64(w[op+i:], binary.LittleEndian.Uint64(w[op-o+i:]))
 			}
 		} else {
@@ -154,14 +149,17 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 		op += ml
 	}
 	d.pos, d.bb, d.nb = pos, bb, nb
-	if err != nil {
-		return 0, err
-	}
 	d.wpos = op
 	if d.overrun() {
 		return 0, ErrTruncated
 	}
 	return d.pendLen, nil
+badCode:
+	d.pos, d.bb, d.nb = pos, bb, nb
+	return 0, ErrCode
+badMatch:
+	d.pos, d.bb, d.nb = pos, bb, nb
+	return 0, ErrMatch
 }
 
 // copyMatch copies n bytes to w[op:] from off bytes back; where they
@@ -188,7 +186,7 @@ func refillBits(src []byte, pos int, bb uint64, nb uint) (int, uint64, uint) {
 	u := bits.RotateLeft64(binary.LittleEndian.Uint64(src[pos:]), 32)
 	u = u&0xffff0000ffff0000>>16 | u&0x0000ffff0000ffff<<16
 	k := (64 - nb) >> 4
-	return pos + int(2*k), bb | u>>nb, nb + 16*k
+	return pos + int(2*k), bb | u>>(nb&63), nb + 16*k
 }
 
 // refillTail is refillBits near the end of src, word by word.

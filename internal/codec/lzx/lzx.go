@@ -150,30 +150,33 @@ type Decoder struct {
 	// buf holds the window linearly: the history a match may reach is
 	// the winSize bytes before wpos, and matches never wrap. When a frame
 	// no longer fits after wpos, the window slides to buf's start.
-	buf      []byte
-	winSize  int
-	wpos     int   // where the next byte goes in buf
-	fstart   int   // where the current frame started in buf
-	total    int64 // bytes decoded since Reset
-	numMain  int
-	pendPad  bool // an odd uncompressed block's pad byte starts the next src
-	pendLen  int  // bytes of a match that ran past the last frame's end
-	pendOff  int  // and its offset
-	header   bool // the CAB translation header has been read
-	e8       bool
-	e8size   int32
-	btype    int
-	bremain  int // bytes left in the current block
-	blen     int // the current block's size
-	r        [3]uint32
-	mainLens []byte
-	lenLens  []byte
-	preLens  [numPreSyms]byte
-	alLens   [numAlignedSyms]byte
-	main     *table
-	length   *table
-	pre      *table
-	aligned  *table
+	buf          []byte
+	winSize      int
+	wpos         int   // where the next byte goes in buf
+	fstart       int   // where the current frame started in buf
+	lo           int   // decodeBlock: where the stream's history starts in buf
+	limit        int   // decodeBlock: where a match must end
+	alignedBlock bool  // decodeBlock: the block is an aligned one
+	total        int64 // bytes decoded since Reset
+	numMain      int
+	pendPad      bool // an odd uncompressed block's pad byte starts the next src
+	pendLen      int  // bytes of a match that ran past the last frame's end
+	pendOff      int  // and its offset
+	header       bool // the CAB translation header has been read
+	e8           bool
+	e8size       int32
+	btype        int
+	bremain      int // bytes left in the current block
+	blen         int // the current block's size
+	r            [3]uint32
+	mainLens     []byte
+	lenLens      []byte
+	preLens      [numPreSyms]byte
+	alLens       [numAlignedSyms]byte
+	main         *table
+	length       *table
+	pre          *table
+	aligned      *table
 
 	// Bit reader over the current src: 16-bit little-endian words, each
 	// read from its most significant bit.
