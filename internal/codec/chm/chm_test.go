@@ -258,6 +258,11 @@ func TestEncint(t *testing.T) {
 
 func FuzzCHM(f *testing.F) {
 	f.Add(load(f))
+	for _, name := range []string{"chmcmd", "chmcmd-many"} {
+		if b, err := os.ReadFile("testdata/" + name + ".chm"); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := NewReader(bytes.NewReader(b), int64(len(b)), &archive.Options{MemLimit: 1 << 22})
 		if err != nil {
