@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar Z lzo"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab lzh arj xar zip-ppmd gz-cores wim-xpress wim-lzx wim-lzms wim-solid"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab lzh arj xar zip-ppmd gz-cores wim-xpress wim-lzx wim-lzms wim-solid chm msi"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -227,6 +227,53 @@ archive_rows() { # kind -> lines "label<TAB>unpack command<TAB>ref name<TAB>ref 
       fi
       printf 't\t%s\twimlib-imagex verify\twimlib-imagex verify %s\n' "$U t -q $a" "$a"
       printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a" ;;
+    chm)
+      # 32 MiB in a CHM by Free Pascal's chmcmd (LZX, 64 KiB window, reset
+      # every 2 frames): 16 MiB of text as <p> lines in 64 KiB pages and
+      # 16 MiB of binary records in 4 MiB files. chmcmd writes the
+      # header's first PMGL chunk wrong, which makes chmlib skip 2/3 of
+      # the files: set right here, so every tool reads all 32 MiB.
+      # extract_chmLib writes only to a directory: unpack x to one too.
+      a=$W/t.chm
+      if [ ! -s "$a" ]; then
+        rm -rf "$W/chmsrc" && mkdir -p "$W/chmsrc/html" "$W/chmsrc/img" && \
+          head -c 16M "$W/text.raw" | sed 's/^/<p>/' | split -b 64k -a 3 -d --additional-suffix=.html - "$W/chmsrc/html/p" && \
+          head -c 16M "$W/binary.raw" | split -b 4M -a 1 -d --additional-suffix=.bin - "$W/chmsrc/img/b" && \
+          (cd "$W/chmsrc" && { printf '[OPTIONS]\nCompiled file=%s\nTitle=bench\n\n[FILES]\n' "$W/chmsrc.chm"; \
+            find html img -type f | LC_ALL=C sort; } > t.hhp && chmcmd-3.2.2 --no-html-scan t.hhp >/dev/null) && \
+          python3 -c "import struct, sys
+f = open(sys.argv[1], 'r+b'); h = f.read(0x60); d = struct.unpack_from('<Q', h, 0x48)[0]
+f.seek(d + 0x20); f.write(struct.pack('<i', 0))" "$W/chmsrc.chm" && mv "$W/chmsrc.chm" "$a"
+      fi
+      printf 'x -c\t%s\t7zz x -so\t7zz x -so %s\n' "$U x -c $a" "$a"
+      printf 'x to a directory\t%s\textract_chmLib\textract_chmLib %s %s\n' "$U x -q --overwrite -o $W/chm.u $a" "$a" "$W/chm.r"
+      printf 'x to a directory\t%s\t7zz x\t7zz x -y -o%s %s\n' "$U x -q --overwrite -o $W/chm.u $a" "$W/chm.z" "$a"
+      printf 't\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a" ;;
+    msi)
+      # 32 MiB installed by an MSI from msitools' wixl (its MSZIP cabinet
+      # embedded): 16 files of text and 16 of binary records, 1 MiB each.
+      # unpack x and msiextract write the installed tree; 7zz x the raw
+      # streams (the tables and the cabinet, not the files): 7zz t
+      # checks the same streams.
+      a=$W/t.msi
+      if [ ! -s "$a" ]; then
+        rm -rf "$W/msisrc" && mkdir -p "$W/msisrc" && \
+          head -c 16M "$W/text.raw" | split -b 1M -a 2 -d --additional-suffix=.txt - "$W/msisrc/t" && \
+          head -c 16M "$W/binary.raw" | split -b 1M -a 2 -d --additional-suffix=.bin - "$W/msisrc/b" && \
+          (cd "$W/msisrc" && {
+            printf '<?xml version="1.0" encoding="utf-8"?>\n<Wix xmlns="http://schemas.microsoft.com/wix/2006/wi">\n'
+            printf '<Product Id="8E4D6A5C-1D2B-4C3A-9F8E-7D6C5B4A3922" Name="Bench" Language="1033" Version="1.0.0" Manufacturer="unpack" UpgradeCode="12345678-1234-1234-1234-123456789013">\n'
+            printf '<Package InstallerVersion="200" Compressed="yes" />\n<Media Id="1" Cabinet="data.cab" EmbedCab="yes" />\n'
+            printf '<Directory Id="TARGETDIR" Name="SourceDir"><Directory Id="ProgramFilesFolder"><Directory Id="INSTALLDIR" Name="Bench">\n'
+            printf '<Component Id="Main" Guid="11111111-2222-3333-4444-555555555557">\n'
+            for f in t*.txt b*.bin; do printf '<File Id="%s" Name="%s" Source="%s" />\n' "${f%%.*}" "$f" "$f"; done
+            printf '</Component></Directory></Directory></Directory>\n<Feature Id="F" Level="1"><ComponentRef Id="Main" /></Feature>\n</Product>\n</Wix>\n'
+          } > t.wxs && wixl -o "$a.tmp" t.wxs) && mv "$a.tmp" "$a"
+      fi
+      printf 'x to a directory\t%s\tmsiextract\tmsiextract -C %s %s\n' "$U x -q --overwrite -o $W/msi.u $a" "$W/msi.r" "$a"
+      printf 'x to a directory\t%s\t7zz x (streams)\t7zz x -y -o%s %s\n' "$U x -q --overwrite -o $W/msi.u $a" "$W/msi.z" "$a"
+      printf 'x -c\t%s\t7zz x -so (streams)\t7zz x -so %s\n' "$U x -c $a" "$a"
+      printf 't\t%s\t7zz t\t7zz t %s\n' "$U t -q $a" "$a" ;;
     deb)
       # The data member as xz (dpkg-deb's default): unpack x -c writes the
       # files, dpkg-deb --fsys-tarfile the decompressed data tar.

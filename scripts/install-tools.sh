@@ -7,6 +7,7 @@ pkgs=(xz-utils zstd bzip2 lbzip2 pbzip2 pigz gzip 7zip libarchive-tools unar bro
       qemu-user ncompress lzop cpio binutils dpkg
       gcab cabextract libchm-bin jlha-utils lhasa arj wimtools)
 pkgs+=(msitools wixl) # the compound-file (MSI) fixtures
+pkgs+=(fp-utils-3.2.2) # chmcmd, the CHM fixtures and bench input (brings fpc-source-3.2.2)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

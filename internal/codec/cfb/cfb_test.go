@@ -441,3 +441,49 @@ func TestDeepStorages(t *testing.T) {
 		t.Errorf("%v %v", got, err)
 	}
 }
+
+type countingReaderAt struct {
+	r *bytes.Reader
+	n int
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	c.n++
+	return c.r.ReadAt(p, off)
+}
+
+// TestSectorRuns reads a stream laid out in consecutive sectors with one
+// read, and gives the same bytes: not one read per sector (32 here).
+func TestSectorRuns(t *testing.T) {
+	nodes := testNodes()
+	b := build(9, nodes)
+	c := &countingReaderAt{r: bytes.NewReader(b)}
+	f, err := OpenFile(c, int64(len(b)), 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var big *Entry
+	for _, e := range f.Entries {
+		if DisplayName(e.Name, false) == "big" {
+			big = e
+		}
+	}
+	if big == nil {
+		t.Fatal("no stream big")
+	}
+	r, err := f.Open(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.n = 0
+	got := make([]byte, big.Size)
+	if _, err := io.ReadFull(r, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, nodes[2].data) {
+		t.Fatal("stream differs")
+	}
+	if c.n > 2 {
+		t.Errorf("%d reads for %d consecutive sectors", c.n, len(got)/512)
+	}
+}

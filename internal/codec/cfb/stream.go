@@ -61,8 +61,16 @@ func (r *streamReader) Read(p []byte) (int, error) {
 	}
 	size := int64(1) << r.shift
 	within := r.pos & (size - 1)
-	n := min(int64(len(p)), size-within, r.left)
-	off := int64(r.secs[r.pos>>r.shift])<<r.shift + within
+	want := min(int64(len(p)), r.left)
+	n := min(want, size-within)
+	i := r.pos >> r.shift
+	off := int64(r.secs[i])<<r.shift + within
+	// Sectors that follow each other in the file are read at once
+	// (writers lay streams out so): one read per run, not per sector.
+	for !r.mini && n < want && i+1 < int64(len(r.secs)) && r.secs[i+1] == r.secs[i]+1 {
+		n = min(want, n+size)
+		i++
+	}
 	if r.mini {
 		// A place in the mini stream, itself a chain of regular sectors.
 		off = int64(r.f.mini[off>>r.f.shift]+1)<<r.f.shift + off&(1<<r.f.shift-1)

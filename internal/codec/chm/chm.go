@@ -167,7 +167,6 @@ func (r *Reader) readDirectory(off, n int64) error {
 	}
 	hlen := int64(binary.LittleEndian.Uint32(h[8:]))
 	chunk := int64(binary.LittleEndian.Uint32(h[0x10:]))
-	first := int64(int32(binary.LittleEndian.Uint32(h[0x20:])))
 	nchunks := int64(binary.LittleEndian.Uint32(h[0x2C:]))
 	if chunk < 0x20 || chunk > maxChunkSize || hlen < 0 || hlen > n {
 		return ErrHeader
@@ -177,13 +176,20 @@ func (r *Reader) readDirectory(off, n int64) error {
 	}
 	base := off + hlen
 	buf := make([]byte, chunk)
-	// The PMGL chunks form a list from the first; a list that loops ends
-	// after as many chunks as there are.
-	for c, seen := first, int64(0); c >= 0 && c < nchunks && seen < nchunks; seen++ {
+	// Every PMGL chunk of the directory, in order, as 7-Zip reads them:
+	// not the list from the header's first PMGL chunk (chmlib) or its
+	// first..last range (libmspack), which Free Pascal's chmcmd writes
+	// wrong (first = last), losing all but the last chunk's files. Index
+	// (PMGI) chunks are skipped; a chunk that is neither is corrupt.
+	for c := int64(0); c < nchunks; c++ {
 		if k, _ := r.ra.ReadAt(buf, base+c*chunk); int64(k) < chunk {
 			return ErrTruncated
 		}
-		if string(buf[:4]) != "PMGL" {
+		switch string(buf[:4]) {
+		case "PMGI":
+			continue
+		case "PMGL":
+		default:
 			return ErrDirectory
 		}
 		free := int64(binary.LittleEndian.Uint32(buf[4:]))
@@ -193,7 +199,6 @@ func (r *Reader) readDirectory(off, n int64) error {
 		if err := r.parseChunk(buf[0x14 : chunk-free]); err != nil {
 			return err
 		}
-		c = int64(int32(binary.LittleEndian.Uint32(buf[0x10:])))
 	}
 	return nil
 }

@@ -83,6 +83,44 @@ func TestSevenZipHelp(t *testing.T) {
 	}
 }
 
+// TestChmcmd reads the CHM files Free Pascal's chmcmd writes
+// (scripts/testdata/chm.sh): every file 7-Zip extracts, byte for byte,
+// and no other. chmcmd-many.chm's directory spans three PMGL chunks
+// with the header's first PMGL chunk number wrong.
+func TestChmcmd(t *testing.T) {
+	for _, name := range []string{"chmcmd", "chmcmd-many"} {
+		b, err := os.ReadFile("testdata/" + name + ".chm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := os.ReadFile("testdata/" + name + ".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(string(list)), "\n") {
+			f := strings.SplitN(l, " ", 3)
+			want[f[2]] = f[0]
+		}
+		r, err := NewReader(bytes.NewReader(b), int64(len(b)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAll(t, r)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: %d files, want %d", name, len(got), len(want))
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: %s: %q, want %s", name, k, got[k], v)
+			}
+		}
+	}
+}
+
 // TestOutOfOrder reads files backwards: each read decodes the section
 // again from its start, and gives the same bytes.
 func TestOutOfOrder(t *testing.T) {
@@ -174,6 +212,7 @@ func TestHeaders(t *testing.T) {
 		"PMGL":       {func(c []byte) { c[dir+0x54] = 'X' }, ErrDirectory},
 		"free space": {func(c []byte) { binary.LittleEndian.PutUint32(c[dir+0x54+4:], 1<<20) }, ErrDirectory},
 		"chunk loop": {func(c []byte) { binary.LittleEndian.PutUint32(c[dir+0x54+0x10:], 0) }, nil},
+		"first PMGL": {func(c []byte) { binary.LittleEndian.PutUint32(c[dir+0x20:], 1<<31) }, nil},
 		"control":    {func(c []byte) { i := bytes.Index(c, []byte("LZXC")); c[i] = 'X' }, ErrControl},
 		"window":     {func(c []byte) { i := bytes.Index(c, []byte("LZXC")); c[i+0x0C] = 3 }, archive.ErrUnsupported},
 		"interval":   {func(c []byte) { i := bytes.Index(c, []byte("LZXC")); c[i+0x08] = 0 }, ErrControl},
@@ -219,6 +258,11 @@ func TestEncint(t *testing.T) {
 
 func FuzzCHM(f *testing.F) {
 	f.Add(load(f))
+	for _, name := range []string{"chmcmd", "chmcmd-many"} {
+		if b, err := os.ReadFile("testdata/" + name + ".chm"); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := NewReader(bytes.NewReader(b), int64(len(b)), &archive.Options{MemLimit: 1 << 22})
 		if err != nil {

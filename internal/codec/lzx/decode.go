@@ -1,49 +1,61 @@
 package lzx
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
-// decodeBlock decodes symbols of a verbatim or aligned block into the
-// window from d.wpos up to end. A match may pass end by up to over bytes
-// (the block's data beyond a frame's end): what passes is left in
-// d.pendLen for the next frame, and returned.
+// Table sizes of the fast look-ups: codes up to this long resolve in one.
+const (
+	mainBits    = 11
+	lengthBits  = 10
+	alignedBits = 7
+)
+
+// decodeBlock decodes symbols of a verbatim or aligned block into buf
+// from d.wpos up to end. A match may pass end by up to over bytes (the
+// block's data beyond a frame's end): what passes is left in d.pendLen
+// for the next frame, and returned.
 func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
-	w := d.window
+	w := d.buf
 	op := d.wpos
-	// A match may reach back over what this stream has decoded, which is
-	// op - base at op, and at most the whole window.
-	base := int64(d.fstart) - d.total
-	// Matches are copied eight bytes at a time, writing up to seven
-	// bytes past their end, while no byte there is still history: before
-	// the stream has filled the window once (always, for WIM chunks).
-	fastEnd := int(max(int64(len(w))+base, 0))
-	main, length, al := d.main, d.length, d.aligned
-	mainFast, lenFast, alFast := main.fast, length.fast, al.fast
-	r0, r1, r2 := d.r[0], d.r[1], d.r[2]
+	// A match may reach back to buf[lo] (where the stream started, or 0
+	// once the window has slid) and over at most the window. These and
+	// the rarely used values stay in d: the loop's registers are few.
+	d.lo = 0
+	if s := int64(d.fstart) - d.total; s > 0 {
+		d.lo = int(s)
+	}
+	d.limit = end + over
+	d.alignedBlock = aligned
+	mainFast := (*[1 << mainBits]uint32)(d.main.fast)
 	// The bit reader in locals, kept in registers; saved on every exit.
 	src, pos, bb, nb := d.src, d.pos, d.bb, d.nb
 	for op < end {
 		// Enough for the main symbol; the longer items refill on their
-		// own.
+		// own. refillBits's common case, written out: it is too large
+		// for the compiler to inline.
 		if nb < 16 {
-			pos, bb, nb = refillBits(src, pos, bb, nb)
+			if uint(pos)+8 <= uint(len(src)) {
+				u := bits.RotateLeft64(binary.LittleEndian.Uint64(src[pos:]), 32)
+				u = u&0xffff0000ffff0000>>16 | u&0x0000ffff0000ffff<<16
+				k := (64 - nb) >> 4
+				pos, bb, nb = pos+int(2*k), bb|u>>(nb&63), nb+16*k
+			} else {
+				pos, bb, nb = refillTail(src, pos, bb, nb)
+			}
 		}
 		// Main symbol: a literal, or a length header and offset slot.
-		var s int
-		if e := mainFast[bb>>(64-11)]; e&31 != 0 {
-			l := uint(e & 31)
-			bb <<= l
-			nb -= l
-			s = int(e >> 5)
-		} else {
-			sym, l := main.slow(uint32(bb >> (64 - maxCodeLen)))
-			if l == 0 {
-				d.r, d.pos, d.bb, d.nb = [3]uint32{r0, r1, r2}, pos, bb, nb
-				return 0, ErrCode
+		e := mainFast[bb>>(64-mainBits)]
+		l := uint(e & 31)
+		s := int(e >> 5)
+		if l == 0 {
+			if s, l = d.main.slow(uint32(bb >> (64 - maxCodeLen))); l == 0 {
+				goto badCode
 			}
-			bb <<= l
-			nb -= l
-			s = sym
 		}
+		bb <<= l & 63 // the mask spares the compiler's shift-by-64 guard
+		nb -= l
 		if s < numChars {
 			w[op] = byte(s)
 			op++
@@ -51,135 +63,136 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 		}
 		s -= numChars
 		ml := s & 7
-		slot := s >> 3
 		if ml == 7 {
 			if nb < 16 {
 				pos, bb, nb = refillBits(src, pos, bb, nb)
 			}
-			e := lenFast[bb>>(64-10)]
+			e := (*[1 << lengthBits]uint32)(d.length.fast)[bb>>(64-lengthBits)]
 			l := uint(e & 31)
 			v := int(e >> 5)
 			if l == 0 {
-				v, l = length.slow(uint32(bb >> (64 - maxCodeLen)))
-				if l == 0 {
-					d.r, d.pos, d.bb, d.nb = [3]uint32{r0, r1, r2}, pos, bb, nb
-					return 0, ErrCode
+				if v, l = d.length.slow(uint32(bb >> (64 - maxCodeLen))); l == 0 {
+					goto badCode
 				}
 			}
-			bb <<= l
+			bb <<= l & 63
 			nb -= l
 			ml += v
 		}
 		ml += minMatch
 		var off uint32
-		switch slot {
+		switch slot := s >> 3; slot {
 		case 0:
-			off = r0
+			off = d.r[0]
 		case 1:
-			off = r1
-			r1 = r0
-			r0 = off
+			off = d.r[1]
+			d.r[1] = d.r[0]
+			d.r[0] = off
 		case 2:
-			off = r2
-			r2 = r0
-			r0 = off
+			off = d.r[2]
+			d.r[2] = d.r[0]
+			d.r[0] = off
 		default:
 			eb := uint(extraBits[slot])
 			off = slotBase[slot] - 2
 			if nb < 17 {
 				pos, bb, nb = refillBits(src, pos, bb, nb)
 			}
-			if aligned && eb >= 3 {
+			if eb >= 3 && d.alignedBlock {
 				if eb > 3 {
-					off += uint32(bb>>(64-(eb-3))) << 3
-					bb <<= eb - 3
+					off += uint32(bb>>((67-eb)&63)) << 3
+					bb <<= (eb - 3) & 63
 					nb -= eb - 3
 				}
 				if nb < 16 {
 					pos, bb, nb = refillBits(src, pos, bb, nb)
 				}
-				e := alFast[bb>>(64-7)]
+				e := (*[1 << alignedBits]uint32)(d.aligned.fast)[bb>>(64-alignedBits)]
 				l := uint(e & 31)
 				if l == 0 {
-					d.r, d.pos, d.bb, d.nb = [3]uint32{r0, r1, r2}, pos, bb, nb
-					return 0, ErrCode
+					goto badCode
 				}
-				bb <<= l
+				bb <<= l & 63
 				nb -= l
 				off += e >> 5
 			} else if eb > 0 {
-				off += uint32(bb >> (64 - eb))
-				bb <<= eb
+				off += uint32(bb >> ((64 - eb) & 63))
+				bb <<= eb & 63
 				nb -= eb
 			}
-			r2 = r1
-			r1 = r0
-			r0 = off
+			d.r[2] = d.r[1]
+			d.r[1] = d.r[0]
+			d.r[0] = off
 		}
-		if int64(off) > int64(op)-base || int(off) > len(w) || ml > end-op+over {
-			d.r, d.pos, d.bb, d.nb = [3]uint32{r0, r1, r2}, pos, bb, nb
-			return 0, ErrMatch
+		o := int(off)
+		if o > d.winSize || o > op-d.lo || ml > d.limit-op {
+			goto badMatch
 		}
 		if ml > end-op {
 			// The match runs on into the next frame, as Microsoft's
 			// encoders write (7-Zip and chmlib read it so).
-			d.pendLen, d.pendOff = ml-(end-op), int(off)
-			copyMatch(w, op, int(off), end-op)
+			d.pendLen, d.pendOff = ml-(end-op), o
+			copyMatch(w, op, o, end-op)
 			op = end
 			break
 		}
-		if o := int(off); o >= 8 && o <= op && ml <= 64 && op+ml+8 <= fastEnd {
-			for i := 0; i < ml; i += 8 {
+		if o >= 8 {
+			// In words: what is written past the match's end is not
+			// history (buf is linear), and buf has room past end.
+			binary.LittleEndian.PutUint64(w[op:], binary.LittleEndian.Uint64(w[op-o:]))
+			for i := 8; i < ml; i += 8 {
 				binary.LittleEndian.PutUint64(w[op+i:], binary.LittleEndian.Uint64(w[op-o+i:]))
 			}
 		} else {
-			copyMatch(w, op, int(off), ml)
+			copyMatch(w, op, o, ml)
 		}
 		op += ml
 	}
-	d.r, d.pos, d.bb, d.nb = [3]uint32{r0, r1, r2}, pos, bb, nb
+	d.pos, d.bb, d.nb = pos, bb, nb
 	d.wpos = op
 	if d.overrun() {
 		return 0, ErrTruncated
 	}
 	return d.pendLen, nil
+badCode:
+	d.pos, d.bb, d.nb = pos, bb, nb
+	return 0, ErrCode
+badMatch:
+	d.pos, d.bb, d.nb = pos, bb, nb
+	return 0, ErrMatch
 }
 
-// copyMatch copies n bytes to w[op:] from off bytes back in the ring
-// window, byte by byte where they overlap. w[op:op+n] is inside w.
+// copyMatch copies n bytes to w[op:] from off bytes back; where they
+// overlap, the off bytes repeat. w[op-off:op+n] is inside w.
 func copyMatch(w []byte, op, off, n int) {
 	from := op - off
-	if from < 0 {
-		// The match starts in the window's older part, at its end.
-		from += len(w)
-		k := min(n, len(w)-from)
-		copy(w[op:op+k], w[from:from+k])
+	for n > 0 {
+		// w[from:op] is a whole number of repeats: copy it all.
+		k := copy(w[op:op+n], w[from:op])
 		op += k
 		n -= k
-		from = 0
-	}
-	if off >= n {
-		copy(w[op:op+n], w[from:from+n])
-		return
-	}
-	for i := 0; i < n; i++ {
-		w[op+i] = w[from+i]
 	}
 }
 
 // refillBits tops a bit buffer up to at least 49 bits from 16-bit
 // little-endian words of src, zeros past its end (see Decoder.refill).
 func refillBits(src []byte, pos int, bb uint64, nb uint) (int, uint64, uint) {
-	if pos >= 0 && pos+8 <= len(src) {
-		// Four words at once, in stream order; those that do not fit
-		// whole are loaded again next time (the bits below the nb counted
-		// are the next word's, or zeros).
-		u := binary.LittleEndian.Uint64(src[pos:])
-		u = u<<32 | u>>32
-		u = u&0xffff0000ffff0000>>16 | u&0x0000ffff0000ffff<<16
-		k := (64 - nb) >> 4
-		return pos + int(2*k), bb | u>>nb, nb + 16*k
+	if uint(pos)+8 > uint(len(src)) {
+		return refillTail(src, pos, bb, nb)
 	}
+	// Four words at once, in stream order; those that do not fit whole
+	// are loaded again next time (the bits below the nb counted are the
+	// next word's, or zeros).
+	u := bits.RotateLeft64(binary.LittleEndian.Uint64(src[pos:]), 32)
+	u = u&0xffff0000ffff0000>>16 | u&0x0000ffff0000ffff<<16
+	k := (64 - nb) >> 4
+	return pos + int(2*k), bb | u>>(nb&63), nb + 16*k
+}
+
+// refillTail is refillBits near the end of src, word by word.
+//
+//go:noinline
+func refillTail(src []byte, pos int, bb uint64, nb uint) (int, uint64, uint) {
 	for nb <= 48 {
 		var w uint64
 		if pos+1 < len(src) {

@@ -38,9 +38,11 @@
 //
 // # Security concerns
 //
-// Memory is the window (at most 2 MiB) plus fixed tables, allocated by
-// NewDecoder. Every match is checked against the data decoded so far and
-// against the frame's end, every code against the canonical limits; input
+// Memory is the window (at most 2 MiB) and, for CAB/CHM streams, as much
+// again or 128 KiB, whichever is more (where frames are decoded before the
+// window slides), plus fixed tables, allocated by NewDecoder. Every match
+// is checked against the data decoded so far and against the frame's end,
+// every code against the canonical limits; input
 // that ends early gives ErrTruncated, never a read past src. Work per call
 // is bounded by len(dst).
 package lzx
@@ -100,6 +102,7 @@ const (
 	numAlignedSyms = 8
 	minMatch       = 2
 	lensSlack      = 64 // room for a run overrunning the last length
+	bufSlack       = 64 // room after a frame for matches copied in words
 	wimE8Size      = 12000000
 	e8Limit        = 1 << 30 // CAB: frames starting past this are not translated
 
@@ -143,30 +146,37 @@ func numSlots(bits uint) int {
 // Decoder decodes an LZX stream frame by frame. See the package doc for
 // the call sequence of each framing.
 type Decoder struct {
-	variant  Variant
-	window   []byte
-	wpos     int   // where the next byte goes in window
-	fstart   int   // where the current frame started in window
-	total    int64 // bytes decoded since Reset
-	numMain  int
-	pendPad  bool // an odd uncompressed block's pad byte starts the next src
-	pendLen  int  // bytes of a match that ran past the last frame's end
-	pendOff  int  // and its offset
-	header   bool // the CAB translation header has been read
-	e8       bool
-	e8size   int32
-	btype    int
-	bremain  int // bytes left in the current block
-	blen     int // the current block's size
-	r        [3]uint32
-	mainLens []byte
-	lenLens  []byte
-	preLens  [numPreSyms]byte
-	alLens   [numAlignedSyms]byte
-	main     *table
-	length   *table
-	pre      *table
-	aligned  *table
+	variant Variant
+	// buf holds the window linearly: the history a match may reach is
+	// the winSize bytes before wpos, and matches never wrap. When a frame
+	// no longer fits after wpos, the window slides to buf's start.
+	buf          []byte
+	winSize      int
+	wpos         int   // where the next byte goes in buf
+	fstart       int   // where the current frame started in buf
+	lo           int   // decodeBlock: where the stream's history starts in buf
+	limit        int   // decodeBlock: where a match must end
+	alignedBlock bool  // decodeBlock: the block is an aligned one
+	total        int64 // bytes decoded since Reset
+	numMain      int
+	pendPad      bool // an odd uncompressed block's pad byte starts the next src
+	pendLen      int  // bytes of a match that ran past the last frame's end
+	pendOff      int  // and its offset
+	header       bool // the CAB translation header has been read
+	e8           bool
+	e8size       int32
+	btype        int
+	bremain      int // bytes left in the current block
+	blen         int // the current block's size
+	r            [3]uint32
+	mainLens     []byte
+	lenLens      []byte
+	preLens      [numPreSyms]byte
+	alLens       [numAlignedSyms]byte
+	main         *table
+	length       *table
+	pre          *table
+	aligned      *table
 
 	// Bit reader over the current src: 16-bit little-endian words, each
 	// read from its most significant bit.
@@ -182,16 +192,22 @@ func NewDecoder(windowBits int, v Variant) (*Decoder, error) {
 		return nil, ErrWindow
 	}
 	ns := numSlots(uint(windowBits))
+	win := 1 << windowBits
+	size := win + bufSlack
+	if v == CAB {
+		size += max(win, 4*FrameSize)
+	}
 	d := &Decoder{
 		variant:  v,
-		window:   make([]byte, 1<<windowBits),
+		buf:      make([]byte, size),
+		winSize:  win,
 		numMain:  numChars + 8*ns,
 		mainLens: make([]byte, numChars+8*ns+lensSlack),
 		lenLens:  make([]byte, numLenSyms+lensSlack),
-		main:     newTable(11, numChars+8*ns),
-		length:   newTable(10, numLenSyms),
+		main:     newTable(mainBits, numChars+8*ns),
+		length:   newTable(lengthBits, numLenSyms),
 		pre:      newTable(7, numPreSyms),
-		aligned:  newTable(7, numAlignedSyms),
+		aligned:  newTable(alignedBits, numAlignedSyms),
 	}
 	d.Reset()
 	return d, nil
@@ -229,7 +245,7 @@ func (d *Decoder) ResetState() {
 func (d *Decoder) Decode(dst, src []byte) (int, error) {
 	n := len(dst)
 	if d.variant == WIM {
-		if n > len(d.window) {
+		if n > d.winSize {
 			return 0, ErrFrame
 		}
 		d.Reset()
@@ -253,12 +269,16 @@ func (d *Decoder) Decode(dst, src []byte) (int, error) {
 			d.e8 = true
 		}
 	}
+	if d.wpos+n > len(d.buf)-bufSlack {
+		// Slide: the window's history to the start, room after it.
+		d.wpos = copy(d.buf, d.buf[d.wpos-d.winSize:d.wpos])
+	}
 	start := d.wpos
 	end := start + n
 	d.fstart = start
 	if d.pendLen > 0 {
 		k := min(d.pendLen, n)
-		copyMatch(d.window, d.wpos, d.pendOff, k)
+		copyMatch(d.buf, d.wpos, d.pendOff, k)
 		d.wpos += k
 		d.pendLen -= k
 	}
@@ -301,14 +321,11 @@ func (d *Decoder) Decode(dst, src []byte) (int, error) {
 	if used > len(src) {
 		return 0, ErrTruncated
 	}
-	copy(dst, d.window[start:end])
+	copy(dst, d.buf[start:end])
 	if d.e8 && n > 10 && (d.variant == WIM || d.total < e8Limit) {
 		undoE8(dst, d.total, d.e8size)
 	}
 	d.total += int64(n)
-	if end == len(d.window) {
-		end = 0
-	}
 	d.wpos = end
 	return used, nil
 }
@@ -404,7 +421,7 @@ func (d *Decoder) blockHeader() error {
 			d.blen = FrameSize
 		} else {
 			d.blen = int(d.bits(16))
-			if len(d.window) >= 1<<16 {
+			if d.winSize >= 1<<16 {
 				d.blen = d.blen<<8 | int(d.bits(8))
 			}
 		}
@@ -525,7 +542,7 @@ func (d *Decoder) copyStored(n int) error {
 	if d.pos > len(d.src) || n > len(d.src)-d.pos {
 		return ErrTruncated
 	}
-	copy(d.window[d.wpos:d.wpos+n], d.src[d.pos:])
+	copy(d.buf[d.wpos:d.wpos+n], d.src[d.pos:])
 	d.pos += n
 	d.wpos += n
 	return nil
