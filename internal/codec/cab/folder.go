@@ -101,7 +101,7 @@ func (r *folderReader) reset(f *folder) error {
 		if bits < lzx.MinWindowBits || bits > lzx.MaxWindowBits {
 			return lzx.ErrWindow
 		}
-		if int64(1)<<bits > r.limit {
+		if lzx.BufferSize(bits, lzx.CAB) > r.limit {
 			return archive.Limitf("cab: LZX window of %d bytes is over the memory limit", int64(1)<<bits)
 		}
 		if r.lzx == nil || r.lzxW != bits {

@@ -366,7 +366,7 @@ func (r *Reader) openSection1(content, control, reset *dirEntry) (*section, erro
 	if uint64(1)<<bits != window || bits < lzx.MinWindowBits || bits > lzx.MaxWindowBits {
 		return nil, lzx.ErrWindow
 	}
-	if int64(window) > r.opt.Limit() {
+	if lzx.BufferSize(bits, lzx.CAB) > r.opt.Limit() {
 		return nil, archive.Limitf("chm: LZX window of %d bytes is over the memory limit", window)
 	}
 	if interval == 0 || interval%lzx.FrameSize != 0 {

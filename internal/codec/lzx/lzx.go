@@ -186,6 +186,17 @@ type Decoder struct {
 	nb  uint   // pending bit count
 }
 
+// BufferSize is the size of the window buffer NewDecoder allocates for
+// windowBits and v: what a caller checks against its memory limit.
+func BufferSize(windowBits int, v Variant) int64 {
+	win := int64(1) << windowBits
+	size := win + bufSlack
+	if v == CAB {
+		size += max(win, 4*FrameSize)
+	}
+	return size
+}
+
 // NewDecoder returns a decoder with a window of 1<<windowBits bytes.
 func NewDecoder(windowBits int, v Variant) (*Decoder, error) {
 	if windowBits < MinWindowBits || windowBits > MaxWindowBits || (v != CAB && v != WIM) {
@@ -193,10 +204,7 @@ func NewDecoder(windowBits int, v Variant) (*Decoder, error) {
 	}
 	ns := numSlots(uint(windowBits))
 	win := 1 << windowBits
-	size := win + bufSlack
-	if v == CAB {
-		size += max(win, 4*FrameSize)
-	}
+	size := int(BufferSize(windowBits, v))
 	d := &Decoder{
 		variant:  v,
 		buf:      make([]byte, size),
