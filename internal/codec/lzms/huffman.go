@@ -4,35 +4,78 @@ import "slices"
 
 const (
 	tableBits = 10
-	subBits   = maxCodeLen - tableBits
 	symBits   = 10 // symbols are below 1<<symBits in the tree arrays
 	symMask   = 1<<symBits - 1
-
-	entrySym = 1 << 31
-	entrySub = 1 << 30
 )
 
 // adaptive is one of LZMS's Huffman codes: rebuilt from the symbol
 // frequencies every rebuild symbols, after which the frequencies are
 // halved, so that compressor and decompressor follow the data alike.
+//
+// A code word of up to tableBits bits is found in table; a longer one by
+// its length, the first whose limit is above the next maxCodeLen bits,
+// then its place among the words of that length (syms lists the symbols
+// by length, then symbol, as the canonical code numbers them).
 type adaptive struct {
 	n       int
 	rebuild int
 	until   int
-	freqs   []uint32
-	table   []uint32 // 1<<tableBits entries, then subtables
+	freqs   [1 << symBits]uint32   // the first n in use
+	table   [1 << tableBits]uint16 // sym<<4 | length; 0 for a longer word or none
+	limit   [maxCodeLen + 2]uint32 // for lengths above tableBits; a sentinel last
+	first   [maxCodeLen + 1]uint32 // index in syms of a length's first word, less its code
+	syms    [1 << symBits]uint16
 }
 
 func (a *adaptive) init(n, rebuild int, s *scratch) {
 	a.n, a.rebuild = n, rebuild
-	if cap(a.freqs) < n {
-		a.freqs = make([]uint32, n, max(n, maxOffsetSyms))
-	}
-	a.freqs = a.freqs[:n]
-	for i := range a.freqs {
+	for i := range a.freqs[:n] {
 		a.freqs[i] = 1
 	}
 	a.build(s)
+}
+
+// lookup gives the symbol whose code word starts buf and the word's
+// length; length 0 if the word is longer than tableBits bits (long finds
+// it) or none starts buf.
+func (a *adaptive) lookup(buf uint64) (sym, n uint32) {
+	e := a.table[buf>>(64-tableBits)]
+	return uint32(e >> 4), uint32(e & 15)
+}
+
+// long finds a code word longer than tableBits bits; length 0 if none
+// starts buf.
+//
+//go:noinline
+func (a *adaptive) long(buf uint64) (sym, n uint32) {
+	v := uint32(buf >> (64 - maxCodeLen))
+	l := uint32(tableBits + 1)
+	for v >= a.limit[l] {
+		l++
+	}
+	if l > maxCodeLen {
+		return 0, 0
+	}
+	return uint32(a.syms[(a.first[l]+v>>(maxCodeLen-l))&symMask]), l
+}
+
+// count counts a symbol decoded, and rebuilds the code when it is due.
+func (a *adaptive) count(sym uint32, s *scratch) {
+	a.freqs[sym&symMask]++
+	a.until--
+	if a.until == 0 {
+		a.rebuildCode(s)
+	}
+}
+
+// rebuildCode makes the code of the frequencies counted, then halves
+// them.
+func (a *adaptive) rebuildCode(s *scratch) {
+	a.build(s)
+	f := a.freqs[:a.n]
+	for i := range f {
+		f[i] = f[i]>>1 + 1
+	}
 }
 
 // scratch is the working space of code construction, shared by the codes.
@@ -47,7 +90,7 @@ type scratch struct {
 func (a *adaptive) build(s *scratch) {
 	a.until = a.rebuild
 	lens := s.lens[:a.n]
-	makeLengths(a.freqs, lens, s.nodes[:a.n], &s.counts)
+	makeLengths(a.freqs[:a.n], lens, s.nodes[:a.n], &s.counts)
 	a.makeTable(lens)
 }
 
@@ -69,23 +112,27 @@ func makeLengths(freqs []uint32, lens []uint8, nodes []uint32, counts *[maxCount
 	// Inner nodes take the places of the entries they consume: each
 	// keeps its symbol in the low bits and gets its parent's index (or,
 	// while unparented, its weight) in the high bits.
-	leaf, inner, next := 0, 0, 0
-	pick := func() int {
-		if leaf != n && (inner == next || nodes[leaf]>>symBits <= nodes[inner]>>symBits) {
+	leaf, inner := 0, 0
+	for next := 0; next < n-1; next++ {
+		var m, k int
+		if leaf < n && (inner == next || nodes[leaf]>>symBits <= nodes[inner]>>symBits) {
+			m = leaf
 			leaf++
-			return leaf - 1
+		} else {
+			m = inner
+			inner++
 		}
-		inner++
-		return inner - 1
-	}
-	for n-next > 1 {
-		m := pick()
-		k := pick()
+		if leaf < n && (inner == next || nodes[leaf]>>symBits <= nodes[inner]>>symBits) {
+			k = leaf
+			leaf++
+		} else {
+			k = inner
+			inner++
+		}
 		w := nodes[m]&^symMask + nodes[k]&^symMask
 		nodes[m] = nodes[m]&symMask | uint32(next)<<symBits
 		nodes[k] = nodes[k]&symMask | uint32(next)<<symBits
 		nodes[next] = nodes[next]&symMask | w
-		next++
 	}
 	var count [maxCodeLen + 1]int
 	count[1] = 2
@@ -145,50 +192,41 @@ func sortByFreq(freqs []uint32, nodes []uint32, counts *[maxCount + 1]uint16) {
 // sorted by comparison.
 const maxCount = 4096
 
-// makeTable builds the decoding table of the canonical code of lens:
+// makeTable builds the decoding tables of the canonical code of lens:
 // code words of one length are consecutive in symbol order, shorter
-// ones first. Entries are entrySym|sym<<4|length, or entrySub|index of
-// a subtable for the code words longer than tableBits; zero for none.
+// ones first.
 func (a *adaptive) makeTable(lens []uint8) {
-	var count [maxCodeLen + 1]uint32
+	var count, start [maxCodeLen + 2]uint32
 	for _, l := range lens {
-		count[l]++
+		count[l&15]++
 	}
-	var next [maxCodeLen + 2]uint32
 	for l := 1; l <= maxCodeLen; l++ {
-		next[l+1] = (next[l] + count[l]) << 1
+		start[l+1] = start[l] + count[l]
 	}
-	if a.table == nil {
-		a.table = make([]uint32, 1<<tableBits, 1<<tableBits+4<<subBits)
-	}
-	a.table = a.table[:1<<tableBits]
-	clear(a.table)
+	pos := start
 	for sym, l := range lens {
-		if l == 0 {
-			continue
-		}
-		code := next[l]
-		next[l]++
-		e := entrySym | uint32(sym)<<4 | uint32(l)
-		if l <= tableBits {
-			start := code << (tableBits - l)
-			t := a.table[start : start+1<<(tableBits-l)]
-			for i := range t {
-				t[i] = e
-			}
-			continue
-		}
-		prefix := code >> (l - tableBits)
-		p := a.table[prefix]
-		if p&entrySub == 0 {
-			p = entrySub | uint32(len(a.table))
-			a.table[prefix] = p
-			a.table = append(a.table, make([]uint32, 1<<subBits)...)
-		}
-		base := p&^entrySub + (code&(1<<(l-tableBits)-1))<<(maxCodeLen-l)
-		t := a.table[base : base+1<<(maxCodeLen-l)]
-		for i := range t {
-			t[i] = e
-		}
+		a.syms[pos[l&15]&symMask] = uint16(sym)
+		pos[l&15]++
 	}
+	code, fill := uint32(0), uint32(0)
+	for l := uint32(1); l <= maxCodeLen; l++ {
+		a.first[l] = start[l] - code
+		code += count[l]
+		if l > tableBits {
+			a.limit[l] = code << (maxCodeLen - l)
+		} else {
+			step := uint32(1) << (tableBits - l)
+			for _, sym := range a.syms[start[l]:start[l+1]] {
+				e := sym<<4 | uint16(l)
+				t := a.table[fill : fill+step]
+				for i := range t {
+					t[i] = e
+				}
+				fill += step
+			}
+		}
+		code <<= 1
+	}
+	clear(a.table[fill:])
+	a.limit[maxCodeLen+1] = 1 << maxCodeLen
 }
