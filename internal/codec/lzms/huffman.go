@@ -1,6 +1,9 @@
 package lzms
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 const (
 	tableBits = 10
@@ -45,8 +48,6 @@ func (a *adaptive) lookup(buf uint64) (sym, n uint32) {
 
 // long finds a code word longer than tableBits bits; length 0 if none
 // starts buf.
-//
-//go:noinline
 func (a *adaptive) long(buf uint64) (sym, n uint32) {
 	v := uint32(buf >> (64 - maxCodeLen))
 	l := uint32(tableBits + 1)
@@ -80,8 +81,11 @@ func (a *adaptive) rebuildCode(s *scratch) {
 
 // scratch is the working space of code construction, shared by the codes.
 type scratch struct {
-	nodes [maxOffsetSyms]uint32
-	lens  [maxOffsetSyms]uint8
+	ws   [maxOffsetSyms + 1]uint32 // leaf weights in order, a sentinel last
+	iw   [maxOffsetSyms]uint32     // inner nodes' weights, then depths
+	par  [maxOffsetSyms]uint16     // inner nodes' parents
+	syms [maxOffsetSyms]uint16     // symbols by frequency, then symbol
+	lens [maxOffsetSyms]uint8
 	// counts is sortByFreq's, cleared only as far as it is used.
 	counts [maxCount + 1]uint16
 }
@@ -90,7 +94,7 @@ type scratch struct {
 func (a *adaptive) build(s *scratch) {
 	a.until = a.rebuild
 	lens := s.lens[:a.n]
-	makeLengths(a.freqs[:a.n], lens, s.nodes[:a.n], &s.counts)
+	makeLengths(a.freqs[:a.n], lens, s)
 	a.makeTable(lens)
 }
 
@@ -99,7 +103,7 @@ func (a *adaptive) build(s *scratch) {
 // construction taking a leaf before an inner node of equal weight, and
 // the lengths counted per depth handed out longest first in that order.
 // freqs are all nonzero.
-func makeLengths(freqs []uint32, lens []uint8, nodes []uint32, counts *[maxCount + 1]uint16) {
+func makeLengths(freqs []uint32, lens []uint8, s *scratch) {
 	n := len(freqs)
 	switch n {
 	case 0:
@@ -108,39 +112,37 @@ func makeLengths(freqs []uint32, lens []uint8, nodes []uint32, counts *[maxCount
 		lens[0] = 1
 		return
 	}
-	sortByFreq(freqs, nodes, counts)
-	// Inner nodes take the places of the entries they consume: each
-	// keeps its symbol in the low bits and gets its parent's index (or,
-	// while unparented, its weight) in the high bits.
+	sortByFreq(freqs, s)
+	// The leaves' weights in order, then one past any weight; the inner
+	// nodes' weights as they are made, each followed by the same while it
+	// is the last. Only the inner nodes' parents are needed: the lengths
+	// are counted from the inner nodes' depths.
+	ws, iw, par := s.ws[:n+1], s.iw[:n], s.par[:n]
+	ws[n] = math.MaxUint32
 	leaf, inner := 0, 0
 	for next := 0; next < n-1; next++ {
-		var m, k int
-		if leaf < n && (inner == next || nodes[leaf]>>symBits <= nodes[inner]>>symBits) {
-			m = leaf
-			leaf++
-		} else {
-			m = inner
-			inner++
+		iw[next] = math.MaxUint32
+		var w uint32
+		for range 2 {
+			if lw := ws[leaf]; lw <= iw[inner] {
+				w += lw
+				leaf++
+			} else {
+				w += iw[inner]
+				par[inner] = uint16(next)
+				inner++
+			}
 		}
-		if leaf < n && (inner == next || nodes[leaf]>>symBits <= nodes[inner]>>symBits) {
-			k = leaf
-			leaf++
-		} else {
-			k = inner
-			inner++
-		}
-		w := nodes[m]&^symMask + nodes[k]&^symMask
-		nodes[m] = nodes[m]&symMask | uint32(next)<<symBits
-		nodes[k] = nodes[k]&symMask | uint32(next)<<symBits
-		nodes[next] = nodes[next]&symMask | w
+		iw[next] = w
 	}
 	var count [maxCodeLen + 1]int
 	count[1] = 2
 	root := n - 2
-	nodes[root] &= symMask
+	depths := iw
+	depths[root] = 0
 	for node := root - 1; node >= 0; node-- {
-		depth := nodes[nodes[node]>>symBits]>>symBits + 1
-		nodes[node] = nodes[node]&symMask | depth<<symBits
+		depth := depths[par[node]] + 1
+		depths[node] = depth
 		l := int(depth)
 		if l >= maxCodeLen {
 			l = maxCodeLen
@@ -150,31 +152,37 @@ func makeLengths(freqs []uint32, lens []uint8, nodes []uint32, counts *[maxCount
 		count[l]--
 		count[l+1] += 2
 	}
+	syms := s.syms[:n]
 	i := 0
 	for l := maxCodeLen; l >= 1; l-- {
-		for range count[l] {
-			lens[nodes[i]&symMask] = uint8(l)
-			i++
+		for _, sym := range syms[i : i+count[l]] {
+			lens[sym] = uint8(l)
 		}
+		i += count[l]
 	}
 }
 
-// sortByFreq fills nodes with freq<<symBits|symbol in increasing order of
-// frequency, then symbol: a counting sort, as the halving keeps the
-// frequencies small.
-func sortByFreq(freqs []uint32, nodes []uint32, counts *[maxCount + 1]uint16) {
+// sortByFreq orders the symbols by frequency, then symbol, into s.syms,
+// with their frequencies in s.ws: a counting sort, as the halving keeps
+// the frequencies small.
+func sortByFreq(freqs []uint32, s *scratch) {
+	n := len(freqs)
+	ws, syms := s.ws[:n], s.syms[:n]
 	var maxf uint32
 	for _, f := range freqs {
 		maxf = max(maxf, f)
 	}
 	if maxf >= maxCount {
-		for s, f := range freqs {
-			nodes[s] = f<<symBits | uint32(s)
+		for sym, f := range freqs {
+			ws[sym] = f<<symBits | uint32(sym)
 		}
-		slices.Sort(nodes)
+		slices.Sort(ws)
+		for i, v := range ws {
+			syms[i], ws[i] = uint16(v&symMask), v>>symBits
+		}
 		return
 	}
-	count := counts[:maxf+2]
+	count := s.counts[:maxf+2]
 	clear(count)
 	for _, f := range freqs {
 		count[f+1]++
@@ -182,9 +190,10 @@ func sortByFreq(freqs []uint32, nodes []uint32, counts *[maxCount + 1]uint16) {
 	for f := uint32(1); f <= maxf; f++ {
 		count[f+1] += count[f]
 	}
-	for s, f := range freqs {
-		nodes[count[f]] = f<<symBits | uint32(s)
-		count[f]++
+	for sym, f := range freqs {
+		i := count[f]
+		syms[i], ws[i] = uint16(sym), f
+		count[f] = i + 1
 	}
 }
 

@@ -238,37 +238,55 @@ func (d *Decoder) items(dst []byte) error {
 	*q = queues{lz: [numRepeats + 1]uint32{1, 2, 3, 4}, delta: [numRepeats + 1]uint64{1, 2, 3, 4}, lzStill: -1, deltaStill: -1}
 	mainState := d.main.state
 	s := &d.s
+	lit := &d.literal
 	var bit, sym, n uint32
 	out := 0
 	for out < len(dst) {
-		// Literals, in a loop of their own.
+		// Literals, in a loop of their own that calls nothing, so that
+		// its values stay in registers: it leaves for a normalization,
+		// a code rebuild, or a refill near the start of src.
+		rng, code = d.normalize(rng, code)
+		if left < maxCodeLen {
+			buf, left = d.refill(buf, left)
+		}
+		if lit.until == 0 {
+			lit.rebuildCode(s)
+		}
 		for {
-			rng, code = d.normalize(rng, code)
 			bit, rng, code = decide(&d.main.probs[mainState&(numMainProbs-1)], rng, code)
 			mainState = (mainState<<1 | bit) & (numMainProbs - 1)
-			if left < maxCodeLen {
-				buf, left = d.refill(buf, left)
-			}
 			if bit != 0 {
 				break
 			}
-			sym, n = d.literal.lookup(buf)
+			sym, n = lit.lookup(buf)
 			if n == 0 {
-				if sym, n = d.literal.long(buf); n == 0 {
+				if sym, n = lit.long(buf); n == 0 {
 					return ErrCode
 				}
 			}
 			buf <<= n
 			left -= uint(n)
-			d.literal.count(sym, s)
+			lit.freqs[sym&symMask]++
+			lit.until--
 			dst[out] = byte(sym)
 			out++
-			if out >= len(dst) {
+			if lit.until == 0 || out >= len(dst) || rng <= 0xffff {
 				break
+			}
+			if left < maxCodeLen {
+				back := d.back
+				if back < 8 || back > len(d.src) {
+					break
+				}
+				// refill's four words at once.
+				buf |= binary.LittleEndian.Uint64(d.src[back-8:]) >> left
+				k := (64 - left) >> 4
+				d.back = back - int(2*k)
+				left += 16 * k
 			}
 		}
 		if bit == 0 {
-			break
+			continue
 		}
 		rng, code = d.normalize(rng, code)
 		bit, rng, code = decide(&d.match.probs[d.match.state&(numMatchProbs-1)], rng, code)
