@@ -349,11 +349,11 @@ func (d *Decoder) items(dst []byte) error {
 			buf <<= n
 			left -= uint(n)
 			d.length.count(sym, s)
-			extra := uint(lengthExtra[sym%numLengthSyms])
+			extra := uint(lengthExtra[sym&63])
 			if left < extra {
 				buf, left = d.refill(buf, left)
 			}
-			length := lengthBase[sym%numLengthSyms] + uint32(buf>>(64-extra))
+			length := lengthBase[sym&63] + uint32(buf>>(64-extra))
 			buf <<= extra
 			left -= extra
 			if length > uint32(len(dst)-out) {
@@ -368,10 +368,9 @@ func (d *Decoder) items(dst []byte) error {
 				// Eight bytes at a time: each load reads bytes written
 				// before it, and what is written past the match is
 				// written over later.
-				binary.LittleEndian.PutUint64(dst[out:], binary.LittleEndian.Uint64(dst[out-o:]))
-				if n > 8 {
-					binary.LittleEndian.PutUint64(dst[out+8:], binary.LittleEndian.Uint64(dst[out-o+8:]))
-				}
+				w, m := dst[out:out+16], dst[out-o:out-o+16]
+				binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(m))
+				binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(m[8:]))
 			case n <= 16:
 				// A byte at a time: copy's call costs more than a short
 				// match, overlapping or not.
@@ -461,11 +460,11 @@ func (d *Decoder) items(dst []byte) error {
 		buf <<= n
 		left -= uint(n)
 		d.length.count(sym, s)
-		extra := uint(lengthExtra[sym%numLengthSyms])
+		extra := uint(lengthExtra[sym&63])
 		if left < extra {
 			buf, left = d.refill(buf, left)
 		}
-		length := lengthBase[sym%numLengthSyms] + uint32(buf>>(64-extra))
+		length := lengthBase[sym&63] + uint32(buf>>(64-extra))
 		buf <<= extra
 		left -= extra
 		span := uint64(1) << power
