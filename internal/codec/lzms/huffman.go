@@ -224,14 +224,31 @@ func (a *adaptive) makeTable(lens []uint8) {
 		if l > tableBits {
 			a.limit[l] = code << (maxCodeLen - l)
 		} else {
+			// The words of length l fill count[l] runs of step entries.
 			step := uint32(1) << (tableBits - l)
-			for _, sym := range a.syms[start[l]:start[l+1]] {
-				e := sym<<4 | uint16(l)
-				t := a.table[fill : fill+step]
-				for i := range t {
-					t[i] = e
+			syms := a.syms[start[l]:start[l+1]]
+			t := a.table[fill : fill+count[l]*step]
+			fill += count[l] * step
+			switch step {
+			case 1:
+				for i, sym := range syms[:len(t)] {
+					t[i] = sym<<4 | uint16(l)
 				}
-				fill += step
+			case 2:
+				for i, sym := range syms {
+					e := sym<<4 | uint16(l)
+					r := t[2*i : 2*i+2]
+					r[0], r[1] = e, e
+				}
+			default:
+				for _, sym := range syms {
+					e := sym<<4 | uint16(l)
+					r := t[:step]
+					for i := range r {
+						r[i] = e
+					}
+					t = t[step:]
+				}
 			}
 		}
 		code <<= 1
