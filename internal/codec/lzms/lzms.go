@@ -234,11 +234,8 @@ func (d *Decoder) items(dst []byte) error {
 	rng, code := d.rng, d.code
 	buf, left := d.buf, d.left
 	// The queues of recent offsets, used by matches only, stay in memory.
-	q := &d.q
-	*q = queues{lz: [numRepeats + 1]uint32{1, 2, 3, 4}, delta: [numRepeats + 1]uint64{1, 2, 3, 4}, lzStill: -1, deltaStill: -1}
+	d.q = queues{lz: [numRepeats + 1]uint32{1, 2, 3, 4}, delta: [numRepeats + 1]uint64{1, 2, 3, 4}, lzStill: -1, deltaStill: -1}
 	mainState := d.main.state
-	s := &d.s
-	lit := &d.literal
 	var bit, sym, n uint32
 	out := 0
 	for out < len(dst) {
@@ -249,8 +246,8 @@ func (d *Decoder) items(dst []byte) error {
 		if left < maxCodeLen {
 			buf, left = d.refill(buf, left)
 		}
-		if lit.until == 0 {
-			lit.rebuildCode(s)
+		if d.literal.until == 0 {
+			d.literal.rebuildCode(&d.s)
 		}
 		for {
 			bit, rng, code = decide(&d.main.probs[mainState&(numMainProbs-1)], rng, code)
@@ -258,19 +255,19 @@ func (d *Decoder) items(dst []byte) error {
 			if bit != 0 {
 				break
 			}
-			sym, n = lit.lookup(buf)
+			sym, n = d.literal.lookup(buf)
 			if n == 0 {
-				if sym, n = lit.long(buf); n == 0 {
+				if sym, n = d.literal.long(buf); n == 0 {
 					return ErrCode
 				}
 			}
 			buf <<= n
 			left -= uint(n)
-			lit.freqs[sym&symMask]++
-			lit.until--
+			d.literal.freqs[sym&symMask]++
+			d.literal.until--
 			dst[out] = byte(sym)
 			out++
-			if lit.until == 0 || out >= len(dst) || rng <= 0xffff {
+			if d.literal.until == 0 || out >= len(dst) || rng <= 0xffff {
 				break
 			}
 			if left < maxCodeLen {
@@ -294,9 +291,9 @@ func (d *Decoder) items(dst []byte) error {
 		if bit == 0 {
 			// An LZ match. The offset used last joins the queue only
 			// after the next item, unless that is this one.
-			if q.lzPending != 0 && out != q.lzStill {
-				q.lz[3], q.lz[2], q.lz[1], q.lz[0] = q.lz[2], q.lz[1], q.lz[0], q.lzPending
-				q.lzPending = 0
+			if d.q.lzPending != 0 && out != d.q.lzStill {
+				d.q.lz[3], d.q.lz[2], d.q.lz[1], d.q.lz[0] = d.q.lz[2], d.q.lz[1], d.q.lz[0], d.q.lzPending
+				d.q.lzPending = 0
 			}
 			var offset uint32
 			rng, code = d.normalize(rng, code)
@@ -311,7 +308,7 @@ func (d *Decoder) items(dst []byte) error {
 				}
 				buf <<= n
 				left -= uint(n)
-				d.lzOffset.count(sym, s)
+				d.lzOffset.count(sym, &d.s)
 				extra := uint(offsetExtra[sym&symMask])
 				if left < extra {
 					buf, left = d.refill(buf, left)
@@ -330,13 +327,13 @@ func (d *Decoder) items(dst []byte) error {
 					}
 					i++
 				}
-				offset = q.lz[i]
-				copy(q.lz[i:], q.lz[i+1:])
+				offset = d.q.lz[i]
+				copy(d.q.lz[i:], d.q.lz[i+1:])
 			}
-			if q.lzPending != 0 {
-				q.lz[3], q.lz[2], q.lz[1], q.lz[0] = q.lz[2], q.lz[1], q.lz[0], q.lzPending
+			if d.q.lzPending != 0 {
+				d.q.lz[3], d.q.lz[2], d.q.lz[1], d.q.lz[0] = d.q.lz[2], d.q.lz[1], d.q.lz[0], d.q.lzPending
 			}
-			q.lzPending = offset
+			d.q.lzPending = offset
 			if left < maxCodeLen {
 				buf, left = d.refill(buf, left)
 			}
@@ -348,7 +345,7 @@ func (d *Decoder) items(dst []byte) error {
 			}
 			buf <<= n
 			left -= uint(n)
-			d.length.count(sym, s)
+			d.length.count(sym, &d.s)
 			extra := uint(lengthExtra[sym&63])
 			if left < extra {
 				buf, left = d.refill(buf, left)
@@ -388,14 +385,14 @@ func (d *Decoder) items(dst []byte) error {
 				}
 			}
 			out += n
-			q.lzStill = out
+			d.q.lzStill = out
 			continue
 		}
 		// A delta match: dst[i] = dst[i-offset] + dst[i-span] -
 		// dst[i-offset-span], offset a multiple of span.
-		if q.deltaPending != 0 && out != q.deltaStill {
-			q.delta[3], q.delta[2], q.delta[1], q.delta[0] = q.delta[2], q.delta[1], q.delta[0], q.deltaPending
-			q.deltaPending = 0
+		if d.q.deltaPending != 0 && out != d.q.deltaStill {
+			d.q.delta[3], d.q.delta[2], d.q.delta[1], d.q.delta[0] = d.q.delta[2], d.q.delta[1], d.q.delta[0], d.q.deltaPending
+			d.q.deltaPending = 0
 		}
 		var power, raw uint32
 		rng, code = d.normalize(rng, code)
@@ -409,7 +406,7 @@ func (d *Decoder) items(dst []byte) error {
 			}
 			buf <<= n
 			left -= uint(n)
-			d.power.count(sym, s)
+			d.power.count(sym, &d.s)
 			power = sym
 			if left < maxCodeLen {
 				buf, left = d.refill(buf, left)
@@ -422,7 +419,7 @@ func (d *Decoder) items(dst []byte) error {
 			}
 			buf <<= n
 			left -= uint(n)
-			d.deltaOffset.count(sym, s)
+			d.deltaOffset.count(sym, &d.s)
 			extra := uint(offsetExtra[sym&symMask])
 			if left < extra {
 				buf, left = d.refill(buf, left)
@@ -440,14 +437,14 @@ func (d *Decoder) items(dst []byte) error {
 				}
 				i++
 			}
-			v := q.delta[i]
-			copy(q.delta[i:], q.delta[i+1:])
+			v := d.q.delta[i]
+			copy(d.q.delta[i:], d.q.delta[i+1:])
 			power, raw = uint32(v>>32), uint32(v)
 		}
-		if q.deltaPending != 0 {
-			q.delta[3], q.delta[2], q.delta[1], q.delta[0] = q.delta[2], q.delta[1], q.delta[0], q.deltaPending
+		if d.q.deltaPending != 0 {
+			d.q.delta[3], d.q.delta[2], d.q.delta[1], d.q.delta[0] = d.q.delta[2], d.q.delta[1], d.q.delta[0], d.q.deltaPending
 		}
-		q.deltaPending = uint64(power)<<32 | uint64(raw)
+		d.q.deltaPending = uint64(power)<<32 | uint64(raw)
 		if left < maxCodeLen {
 			buf, left = d.refill(buf, left)
 		}
@@ -459,7 +456,7 @@ func (d *Decoder) items(dst []byte) error {
 		}
 		buf <<= n
 		left -= uint(n)
-		d.length.count(sym, s)
+		d.length.count(sym, &d.s)
 		extra := uint(lengthExtra[sym&63])
 		if left < extra {
 			buf, left = d.refill(buf, left)
@@ -480,7 +477,7 @@ func (d *Decoder) items(dst []byte) error {
 			dst[i] = dst[i-o] + dst[i-sp] - dst[i-o-sp]
 		}
 		out += int(length)
-		q.deltaStill = out
+		d.q.deltaStill = out
 	}
 	d.main.state = mainState
 	d.rng, d.code = rng, code
