@@ -170,7 +170,7 @@ func (d *Decoder) refill(buf uint64, left uint) (uint64, uint) {
 		// Four words at once (the little-endian word just below back is
 		// the next): those that do not fit whole are loaded again.
 		v := binary.LittleEndian.Uint64(src[back-8:])
-		buf |= v >> left
+		buf |= v >> (left & 63)
 		k := (64 - left) >> 4
 		d.back = back - int(2*k)
 		return buf, left + 16*k
@@ -261,7 +261,7 @@ func (d *Decoder) items(dst []byte) error {
 					return ErrCode
 				}
 			}
-			buf <<= n
+			buf <<= n & 15
 			left -= uint(n)
 			d.literal.freqs[sym&symMask]++
 			d.literal.until--
@@ -276,7 +276,7 @@ func (d *Decoder) items(dst []byte) error {
 					break
 				}
 				// refill's four words at once.
-				buf |= binary.LittleEndian.Uint64(d.src[back-8:]) >> left
+				buf |= binary.LittleEndian.Uint64(d.src[back-8:]) >> (left & 63)
 				k := (64 - left) >> 4
 				d.back = back - int(2*k)
 				left += 16 * k
@@ -306,16 +306,17 @@ func (d *Decoder) items(dst []byte) error {
 						return ErrCode
 					}
 				}
-				buf <<= n
+				buf <<= n & 15
 				left -= uint(n)
 				d.lzOffset.count(sym, &d.s)
 				extra := uint(offsetExtra[sym&symMask])
 				if left < extra {
 					buf, left = d.refill(buf, left)
 				}
-				// No extra bits read none: a shift by 64 gives 0.
-				offset = offsetBase[sym&symMask] + uint32(buf>>(64-extra))
-				buf <<= extra
+				// No extra bits read none: two shifts, the second
+				// below 64; extra is at most 30.
+				offset = offsetBase[sym&symMask] + uint32(buf>>1>>((63-extra)&63))
+				buf <<= extra & 63
 				left -= extra
 			} else {
 				i := 0
@@ -343,15 +344,15 @@ func (d *Decoder) items(dst []byte) error {
 					return ErrCode
 				}
 			}
-			buf <<= n
+			buf <<= n & 15
 			left -= uint(n)
 			d.length.count(sym, &d.s)
 			extra := uint(lengthExtra[sym&63])
 			if left < extra {
 				buf, left = d.refill(buf, left)
 			}
-			length := lengthBase[sym&63] + uint32(buf>>(64-extra))
-			buf <<= extra
+			length := lengthBase[sym&63] + uint32(buf>>1>>((63-extra)&63))
+			buf <<= extra & 63
 			left -= extra
 			if length > uint32(len(dst)-out) {
 				return ErrLength
@@ -404,7 +405,7 @@ func (d *Decoder) items(dst []byte) error {
 					return ErrCode
 				}
 			}
-			buf <<= n
+			buf <<= n & 15
 			left -= uint(n)
 			d.power.count(sym, &d.s)
 			power = sym
@@ -417,15 +418,15 @@ func (d *Decoder) items(dst []byte) error {
 					return ErrCode
 				}
 			}
-			buf <<= n
+			buf <<= n & 15
 			left -= uint(n)
 			d.deltaOffset.count(sym, &d.s)
 			extra := uint(offsetExtra[sym&symMask])
 			if left < extra {
 				buf, left = d.refill(buf, left)
 			}
-			raw = offsetBase[sym&symMask] + uint32(buf>>(64-extra))
-			buf <<= extra
+			raw = offsetBase[sym&symMask] + uint32(buf>>1>>((63-extra)&63))
+			buf <<= extra & 63
 			left -= extra
 		} else {
 			i := 0
@@ -454,15 +455,15 @@ func (d *Decoder) items(dst []byte) error {
 				return ErrCode
 			}
 		}
-		buf <<= n
+		buf <<= n & 15
 		left -= uint(n)
 		d.length.count(sym, &d.s)
 		extra := uint(lengthExtra[sym&63])
 		if left < extra {
 			buf, left = d.refill(buf, left)
 		}
-		length := lengthBase[sym&63] + uint32(buf>>(64-extra))
-		buf <<= extra
+		length := lengthBase[sym&63] + uint32(buf>>1>>((63-extra)&63))
+		buf <<= extra & 63
 		left -= extra
 		span := uint64(1) << power
 		offset := uint64(raw) << power
