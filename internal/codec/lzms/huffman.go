@@ -94,23 +94,24 @@ type scratch struct {
 func (a *adaptive) build(s *scratch) {
 	a.until = a.rebuild
 	lens := s.lens[:a.n]
-	makeLengths(a.freqs[:a.n], lens, s)
-	a.makeTable(lens)
+	count := makeLengths(a.freqs[:a.n], lens, s)
+	a.makeTable(lens, &count)
 }
 
 // makeLengths gives the code word lengths of the Huffman code LZMS
 // requires: symbols ordered by (frequency, symbol), the two-queue
 // construction taking a leaf before an inner node of equal weight, and
 // the lengths counted per depth handed out longest first in that order.
-// freqs are all nonzero.
-func makeLengths(freqs []uint32, lens []uint8, s *scratch) {
+// freqs are all nonzero. It returns how many words have each length.
+func makeLengths(freqs []uint32, lens []uint8, s *scratch) (count [maxCodeLen + 1]int) {
 	n := len(freqs)
 	switch n {
 	case 0:
-		return
+		return count
 	case 1:
 		lens[0] = 1
-		return
+		count[1] = 1
+		return count
 	}
 	sortByFreq(freqs, s)
 	// The leaves' weights in order, then one past any weight; the inner
@@ -135,7 +136,6 @@ func makeLengths(freqs []uint32, lens []uint8, s *scratch) {
 		}
 		iw[next] = w
 	}
-	var count [maxCodeLen + 1]int
 	count[1] = 2
 	root := n - 2
 	depths := iw
@@ -160,6 +160,7 @@ func makeLengths(freqs []uint32, lens []uint8, s *scratch) {
 		}
 		i += count[l]
 	}
+	return count
 }
 
 // sortByFreq orders the symbols by frequency, then symbol, into s.syms,
@@ -203,13 +204,11 @@ const maxCount = 4096
 
 // makeTable builds the decoding tables of the canonical code of lens:
 // code words of one length are consecutive in symbol order, shorter
-// ones first.
-func (a *adaptive) makeTable(lens []uint8) {
+// ones first. count has how many words have each length.
+func (a *adaptive) makeTable(lens []uint8, counts *[maxCodeLen + 1]int) {
 	var count, start [maxCodeLen + 2]uint32
-	for _, l := range lens {
-		count[l&15]++
-	}
 	for l := 1; l <= maxCodeLen; l++ {
+		count[l] = uint32(counts[l])
 		start[l+1] = start[l] + count[l]
 	}
 	pos := start
