@@ -6,7 +6,7 @@ import (
 )
 
 const (
-	tableBits = 10
+	tableBits = 9
 	symBits   = 10 // symbols are below 1<<symBits in the tree arrays
 	symMask   = 1<<symBits - 1
 )
