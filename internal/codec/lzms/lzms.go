@@ -44,11 +44,12 @@ var (
 )
 
 // decisions is one class of range-coded decisions: its state (the last
-// decisions) selects the probability entry.
+// decisions, as many as select one of its probability entries) selects
+// the probability entry. The main and match classes have fewer entries,
+// and the loop keeps their states itself.
 type decisions struct {
 	state uint32
-	mask  uint32
-	probs [numOtherProbs]prob // the first mask+1 in use
+	probs [numOtherProbs]prob // the first n in use
 }
 
 // prob is a probability entry: the last 64 bits decoded with it (the
@@ -59,7 +60,7 @@ type prob struct {
 }
 
 func (b *decisions) init(n int) {
-	b.state, b.mask = 0, uint32(n-1)
+	b.state = 0
 	for i := range b.probs[:n] {
 		b.probs[i] = prob{initialRecent, 64 - uint32(bits.OnesCount64(initialRecent))}
 	}
@@ -83,30 +84,29 @@ type Decoder struct {
 
 	literal, lzOffset, length, deltaOffset, power adaptive
 	s                                             scratch
+	q                                             queues
 
 	usages  []int32 // undoX86's, kept with x86Base from block to block
 	x86Base int32
 }
 
-// decodeBit range-decodes one decision of class b.
-func (d *Decoder) decodeBit(b *decisions) uint32 {
-	if d.rng <= 0xffff {
-		d.normalize()
-	}
-	bit, rng, code := decide(&b.probs[b.state&(numOtherProbs-1)], d.rng, d.code)
-	d.rng, d.code = rng, code
-	b.state = (b.state<<1 | bit) & b.mask
-	return bit
+// queues are the recent offsets of LZ and delta matches (a delta
+// match's power above its raw offset): each offset used joins its queue
+// only after the next item, unless that is a match of the same kind.
+type queues struct {
+	lz                  [numRepeats + 1]uint32
+	delta               [numRepeats + 1]uint64
+	lzPending           uint32
+	deltaPending        uint64
+	lzStill, deltaStill int
 }
 
 // decide decodes one bit with probability entry p from the normalized
-// range decoder state (rng, code), and updates p. It is small enough to
-// inline where the loop decodes the main decision itself.
+// range decoder state (rng, code), and updates p.
 func decide(p *prob, rng, code uint32) (bit, rng2, code2 uint32) {
 	// The probability of a 0 is the share of zeros among the last 64
 	// bits, kept within 1/64..63/64.
-	pr := min(max(p.zeros, 1), probMax-1)
-	bound := (rng >> probBits) * pr
+	bound := (rng >> probBits) * clampProb[p.zeros&127]
 	if code < bound {
 		rng = bound
 	} else {
@@ -115,94 +115,75 @@ func decide(p *prob, rng, code uint32) (bit, rng2, code2 uint32) {
 		bit = 1
 	}
 	// The oldest bit leaves, the new one enters.
-	p.zeros += uint32(p.recent>>63) - bit
-	p.recent = p.recent<<1 | uint64(bit)
+	r := p.recent
+	p.zeros += uint32(r>>63) - bit
+	p.recent = r<<1 | uint64(bit)
 	return bit, rng, code
 }
 
-// normalize shifts the next 16 bits into the range decoder.
+// clampProb keeps a probability within 1/64..63/64.
+var clampProb = func() (t [128]uint32) {
+	for i := range t {
+		t[i] = min(max(uint32(i), 1), probMax-1)
+	}
+	return t
+}()
+
+// bit decodes one decision of class b, one of numOtherProbs entries, from the normalized range decoder
+// state (rng, code).
+func (b *decisions) bit(rng, code uint32) (bit, rng2, code2 uint32) {
+	bit, rng, code = decide(&b.probs[b.state&(numOtherProbs-1)], rng, code)
+	b.state = (b.state<<1 | bit) & (numOtherProbs - 1)
+	return bit, rng, code
+}
+
+// normalize shifts the next 16 bits into the range decoder (rng, code)
+// when its range is down to 16 bits. It is rare: the position in src
+// stays in d.
+func (d *Decoder) normalize(rng, code uint32) (uint32, uint32) {
+	if rng <= 0xffff {
+		return d.shiftIn(rng, code)
+	}
+	return rng, code
+}
+
+//go:noinline
+func (d *Decoder) shiftIn(rng, code uint32) (uint32, uint32) {
+	rng <<= 16
+	code <<= 16
+	// Past the end of src come zeros.
+	if f := d.fwd; f >= 0 && f+1 < len(d.src) {
+		code |= uint32(d.src[f]) | uint32(d.src[f+1])<<8
+		d.fwd = f + 2
+	}
+	return rng, code
+}
+
+// refill makes at least 49 bits available in buf, of which left are.
+// Below the bits counted in left are the next word's bits, or zeros;
+// before the start of src are zeros. The position in src stays in d.
 //
 //go:noinline
-func (d *Decoder) normalize() {
-	d.rng <<= 16
-	d.code <<= 16
-	if d.fwd+2 <= len(d.src) {
-		d.code |= uint32(binary.LittleEndian.Uint16(d.src[d.fwd:]))
-		d.fwd += 2
-	}
-}
-
-// ensure makes at least n (<= 32) bits available in buf.
-func (d *Decoder) ensure(n uint) {
-	if d.left < n {
-		d.refill()
-	}
-}
-
-// refill makes at least 49 bits available in buf. Below the bits
-// counted in left are the next word's bits, or zeros; before the start of
-// src are zeros.
-func (d *Decoder) refill() {
-	if d.back >= 8 {
+func (d *Decoder) refill(buf uint64, left uint) (uint64, uint) {
+	back, src := d.back, d.src
+	if back >= 8 && back <= len(src) {
 		// Four words at once (the little-endian word just below back is
 		// the next): those that do not fit whole are loaded again.
-		v := binary.LittleEndian.Uint64(d.src[d.back-8:])
-		d.buf |= v >> d.left
-		k := (64 - d.left) >> 4
-		d.back -= int(2 * k)
-		d.left += 16 * k
-		return
+		v := binary.LittleEndian.Uint64(src[back-8:])
+		buf |= v >> (left & 63)
+		k := (64 - left) >> 4
+		d.back = back - int(2*k)
+		return buf, left + 16*k
 	}
-	for d.left <= 48 {
-		if d.back >= 2 {
-			d.back -= 2
-			d.buf |= uint64(binary.LittleEndian.Uint16(d.src[d.back:])) << (48 - d.left)
+	for left <= 48 {
+		if back >= 2 && back <= len(src) {
+			back -= 2
+			buf |= uint64(binary.LittleEndian.Uint16(src[back:])) << (48 - left)
 		}
-		d.left += 16
+		left += 16
 	}
-}
-
-// readBits reads n (<= 30) verbatim bits.
-func (d *Decoder) readBits(n uint8) uint32 {
-	if n == 0 {
-		return 0
-	}
-	d.ensure(uint(n))
-	v := uint32(d.buf >> (64 - n))
-	d.buf <<= n
-	d.left -= uint(n)
-	return v
-}
-
-// symbol decodes one symbol of code a and counts it.
-func (d *Decoder) symbol(a *adaptive) (int, error) {
-	d.ensure(maxCodeLen)
-	e := a.table[d.buf>>(64-tableBits)]
-	if e&entrySub != 0 {
-		e = a.table[e&^entrySub+uint32(d.buf>>(64-maxCodeLen))&(1<<subBits-1)]
-	}
-	if e&entrySym == 0 {
-		return 0, ErrCode
-	}
-	l := uint(e & 15)
-	d.buf <<= l
-	d.left -= l
-	sym := int(e>>4) & (1<<symBits - 1)
-	a.freqs[sym]++
-	a.until--
-	if a.until == 0 {
-		a.rebuildCode(&d.s)
-	}
-	return sym, nil
-}
-
-// rebuildCode makes the code of the frequencies counted, then halves
-// them.
-func (a *adaptive) rebuildCode(s *scratch) {
-	a.build(s)
-	for i, f := range a.freqs {
-		a.freqs[i] = f>>1 + 1
-	}
+	d.back = back
+	return buf, left
 }
 
 func (d *Decoder) reset(src []byte, n int) {
@@ -246,64 +227,133 @@ func (d *Decoder) Decode(dst, src []byte) error {
 	return nil
 }
 
-// items decodes the literals and matches that make dst.
+// items decodes the literals and matches that make dst. The range
+// decoder and the bitstream live in locals here, and every decision and
+// symbol is decoded in the loop (the helpers inline).
 func (d *Decoder) items(dst []byte) error {
-	lzQueue := [numRepeats + 1]uint32{1, 2, 3, 4}
-	deltaQueue := [numRepeats + 1]uint64{1, 2, 3, 4}
-	var lzPending uint32
-	var deltaPending uint64
-	lzStill, deltaStill := -1, -1
-	main := &d.main
+	rng, code := d.rng, d.code
+	buf, left := d.buf, d.left
+	// The queues of recent offsets, used by matches only, stay in memory.
+	d.q = queues{lz: [numRepeats + 1]uint32{1, 2, 3, 4}, delta: [numRepeats + 1]uint64{1, 2, 3, 4}, lzStill: -1, deltaStill: -1}
+	mainState := d.main.state
+	var bit, sym, n uint32
 	out := 0
 	for out < len(dst) {
-		// The main decision, as decodeBit makes it, without the call.
-		if d.rng <= 0xffff {
-			d.normalize()
+		// Literals, in a loop of their own that calls nothing, so that
+		// its values stay in registers: it leaves for a normalization,
+		// a code rebuild, or a refill near the start of src.
+		rng, code = d.normalize(rng, code)
+		if left < maxCodeLen {
+			buf, left = d.refill(buf, left)
 		}
-		isMatch, rng, code := decide(&main.probs[main.state&(numMainProbs-1)], d.rng, d.code)
-		d.rng, d.code = rng, code
-		main.state = (main.state<<1 | isMatch) & (numMainProbs - 1)
-		if isMatch == 0 {
-			sym, err := d.symbol(&d.literal)
-			if err != nil {
-				return err
+		if d.literal.until == 0 {
+			d.literal.rebuildCode(&d.s)
+		}
+		for {
+			bit, rng, code = decide(&d.main.probs[mainState&(numMainProbs-1)], rng, code)
+			mainState = (mainState<<1 | bit) & (numMainProbs - 1)
+			if bit != 0 {
+				break
 			}
+			sym, n = d.literal.lookup(buf)
+			if n == 0 {
+				if sym, n = d.literal.long(buf); n == 0 {
+					return ErrCode
+				}
+			}
+			buf <<= n & 15
+			left -= uint(n)
+			d.literal.freqs[sym&symMask]++
+			d.literal.until--
 			dst[out] = byte(sym)
 			out++
+			if d.literal.until == 0 || out >= len(dst) || rng <= 0xffff {
+				break
+			}
+			if left < maxCodeLen {
+				back := d.back
+				if back < 8 || back > len(d.src) {
+					break
+				}
+				// refill's four words at once.
+				buf |= binary.LittleEndian.Uint64(d.src[back-8:]) >> (left & 63)
+				k := (64 - left) >> 4
+				d.back = back - int(2*k)
+				left += 16 * k
+			}
+		}
+		if bit == 0 {
 			continue
 		}
-		if d.decodeBit(&d.match) == 0 {
+		rng, code = d.normalize(rng, code)
+		bit, rng, code = decide(&d.match.probs[d.match.state&(numMatchProbs-1)], rng, code)
+		d.match.state = (d.match.state<<1 | bit) & (numMatchProbs - 1)
+		if bit == 0 {
 			// An LZ match. The offset used last joins the queue only
 			// after the next item, unless that is this one.
-			if lzPending != 0 && out != lzStill {
-				copy(lzQueue[1:], lzQueue[:numRepeats])
-				lzQueue[0] = lzPending
-				lzPending = 0
+			if d.q.lzPending != 0 && out != d.q.lzStill {
+				d.q.lz[3], d.q.lz[2], d.q.lz[1], d.q.lz[0] = d.q.lz[2], d.q.lz[1], d.q.lz[0], d.q.lzPending
+				d.q.lzPending = 0
 			}
 			var offset uint32
-			if d.decodeBit(&d.lz) == 0 {
-				slot, err := d.symbol(&d.lzOffset)
-				if err != nil {
-					return err
+			rng, code = d.normalize(rng, code)
+			bit, rng, code = decide(&d.lz.probs[d.lz.state&(numOtherProbs-1)], rng, code)
+			d.lz.state = (d.lz.state<<1 | bit) & (numOtherProbs - 1)
+			if bit == 0 {
+				sym, n = d.lzOffset.lookup(buf)
+				if n == 0 {
+					if sym, n = d.lzOffset.long(buf); n == 0 {
+						return ErrCode
+					}
 				}
-				offset = offsetBase[slot] + d.readBits(offsetExtra[slot])
+				buf <<= n & 15
+				left -= uint(n)
+				d.lzOffset.count(sym, &d.s)
+				extra := uint(offsetExtra[sym&symMask])
+				if left < extra {
+					buf, left = d.refill(buf, left)
+				}
+				// No extra bits read none: two shifts, the second
+				// below 64; extra is at most 30.
+				offset = offsetBase[sym&symMask] + uint32(buf>>1>>((63-extra)&63))
+				buf <<= extra & 63
+				left -= extra
 			} else {
 				i := 0
-				for i < numRepeats-1 && d.decodeBit(&d.lzRep[i]) != 0 {
+				for i < numRepeats-1 {
+					rng, code = d.normalize(rng, code)
+					bit, rng, code = d.lzRep[i].bit(rng, code)
+					if bit == 0 {
+						break
+					}
 					i++
 				}
-				offset = lzQueue[i]
-				copy(lzQueue[i:], lzQueue[i+1:])
+				offset = d.q.lz[i]
+				copy(d.q.lz[i:], d.q.lz[i+1:])
 			}
-			if lzPending != 0 {
-				copy(lzQueue[1:], lzQueue[:numRepeats])
-				lzQueue[0] = lzPending
+			if d.q.lzPending != 0 {
+				d.q.lz[3], d.q.lz[2], d.q.lz[1], d.q.lz[0] = d.q.lz[2], d.q.lz[1], d.q.lz[0], d.q.lzPending
 			}
-			lzPending = offset
-			length, err := d.matchLength()
-			if err != nil {
-				return err
+			d.q.lzPending = offset
+			if left < maxCodeLen {
+				buf, left = d.refill(buf, left)
 			}
+			sym, n = d.length.lookup(buf)
+			if n == 0 {
+				if sym, n = d.length.long(buf); n == 0 {
+					return ErrCode
+				}
+			}
+			buf <<= n & 15
+			left -= uint(n)
+			d.length.count(sym, &d.s)
+			extra := uint(lengthExtra[sym&63])
+			if left < extra {
+				buf, left = d.refill(buf, left)
+			}
+			length := lengthBase[sym&63] + uint32(buf>>1>>((63-extra)&63))
+			buf <<= extra & 63
+			left -= extra
 			if length > uint32(len(dst)-out) {
 				return ErrLength
 			}
@@ -311,7 +361,15 @@ func (d *Decoder) items(dst []byte) error {
 				return ErrOffset
 			}
 			n, o := int(length), int(offset)
-			if n <= 16 {
+			switch {
+			case o >= 8 && n <= 16 && len(dst)-out >= 16:
+				// Eight bytes at a time: each load reads bytes written
+				// before it, and what is written past the match is
+				// written over later.
+				w, m := dst[out:out+16], dst[out-o:out-o+16]
+				binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(m))
+				binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(m[8:]))
+			case n <= 16:
 				// A byte at a time: copy's call costs more than a short
 				// match, overlapping or not.
 				m := dst[out-o : out-o+n]
@@ -319,7 +377,7 @@ func (d *Decoder) items(dst []byte) error {
 				for i := range w {
 					w[i] = m[i]
 				}
-			} else {
+			default:
 				// What is copied repeats with period o: copy what is
 				// there, doubling.
 				start, end := out-o, out+n
@@ -328,45 +386,85 @@ func (d *Decoder) items(dst []byte) error {
 				}
 			}
 			out += n
-			lzStill = out
+			d.q.lzStill = out
 			continue
 		}
 		// A delta match: dst[i] = dst[i-offset] + dst[i-span] -
 		// dst[i-offset-span], offset a multiple of span.
-		if deltaPending != 0 && out != deltaStill {
-			copy(deltaQueue[1:], deltaQueue[:numRepeats])
-			deltaQueue[0] = deltaPending
-			deltaPending = 0
+		if d.q.deltaPending != 0 && out != d.q.deltaStill {
+			d.q.delta[3], d.q.delta[2], d.q.delta[1], d.q.delta[0] = d.q.delta[2], d.q.delta[1], d.q.delta[0], d.q.deltaPending
+			d.q.deltaPending = 0
 		}
 		var power, raw uint32
-		if d.decodeBit(&d.delta) == 0 {
-			p, err := d.symbol(&d.power)
-			if err != nil {
-				return err
+		rng, code = d.normalize(rng, code)
+		bit, rng, code = d.delta.bit(rng, code)
+		if bit == 0 {
+			sym, n = d.power.lookup(buf)
+			if n == 0 {
+				if sym, n = d.power.long(buf); n == 0 {
+					return ErrCode
+				}
 			}
-			slot, err := d.symbol(&d.deltaOffset)
-			if err != nil {
-				return err
+			buf <<= n & 15
+			left -= uint(n)
+			d.power.count(sym, &d.s)
+			power = sym
+			if left < maxCodeLen {
+				buf, left = d.refill(buf, left)
 			}
-			power, raw = uint32(p), offsetBase[slot]+d.readBits(offsetExtra[slot])
+			sym, n = d.deltaOffset.lookup(buf)
+			if n == 0 {
+				if sym, n = d.deltaOffset.long(buf); n == 0 {
+					return ErrCode
+				}
+			}
+			buf <<= n & 15
+			left -= uint(n)
+			d.deltaOffset.count(sym, &d.s)
+			extra := uint(offsetExtra[sym&symMask])
+			if left < extra {
+				buf, left = d.refill(buf, left)
+			}
+			raw = offsetBase[sym&symMask] + uint32(buf>>1>>((63-extra)&63))
+			buf <<= extra & 63
+			left -= extra
 		} else {
 			i := 0
-			for i < numRepeats-1 && d.decodeBit(&d.deltaRep[i]) != 0 {
+			for i < numRepeats-1 {
+				rng, code = d.normalize(rng, code)
+				bit, rng, code = d.deltaRep[i].bit(rng, code)
+				if bit == 0 {
+					break
+				}
 				i++
 			}
-			v := deltaQueue[i]
-			copy(deltaQueue[i:], deltaQueue[i+1:])
+			v := d.q.delta[i]
+			copy(d.q.delta[i:], d.q.delta[i+1:])
 			power, raw = uint32(v>>32), uint32(v)
 		}
-		if deltaPending != 0 {
-			copy(deltaQueue[1:], deltaQueue[:numRepeats])
-			deltaQueue[0] = deltaPending
+		if d.q.deltaPending != 0 {
+			d.q.delta[3], d.q.delta[2], d.q.delta[1], d.q.delta[0] = d.q.delta[2], d.q.delta[1], d.q.delta[0], d.q.deltaPending
 		}
-		deltaPending = uint64(power)<<32 | uint64(raw)
-		length, err := d.matchLength()
-		if err != nil {
-			return err
+		d.q.deltaPending = uint64(power)<<32 | uint64(raw)
+		if left < maxCodeLen {
+			buf, left = d.refill(buf, left)
 		}
+		sym, n = d.length.lookup(buf)
+		if n == 0 {
+			if sym, n = d.length.long(buf); n == 0 {
+				return ErrCode
+			}
+		}
+		buf <<= n & 15
+		left -= uint(n)
+		d.length.count(sym, &d.s)
+		extra := uint(lengthExtra[sym&63])
+		if left < extra {
+			buf, left = d.refill(buf, left)
+		}
+		length := lengthBase[sym&63] + uint32(buf>>1>>((63-extra)&63))
+		buf <<= extra & 63
+		left -= extra
 		span := uint64(1) << power
 		offset := uint64(raw) << power
 		if offset>>32 != 0 || offset+span > uint64(out) {
@@ -375,20 +473,15 @@ func (d *Decoder) items(dst []byte) error {
 		if length > uint32(len(dst)-out) {
 			return ErrLength
 		}
-		o, s := int(offset), int(span)
+		o, sp := int(offset), int(span)
 		for i := out; i < out+int(length); i++ {
-			dst[i] = dst[i-o] + dst[i-s] - dst[i-o-s]
+			dst[i] = dst[i-o] + dst[i-sp] - dst[i-o-sp]
 		}
 		out += int(length)
-		deltaStill = out
+		d.q.deltaStill = out
 	}
+	d.main.state = mainState
+	d.rng, d.code = rng, code
+	d.buf, d.left = buf, left
 	return nil
-}
-
-func (d *Decoder) matchLength() (uint32, error) {
-	slot, err := d.symbol(&d.length)
-	if err != nil {
-		return 0, err
-	}
-	return lengthBase[slot] + d.readBits(lengthExtra[slot]), nil
 }

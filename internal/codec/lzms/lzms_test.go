@@ -117,7 +117,7 @@ func TestMakeLengths(t *testing.T) {
 		freqs[i] = 1
 	}
 	lens := make([]uint8, 40)
-	makeLengths(freqs, lens, make([]uint32, 40), new([maxCount + 1]uint16))
+	makeLengths(freqs, lens, new(scratch))
 	kraft := 0
 	for i, l := range lens {
 		kraft += 1 << (maxCodeLen - l)
@@ -134,7 +134,7 @@ func TestMakeLengths(t *testing.T) {
 		f = append(f, f[len(f)-1]+f[len(f)-2])
 	}
 	lens = make([]uint8, len(f))
-	makeLengths(f, lens, make([]uint32, len(f)), new([maxCount + 1]uint16))
+	makeLengths(f, lens, new(scratch))
 	for _, l := range lens {
 		if l > maxCodeLen || l == 0 {
 			t.Fatalf("lens %v", lens)

@@ -33,10 +33,12 @@ var (
 	lengthRuns = [][2]uint8{{0, 26}, {1, 4}, {2, 6}, {3, 4}, {4, 5}, {5, 2}, {6, 1}, {7, 1}, {8, 1},
 		{9, 1}, {10, 1}, {16, 1}, {30, 1}}
 
-	offsetBase  [maxOffsetSyms + 1]uint32
-	offsetExtra [maxOffsetSyms]uint8
-	lengthBase  [numLengthSyms + 1]uint32
-	lengthExtra [numLengthSyms]uint8
+	// Sized to whole powers of two, so that a masked symbol needs no
+	// bounds check.
+	offsetBase  [1 << symBits]uint32
+	offsetExtra [1 << symBits]uint8
+	lengthBase  [64]uint32
+	lengthExtra [64]uint8
 )
 
 func init() {

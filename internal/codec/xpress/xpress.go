@@ -196,7 +196,7 @@ func (d *Decoder) Decode(dst, src []byte) error {
 		}
 		sym -= 256
 		length := int(sym & 15)
-		obits := uint(sym >> 4)
+		obits := uint(sym>>4) & 15
 		if length == 15 {
 			// Back to where the reference reader is (nb >= 17 here).
 			j := (nb - 16) >> 4
@@ -222,8 +222,8 @@ func (d *Decoder) Decode(dst, src []byte) error {
 			length += 15
 		}
 		length += 3
-		// obits 0 reads none: a shift by 64 gives 0.
-		offset := 1<<obits | int(bb>>(64-obits))
+		// obits 0 reads none: two shifts, the second below 64.
+		offset := 1<<obits | int(bb>>1>>((63-obits)&63))
 		bb <<= obits
 		nb -= obits
 		if offset > out {
@@ -233,11 +233,14 @@ func (d *Decoder) Decode(dst, src []byte) error {
 			return ErrLength
 		}
 		switch {
-		case offset >= 8 && length <= 64 && length+8 <= len(dst)-out:
+		case offset >= 8 && length <= 64 && length+16 <= len(dst)-out:
 			// Eight bytes at a time: each load reads bytes written
-			// before it, and the last store's tail is written over
-			// later.
-			for i := 0; i < length; i += 8 {
+			// before it, and what is stored past the match is written
+			// over later. Sixteen first, as most matches are short.
+			w, m := dst[out:out+16], dst[out-offset:out-offset+16]
+			binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(m))
+			binary.LittleEndian.PutUint64(w[8:], binary.LittleEndian.Uint64(m[8:]))
+			for i := 16; i < length; i += 8 {
 				binary.LittleEndian.PutUint64(dst[out+i:], binary.LittleEndian.Uint64(dst[out-offset+i:]))
 			}
 		case length <= 16:
