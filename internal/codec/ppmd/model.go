@@ -67,8 +67,12 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		}
 	}
 	for num > 0 {
-		c1 := m.allocContext()
-		if c1 == 0 {
+		// AllocContext, its common case here, so that the loop has no call.
+		var c1 uint32
+		if m.hiUnit != m.loUnit {
+			m.hiUnit -= unitSize
+			c1 = m.hiUnit
+		} else if c1 = m.allocContext(); c1 == 0 {
 			return 0
 		}
 		u := unit(heap, c1)

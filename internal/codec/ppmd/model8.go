@@ -153,7 +153,7 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	fs := state(heap, m.found)
 	upBranch := le32(fs[2:])
 	fsym := fs[0]
-	var ps [MaxOrderI + 1]uint32
+	ps := &m.stack
 	num := 0
 	if !skip {
 		ps[num] = m.found
@@ -225,8 +225,12 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		}
 	}
 	for {
-		c1 := m.allocContext()
-		if c1 == 0 {
+		// AllocContext, its common case here, so that the loop has no call.
+		var c1 uint32
+		if m.hiUnit != m.loUnit {
+			m.hiUnit -= unitSize
+			c1 = m.hiUnit
+		} else if c1 = m.allocContext(); c1 == 0 {
 			return 0
 		}
 		u := unit(heap, c1)
