@@ -186,7 +186,7 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	next:
 		// 7-Zip's coder normalises on the range alone.
 		if rc.isRAR {
-			rc.norm()
+			rc.normRAR()
 		} else if rc.rng < rcTop {
 			rc.normalize()
 		}
@@ -198,7 +198,7 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	return n, 0
 stop:
 	if rc.isRAR {
-		rc.norm()
+		rc.normRAR()
 	} else if rc.rng < rcTop {
 		rc.normalize()
 	}

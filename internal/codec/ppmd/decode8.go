@@ -164,7 +164,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		}
 		sym = byte(e)
 	next:
-		rc.norm()
+		rc.normRAR()
 		if rc.err != nil || m.failed {
 			return n, 0
 		}
@@ -172,7 +172,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	}
 	return n, 0
 stop:
-	rc.norm()
+	rc.normRAR()
 	return n, e
 }
 
@@ -187,7 +187,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
-		rc.norm()
+		rc.normRAR()
 		numMasked := uint32(unit(heap, mc)[0])
 		var ctx *[12]byte
 		for {

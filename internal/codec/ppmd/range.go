@@ -115,6 +115,14 @@ func (rc *RangeDecoder) norm() {
 	}
 }
 
+// normRAR is norm for RAR's coder (and variant I's), on the exact
+// condition under which its normalize reads.
+func (rc *RangeDecoder) normRAR() {
+	if rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot {
+		rc.normalize()
+	}
+}
+
 // normalize refills the range after decode, kept out of line so that
 // norm inlines. Both coders are refilled here, reading the input without
 // further calls: it runs for about every fourth symbol.
