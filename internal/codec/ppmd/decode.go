@@ -17,7 +17,9 @@ func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (int, error) {
 		return 0, ErrCorrupt
 	}
 	var b [1]byte
-	if n, sym := m.decode(rc, b[:]); n == 0 {
+	n, sym := m.decode(rc, b[:])
+	rc.sync()
+	if n == 0 {
 		return m.result(rc, sym)
 	}
 	return int(b[0]), nil
@@ -30,6 +32,7 @@ func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (int, error) {
 		return 0, ErrCorrupt
 	}
 	n, sym := m.decode(rc, dst)
+	rc.sync()
 	if n < len(dst) {
 		_, err := m.result(rc, sym)
 		return n, err
