@@ -220,7 +220,11 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
-		rc.norm()
+		if rc.isRAR {
+			rc.normRAR()
+		} else if rc.rng < rcTop {
+			rc.normalize()
+		}
 		numMasked := le16(unit(heap, mc)[0:])
 		var ctx *[12]byte
 		for {

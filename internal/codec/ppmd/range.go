@@ -30,7 +30,6 @@ type RangeDecoder struct {
 	code    uint32 // code value minus low
 	rng     uint32
 	low     uint32 // RAR's range bottom; kept but unused by 7-Zip's coder
-	rarTop  uint32 // rcTop for RAR: normalise when low and low+rng differ below it; 0 for 7z
 	bitMask uint32 // what of the range a binary decision splits: all for 7z, whole 2^-14 units for RAR
 	isRAR   bool
 	br      io.ByteReader
@@ -56,7 +55,7 @@ func (rc *RangeDecoder) Init7z(br io.ByteReader) error {
 
 // InitRAR starts a RAR 3.x PPMd stream: 4 bytes.
 func (rc *RangeDecoder) InitRAR(br io.ByteReader) error {
-	*rc = RangeDecoder{br: br, rng: 0xffffffff, rarTop: rcTop, bitMask: ^uint32(1<<14 - 1), isRAR: true}
+	*rc = RangeDecoder{br: br, rng: 0xffffffff, bitMask: ^uint32(1<<14 - 1), isRAR: true}
 	for i := 0; i < 4; i++ {
 		rc.code = rc.code<<8 | uint32(rc.next())
 	}
@@ -66,7 +65,7 @@ func (rc *RangeDecoder) InitRAR(br io.ByteReader) error {
 // InitI starts a PPMd variant I stream (7-Zip's Ppmd8, zip method 98):
 // RAR's carry-less coder, 4 bytes, which may not be all ones.
 func (rc *RangeDecoder) InitI(br io.ByteReader) error {
-	*rc = RangeDecoder{br: br, rng: 0xffffffff, rarTop: rcTop, bitMask: ^uint32(1<<14 - 1), isRAR: true}
+	*rc = RangeDecoder{br: br, rng: 0xffffffff, bitMask: ^uint32(1<<14 - 1), isRAR: true}
 	rc.bb, _ = br.(*bufio.Reader)
 	for i := 0; i < 4; i++ {
 		rc.code = rc.code<<8 | uint32(rc.next())
@@ -155,19 +154,13 @@ func (rc *RangeDecoder) decode(start, size uint32) {
 	rc.rng *= size
 }
 
-// norm normalises the range after decode or bit. Nothing reads the
-// coder between a decode and the next threshold or bit, so the models
-// call it late: before the next threshold of an escape, and once a
-// symbol is decoded. That keeps the call, and the register spills
-// around it, off the paths of the symbol decoders.
-func (rc *RangeDecoder) norm() {
-	if rc.rng < rcTop || rc.low^(rc.low+rc.rng) < rc.rarTop {
-		rc.normalize()
-	}
-}
-
-// normRAR is norm for RAR's coder (and variant I's), on the exact
-// condition under which its normalize reads.
+// The models normalise the range after decode or bit late: nothing
+// reads the coder between a decode and the next threshold or bit, so
+// they do it before the next threshold of an escape and once a symbol is
+// decoded, which keeps the call, and the register spills around it, off
+// the paths of the symbol decoders. 7-Zip's coder normalises when its
+// range is below 2^24; normRAR is the check of RAR's (and variant I's),
+// on the exact condition under which its normalize reads.
 func (rc *RangeDecoder) normRAR() {
 	if rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot {
 		rc.normalize()
