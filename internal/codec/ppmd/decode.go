@@ -16,9 +16,13 @@ func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
 	}
-	sym := m.decode(rc)
-	rc.norm()
-	return m.result(rc, sym)
+	var b [1]byte
+	n, sym := m.decode(rc, b[:])
+	rc.sync()
+	if n == 0 {
+		return m.result(rc, sym)
+	}
+	return int(b[0]), nil
 }
 
 // Decode fills dst with decoded bytes (7z streams, whose size is known),
@@ -27,35 +31,17 @@ func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
 	}
-	if rc.isRAR {
-		for n := range dst {
-			sym := m.decode(rc)
-			rc.norm()
-			if sym < 0 || rc.err != nil {
-				_, err := m.result(rc, sym)
-				return n, err
-			}
-			dst[n] = byte(sym)
-		}
-		return len(dst), nil
+	n, sym := m.decode(rc, dst)
+	rc.sync()
+	if n < len(dst) {
+		_, err := m.result(rc, sym)
+		return n, err
 	}
-	// 7-Zip's coder normalises on the range alone.
-	for n := range dst {
-		sym := m.decode(rc)
-		if rc.rng < rcTop {
-			rc.normalize()
-		}
-		if sym < 0 || rc.err != nil {
-			_, err := m.result(rc, sym)
-			return n, err
-		}
-		dst[n] = byte(sym)
-	}
-	return len(dst), nil
+	return n, nil
 }
 
-// result turns a raw decode (a byte, -1 at the end marker, -2 for
-// invalid data) into a symbol or an error; invalid data fails the model.
+// result turns a raw decode's stop (-1 at the end marker, -2 for invalid
+// data, 0 for a read error) into an error; invalid data fails the model.
 func (m *ModelH) result(rc *RangeDecoder, sym int) (int, error) {
 	if rc.err != nil {
 		return 0, rc.err
@@ -85,114 +71,141 @@ func (m *ModelH) nextContext() {
 	}
 }
 
-// decode returns the next symbol, -1 at the end marker or -2 for data no
-// encoder produces.
-func (m *ModelH) decode(rc *RangeDecoder) int {
+// decode fills dst with symbols and returns how many it decoded: all of
+// dst, or fewer with -1 at the end marker, -2 for data no encoder
+// produces, or 0 when the coder's input failed (rc.err). The symbol loop
+// is this one function, so that a symbol that needs no model update
+// costs no call; each path ends its symbol with goto next, or goto stop.
+func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	heap := m.heap
 	if len(heap) < heapPad {
-		return -2
+		return 0, -2
 	}
-	c := m.minCtx
-	ctx := unit(heap, c)
-	if ns := le16(ctx[0:]); ns != 1 {
-		s := le32(ctx[4:])
-		summ := le16(ctx[2:])
-		// A context has 2..256 states.
-		st, n6 := stateArr(heap, s), (uint(byte(ns-1))+1)*6
-		count, hi := rc.threshold(summ), uint32(st[1])
-		if count < hi {
-			// Update1_0: the most probable symbol.
-			rc.decode(0, hi)
-			sym := st[0]
-			ps := b2u(2*hi > summ)
-			m.prevSuccess = ps
-			m.runLength += int32(ps)
-			put16(ctx[2:], summ+4)
-			hi += 4
-			st[1] = byte(hi)
-			m.found = s
-			if hi > maxFreq {
-				m.rescale()
-				m.nextContext()
-				return int(sym)
-			}
-			if succ := le32(st[2:]); m.orderFall == 0 && succ > m.text {
-				m.minCtx, m.maxCtx = succ, succ
-			} else {
-				m.updateModel()
-			}
-			return int(sym)
-		}
-		m.prevSuccess = 0
-		for i := uint(6); i < n6; i += 6 {
-			f := uint32(st[i+1])
-			hi += f
-			if hi <= count {
-				continue
-			}
-			rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
-			// Update1: a later symbol moves up past a less frequent one.
-			rc.decode(hi-f, f)
-			sym := rec[0]
-			f += 4
-			rec[1] = byte(f)
-			put16(ctx[2:], summ+4)
-			m.found = s + uint32(i)
-			if f > uint32(prev[1]) {
-				*rec, *prev = *prev, *rec
-				m.found -= 6
-				if f > maxFreq {
+	n, e := 0, 0
+	for ; n < len(dst); n++ {
+		var sym byte
+		c := m.minCtx
+		ctx := unit(heap, c)
+		if ns := le16(ctx[0:]); ns != 1 {
+			s := le32(ctx[4:])
+			summ := le16(ctx[2:])
+			// A context has 2..256 states.
+			st, n6 := stateArr(heap, s), (uint(byte(ns-1))+1)*6
+			count, hi := rc.threshold(summ), uint32(st[1])
+			if count < hi {
+				// Update1_0: the most probable symbol.
+				rc.decode(0, hi)
+				sym = st[0]
+				ps := b2u(2*hi > summ)
+				m.prevSuccess = ps
+				m.runLength += int32(ps)
+				put16(ctx[2:], summ+4)
+				hi += 4
+				st[1] = byte(hi)
+				m.found = s
+				if hi > maxFreq {
 					m.rescale()
+					m.nextContext()
+				} else if succ := le32(st[2:]); m.orderFall == 0 && succ > m.text {
+					m.minCtx, m.maxCtx = succ, succ
+				} else {
+					m.updateModel()
 				}
-				m.nextContext()
-				return int(sym)
+				goto next
 			}
-			if succ := le32(rec[2:]); m.orderFall == 0 && succ > m.text {
-				m.minCtx, m.maxCtx = succ, succ
-			} else {
-				m.updateModel()
+			m.prevSuccess = 0
+			for i := uint(6); i < n6; i += 6 {
+				f := uint32(st[i+1])
+				hi += f
+				if hi <= count {
+					continue
+				}
+				rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
+				// Update1: a later symbol moves up past a less frequent one.
+				rc.decode(hi-f, f)
+				sym = rec[0]
+				f += 4
+				rec[1] = byte(f)
+				put16(ctx[2:], summ+4)
+				m.found = s + uint32(i)
+				if f > uint32(prev[1]) {
+					*rec, *prev = *prev, *rec
+					m.found -= 6
+					if f > maxFreq {
+						m.rescale()
+					}
+					m.nextContext()
+				} else if succ := le32(rec[2:]); m.orderFall == 0 && succ > m.text {
+					m.minCtx, m.maxCtx = succ, succ
+				} else {
+					m.updateModel()
+				}
+				goto next
 			}
-			return int(sym)
+			if count >= summ {
+				e = -2
+				goto stop
+			}
+			m.hiBitsFlag = uint32(hb2Flag[*at(heap, m.found)])
+			rc.decode(hi, summ-hi)
+			mask := &m.charMask
+			*mask = allUnmasked
+			maskAll(st, byte(ns-1), mask)
+		} else {
+			freq := ctx[3]
+			sym = ctx[2]
+			m.hiBitsFlag = uint32(hb2Flag[*at(heap, m.found)])
+			prob := &m.binSumm[(freq-1)&127][(m.prevSuccess+
+				uint32(ns2BSIndx[byte(le16(unit(heap, le32(ctx[8:]))[0:])-1)])+
+				m.hiBitsFlag+2*uint32(hb2Flag[sym])+
+				uint32((m.runLength>>26)&0x20))&63]
+			bit := rc.bit(uint32(*prob))
+			if bit == 0 {
+				// UpdateBin.
+				*prob = *prob + 1<<intBits - getMean(*prob)
+				m.found = c + 2
+				if freq < 128 {
+					ctx[3] = freq + 1
+				}
+				m.prevSuccess = 1
+				m.runLength++
+				if succ := le32(ctx[4:]); m.orderFall == 0 && succ > m.text {
+					m.minCtx, m.maxCtx = succ, succ
+				} else {
+					m.updateModel()
+				}
+				goto next
+			}
+			*prob -= getMean(*prob)
+			m.initEsc = uint32(expEscape[*prob>>10])
+			m.charMask = allUnmasked
+			m.charMask[sym] = 0
+			m.prevSuccess = 0
 		}
-		if count >= summ {
-			return -2
+		if e = m.decodeEscaped(rc); e < 0 {
+			goto stop
 		}
-		m.hiBitsFlag = uint32(hb2Flag[*at(heap, m.found)])
-		rc.decode(hi, summ-hi)
-		mask := &m.charMask
-		*mask = allUnmasked
-		maskAll(st, byte(ns-1), mask)
-	} else {
-		sym, freq := ctx[2], ctx[3]
-		m.hiBitsFlag = uint32(hb2Flag[*at(heap, m.found)])
-		prob := &m.binSumm[(freq-1)&127][(m.prevSuccess+
-			uint32(ns2BSIndx[byte(le16(unit(heap, le32(ctx[8:]))[0:])-1)])+
-			m.hiBitsFlag+2*uint32(hb2Flag[sym])+
-			uint32((m.runLength>>26)&0x20))&63]
-		bit := rc.bit(uint32(*prob))
-		if bit == 0 {
-			// UpdateBin.
-			*prob = *prob + 1<<intBits - getMean(*prob)
-			m.found = c + 2
-			if freq < 128 {
-				ctx[3] = freq + 1
-			}
-			m.prevSuccess = 1
-			m.runLength++
-			if succ := le32(ctx[4:]); m.orderFall == 0 && succ > m.text {
-				m.minCtx, m.maxCtx = succ, succ
-			} else {
-				m.updateModel()
-			}
-			return int(sym)
+		sym = byte(e)
+	next:
+		// 7-Zip's coder normalises on the range alone.
+		if rc.isRAR {
+			rc.normRAR()
+		} else if rc.rng < rcTop {
+			rc.normalize()
 		}
-		*prob -= getMean(*prob)
-		m.initEsc = uint32(expEscape[*prob>>10])
-		m.charMask = allUnmasked
-		m.charMask[sym] = 0
-		m.prevSuccess = 0
+		if rc.err != nil {
+			return n, 0
+		}
+		dst[n] = sym
 	}
-	return m.decodeEscaped(rc)
+	return n, 0
+stop:
+	if rc.isRAR {
+		rc.normRAR()
+	} else if rc.rng < rcTop {
+		rc.normalize()
+	}
+	return n, e
 }
 
 // decodeEscaped continues after an escape from minCtx in the shorter
@@ -207,7 +220,11 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
-		rc.norm()
+		if rc.isRAR {
+			rc.normRAR()
+		} else if rc.rng < rcTop {
+			rc.normalize()
+		}
 		numMasked := le16(unit(heap, mc)[0:])
 		var ctx *[12]byte
 		for {

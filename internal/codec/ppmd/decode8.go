@@ -9,9 +9,13 @@ func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
 	}
-	sym := m.decode(rc)
-	rc.norm()
-	return m.result(rc, sym)
+	var b [1]byte
+	n, sym := m.decode(rc, b[:])
+	rc.sync()
+	if n == 0 {
+		return m.result(rc, sym)
+	}
+	return int(b[0]), nil
 }
 
 // Decode fills dst with decoded bytes, returning how many were decoded
@@ -20,20 +24,18 @@ func (m *ModelI) Decode(rc *RangeDecoder, dst []byte) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
 	}
-	for n := range dst {
-		sym := m.decode(rc)
-		rc.norm()
-		if sym < 0 || rc.err != nil || m.failed {
-			_, err := m.result(rc, sym)
-			return n, err
-		}
-		dst[n] = byte(sym)
+	n, sym := m.decode(rc, dst)
+	rc.sync()
+	if n < len(dst) {
+		_, err := m.result(rc, sym)
+		return n, err
 	}
-	return len(dst), nil
+	return n, nil
 }
 
-// result turns a raw decode (a byte, -1 at the end marker, -2 for
-// invalid data) into a symbol or an error; invalid data fails the model.
+// result turns a raw decode's stop (-1 at the end marker, -2 for invalid
+// data, 0 for a read error or a failed model) into an error; invalid data
+// fails the model.
 func (m *ModelI) result(rc *RangeDecoder, sym int) (int, error) {
 	switch {
 	case m.failed:
@@ -49,114 +51,132 @@ func (m *ModelI) result(rc *RangeDecoder, sym int) (int, error) {
 	return sym, nil
 }
 
-// decode returns the next symbol, -1 at the end marker or -2 for data no
-// encoder produces. Like ModelH.decode it works on fixed-size views of
-// the heap and inlines the frequent updates.
-func (m *ModelI) decode(rc *RangeDecoder) int {
+// decode fills dst with symbols and returns how many it decoded: all of
+// dst, or fewer with -1 at the end marker, -2 for data no encoder
+// produces, or 0 when the coder's input failed (rc.err) or the model
+// failed to cut itself down (m.failed). Like ModelH.decode it is the
+// whole symbol loop, works on fixed-size views of the heap and inlines
+// the frequent updates.
+func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	heap := m.heap
 	if len(heap) < heapPad {
-		return -2
+		return 0, -2
 	}
 	mask := &m.charMask
-	c := m.minCtx
-	ctx := unit(heap, c)
-	if ns := uint32(ctx[0]); ns != 0 {
-		s := le32(ctx[4:])
-		summ := le16(ctx[2:])
-		st := stateArr(heap, s)
-		n6 := (uint(ctx[0]) + 1) * 6
-		count := rc.threshold(summ)
-		hi := uint32(st[1])
-		if count < hi {
-			// Update1_0.
-			rc.decode(0, hi)
-			sym := st[0]
-			m.prevSuccess = b2u(2*hi >= summ)
-			m.runLength += int32(m.prevSuccess)
-			put16(ctx[2:], summ+4)
-			hi += 4
-			st[1] = byte(hi)
-			m.found = s
-			if hi > maxFreq {
-				m.rescale()
-				m.nextContext()
-				return int(sym)
-			}
-			if succ := le32(st[2:]); m.orderFall == 0 && succ >= m.unitsStart {
-				m.minCtx, m.maxCtx = succ, succ
-			} else {
-				m.updateModel()
-				m.minCtx = m.maxCtx
-			}
-			return int(sym)
-		}
-		m.prevSuccess = 0
-		for i := uint(6); i < n6; i += 6 {
-			f := uint32(st[i+1])
-			hi += f
-			if hi <= count {
-				continue
-			}
-			rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
-			// Update1.
-			rc.decode(hi-f, f)
-			sym := rec[0]
-			f += 4
-			rec[1] = byte(f)
-			put16(ctx[2:], summ+4)
-			m.found = s + uint32(i)
-			if f > uint32(prev[1]) {
-				*rec, *prev = *prev, *rec
-				m.found -= 6
-				if f > maxFreq {
+	n, e := 0, 0
+	for ; n < len(dst); n++ {
+		var sym byte
+		c := m.minCtx
+		ctx := unit(heap, c)
+		if ns := uint32(ctx[0]); ns != 0 {
+			s := le32(ctx[4:])
+			summ := le16(ctx[2:])
+			st := stateArr(heap, s)
+			n6 := (uint(ctx[0]) + 1) * 6
+			count := rc.threshold(summ)
+			hi := uint32(st[1])
+			if count < hi {
+				// Update1_0.
+				rc.decode(0, hi)
+				sym = st[0]
+				m.prevSuccess = b2u(2*hi >= summ)
+				m.runLength += int32(m.prevSuccess)
+				put16(ctx[2:], summ+4)
+				hi += 4
+				st[1] = byte(hi)
+				m.found = s
+				if hi > maxFreq {
 					m.rescale()
+					m.nextContext()
+				} else if succ := le32(st[2:]); m.orderFall == 0 && succ >= m.unitsStart {
+					m.minCtx, m.maxCtx = succ, succ
+				} else {
+					m.updateModel()
+					m.minCtx = m.maxCtx
 				}
-				m.nextContext()
-				return int(sym)
+				goto next
 			}
-			if succ := le32(rec[2:]); m.orderFall == 0 && succ >= m.unitsStart {
-				m.minCtx, m.maxCtx = succ, succ
-			} else {
-				m.updateModel()
-				m.minCtx = m.maxCtx
+			m.prevSuccess = 0
+			for i := uint(6); i < n6; i += 6 {
+				f := uint32(st[i+1])
+				hi += f
+				if hi <= count {
+					continue
+				}
+				rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
+				// Update1.
+				rc.decode(hi-f, f)
+				sym = rec[0]
+				f += 4
+				rec[1] = byte(f)
+				put16(ctx[2:], summ+4)
+				m.found = s + uint32(i)
+				if f > uint32(prev[1]) {
+					*rec, *prev = *prev, *rec
+					m.found -= 6
+					if f > maxFreq {
+						m.rescale()
+					}
+					m.nextContext()
+				} else if succ := le32(rec[2:]); m.orderFall == 0 && succ >= m.unitsStart {
+					m.minCtx, m.maxCtx = succ, succ
+				} else {
+					m.updateModel()
+					m.minCtx = m.maxCtx
+				}
+				goto next
 			}
-			return int(sym)
+			if count >= summ {
+				e = -2
+				goto stop
+			}
+			rc.decode(hi, summ-hi)
+			*mask = allUnmasked
+			maskAll(st, ctx[0], mask)
+		} else {
+			freq := ctx[3]
+			sym = ctx[2]
+			prob := &m.binSumm[ns2IndxI[byte(freq-1)]][(uint32(ns2BSIndx[unit(heap, le32(ctx[8:]))[0]])+
+				m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20))&63]
+			bit := rc.bit(uint32(*prob))
+			if bit == 0 {
+				// UpdateBin.
+				*prob = *prob + 1<<intBits - getMean(*prob)
+				m.found = c + 2
+				if freq < 196 {
+					ctx[3] = freq + 1
+				}
+				m.prevSuccess = 1
+				m.runLength++
+				if succ := le32(ctx[4:]); m.orderFall == 0 && succ >= m.unitsStart {
+					m.minCtx, m.maxCtx = succ, succ
+				} else {
+					m.updateModel()
+					m.minCtx = m.maxCtx
+				}
+				goto next
+			}
+			*prob -= getMean(*prob)
+			m.initEsc = uint32(expEscape[*prob>>10])
+			*mask = allUnmasked
+			mask[sym] = 0
+			m.prevSuccess = 0
 		}
-		if count >= summ {
-			return -2
+		if e = m.decodeEscaped(rc); e < 0 {
+			goto stop
 		}
-		rc.decode(hi, summ-hi)
-		*mask = allUnmasked
-		maskAll(st, ctx[0], mask)
-	} else {
-		sym, freq := ctx[2], ctx[3]
-		prob := &m.binSumm[ns2IndxI[byte(freq-1)]][(uint32(ns2BSIndx[unit(heap, le32(ctx[8:]))[0]])+
-			m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20))&63]
-		bit := rc.bit(uint32(*prob))
-		if bit == 0 {
-			// UpdateBin.
-			*prob = *prob + 1<<intBits - getMean(*prob)
-			m.found = c + 2
-			if freq < 196 {
-				ctx[3] = freq + 1
-			}
-			m.prevSuccess = 1
-			m.runLength++
-			if succ := le32(ctx[4:]); m.orderFall == 0 && succ >= m.unitsStart {
-				m.minCtx, m.maxCtx = succ, succ
-			} else {
-				m.updateModel()
-				m.minCtx = m.maxCtx
-			}
-			return int(sym)
+		sym = byte(e)
+	next:
+		rc.normRAR()
+		if rc.err != nil || m.failed {
+			return n, 0
 		}
-		*prob -= getMean(*prob)
-		m.initEsc = uint32(expEscape[*prob>>10])
-		*mask = allUnmasked
-		mask[sym] = 0
-		m.prevSuccess = 0
+		dst[n] = sym
 	}
-	return m.decodeEscaped(rc)
+	return n, 0
+stop:
+	rc.normRAR()
+	return n, e
 }
 
 // decodeEscaped continues after an escape from minCtx in the shorter
@@ -170,7 +190,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
-		rc.norm()
+		rc.normRAR()
 		numMasked := uint32(unit(heap, mc)[0])
 		var ctx *[12]byte
 		for {

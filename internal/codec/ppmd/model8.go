@@ -153,7 +153,7 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	fs := state(heap, m.found)
 	upBranch := le32(fs[2:])
 	fsym := fs[0]
-	var ps [MaxOrderI + 1]uint32
+	ps := &m.stack
 	num := 0
 	if !skip {
 		ps[num] = m.found
@@ -225,8 +225,12 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		}
 	}
 	for {
-		c1 := m.allocContext()
-		if c1 == 0 {
+		// AllocContext, its common case here, so that the loop has no call.
+		var c1 uint32
+		if m.hiUnit != m.loUnit {
+			m.hiUnit -= unitSize
+			c1 = m.hiUnit
+		} else if c1 = m.allocContext(); c1 == 0 {
 			return 0
 		}
 		u := unit(heap, c1)
@@ -392,14 +396,28 @@ func (m *ModelI) updateModel() {
 				oldNU := (ns1 + 1) >> 1
 				i := u2i(oldNU)
 				if i != u2i(oldNU+1) {
-					p := m.allocUnits(i + 1)
-					if p == 0 {
+					// AllocUnits and InsertNode with their common cases
+					// inline, so that the loop calls only in the rare one.
+					j := i + 1
+					p := m.freeList[j]
+					if p != 0 {
+						m.freeList[j] = le32(unit(heap, p)[4:])
+						m.stamps[j]--
+					} else if n := u2b(i2u(j)); n <= m.hiUnit-m.loUnit {
+						p = m.loUnit
+						m.loUnit += n
+					} else if p = m.allocUnitsRare(j); p == 0 {
 						m.restoreModel(c)
 						return
 					}
 					old := le32(cu[4:])
 					m.copyUnits(p, old, oldNU)
-					m.insertNode(old, i)
+					fn := unit(heap, old)
+					put32(fn[0:], emptyNode)
+					put32(fn[4:], m.freeList[i])
+					put32(fn[8:], i2u(i))
+					m.freeList[i] = old
+					m.stamps[i]++
 					put32(cu[4:], p)
 				}
 			}
@@ -407,8 +425,15 @@ func (m *ModelI) updateModel() {
 				put16(cu[2:], le16(cu[2:])+1)
 			}
 		} else {
-			p := m.allocUnits(0)
-			if p == 0 {
+			// AllocUnits(0), its common cases inline.
+			p := m.freeList[0]
+			if p != 0 {
+				m.freeList[0] = le32(unit(heap, p)[4:])
+				m.stamps[0]--
+			} else if m.hiUnit-m.loUnit >= unitSize {
+				p = m.loUnit
+				m.loUnit += unitSize
+			} else if p = m.allocUnitsRare(0); p == 0 {
 				m.restoreModel(c)
 				return
 			}

@@ -63,8 +63,9 @@ type ModelI struct {
 	see     [24][32]see
 	dummy   see
 
-	charMask [256]byte // 0 for the symbols masked after escapes, 0xFF for the others
-	failed   bool      // met data no encoder writes: decodes nothing until Reset
+	charMask [256]byte             // 0 for the symbols masked after escapes, 0xFF for the others
+	stack    [MaxOrderI + 1]uint32 // createSuccessors' states to link
+	failed   bool                  // met data no encoder writes: decodes nothing until Reset
 }
 
 // NewI returns a variant I model of the given order, memory size (bytes)

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -149,6 +150,47 @@ func TestTruncated(t *testing.T) {
 	out, _ := decodeAll(m, bytes.NewReader(bad), f.size, nil)
 	if sum := sha256.Sum256(out); hex.EncodeToString(sum[:]) == f.sha {
 		t.Error("damaged stream decoded to the original")
+	}
+}
+
+// TestBufferedInput decodes through a small bufio.Reader, which the coder
+// reads through its buffer (refilled many times here, with short reads
+// below it), and a cut one, which must end in io.ErrUnexpectedEOF.
+func TestBufferedInput(t *testing.T) {
+	for _, f := range loadFixtures(t) {
+		m, _ := NewH(f.order, f.mem)
+		var rc RangeDecoder
+		if err := rc.Init7z(bufio.NewReaderSize(iotest.HalfReader(bytes.NewReader(f.packed)), 16)); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]byte, f.size)
+		if n, err := m.Decode(&rc, out); err != nil || n != f.size {
+			t.Fatalf("%s: %d, %v", f.name, n, err)
+		}
+		if sum := sha256.Sum256(out); hex.EncodeToString(sum[:]) != f.sha {
+			t.Fatalf("%s: wrong output", f.name)
+		}
+		m.Reset(f.order, f.mem)
+		if err := rc.Init7z(bufio.NewReaderSize(bytes.NewReader(f.packed[:len(f.packed)/2]), 16)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Decode(&rc, out); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("%s cut in half: %v, want io.ErrUnexpectedEOF", f.name, err)
+		}
+	}
+	// A refill discards of the reader exactly what the coder consumed of
+	// its buffer: the reader then starts at the refilled buffer.
+	br := bufio.NewReaderSize(bytes.NewReader([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), 16)
+	var rc RangeDecoder
+	if err := rc.Init7z(br); err != nil {
+		t.Fatal(err)
+	}
+	rc.pos = len(rc.buf) - 2 // as if the coder had read up to 8
+	if c := rc.refill(); c != 8 || rc.pos != 1 {
+		t.Fatalf("refill read %d (pos %d), want 8 (pos 1)", c, rc.pos)
+	}
+	if b, _ := br.ReadByte(); b != 8 {
+		t.Fatalf("reader at %d, want 8", b)
 	}
 }
 

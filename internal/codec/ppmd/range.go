@@ -1,6 +1,9 @@
 package ppmd
 
-import "io"
+import (
+	"bufio"
+	"io"
+)
 
 // Range coder constants.
 const (
@@ -13,6 +16,13 @@ const (
 // bytes from an io.ByteReader. A read error is kept and returned by the
 // model's next DecodeSymbol.
 //
+// Init7z and InitI read a *bufio.Reader through its buffer (Peek, and
+// Discard of what was consumed), one slice index a byte instead of a
+// ReadByte call; the models' Decode and DecodeSymbol discard what the
+// coder consumed before they return, so that the reader is where the
+// coder is whenever the caller could read it (a zip entry's data
+// descriptor follows its PPMd data). InitRAR reads byte by byte.
+//
 // Both variants keep code as the distance of the code from the bottom of
 // the range (RAR's code-low), so that threshold and decode are the same
 // branch-free arithmetic for both; only RAR's normalisation needs low.
@@ -20,16 +30,19 @@ type RangeDecoder struct {
 	code    uint32 // code value minus low
 	rng     uint32
 	low     uint32 // RAR's range bottom; kept but unused by 7-Zip's coder
-	rarTop  uint32 // rcTop for RAR: normalise when low and low+rng differ below it; 0 for 7z
 	bitMask uint32 // what of the range a binary decision splits: all for 7z, whole 2^-14 units for RAR
 	isRAR   bool
 	br      io.ByteReader
+	bb      *bufio.Reader // br, when Init7z or InitI read it through buf
+	buf     []byte        // bb's buffered bytes, consumed up to pos
+	pos     int
 	err     error
 }
 
 // Init7z starts a 7-Zip PPMd (variant H) stream: 5 bytes, the first zero.
 func (rc *RangeDecoder) Init7z(br io.ByteReader) error {
 	*rc = RangeDecoder{br: br, rng: 0xffffffff, bitMask: 0xffffffff}
+	rc.bb, _ = br.(*bufio.Reader)
 	first := rc.next()
 	for i := 0; i < 4; i++ {
 		rc.code = rc.code<<8 | uint32(rc.next())
@@ -42,7 +55,7 @@ func (rc *RangeDecoder) Init7z(br io.ByteReader) error {
 
 // InitRAR starts a RAR 3.x PPMd stream: 4 bytes.
 func (rc *RangeDecoder) InitRAR(br io.ByteReader) error {
-	*rc = RangeDecoder{br: br, rng: 0xffffffff, rarTop: rcTop, bitMask: ^uint32(1<<14 - 1), isRAR: true}
+	*rc = RangeDecoder{br: br, rng: 0xffffffff, bitMask: ^uint32(1<<14 - 1), isRAR: true}
 	for i := 0; i < 4; i++ {
 		rc.code = rc.code<<8 | uint32(rc.next())
 	}
@@ -52,8 +65,13 @@ func (rc *RangeDecoder) InitRAR(br io.ByteReader) error {
 // InitI starts a PPMd variant I stream (7-Zip's Ppmd8, zip method 98):
 // RAR's carry-less coder, 4 bytes, which may not be all ones.
 func (rc *RangeDecoder) InitI(br io.ByteReader) error {
-	if err := rc.InitRAR(br); err != nil {
-		return err
+	*rc = RangeDecoder{br: br, rng: 0xffffffff, bitMask: ^uint32(1<<14 - 1), isRAR: true}
+	rc.bb, _ = br.(*bufio.Reader)
+	for i := 0; i < 4; i++ {
+		rc.code = rc.code<<8 | uint32(rc.next())
+	}
+	if rc.err != nil {
+		return rc.err
 	}
 	if rc.code == 0xFFFFFFFF {
 		rc.err = ErrCorrupt
@@ -61,13 +79,45 @@ func (rc *RangeDecoder) InitI(br io.ByteReader) error {
 	return rc.err
 }
 
+// next returns the next input byte, 0 after a read error.
 func (rc *RangeDecoder) next() byte {
-	c, err := rc.br.ReadByte()
-	if err != nil {
+	if rc.pos < len(rc.buf) {
+		c := rc.buf[rc.pos]
+		rc.pos++
+		return c
+	}
+	return rc.refill()
+}
+
+// sync discards of bb what the coder consumed of its buffer and lets the
+// buffer go (the caller may read bb before the next decode).
+func (rc *RangeDecoder) sync() {
+	if rc.buf != nil {
+		rc.bb.Discard(rc.pos)
+		rc.buf, rc.pos = nil, 0
+	}
+}
+
+// refill reads the next byte when buf is used up: through bb's buffer
+// when there is one, else by ReadByte.
+func (rc *RangeDecoder) refill() byte {
+	if rc.bb == nil {
+		c, err := rc.br.ReadByte()
+		if err != nil {
+			rc.fail(err)
+			return 0
+		}
+		return c
+	}
+	rc.bb.Discard(rc.pos)
+	rc.buf, rc.pos = nil, 0
+	if _, err := rc.bb.Peek(1); err != nil {
 		rc.fail(err)
 		return 0
 	}
-	return c
+	rc.buf, _ = rc.bb.Peek(rc.bb.Buffered())
+	rc.pos = 1
+	return rc.buf[0]
 }
 
 // fail keeps the first read error, EOF as io.ErrUnexpectedEOF.
@@ -104,13 +154,15 @@ func (rc *RangeDecoder) decode(start, size uint32) {
 	rc.rng *= size
 }
 
-// norm normalises the range after decode or bit. Nothing reads the
-// coder between a decode and the next threshold or bit, so the models
-// call it late: before the next threshold of an escape, and once a
-// symbol is decoded. That keeps the call, and the register spills
-// around it, off the paths of the symbol decoders.
-func (rc *RangeDecoder) norm() {
-	if rc.rng < rcTop || rc.low^(rc.low+rc.rng) < rc.rarTop {
+// The models normalise the range after decode or bit late: nothing
+// reads the coder between a decode and the next threshold or bit, so
+// they do it before the next threshold of an escape and once a symbol is
+// decoded, which keeps the call, and the register spills around it, off
+// the paths of the symbol decoders. 7-Zip's coder normalises when its
+// range is below 2^24; normRAR is the check of RAR's (and variant I's),
+// on the exact condition under which its normalize reads.
+func (rc *RangeDecoder) normRAR() {
+	if rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot {
 		rc.normalize()
 	}
 }
@@ -135,10 +187,13 @@ func (rc *RangeDecoder) normalize() {
 				}
 				return
 			}
-			c, err := rc.br.ReadByte()
-			if err != nil {
-				rc.fail(err)
-				c = 0
+			// next, inline.
+			var c byte
+			if rc.pos < len(rc.buf) {
+				c = rc.buf[rc.pos]
+				rc.pos++
+			} else {
+				c = rc.refill()
 			}
 			rc.code = rc.code<<8 | uint32(c)
 			rc.rng <<= 8
@@ -153,10 +208,12 @@ func (rc *RangeDecoder) normalize() {
 		return
 	}
 	for rc.rng < rcTop {
-		c, err := rc.br.ReadByte()
-		if err != nil {
-			rc.fail(err)
-			c = 0
+		var c byte
+		if rc.pos < len(rc.buf) {
+			c = rc.buf[rc.pos]
+			rc.pos++
+		} else {
+			c = rc.refill()
 		}
 		rc.code = rc.code<<8 | uint32(c)
 		rc.rng <<= 8
