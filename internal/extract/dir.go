@@ -192,15 +192,19 @@ func (d *Dir) put(e *archive.Entry, r io.Reader) error {
 // insecure turns os.Root's refusal of a path that leaves it (through a
 // link already on disk) into a refused path.
 func insecure(err error) error {
-	if err != nil && errEscapes != nil && !errors.Is(err, ErrInsecurePath) && errors.Is(err, errEscapes) {
+	if err == nil || errors.Is(err, ErrInsecurePath) {
+		return err
+	}
+	if e := errEscapes(); e != nil && errors.Is(err, e) {
 		return fmt.Errorf("%w: %v", ErrInsecurePath, err)
 	}
 	return err
 }
 
 // errEscapes is the error os.Root gives for a path that leaves it; os does
-// not export it, so it is taken once from a root asked for its parent.
-var errEscapes = func() error {
+// not export it, so it is taken from a root asked for its parent, on the
+// first error (not at process start: that costs an open and a stat).
+var errEscapes = sync.OnceValue(func() error {
 	r, err := os.OpenRoot(os.TempDir())
 	if err != nil {
 		return nil
@@ -212,7 +216,7 @@ var errEscapes = func() error {
 		return pe.Err
 	}
 	return nil
-}()
+})
 
 // resolveParent returns name with its directory resolved through the links
 // on disk now: where the entry lands, whatever links are made later.

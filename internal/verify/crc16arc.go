@@ -3,12 +3,14 @@ package verify
 import (
 	"encoding/binary"
 	"hash"
+	"sync"
 )
 
 // crcARCTables are slicing-by-8 tables of CRC-16/ARC: polynomial 0x8005
 // reflected (0xA001), initial value 0, as LHA and LArc use for file data
-// and headers.
-var crcARCTables = func() (t [8][256]uint16) {
+// and headers. Built on first use, not at process start.
+var crcARCTables = sync.OnceValue(func() *[8][256]uint16 {
+	t := new([8][256]uint16)
 	for i := range t[0] {
 		c := uint16(i)
 		for range 8 {
@@ -28,11 +30,11 @@ var crcARCTables = func() (t [8][256]uint16) {
 		}
 	}
 	return t
-}()
+})
 
 // UpdateCRC16ARC returns crc updated with p (CRC-16/ARC).
 func UpdateCRC16ARC(crc uint16, p []byte) uint16 {
-	t := &crcARCTables
+	t := crcARCTables()
 	for len(p) >= 8 {
 		c := uint64(crc) ^ binary.LittleEndian.Uint64(p)
 		crc = t[7][byte(c)] ^ t[6][byte(c>>8)] ^ t[5][byte(c>>16)] ^ t[4][byte(c>>24)] ^

@@ -1,6 +1,9 @@
 package verify
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"sync"
+)
 
 // bzip2's CRC is CRC-32 with polynomial 0x04C11DB7 processed MSB first
 // (non-reflected), initial value and final XOR 0xFFFFFFFF: the reflected
@@ -8,8 +11,9 @@ import "encoding/binary"
 const bzip2Poly = 0x04C11DB7
 
 // bzip2Tab[k][b] is the CRC register contribution of byte b followed by k
-// zero bytes (slicing-by-8).
-var bzip2Tab = func() (t [8][256]uint32) {
+// zero bytes (slicing-by-8). Built on first use, not at process start.
+var bzip2Tab = sync.OnceValue(func() *[8][256]uint32 {
+	t := new([8][256]uint32)
 	for b := range 256 {
 		c := uint32(b) << 24
 		for range 8 {
@@ -28,7 +32,7 @@ var bzip2Tab = func() (t [8][256]uint32) {
 		}
 	}
 	return t
-}()
+})
 
 // UpdateCRC32BZIP2 returns the CRC-32/BZIP2 of p continuing from crc, which
 // is 0 for a fresh checksum or the result of an earlier call (like
@@ -37,7 +41,7 @@ func UpdateCRC32BZIP2(crc uint32, p []byte) uint32 { return ^bzip2Raw(^crc, p) }
 
 // bzip2Raw feeds p into the CRC register crc (not inverted).
 func bzip2Raw(crc uint32, p []byte) uint32 {
-	t := &bzip2Tab
+	t := bzip2Tab()
 	for len(p) >= 8 {
 		crc ^= binary.BigEndian.Uint32(p)
 		crc = t[7][crc>>24] ^ t[6][crc>>16&0xff] ^ t[5][crc>>8&0xff] ^ t[4][crc&0xff] ^

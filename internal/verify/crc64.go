@@ -3,6 +3,7 @@ package verify
 import (
 	"encoding/binary"
 	"hash"
+	"sync"
 )
 
 // CRC-64/XZ (ECMA-182 polynomial, reflected, initial value and final XOR all
@@ -17,7 +18,8 @@ const crc64Poly = 0xc96c5795d7870f42
 
 // crc64Tables are the slicing-by-8 tables: crc64Tables[0] is the classic
 // byte table, crc64Tables[k][b] is the CRC of byte b followed by k zero bytes.
-var crc64Tables = func() *[8][256]uint64 {
+// Built on first use, not at process start.
+var crc64Tables = sync.OnceValue(func() *[8][256]uint64 {
 	t := new([8][256]uint64)
 	for i := range 256 {
 		c := uint64(i)
@@ -38,12 +40,12 @@ var crc64Tables = func() *[8][256]uint64 {
 		}
 	}
 	return t
-}()
+})
 
 // crc64Raw advances the raw (not inverted) CRC register s over p, eight bytes
 // at a time.
 func crc64Raw(s uint64, p []byte) uint64 {
-	t := crc64Tables
+	t := crc64Tables()
 	for ; len(p) >= 8; p = p[8:] {
 		s ^= binary.LittleEndian.Uint64(p)
 		s = t[7][s&0xff] ^ t[6][s>>8&0xff] ^ t[5][s>>16&0xff] ^ t[4][s>>24&0xff] ^

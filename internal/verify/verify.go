@@ -84,8 +84,6 @@ func (k Kind) Size() int {
 	return 0
 }
 
-var crc32cTable = crc32.MakeTable(crc32.Castagnoli)
-
 // New returns a fresh hash of kind k, or nil for None and unknown kinds.
 // Sum appends the digest big-endian, as the format-neutral form that
 // Entry.ChecksumValue uses.
@@ -94,7 +92,7 @@ func New(k Kind) hash.Hash {
 	case CRC32:
 		return NewCRC32()
 	case CRC32C:
-		return crc32.New(crc32cTable)
+		return crc32.New(crc32.MakeTable(crc32.Castagnoli))
 	case CRC64:
 		return newCRC64()
 	case SHA256:

@@ -1,5 +1,7 @@
 package brotli
 
+import "sync"
+
 // This file decodes the commands of a compressed meta-block (RFC 7932
 // sections 4, 5, 7 and 9.3) into the window buffer.
 
@@ -21,8 +23,10 @@ var copyBits = [24]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6
 
 // cmdTable maps the 704 insert-and-copy symbols to their lengths: symbol
 // >> 6 picks a cell, whose insert and copy length codes start at these
-// values, and the low six bits add 0..7 to each.
-var cmdTable = func() (t [704]cmdLengths) {
+// values, and the low six bits add 0..7 to each. Built on first use, not
+// at process start.
+var cmdTable = sync.OnceValue(func() *[704]cmdLengths {
+	t := new([704]cmdLengths)
 	cellIns := [11]uint32{0, 0, 0, 0, 8, 8, 0, 16, 8, 16, 16}
 	cellCopy := [11]uint32{0, 8, 0, 8, 0, 8, 16, 0, 16, 8, 16}
 	for s := range t {
@@ -32,7 +36,7 @@ var cmdTable = func() (t [704]cmdLengths) {
 		t[s] = cmdLengths{insBase[i], copyBase[k], insBits[i], copyBits[k], c < 2}
 	}
 	return t
-}()
+})
 
 // Distance codes 0..15 take the last distance (index 0) or one before it,
 // plus an offset (section 4).
@@ -41,8 +45,9 @@ var shortDistOff = [16]int{0, 0, 0, 0, -1, 1, -2, 2, -3, 3, -1, 1, -2, 2, -3, 3}
 
 // ctxLut gives, per context mode, a literal's context ID as
 // ctxLut[mode][p1] | ctxLut[mode][256+p2] for the last two bytes p1, p2
-// (section 7.1).
-var ctxLut = func() (t [4][512]uint8) {
+// (section 7.1). Built on first use, not at process start.
+var ctxLut = sync.OnceValue(func() *[4][512]uint8 {
+	t := new([4][512]uint8)
 	for i := range 256 {
 		t[0][i] = uint8(i) & 63
 		t[1][i] = uint8(i) >> 2
@@ -50,7 +55,7 @@ var ctxLut = func() (t [4][512]uint8) {
 		t[3][i], t[3][256+i] = lut2[i]<<3, lut2[i]
 	}
 	return t
-}()
+})
 
 // sym decodes one symbol with the table at z.tabs[off:].
 func (z *Reader) sym(off int) int {
@@ -157,6 +162,7 @@ func (z *Reader) literals(pos int) int {
 	ring, rsize := z.ring, z.rsize
 	br := &z.br
 	tabs := z.tabs
+	ctxLut := ctxLut()
 	for z.insert > 0 && pos < rsize {
 		if z.bcount[catL] == 0 {
 			z.switchBlock(catL)

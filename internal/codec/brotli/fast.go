@@ -43,6 +43,7 @@ func (z *Reader) fastCommands(pos int) (int, error) {
 	buf := &br.buf
 	ring, rsize := z.ring, z.rsize
 	tabs := z.tabs
+	cmdTable := cmdTable()
 	val, nb, ip, end := br.val, br.nbits, br.ip, br.end
 	save := func() { br.val, br.nbits, br.ip = val, nb, ip }
 	load := func() { val, nb, ip, end = br.val, br.nbits, br.ip, br.end }

@@ -46,7 +46,7 @@ func newLinks(n int) []uint32 {
 }
 
 // linksSize is what newLinks(maxBlockSize) allocates.
-var linksSize = int64(hugemem.RoundUp(4 * maxBlockSize))
+func linksSize() int64 { return int64(hugemem.RoundUp(4 * maxBlockSize)) }
 
 // blockHeader is what readHeader learns.
 type blockHeader struct {

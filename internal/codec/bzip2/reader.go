@@ -52,7 +52,7 @@ type Config struct {
 // MemoryUse estimates the most memory a Reader with the given thread
 // count holds, for streams of the largest block size (level 9).
 func MemoryUse(threads int) int64 {
-	worker := maxBlockSize + walkSlack + linksSize // last column (and scratch), tt
+	worker := maxBlockSize + walkSlack + linksSize() // last column (and scratch), tt
 	const (
 		block = maxBlockBits/8 + maxBlockSize + outCap // window, BWT output, expanded output
 		input = maxBlockBits/8 + readChunk             // buffered input per block in flight

@@ -3,6 +3,7 @@ package inflate
 import (
 	"encoding/binary"
 	"math/bits"
+	"sync"
 )
 
 // Finding a block boundary in the middle of a deflate stream: the decoder
@@ -17,7 +18,9 @@ import (
 
 // kraft4 is, for four 3-bit code length code lengths, the share of a
 // 7-bit code space their codes take: 2^(7-l) each, 0 for an unused symbol.
-var kraft4 = func() (t [1 << 12]uint16) {
+// Built on first use, not at process start.
+var kraft4 = sync.OnceValue(func() *[1 << 12]uint16 {
+	t := new([1 << 12]uint16)
 	for i := range t {
 		for k := 0; k < 4; k++ {
 			if l := i >> (3 * k) & 7; l != 0 {
@@ -26,7 +29,7 @@ var kraft4 = func() (t [1 << 12]uint16) {
 		}
 	}
 	return t
-}()
+})
 
 // maxDeepChecks bounds how many candidates one FindBlock reads whole code
 // length sections of, so that no input makes the search slow.
@@ -39,6 +42,7 @@ func (d *MarkerDecoder) FindBlock(src []byte, from, to int64) (pos int64, stored
 	to = min(to, int64(len(src))*8)
 	from = max(from, 0)
 	deep := 0
+	kraft4 := kraft4()
 	// Six bytes at a time: in the word loaded, the positions whose three
 	// header bits are 0 (not final), 0 and 1 (dynamic) are found at once,
 	// and each has 16 bits or more after it for the code counts; the

@@ -31,6 +31,7 @@ package inflate
 import (
 	"bufio"
 	"io"
+	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -205,7 +206,8 @@ func (f *Reader) header() {
 		f.storedLeft = n
 		f.state = stateStored
 	case blockFixed:
-		f.lit, f.dist = &fixedLit, &fixedDist
+		t := fixedHuffman()
+		f.lit, f.dist = &t[0], &t[1]
 		f.state = stateHuffman
 	case blockDynamic:
 		if f.dynamicTables() {
@@ -379,8 +381,9 @@ func (f *Reader) copyMatch() {
 	}
 }
 
-// The fixed tables of block type 1.
-var fixedLit, fixedDist = func() (huffman, huffman) {
+// fixedHuffman returns the fixed tables of block type 1 (literal/length,
+// distance), built on first use, not at process start.
+var fixedHuffman = sync.OnceValue(func() *[2]huffman {
 	var l [288]uint8
 	for i := range l {
 		switch {
@@ -398,8 +401,8 @@ var fixedLit, fixedDist = func() (huffman, huffman) {
 	for i := range d {
 		d[i] = 5
 	}
-	var hl, hd huffman
-	hl.init(l[:])
-	hd.init(d[:])
-	return hl, hd
-}()
+	t := new([2]huffman)
+	t[0].init(l[:])
+	t[1].init(d[:])
+	return t
+})

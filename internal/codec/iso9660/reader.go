@@ -317,7 +317,7 @@ func (w *walker) entry(rec record, exts []extent, prefix string, depth int) erro
 // sharing a first extent with different data stay: checkOverlap refuses
 // them.
 func (r *Reader) linkShared() {
-	var idx []int
+	idx := make([]int, 0, len(r.files))
 	for i, f := range r.files {
 		if f.entry.Type == archive.TypeFile && len(f.extents) > 0 && f.entry.PackedSize > 0 {
 			idx = append(idx, i)
@@ -364,7 +364,13 @@ func (w *walker) add(f file) { w.r.files = append(w.r.files, f) }
 // small extent count many times over: a file's extents overlapping each
 // other count too.
 func (r *Reader) checkOverlap() error {
-	var spans []archive.Span
+	n := 0
+	for _, f := range r.files {
+		if f.entry.Type == archive.TypeFile && !f.boot {
+			n += len(f.extents)
+		}
+	}
+	spans := make([]archive.Span, 0, n)
 	for i, f := range r.files {
 		if f.entry.Type != archive.TypeFile || f.boot {
 			continue

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io/fs"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -323,23 +324,26 @@ const cp437High = "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥�
 	"░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀" +
 	"αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u00a0"
 
-var cp437Table = func() (t [128]rune) {
+// cp437Table is cp437High by byte, built on first use.
+var cp437Table = sync.OnceValue(func() *[128]rune {
+	t := new([128]rune)
 	i := 0
 	for _, r := range cp437High {
 		t[i] = r
 		i++
 	}
 	return t
-}()
+})
 
 // cp437 decodes b as code page 437.
 func cp437(b []byte) string {
 	out := make([]rune, len(b))
+	t := cp437Table()
 	for i, c := range b {
 		if c < 0x80 {
 			out[i] = rune(c)
 		} else {
-			out[i] = cp437Table[c-0x80]
+			out[i] = t[c-0x80]
 		}
 	}
 	return string(out)

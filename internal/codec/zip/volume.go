@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -49,9 +50,11 @@ func (j *joined) ReadAt(p []byte, off int64) (int, error) {
 	return total, nil
 }
 
+// The names of a raw split's parts and of a spanned set's, compiled on
+// first use (not at process start).
 var (
-	rawSplitName = regexp.MustCompile(`^(.*)\.(\d{3})$`)
-	spanPartName = regexp.MustCompile(`^(.*)\.([zZ])(\d{2,})$`)
+	rawSplitName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*)\.(\d{3})$`) })
+	spanPartName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*)\.([zZ])(\d{2,})$`) })
 )
 
 // volumeSet finds the parts of the set the input belongs to. It returns
@@ -108,7 +111,7 @@ func findVolumes(in *archive.Input, opt *archive.Options) (*volumeSet, error) {
 		return nil, nil
 	}
 	dir, base := filepath.Split(in.Path)
-	if m := rawSplitName.FindStringSubmatch(base); m != nil {
+	if m := rawSplitName().FindStringSubmatch(base); m != nil {
 		first := filepath.Join(dir, m[1]+".001")
 		if _, err := os.Stat(filepath.Join(dir, m[1]+".002")); err != nil {
 			return nil, nil // a lone ".001" (or ".123") file
@@ -133,7 +136,7 @@ func findVolumes(in *archive.Input, opt *archive.Options) (*volumeSet, error) {
 		return v, nil
 	}
 	var last string
-	if m := spanPartName.FindStringSubmatch(base); m != nil {
+	if m := spanPartName().FindStringSubmatch(base); m != nil {
 		ext := ".zip"
 		if m[2] == "Z" {
 			ext = ".ZIP"
