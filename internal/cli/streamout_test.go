@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // TestStreamOutputPath runs x -c and t over single streams whose decoders
@@ -12,6 +14,7 @@ import (
 // (gz): the output is exact, and --max-size and --max-ratio stop the
 // stream with exit 5 before more than the limit reaches stdout.
 func TestStreamOutputPath(t *testing.T) {
+	testutil.StartsProcess(t)
 	raw := bytes.Repeat([]byte("the stream output path, written without a copy\n"), 200_000) // ~9.4 MiB
 	for _, tool := range [][]string{{"lz4", "-q", "-c"}, {"zstd", "-q", "-c"}, {"gzip", "-c"}} {
 		t.Run(tool[0], func(t *testing.T) {

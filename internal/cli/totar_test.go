@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/extract"
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // TestToTarChains feeds --to-tar's stream of hostile symlink
@@ -19,6 +20,7 @@ import (
 // nothing is written outside the destination, the refused entries are
 // named on stderr (exit 3), the harmless ones arrive.
 func TestToTarChains(t *testing.T) {
+	testutil.StartsProcess(t)
 	gnutar, err := exec.LookPath("tar")
 	if err != nil {
 		t.Skip("no tar")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // Files are committed two ways on Linux: created unnamed (O_TMPFILE) and
@@ -31,6 +32,7 @@ func init() {
 }
 
 func TestNamedPath(t *testing.T) {
+	testutil.StartsProcess(t)
 	if testNamed || testing.Short() {
 		t.Skip("the named path's run itself, or -short")
 	}
@@ -164,6 +166,7 @@ func TestKillLeavesNothing(t *testing.T) {
 		killChild(dest)
 		return
 	}
+	testutil.StartsProcess(t)
 	for _, named := range []bool{false, true} {
 		dest := t.TempDir()
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestKillLeavesNothing$", "-test.count=1")

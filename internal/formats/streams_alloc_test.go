@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // TestStreamSteadyStateAllocs guards each stream decoder's steady state:
 // after the first MiB, reading on allocates (almost) nothing.
 func TestStreamSteadyStateAllocs(t *testing.T) {
+	testutil.StartsProcess(t)
 	if testing.Short() {
 		t.Skip("compresses 4 MiB with the reference tools")
 	}

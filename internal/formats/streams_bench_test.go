@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // benchText is 16 MiB of text like scripts/bench.sh's text workload.
@@ -39,6 +40,7 @@ func benchText() []byte {
 // BenchmarkStreams decodes benchText compressed by each reference tool
 // through the format's StreamOpener, as the CLI does.
 func BenchmarkStreams(b *testing.B) {
+	testutil.StartsProcess(b)
 	raw := benchText()
 	for _, tc := range []struct {
 		f    archive.Format

@@ -92,6 +92,7 @@ func TestStreamsWriteToSinkError(t *testing.T) {
 // allocates as much for 16 MiB as for 4 MiB (set-up only, nothing per
 // block or per write).
 func TestStreamWriteToAllocs(t *testing.T) {
+	testutil.StartsProcess(t)
 	if testing.Short() {
 		t.Skip("compresses 16 MiB with the reference tools")
 	}

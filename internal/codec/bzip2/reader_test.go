@@ -382,6 +382,7 @@ func TestBitFlips(t *testing.T) {
 // TestOracle compresses random inputs with the bzip2 tool and compares
 // the decoder with compress/bzip2 and with itself across thread counts.
 func TestOracle(t *testing.T) {
+	testutil.StartsProcess(t)
 	if _, err := exec.LookPath("bzip2"); err != nil {
 		t.Skip("bzip2 not installed")
 	}

@@ -335,6 +335,7 @@ func workload() []byte {
 // mode (linked blocks of every size move the history through the buffer
 // many times) and checks the decoded bytes.
 func TestTool(t *testing.T) {
+	testutil.StartsProcess(t)
 	if testing.Short() {
 		t.Skip("runs the lz4 tool on 6 MiB")
 	}

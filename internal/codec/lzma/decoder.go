@@ -206,7 +206,7 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 				if src < 0 {
 					src += len(win)
 				}
-				sym, rng, code, ip = decodeMatchedLiteral(probs, uint32(win[src]), rng, code, in, ip)
+				sym, rng, code, ip = decodeMatchedLiteral(probs, uint(win[src]), rng, code, in, ip)
 			}
 			win[pos] = byte(sym)
 			pos++
@@ -347,11 +347,11 @@ func (d *decoder) run(limit int, once bool) (int, error) {
 func tree8(probs *[256]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
 	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
 	k := 0
-	var b, nv uint32
-	sym := uint32(1)
-	v := uint32(probs[1])
+	var b, nv uint
+	sym := uint(1)
+	v := uint(probs[1])
 	for sym < 0x80 {
-		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint(probs[2*sym]), uint(probs[2*sym+1]))
 		probs[sym] = uint16(nv)
 		rng, code, k = rcNorm8(rng, code, w, k)
 		sym = sym<<1 | b
@@ -359,18 +359,18 @@ func tree8(probs *[256]uint16, rng, code uint32, in []byte, ip int) (uint32, uin
 	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
 	probs[sym&0xFF] = uint16(nv)
 	rng, code, k = rcNorm8(rng, code, w, k)
-	return (sym<<1 | b) - 0x100, rng, code, ip + k
+	return uint32(sym<<1|b) - 0x100, rng, code, ip + k
 }
 
 // tree6 decodes a 6-bit symbol with the bit tree probs.
 func tree6(probs *[64]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
 	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
 	k := 0
-	var b, nv uint32
-	sym := uint32(1)
-	v := uint32(probs[1])
+	var b, nv uint
+	sym := uint(1)
+	v := uint(probs[1])
 	for sym < 0x20 {
-		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint(probs[2*sym]), uint(probs[2*sym+1]))
 		probs[sym] = uint16(nv)
 		rng, code, k = rcNorm8(rng, code, w, k)
 		sym = sym<<1 | b
@@ -378,7 +378,7 @@ func tree6(probs *[64]uint16, rng, code uint32, in []byte, ip int) (uint32, uint
 	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
 	probs[sym&0x3F] = uint16(nv)
 	rng, code, k = rcNorm8(rng, code, w, k)
-	return (sym<<1 | b) - 0x40, rng, code, ip + k
+	return uint32(sym<<1|b) - 0x40, rng, code, ip + k
 }
 
 // tree3 decodes a 3-bit symbol with the bit tree probs (the low and mid
@@ -386,11 +386,11 @@ func tree6(probs *[64]uint16, rng, code uint32, in []byte, ip int) (uint32, uint
 func tree3(probs *[8]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
 	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
 	k := 0
-	var b, nv uint32
-	sym := uint32(1)
-	v := uint32(probs[1])
+	var b, nv uint
+	sym := uint(1)
+	v := uint(probs[1])
 	for sym < 4 {
-		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*sym]), uint32(probs[2*sym+1]))
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint(probs[2*sym]), uint(probs[2*sym+1]))
 		probs[sym] = uint16(nv)
 		rng, code, k = rcNorm8(rng, code, w, k)
 		sym = sym<<1 | b
@@ -398,7 +398,7 @@ func tree3(probs *[8]uint16, rng, code uint32, in []byte, ip int) (uint32, uint3
 	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
 	probs[sym&7] = uint16(nv)
 	rng, code, k = rcNorm8(rng, code, w, k)
-	return (sym<<1 | b) - 8, rng, code, ip + k
+	return uint32(sym<<1|b) - 8, rng, code, ip + k
 }
 
 // treeAlign decodes the four low distance bits, coded least significant
@@ -406,20 +406,21 @@ func tree3(probs *[8]uint16, rng, code uint32, in []byte, ip int) (uint32, uint3
 func treeAlign(probs *[1 << alignBits]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
 	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
 	k := 0
-	var b, nv, r uint32
-	m := uint32(1)
-	v := uint32(probs[1])
+	var b, nv uint
+	var r uint32
+	m := uint(1)
+	v := uint(probs[1])
 	for i := uint32(0); m < 8; i++ {
-		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[2*m]), uint32(probs[2*m+1]))
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint(probs[2*m]), uint(probs[2*m+1]))
 		probs[m] = uint16(nv)
 		rng, code, k = rcNorm8(rng, code, w, k)
 		m = m<<1 | b
-		r |= b << i
+		r |= uint32(b) << i
 	}
 	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
 	probs[m&15] = uint16(nv)
 	rng, code, k = rcNorm8(rng, code, w, k)
-	return r | b<<3, rng, code, ip + k
+	return r | uint32(b)<<3, rng, code, ip + k
 }
 
 // decodeMatchedLiteral decodes a literal after a match, given the byte mb
@@ -429,15 +430,15 @@ func treeAlign(probs *[1 << alignBits]uint16, rng, code uint32, in []byte, ip in
 // before the bit is known.
 //
 //go:noinline
-func decodeMatchedLiteral(probs *[litSize]uint16, mb uint32, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
+func decodeMatchedLiteral(probs *[litSize]uint16, mb uint, rng, code uint32, in []byte, ip int) (uint32, uint32, uint32, int) {
 	w := (*[8]byte)(in[ip : ip+8]) // see rcNorm8
 	k := 0
-	var b, nv uint32
-	sym := uint32(1)
-	offs := uint32(0x100)
+	var b, nv uint
+	sym := uint(1)
+	offs := uint(0x100)
 	mb <<= 1
 	i := offs + mb&offs + sym // the current bit's probability
-	v := uint32(probs[i])
+	v := uint(probs[i])
 	for sym < 0x80 {
 		// After a 0 the set stays when the match bit was 0; after a 1,
 		// when it was 1; otherwise offs drops to 0 (plain literal bits).
@@ -446,7 +447,7 @@ func decodeMatchedLiteral(probs *[litSize]uint16, mb uint32, rng, code uint32, i
 		o0, o1 := mbit^offs, mbit
 		i0 := o0 + mb&o0 + sym<<1
 		i1 := o1 + mb&o1 + sym<<1 + 1
-		rng, code, b, nv, v = rcBitNext(rng, code, v, uint32(probs[i0]), uint32(probs[i1]))
+		rng, code, b, nv, v = rcBitNext(rng, code, v, uint(probs[i0]), uint(probs[i1]))
 		probs[i] = uint16(nv)
 		rng, code, k = rcNorm8(rng, code, w, k)
 		sym = sym<<1 | b
@@ -458,7 +459,7 @@ func decodeMatchedLiteral(probs *[litSize]uint16, mb uint32, rng, code uint32, i
 	rng, code, b, nv, _ = rcBitNext(rng, code, v, 0, 0)
 	probs[i] = uint16(nv)
 	rng, code, k = rcNorm8(rng, code, w, k)
-	return (sym<<1 | b) - 0x100, rng, code, ip + k
+	return uint32(sym<<1|b) - 0x100, rng, code, ip + k
 }
 
 // decodeDist decodes the distance of a match (minus one) with the slot

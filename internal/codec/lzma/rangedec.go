@@ -86,12 +86,15 @@ func rcBitBL(rng, code uint32, p *uint16) (uint32, uint32, uint32) {
 // after a 1, loaded in parallel: the tree's next load is then off the
 // chain of dependent operations from one bit to the next. It returns the
 // range decoder state, the bit, the updated probability for the caller to
-// store, and the next bit's probability.
-func rcBitNext(rng, code, v, n0, n1 uint32) (uint32, uint32, uint32, uint32, uint32) {
-	bound := (rng >> probBits) * v
+// store, and the next bit's probability. Probabilities and bits are uint,
+// not uint32: as indexes and shift operands a uint32 costs arm64 a
+// zero-extending move each time, where amd64's 32-bit operations extend
+// for free.
+func rcBitNext(rng, code uint32, v, n0, n1 uint) (uint32, uint32, uint, uint, uint) {
+	bound := (rng >> probBits) * uint32(v)
 	r1, c1 := rng-bound, code-bound
 	v0, v1 := v+(probTotal-v)>>moveBits, v-v>>moveBits
-	b := uint32(1)
+	b := uint(1)
 	if code < bound {
 		r1, c1, v1, n1, b = bound, code, v0, n0, 0
 	}
@@ -112,11 +115,13 @@ func rcNorm(rng, code uint32, in []byte, ip int) (uint32, uint32, int) {
 // input through w, a view of its next eight bytes, with k counting the
 // bytes read: each bit normalises at most once (the range stays above 2^16
 // after a bit, as probabilities stay within 31..2017), so k&7 is k and
-// the view needs no bounds check. At a symbol's start at least
+// the view needs no bounds check. The test is rng < topValue written as a
+// mask, which arm64 encodes as an immediate (the constant 1<<24 needs a
+// register there). At a symbol's start at least
 // maxSymbolBytes bytes are in d.in beyond the position (padded at the end of
 // the input), and no symbol reads more, so the view is always there.
 func rcNorm8(rng, code uint32, w *[8]byte, k int) (uint32, uint32, int) {
-	if rng < topValue {
+	if rng&^(topValue-1) == 0 {
 		rng <<= 8
 		code = code<<8 | uint32(w[k&7])
 		k++

@@ -194,6 +194,7 @@ func TestTrailingAndLimit(t *testing.T) {
 // TestAgainstLzop compresses generated data (long runs, overlapping
 // matches, noise) at every level with lzop, when it is installed.
 func TestAgainstLzop(t *testing.T) {
+	testutil.StartsProcess(t)
 	if _, err := exec.LookPath("lzop"); err != nil {
 		t.Skip("lzop not installed")
 	}

@@ -183,6 +183,7 @@ func mustReader(t *testing.T, data []byte) *Reader {
 // 16-bit table filling and clearing several times) at every code width it
 // reads back, and compares. Skipped when compress is not installed.
 func TestAgainstCompress(t *testing.T) {
+	testutil.StartsProcess(t)
 	if _, err := exec.LookPath("compress"); err != nil {
 		t.Skip("compress (ncompress) not installed")
 	}
