@@ -140,6 +140,21 @@ func oneStdin(args []string) error {
 	return nil
 }
 
+// settleAll settles held entries through the sink, all at once when it
+// can (extract.Dir commits independent files in parallel).
+func settleAll(sink extract.Sink, vs []archive.Verdict) []error {
+	if s, ok := sink.(interface {
+		SettleAll([]archive.Verdict) []error
+	}); ok {
+		return s.SettleAll(vs)
+	}
+	errs := make([]error, len(vs))
+	for i, v := range vs {
+		errs[i] = sink.Settle(v.Entry, v.Err)
+	}
+	return errs
+}
+
 // abortable is a sink whose files in flight can be removed on interrupt.
 type abortable interface{ Abort() }
 
@@ -183,13 +198,23 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				}
 				return sink.Put(e, data)
 			},
-			func(e *archive.Entry, err error) error {
-				held, ok := laidOut[e]
-				if !ok {
-					return err // skipped by layout: nothing was written
+			func(vs []archive.Verdict) []error {
+				errs := make([]error, len(vs))
+				var todo []archive.Verdict
+				var at []int
+				for i, v := range vs {
+					held, ok := laidOut[v.Entry]
+					if !ok {
+						errs[i] = v.Err // skipped by layout: nothing was written
+						continue
+					}
+					delete(laidOut, v.Entry)
+					todo, at = append(todo, archive.Verdict{Entry: held, Err: v.Err}), append(at, i)
 				}
-				delete(laidOut, e)
-				return sink.Settle(held, err)
+				for k, err := range settleAll(sink, todo) {
+					errs[at[k]] = err
+				}
+				return errs
 			})
 		if s, ok := sink.(interface{ Stripped() int64 }); ok && s.Stripped() > 0 {
 			r.tolerate(path, archive.WarnAbsoluteName, fmt.Sprintf("removed a leading \"/\" or drive letter from %d member names", s.Stripped()))

@@ -48,6 +48,9 @@ type DirOptions struct {
 	// Quarantine, when not empty, is set as com.apple.quarantine on every
 	// file written (macOS; nothing elsewhere), as the archive carried it.
 	Quarantine []byte
+	// Buffer bounds the bytes of held files buffered for the writer pool
+	// at once (0: 16 MiB).
+	Buffer int64
 }
 
 // Dir writes entries below a destination directory opened with os.Root, so
@@ -85,6 +88,9 @@ type Dir struct {
 	// noTmpfile is set when files cannot be created unnamed (Linux,
 	// O_TMPFILE: see create), or to test the other way.
 	noTmpfile atomic.Bool
+
+	poolOnce sync.Once
+	pool     *writers // writes held files (Linux, see pool_linux.go)
 }
 
 type set = map[string]struct{}
@@ -427,6 +433,9 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 		return err
 	}
 	perm := d.perm(e.Mode, 0o644)
+	if d.queueable(e) {
+		return d.putQueued(p, e, r, perm)
+	}
 	// A Pending file waits for its verdict under a temporary name; any
 	// other is committed when its data ends (unnamed until then where
 	// the system allows it).
@@ -447,6 +456,13 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 	if err == nil && sw != nil {
 		err = sw.finish()
 	}
+	return d.finishFile(p, e, f, perm, exact, err)
+}
+
+// finishFile completes the file f for the resolved path p whose data was
+// written (err: how that went): its mode, times and identity, then its
+// commit, or its hold when Pending.
+func (d *Dir) finishFile(p string, e *archive.Entry, f *wfile, perm fs.FileMode, exact bool, err error) error {
 	if err == nil && !exact {
 		err = f.Chmod(perm)
 	}
@@ -694,6 +710,7 @@ func (e *UnsettledError) Error() string {
 // GNU tar does, to the directories that are still the ones recorded, and
 // closes the root. Its error names what it removed.
 func (d *Dir) Close() error {
+	d.stopWriters()
 	d.mu.Lock()
 	var unsettled []string
 	for e, h := range d.held {
