@@ -90,7 +90,7 @@ type Dir struct {
 	noTmpfile atomic.Bool
 
 	poolOnce sync.Once
-	pool     *writers // writes held files (Linux, see pool_linux.go)
+	pool     atomic.Pointer[writers] // writes held files (Linux, see pool_linux.go)
 }
 
 type set = map[string]struct{}
@@ -270,7 +270,7 @@ func (d *Dir) mkParent(p string) error {
 		if d.isDir(q) {
 			continue
 		}
-		fi, err := d.root.Lstat(q)
+		fi, err := d.lstat(q)
 		if err == nil && fi.IsDir() {
 			d.dirs.Store(q, true)
 			continue
@@ -286,7 +286,7 @@ func (d *Dir) mkParent(p string) error {
 			return fmt.Errorf("%w: %s is a %s, not a directory", ErrExists, q, kind(fi))
 		}
 		if _, err := d.mkdir(q); err != nil {
-			fi, serr := d.root.Lstat(q)
+			fi, serr := d.lstat(q)
 			switch {
 			case serr != nil:
 				return err
@@ -309,10 +309,7 @@ func (d *Dir) mkParent(p string) error {
 func (d *Dir) mkdir(p string) (fs.FileInfo, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := d.root.Mkdir(p, 0o755); err != nil {
-		return nil, err
-	}
-	fi, err := d.root.Lstat(p)
+	fi, err := d.mkdirAt(p)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +329,7 @@ func kind(fi fs.FileInfo) string {
 }
 
 func (d *Dir) putDir(p string, e *archive.Entry) error {
-	fi, err := d.root.Lstat(p)
+	fi, err := d.lstat(p)
 	switch {
 	case err == nil && fi.IsDir():
 		d.dirs.Store(p, true)
@@ -358,7 +355,7 @@ func (d *Dir) putDir(p string, e *archive.Entry) error {
 	}
 	fi, err = d.mkdir(p)
 	if err != nil {
-		if fi, serr := d.root.Lstat(p); serr == nil && !fi.IsDir() && d.mine(p, fi) {
+		if fi, serr := d.lstat(p); serr == nil && !fi.IsDir() && d.mine(p, fi) {
 			return archive.Corruptf("already exists: a %s extracted from this archive is in the way", kind(fi))
 		}
 		return err
@@ -760,12 +757,9 @@ func (d *Dir) applyDirMeta() {
 	})
 	for _, n := range names {
 		m := d.dirMeta[n]
-		if fi, err := d.root.Lstat(n); err != nil || !fi.IsDir() || !m.info.same(fi) {
+		if fi, err := d.lstat(n); err != nil || !fi.IsDir() || !m.info.same(fi) {
 			continue // no longer the directory the entry made or named
 		}
-		d.root.Chmod(n, m.mode)
-		if !m.mtime.IsZero() {
-			d.root.Chtimes(n, m.mtime, m.mtime)
-		}
+		d.setDirMetaOn(n, m)
 	}
 }

@@ -136,6 +136,7 @@ func (d *Dir) SettleAll(vs []archive.Verdict) []error {
 	var idx []int
 	var cs []*fastCommit
 	flush := func() {
+		d.flushWriters()
 		for k, i := range idx {
 			out[i] = d.finishCommit(cs[k])
 		}

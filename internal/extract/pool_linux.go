@@ -45,13 +45,14 @@ type writeJob struct {
 	times bool // set at and mt
 	at    time.Time
 	mt    time.Time
+	w     *writers
 	done  chan struct{}
 	err   error // set before done is closed
 }
 
 // writers is the pool: its goroutines and the bound on buffered bytes.
 type writers struct {
-	jobs chan func()
+	jobs chan []func() // in batches: one hand-over (a wake-up) per batch
 	wg   sync.WaitGroup
 
 	mu    sync.Mutex
@@ -61,7 +62,16 @@ type writers struct {
 
 	sendMu sync.Mutex // held to queue a job, and to close the queue
 	closed bool       // Close ended the pool
+	batch  []func()   // queued, not yet handed over
+	held   int64      // bytes buffered in batch
 }
+
+// A batch is handed over at this many jobs or bytes, or when anything
+// waits for a job in it.
+const (
+	batchJobs  = 32
+	batchBytes = 256 << 10
+)
 
 // queueable reports whether e is written by the pool: a held file not
 // known to be large, with nothing a broken one would be kept as (KeepBroken) and
@@ -73,14 +83,14 @@ func (d *Dir) queueable(e *archive.Entry) bool {
 
 // writers returns the pool, started on first use.
 func (d *Dir) writers() *writers {
-	d.poolOnce.Do(func() { d.pool = d.newWriters(true) })
-	return d.pool
+	d.poolOnce.Do(func() { d.pool.Store(d.newWriters(true)) })
+	return d.pool.Load()
 }
 
 // newWriters makes the pool, with its goroutines if start is set (else
 // closed: Close came first).
 func (d *Dir) newWriters(start bool) *writers {
-	w := &writers{jobs: make(chan func(), 256), limit: d.opt.Buffer, closed: !start}
+	w := &writers{jobs: make(chan []func(), 16), limit: d.opt.Buffer, closed: !start}
 	if w.limit <= 0 {
 		w.limit = defaultBuffer
 	}
@@ -93,8 +103,10 @@ func (d *Dir) newWriters(start bool) *writers {
 	for range n {
 		go func() {
 			defer w.wg.Done()
-			for job := range w.jobs {
-				job()
+			for batch := range w.jobs {
+				for _, job := range batch {
+					job()
+				}
 			}
 		}()
 	}
@@ -104,6 +116,11 @@ func (d *Dir) newWriters(start bool) *writers {
 // acquire waits until n more bytes may be buffered (at once if none are).
 func (w *writers) acquire(n int64) {
 	w.mu.Lock()
+	if w.bytes > 0 && w.bytes+n > w.limit {
+		w.mu.Unlock()
+		w.flush() // what it waits for may be in the batch
+		w.mu.Lock()
+	}
 	for w.bytes > 0 && w.bytes+n > w.limit {
 		w.cond.Wait()
 	}
@@ -125,24 +142,48 @@ func (w *writers) release(n int64) {
 	w.cond.Broadcast()
 }
 
-// queue hands job to the pool, unless Close ended it.
-func (w *writers) queue(job func()) bool {
+// queue adds job, of n buffered bytes, to the batch, handed over when
+// full; it returns false if Close ended the pool. Jobs run in the order
+// queued, a batch by one writer.
+func (w *writers) queue(job func(), n int64) bool {
 	w.sendMu.Lock()
 	defer w.sendMu.Unlock()
 	if w.closed {
 		return false
 	}
-	w.jobs <- job
+	w.batch = append(w.batch, job)
+	w.held += n
+	if len(w.batch) >= batchJobs || w.held >= batchBytes {
+		w.handOver()
+	}
 	return true
+}
+
+// flush hands over the batch (before waiting for a job in it).
+func (w *writers) flush() {
+	w.sendMu.Lock()
+	defer w.sendMu.Unlock()
+	if !w.closed {
+		w.handOver()
+	}
+}
+
+// handOver sends the batch to the writers; sendMu is held.
+func (w *writers) handOver() {
+	if len(w.batch) > 0 {
+		w.jobs <- w.batch
+		w.batch, w.held = nil, 0
+	}
 }
 
 // stopWriters waits for every queued write and ends the pool (Close, which
 // an interrupt may call while entries are still put).
 func (d *Dir) stopWriters() {
-	d.poolOnce.Do(func() { d.pool = d.newWriters(false) })
-	w := d.pool
+	d.poolOnce.Do(func() { d.pool.Store(d.newWriters(false)) })
+	w := d.pool.Load()
 	w.sendMu.Lock()
 	if !w.closed {
+		w.handOver()
 		w.closed = true
 		close(w.jobs)
 	}
@@ -185,7 +226,8 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	d.held[e] = held
 	d.heldName[p] = held
 	d.mu.Unlock()
-	if !w.queue(func() { j.err = d.writeHeld(j); w.done(j) }) {
+	j.w = w
+	if !w.queue(func() { j.err = d.writeHeld(j); w.done(j) }, int64(len(m.b))) {
 		j.err = errAborted
 		w.done(j)
 	}
@@ -227,6 +269,9 @@ func (m *memFile) Write(p []byte) (int, error) {
 // writeHeld is a writer's work: the file j under its temporary name, or,
 // when anything fails, nothing.
 func (d *Dir) writeHeld(j *writeJob) error {
+	if testBeforeWrite != nil {
+		testBeforeWrite(j.name)
+	}
 	create, exact := uint32(0o600), false
 	if j.perm&^fs.ModePerm == 0 && j.perm&realUmask() == 0 {
 		create, exact = uint32(j.perm), true
@@ -260,6 +305,10 @@ func (d *Dir) writeHeld(j *writeJob) error {
 	return err
 }
 
+// testBeforeWrite, when set, is called by a writer before it writes the
+// file for the resolved path name (the tests' slow writes).
+var testBeforeWrite func(name string)
+
 // wait waits for the pool's write of the held entry h, if any, and
 // returns its error.
 func (h *hold) wait() error {
@@ -267,6 +316,7 @@ func (h *hold) wait() error {
 	if j == nil {
 		return nil
 	}
+	j.w.flush()
 	<-j.done
 	return j.err
 }
@@ -299,12 +349,15 @@ func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
 	h.state = committed
 	c := &fastCommit{h: h, done: make(chan struct{})}
 	run := func() {
-		if c.werr = h.wait(); c.werr == nil {
+		// Its write was queued before it: done, or being done by
+		// another writer.
+		<-h.job.done
+		if c.werr = h.job.err; c.werr == nil {
 			c.err = unix.Renameat2(h.job.dir.fd, path.Base(h.tmp), h.job.dir.fd, path.Base(h.name), unix.RENAME_NOREPLACE)
 		}
 		close(c.done)
 	}
-	if !d.pool.queue(run) {
+	if !d.pool.Load().queue(run, 0) {
 		run()
 	}
 	return c
@@ -329,4 +382,11 @@ func (d *Dir) finishCommit(c *fastCommit) error {
 	delete(d.temps, h.tmp)
 	d.mu.Unlock()
 	return d.recheck(h.name)
+}
+
+// flushWriters hands over what is queued, if there is a pool.
+func (d *Dir) flushWriters() {
+	if w := d.pool.Load(); w != nil {
+		w.flush()
+	}
 }
