@@ -74,8 +74,8 @@ const (
 )
 
 // queueable reports whether e is written by the pool: a held file not
-// known to be large, with nothing a broken one would be kept as (KeepBroken) and
-// no attributes but mode and times.
+// known to be large, without KeepBroken (a broken one is kept from what
+// was written) and with no attributes but mode and times.
 func (d *Dir) queueable(e *archive.Entry) bool {
 	return e.Pending && e.Sparse == nil && e.Size <= maxQueued &&
 		!d.opt.KeepBroken && len(d.opt.Quarantine) == 0
