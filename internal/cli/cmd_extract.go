@@ -140,6 +140,27 @@ func oneStdin(args []string) error {
 	return nil
 }
 
+// writeBuffer is the bound on the bytes of held files buffered for the
+// directory sink's writers: an eighth of --memlimit, from 1 to 16 MiB.
+func writeBuffer(memLimit int64) int64 {
+	return min(max(memLimit/8, 1<<20), 16<<20)
+}
+
+// settleAll settles held entries through the sink, all at once when it
+// can (extract.Dir commits independent files in parallel).
+func settleAll(sink extract.Sink, vs []archive.Verdict) []error {
+	if s, ok := sink.(interface {
+		SettleAll([]archive.Verdict) []error
+	}); ok {
+		return s.SettleAll(vs)
+	}
+	errs := make([]error, len(vs))
+	for i, v := range vs {
+		errs[i] = sink.Settle(v.Entry, v.Err)
+	}
+	return errs
+}
+
 // abortable is a sink whose files in flight can be removed on interrupt.
 type abortable interface{ Abort() }
 
@@ -152,7 +173,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 	// RAR 5 file copy read from a pipe is decoded again from a spool.
 	r.opt.CopySources = o.Stdout || o.ToTar
 	for _, path := range o.Archives {
-		sink, finish, err := extractSink(f, o, path, func(entry, msg string) { r.warn(path, entry, msg) })
+		sink, finish, err := extractSink(f, o, path, writeBuffer(r.opt.MemLimit), func(entry, msg string) { r.warn(path, entry, msg) })
 		if err != nil {
 			r.problem(path, "", err)
 			continue
@@ -183,13 +204,23 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				}
 				return sink.Put(e, data)
 			},
-			func(e *archive.Entry, err error) error {
-				held, ok := laidOut[e]
-				if !ok {
-					return err // skipped by layout: nothing was written
+			func(vs []archive.Verdict) []error {
+				errs := make([]error, len(vs))
+				var todo []archive.Verdict
+				var at []int
+				for i, v := range vs {
+					held, ok := laidOut[v.Entry]
+					if !ok {
+						errs[i] = v.Err // skipped by layout: nothing was written
+						continue
+					}
+					delete(laidOut, v.Entry)
+					todo, at = append(todo, archive.Verdict{Entry: held, Err: v.Err}), append(at, i)
 				}
-				delete(laidOut, e)
-				return sink.Settle(held, err)
+				for k, err := range settleAll(sink, todo) {
+					errs[at[k]] = err
+				}
+				return errs
 			})
 		if s, ok := sink.(interface{ Stripped() int64 }); ok && s.Stripped() > 0 {
 			r.tolerate(path, archive.WarnAbsoluteName, fmt.Sprintf("removed a leading \"/\" or drive letter from %d member names", s.Stripped()))
@@ -216,7 +247,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 
 // extractSink chooses where path's entries go. The finish function, when
 // not nil, moves a staged extraction into place.
-func extractSink(f *Factory, o *ExtractOptions, path string, warn func(entry, msg string)) (extract.Sink, func() error, error) {
+func extractSink(f *Factory, o *ExtractOptions, path string, buffer int64, warn func(entry, msg string)) (extract.Sink, func() error, error) {
 	if o.Stdout {
 		return extract.Stdout{W: f.Out}, nil, nil
 	}
@@ -224,7 +255,7 @@ func extractSink(f *Factory, o *ExtractOptions, path string, warn func(entry, ms
 		return extract.NewTar(f.Out, extract.TarOptions{KeepSetID: o.KeepSetID}), nil, nil
 	}
 	dopt := extract.DirOptions{KeepSetID: o.KeepSetID, KeepBroken: o.KeepBroken, NoTimes: o.NoTimes,
-		AllowOutsideLinks: o.AllowOutsideLinks, Names: osnames.Default(), Warn: warn}
+		AllowOutsideLinks: o.AllowOutsideLinks, Names: osnames.Default(), Warn: warn, Buffer: buffer}
 	if path != "-" {
 		dopt.Quarantine, _ = quarantine.Of(path)
 	}

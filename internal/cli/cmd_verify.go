@@ -94,9 +94,13 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 					say(e, err)
 				}
 				return err
-			}, func(e *archive.Entry, err error) error {
-				say(e, err) // a held entry's line waits for its verdict
-				return err
+			}, func(vs []archive.Verdict) []error {
+				errs := make([]error, len(vs))
+				for i, v := range vs {
+					say(v.Entry, v.Err) // a held entry's line waits for its verdict
+					errs[i] = v.Err
+				}
+				return errs
 			})
 		if o.Manifest {
 			printManifest(f.Out, r.sums.all())

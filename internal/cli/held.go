@@ -11,9 +11,9 @@ import "github.com/unpack-dev/unpack/internal/archive"
 type held struct {
 	r      *runner
 	path   string
-	settle func(e *archive.Entry, err error) error // the sink's Settle
-	from   archive.Settler                         // nil: the reader settles nothing
-	list   []heldEntry                             // in archive order
+	settle settleFunc      // the sink's Settle
+	from   archive.Settler // nil: the reader settles nothing
+	list   []heldEntry     // in archive order
 }
 
 // heldEntry is an entry whose report waits: for its own verdict, or for
@@ -27,7 +27,7 @@ type heldEntry struct {
 
 // newHeld returns the tracker of reader's entries; settle nil means
 // nothing is held (the command writes nothing a verdict could undo).
-func newHeld(r *runner, path string, reader archive.Reader, settle func(*archive.Entry, error) error) *held {
+func newHeld(r *runner, path string, reader archive.Reader, settle settleFunc) *held {
 	h := &held{r: r, path: path, settle: settle}
 	h.from, _ = reader.(archive.Settler)
 	return h
@@ -47,13 +47,53 @@ func (h *held) put(e *archive.Entry, size int64, err error) {
 	}
 }
 
-// drain applies the verdicts the reader has decided.
+// settleFunc settles held entries with their verdicts, in order, and
+// returns each one's result (a sink's SettleAll: the commits of
+// independent files may go in parallel).
+type settleFunc func([]archive.Verdict) []error
+
+// drain applies the verdicts the reader has decided, all at once.
 func (h *held) drain() {
 	if h.from == nil {
 		return
 	}
-	for _, v := range h.from.Settled() {
-		h.verdict(v.Entry, v.Err)
+	vs := h.from.Settled()
+	if len(vs) < 2 {
+		for _, v := range vs {
+			h.verdict(v.Entry, v.Err)
+		}
+		return
+	}
+	var todo []archive.Verdict
+	var at []int // their places in h.list
+	next := 0    // verdicts come in archive order: look there first
+	for _, v := range vs {
+		for k := range h.list {
+			i := (next + k) % len(h.list)
+			if x := &h.list[i]; x.e == v.Entry && !x.decided {
+				todo, at = append(todo, v), append(at, i)
+				if v.Err != nil {
+					h.r.sums.drop(v.Entry.Name)
+				}
+				next = i + 1
+				break
+			}
+		}
+	}
+	if len(todo) > 0 {
+		for k, err := range h.settle(todo) {
+			h.list[at[k]].decided, h.list[at[k]].err = true, err
+		}
+	}
+	h.report()
+}
+
+// report reports the decided entries at the head of the list.
+func (h *held) report() {
+	for len(h.list) > 0 && h.list[0].decided {
+		x := h.list[0]
+		h.list = h.list[1:]
+		h.r.report(h.path, x.e, x.size, x.err)
 	}
 }
 
@@ -78,14 +118,10 @@ func (h *held) verdict(e *archive.Entry, err error) {
 		if err != nil {
 			h.r.sums.drop(e.Name)
 		}
-		x.decided, x.err = true, h.settle(e, err)
+		x.decided, x.err = true, h.settle([]archive.Verdict{{Entry: e, Err: err}})[0]
 		break
 	}
-	for len(h.list) > 0 && h.list[0].decided {
-		x := h.list[0]
-		h.list = h.list[1:]
-		h.r.report(h.path, x.e, x.size, x.err)
-	}
+	h.report()
 }
 
 // errUnsettled fails an entry still held when its archive ended without

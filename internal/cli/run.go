@@ -162,10 +162,10 @@ func (r *runner) meter(src io.Reader, n *int64) io.Reader {
 // With parallel set, a seekable indexed archive is processed on several
 // cores instead (see runner.parallel).
 //
-// settle is the sink's Settle: an entry the reader returns Pending that fn
+// settle is the sink's SettleAll: an entry the reader returns Pending that fn
 // took without an error is settled through it, and reported, when the
 // reader decides on it (see held). Nil settle: nothing is held.
-func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error, settle func(*archive.Entry, error) error) ExitCode {
+func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn func(a *formats.Archive, e *archive.Entry, data io.Reader) error, settle settleFunc) ExitCode {
 	saved := r.code
 	r.code, r.archiveState = ExitOK, archiveState{current: path}
 	r.pw.reset()

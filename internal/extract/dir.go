@@ -48,6 +48,9 @@ type DirOptions struct {
 	// Quarantine, when not empty, is set as com.apple.quarantine on every
 	// file written (macOS; nothing elsewhere), as the archive carried it.
 	Quarantine []byte
+	// Buffer bounds the bytes of held files buffered for the writer pool
+	// at once (0: 16 MiB).
+	Buffer int64
 }
 
 // Dir writes entries below a destination directory opened with os.Root, so
@@ -85,6 +88,9 @@ type Dir struct {
 	// noTmpfile is set when files cannot be created unnamed (Linux,
 	// O_TMPFILE: see create), or to test the other way.
 	noTmpfile atomic.Bool
+
+	poolOnce sync.Once
+	pool     atomic.Pointer[writers] // writes held files (Linux, see pool_linux.go)
 }
 
 type set = map[string]struct{}
@@ -268,7 +274,7 @@ func (d *Dir) mkParent(p string) error {
 		if d.isDir(q) {
 			continue
 		}
-		fi, err := d.root.Lstat(q)
+		fi, err := d.lstat(q)
 		if err == nil && fi.IsDir() {
 			d.dirs.Store(q, true)
 			continue
@@ -284,7 +290,7 @@ func (d *Dir) mkParent(p string) error {
 			return fmt.Errorf("%w: %s is a %s, not a directory", ErrExists, q, kind(fi))
 		}
 		if _, err := d.mkdir(q); err != nil {
-			fi, serr := d.root.Lstat(q)
+			fi, serr := d.lstat(q)
 			switch {
 			case serr != nil:
 				return err
@@ -307,10 +313,7 @@ func (d *Dir) mkParent(p string) error {
 func (d *Dir) mkdir(p string) (fs.FileInfo, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := d.root.Mkdir(p, 0o755); err != nil {
-		return nil, err
-	}
-	fi, err := d.root.Lstat(p)
+	fi, err := d.mkdirAt(p)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +333,7 @@ func kind(fi fs.FileInfo) string {
 }
 
 func (d *Dir) putDir(p string, e *archive.Entry) error {
-	fi, err := d.root.Lstat(p)
+	fi, err := d.lstat(p)
 	switch {
 	case err == nil && fi.IsDir():
 		d.dirs.Store(p, true)
@@ -356,7 +359,7 @@ func (d *Dir) putDir(p string, e *archive.Entry) error {
 	}
 	fi, err = d.mkdir(p)
 	if err != nil {
-		if fi, serr := d.root.Lstat(p); serr == nil && !fi.IsDir() && d.mine(p, fi) {
+		if fi, serr := d.lstat(p); serr == nil && !fi.IsDir() && d.mine(p, fi) {
 			return archive.Corruptf("already exists: a %s extracted from this archive is in the way", kind(fi))
 		}
 		return err
@@ -431,6 +434,9 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 		return err
 	}
 	perm := d.perm(e.Mode, 0o644)
+	if d.queueable(e) {
+		return d.putQueued(p, e, r, perm)
+	}
 	// A Pending file waits for its verdict under a temporary name; any
 	// other is committed when its data ends (unnamed until then where
 	// the system allows it).
@@ -451,6 +457,13 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 	if err == nil && sw != nil {
 		err = sw.finish()
 	}
+	return d.finishFile(p, e, f, perm, exact, err)
+}
+
+// finishFile completes the file f for the resolved path p whose data was
+// written (err: how that went): its mode, times and identity, then its
+// commit, or its hold when Pending.
+func (d *Dir) finishFile(p string, e *archive.Entry, f *wfile, perm fs.FileMode, exact bool, err error) error {
 	if err == nil && !exact {
 		err = f.Chmod(perm)
 	}
@@ -698,6 +711,7 @@ func (e *UnsettledError) Error() string {
 // GNU tar does, to the directories that are still the ones recorded, and
 // closes the root. Its error names what it removed.
 func (d *Dir) Close() error {
+	d.stopWriters()
 	d.mu.Lock()
 	var unsettled []string
 	for e, h := range d.held {
@@ -747,12 +761,9 @@ func (d *Dir) applyDirMeta() {
 	})
 	for _, n := range names {
 		m := d.dirMeta[n]
-		if fi, err := d.root.Lstat(n); err != nil || !fi.IsDir() || !m.info.same(fi) {
+		if fi, err := d.lstat(n); err != nil || !fi.IsDir() || !m.info.same(fi) {
 			continue // no longer the directory the entry made or named
 		}
-		d.root.Chmod(n, m.mode)
-		if !m.mtime.IsZero() {
-			d.root.Chtimes(n, m.mtime, m.mtime)
-		}
+		d.setDirMetaOn(n, m)
 	}
 }

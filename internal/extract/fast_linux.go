@@ -33,7 +33,7 @@ import (
 
 // dirHandle is an open directory of the destination.
 type dirHandle struct {
-	f         *os.File
+	f         *os.File // nil when opened by mkdirAt: fd alone
 	fd        int
 	dev       uint64      // its device: that of every file created in it
 	noTmpfile atomic.Bool // O_TMPFILE failed here: temporary names instead
@@ -272,7 +272,11 @@ func (d *Dir) closeFDs() {
 	d.fdMu.Lock()
 	defer d.fdMu.Unlock()
 	for k, h := range d.fds {
-		h.f.Close()
+		if h.f != nil {
+			h.f.Close()
+		} else {
+			unix.Close(h.fd)
+		}
 		delete(d.fds, k)
 	}
 }
@@ -288,4 +292,129 @@ func written(dev uint64, size int64, mt time.Time) ident {
 		id.mtime, id.timed = mt.Unix(), true
 	}
 	return id
+}
+
+// statInfo is an fs.FileInfo from a stat relative to a directory handle.
+type statInfo struct {
+	name string
+	st   unix.Stat_t
+}
+
+func (s *statInfo) Name() string       { return s.name }
+func (s *statInfo) Size() int64        { return s.st.Size }
+func (s *statInfo) IsDir() bool        { return s.st.Mode&unix.S_IFMT == unix.S_IFDIR }
+func (s *statInfo) Sys() any           { return &s.st }
+func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
+
+// Mode is os's conversion of the stat's mode.
+func (s *statInfo) Mode() fs.FileMode {
+	m := fs.FileMode(s.st.Mode & 0o777)
+	switch s.st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		m |= fs.ModeSocket
+	case unix.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		m |= fs.ModeDevice
+	}
+	if s.st.Mode&unix.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if s.st.Mode&unix.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if s.st.Mode&unix.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+
+// knownDir reports whether the resolved path dir has a handle to use:
+// the destination, or a directory seen as one (which stays one).
+func (d *Dir) knownDir(dir string) bool { return dir == "" || d.isDir(dir) }
+
+// lstat is Lstat of the resolved path p without following a link at p:
+// one fstatat relative to the handle of its directory when that is known
+// to be one, else through the root (its walk).
+func (d *Dir) lstat(p string) (fs.FileInfo, error) {
+	if !d.knownDir(parent(p)) {
+		return d.root.Lstat(p)
+	}
+	h, err := d.dirFD(parent(p))
+	if err != nil {
+		return nil, err
+	}
+	si := &statInfo{name: path.Base(p)}
+	if err := unix.Fstatat(h.fd, si.name, &si.st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: p, Err: err}
+	}
+	return si, nil
+}
+
+// mkdirAt makes the directory p (its parent known to be one) relative to
+// the parent's handle, opens it as its own handle (so that what is made in
+// it needs no walk) and returns its stat, from that handle.
+func (d *Dir) mkdirAt(p string) (fs.FileInfo, error) {
+	dir := parent(p)
+	if !d.knownDir(dir) {
+		if err := d.root.Mkdir(p, 0o755); err != nil {
+			return nil, err
+		}
+		return d.root.Lstat(p)
+	}
+	h, err := d.dirFD(dir)
+	if err != nil {
+		return nil, err
+	}
+	base := path.Base(p)
+	if err := unix.Mkdirat(h.fd, base, 0o755); err != nil {
+		return nil, &fs.PathError{Op: "mkdirat", Path: p, Err: err}
+	}
+	fd, err := unix.Openat(h.fd, base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "openat", Path: p, Err: err}
+	}
+	si := &statInfo{name: base}
+	if err := unix.Fstat(fd, &si.st); err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "fstat", Path: p, Err: err}
+	}
+	nh := &dirHandle{fd: fd, dev: uint64(si.st.Dev)}
+	nh.noTmpfile.Store(d.noTmpfile.Load())
+	d.fdMu.Lock()
+	if d.fds[p] == nil {
+		d.fds[p] = nh
+		fd = -1
+	}
+	d.fdMu.Unlock()
+	if fd >= 0 {
+		unix.Close(fd)
+	}
+	return si, nil
+}
+
+// setDirMetaOn gives the directory p its mode and times: on its handle
+// when it has one, else through the root.
+func (d *Dir) setDirMetaOn(p string, m dirMeta) {
+	d.fdMu.Lock()
+	h := d.fds[p]
+	d.fdMu.Unlock()
+	if h == nil {
+		d.root.Chmod(p, m.mode)
+		if !m.mtime.IsZero() {
+			d.root.Chtimes(p, m.mtime, m.mtime)
+		}
+		return
+	}
+	unix.Fchmod(h.fd, syscallMode(m.mode))
+	if !m.mtime.IsZero() {
+		f := wfile{fd: h.fd, name: p}
+		f.setTimes(m.mtime, m.mtime)
+	}
 }

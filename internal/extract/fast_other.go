@@ -62,3 +62,22 @@ func (d *Dir) renameNew(_, _ string) error { return errNoFastPath }
 func (d *Dir) closeFDs() {}
 
 var errNoFastPath = errors.New("no fast path")
+
+// lstat is the root's Lstat.
+func (d *Dir) lstat(p string) (fs.FileInfo, error) { return d.root.Lstat(p) }
+
+// mkdirAt makes the directory p through the root.
+func (d *Dir) mkdirAt(p string) (fs.FileInfo, error) {
+	if err := d.root.Mkdir(p, 0o755); err != nil {
+		return nil, err
+	}
+	return d.root.Lstat(p)
+}
+
+// setDirMetaOn gives the directory p its mode and times, through the root.
+func (d *Dir) setDirMetaOn(p string, m dirMeta) {
+	d.root.Chmod(p, m.mode)
+	if !m.mtime.IsZero() {
+		d.root.Chtimes(p, m.mtime, m.mtime)
+	}
+}

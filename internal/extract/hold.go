@@ -15,13 +15,14 @@ type hold struct {
 	name   string // resolved path it goes to; "" once a later entry took it
 	tmp    string
 	info   ident
-	target string  // for a symlink: its target
-	dir    bool    // a directory: its metadata waits
-	file   *hold   // for a hard link: the held file it links to
-	links  []*hold // the hard links held with this file
-	own    bool    // for a hard link: its own verdict passed (or it had none)
-	state  int     // waiting, committed or failed
-	err    error   // for a file that failed: why
+	target string    // for a symlink: its target
+	dir    bool      // a directory: its metadata waits
+	file   *hold     // for a hard link: the held file it links to
+	links  []*hold   // the hard links held with this file
+	own    bool      // for a hard link: its own verdict passed (or it had none)
+	state  int       // waiting, committed or failed
+	err    error     // for a file that failed: why
+	job    *writeJob // its write by the pool, when queued (see wait)
 }
 
 const (
@@ -57,6 +58,11 @@ func (d *Dir) Settle(e *archive.Entry, err error) error {
 		delete(d.heldName, h.name)
 	}
 	d.mu.Unlock()
+	if h != nil {
+		if werr := h.wait(); werr != nil && err == nil {
+			err = werr // its data never reached the disk whole
+		}
+	}
 	switch {
 	case h == nil:
 		return err
@@ -121,6 +127,33 @@ func (d *Dir) Settle(e *archive.Entry, err error) error {
 	return errors.Join(errs...)
 }
 
+// SettleAll settles the held entries of vs, in order, as Settle would one
+// by one, and returns each one's result. The commits of held files that
+// depend on nothing but their own name (see commitQueued) go in parallel;
+// any other entry waits for those before it.
+func (d *Dir) SettleAll(vs []archive.Verdict) []error {
+	out := make([]error, len(vs))
+	var idx []int
+	var cs []*fastCommit
+	flush := func() {
+		d.flushWriters()
+		for k, i := range idx {
+			out[i] = d.finishCommit(cs[k])
+		}
+		idx, cs = idx[:0], cs[:0]
+	}
+	for i, v := range vs {
+		if c := d.commitQueued(v.Entry, v.Err); c != nil {
+			idx, cs = append(idx, i), append(cs, c)
+			continue
+		}
+		flush()
+		out[i] = d.Settle(v.Entry, v.Err)
+	}
+	flush()
+	return out
+}
+
 // drop removes a temporary file.
 func (d *Dir) drop(tmp string) {
 	d.root.Remove(tmp)
@@ -143,6 +176,9 @@ func (d *Dir) settleLink(l *hold) error {
 // holdHardlink links p to a file still held: the link is made now, to the
 // file's temporary name, and commits or goes with the file.
 func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
+	if err := file.wait(); err != nil {
+		return &TargetError{Target: e.Linkname, Err: err}
+	}
 	if err := d.mkParent(p); err != nil {
 		return err
 	}

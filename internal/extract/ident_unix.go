@@ -5,6 +5,8 @@ package extract
 import (
 	"io/fs"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // ident is a file's identity on disk, its device and inode: some 40 bytes
@@ -28,25 +30,37 @@ type ident struct {
 }
 
 func identOf(fi fs.FileInfo) ident {
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	dev, ino, _, ok := statOf(fi)
 	if !ok {
 		return ident{}
 	}
-	return ident{dev: uint64(st.Dev), ino: uint64(st.Ino)}
+	return ident{dev: dev, ino: ino}
+}
+
+// statOf is the device, inode and link count of fi: from os's Lstat, or
+// from a stat made relative to a directory handle (Linux, see lstat).
+func statOf(fi fs.FileInfo) (dev, ino, nlink uint64, ok bool) {
+	switch st := fi.Sys().(type) {
+	case *syscall.Stat_t:
+		return uint64(st.Dev), uint64(st.Ino), uint64(st.Nlink), true
+	case *unix.Stat_t:
+		return uint64(st.Dev), uint64(st.Ino), uint64(st.Nlink), true
+	}
+	return 0, 0, 0, false
 }
 
 // same reports whether fi is the file of identity i.
 func (i ident) same(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	dev, ino, nlink, ok := statOf(fi)
 	switch {
-	case !ok || i.dev == 0 && i.ino == 0 || uint64(st.Dev) != i.dev:
+	case !ok || i.dev == 0 && i.ino == 0 || dev != i.dev:
 		return false
 	case i.ino != 0:
-		return uint64(st.Ino) == i.ino
+		return ino == i.ino
 	}
 	// A file written, known by what it was written as (see ident). File
 	// systems keep mtimes to 2 s at worst (FAT).
-	if !fi.Mode().IsRegular() || uint64(st.Nlink) != 1 || fi.Size() != i.size {
+	if !fi.Mode().IsRegular() || nlink != 1 || fi.Size() != i.size {
 		return false
 	}
 	d := fi.ModTime().Unix() - i.mtime

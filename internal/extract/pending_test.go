@@ -73,6 +73,21 @@ func put(t *testing.T, d *Dir, e *archive.Entry, r io.Reader) {
 	if err := d.Put(e, r); err != nil {
 		t.Fatalf("Put %s: %v", e.Name, err)
 	}
+	d.waitWrites()
+}
+
+// waitWrites waits for the pool's writes of the held files, so that a
+// test sees them on disk.
+func (d *Dir) waitWrites() {
+	d.mu.Lock()
+	var hs []*hold
+	for _, h := range d.held {
+		hs = append(hs, h)
+	}
+	d.mu.Unlock()
+	for _, h := range hs {
+		h.wait()
+	}
 }
 
 // temps reports whether dest holds temporary files.

@@ -1,0 +1,392 @@
+package extract
+
+import (
+	"io"
+	"io/fs"
+	"path"
+	"runtime"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// A Pending file (held under a temporary name until the stream check that
+// covers it) is written by a small pool of writer goroutines while the
+// decoder goes on: the kernel's file creation, not the decoding, is most
+// of the time of a many-file tar to disk.
+//
+// Only the system calls of the one file go to the pool: creating it
+// under its temporary name (unique, O_EXCL, in a directory handle that
+// stays that directory), its data, mode and times, and closing it. Every
+// decision (the path and its directory, the policy, supersession by a
+// later entry of the name, hard links, the commit) stays on the goroutine
+// that calls Put and Settle, in archive order, and whatever needs the
+// temporary file on disk (a hard link to it, the commit, its removal)
+// waits for its write first (hold.wait).
+
+// maxQueued is the largest file buffered for the pool; larger ones are
+// written on the caller's goroutine as before.
+const maxQueued = 1 << 20
+
+// defaultBuffer is the bound on the bytes buffered for the pool at once
+// when DirOptions.Buffer is not set.
+const defaultBuffer = 16 << 20
+
+// writeJob is one held file for the pool to write.
+type writeJob struct {
+	dir   *dirHandle
+	tmp   string // its temporary name (a resolved path in dir)
+	name  string // the path it goes to, for errors
+	data  []byte
+	perm  fs.FileMode
+	times bool // set at and mt
+	at    time.Time
+	mt    time.Time
+	w     *writers
+	done  chan struct{}
+	err   error // set before done is closed
+}
+
+// writers is the pool: its goroutines and the bound on buffered bytes.
+type writers struct {
+	jobs chan []func() // in batches: one hand-over (a wake-up) per batch
+	wg   sync.WaitGroup
+
+	mu    sync.Mutex
+	cond  *sync.Cond
+	bytes int64 // buffered now
+	limit int64
+
+	sendMu sync.Mutex // held to queue a job, and to close the queue
+	closed bool       // Close ended the pool
+	batch  []func()   // queued, not yet handed over
+	held   int64      // bytes buffered in batch
+}
+
+// A batch is handed over at this many jobs or bytes, or when anything
+// waits for a job in it.
+const (
+	batchJobs  = 32
+	batchBytes = 256 << 10
+)
+
+// queueable reports whether e is written by the pool: a held file not
+// known to be large, without KeepBroken (a broken one is kept from what
+// was written) and with no attributes but mode and times.
+func (d *Dir) queueable(e *archive.Entry) bool {
+	return e.Pending && e.Sparse == nil && e.Size <= maxQueued &&
+		!d.opt.KeepBroken && len(d.opt.Quarantine) == 0
+}
+
+// writers returns the pool, started on first use.
+func (d *Dir) writers() *writers {
+	d.poolOnce.Do(func() { d.pool.Store(d.newWriters(true)) })
+	return d.pool.Load()
+}
+
+// newWriters makes the pool, with its goroutines if start is set (else
+// closed: Close came first).
+func (d *Dir) newWriters(start bool) *writers {
+	w := &writers{jobs: make(chan []func(), 16), limit: d.opt.Buffer, closed: !start}
+	if w.limit <= 0 {
+		w.limit = defaultBuffer
+	}
+	w.cond = sync.NewCond(&w.mu)
+	if !start {
+		return w
+	}
+	n := max(2, runtime.GOMAXPROCS(0))
+	w.wg.Add(n)
+	for range n {
+		go func() {
+			defer w.wg.Done()
+			for batch := range w.jobs {
+				for _, job := range batch {
+					job()
+				}
+			}
+		}()
+	}
+	return w
+}
+
+// acquire waits until n more bytes may be buffered (at once if none are).
+func (w *writers) acquire(n int64) {
+	w.mu.Lock()
+	if w.bytes > 0 && w.bytes+n > w.limit {
+		w.mu.Unlock()
+		w.flush() // what it waits for may be in the batch
+		w.mu.Lock()
+	}
+	for w.bytes > 0 && w.bytes+n > w.limit {
+		w.cond.Wait()
+	}
+	w.bytes += n
+	w.mu.Unlock()
+}
+
+// done ends the write j: its buffer is released.
+func (w *writers) done(j *writeJob) {
+	w.release(int64(len(j.data)))
+	j.data = nil
+	close(j.done)
+}
+
+func (w *writers) release(n int64) {
+	w.mu.Lock()
+	w.bytes -= n
+	w.mu.Unlock()
+	w.cond.Broadcast()
+}
+
+// queue adds job, of n buffered bytes, to the batch, handed over when
+// full; it returns false if Close ended the pool. Jobs run in the order
+// queued, a batch by one writer.
+func (w *writers) queue(job func(), n int64) bool {
+	w.sendMu.Lock()
+	defer w.sendMu.Unlock()
+	if w.closed {
+		return false
+	}
+	w.batch = append(w.batch, job)
+	w.held += n
+	if len(w.batch) >= batchJobs || w.held >= batchBytes {
+		w.handOver()
+	}
+	return true
+}
+
+// flush hands over the batch (before waiting for a job in it).
+func (w *writers) flush() {
+	w.sendMu.Lock()
+	defer w.sendMu.Unlock()
+	if !w.closed {
+		w.handOver()
+	}
+}
+
+// handOver sends the batch to the writers; sendMu is held.
+func (w *writers) handOver() {
+	if len(w.batch) > 0 {
+		w.jobs <- w.batch
+		w.batch, w.held = nil, 0
+	}
+}
+
+// stopWriters waits for every queued write and ends the pool (Close, which
+// an interrupt may call while entries are still put).
+func (d *Dir) stopWriters() {
+	d.poolOnce.Do(func() { d.pool.Store(d.newWriters(false)) })
+	w := d.pool.Load()
+	w.sendMu.Lock()
+	if !w.closed {
+		w.handOver()
+		w.closed = true
+		close(w.jobs)
+	}
+	w.sendMu.Unlock()
+	w.wg.Wait()
+}
+
+// putQueued reads the held file e for the resolved path p into memory and
+// queues it for the pool; it returns once the entry is held (its data
+// read to the end, so verified as far as its reader can). Data beyond
+// the bound (e.Size is only a hint) is written here, as any held file.
+func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMode) error {
+	h, err := d.dirFD(parent(p))
+	if err != nil {
+		return err
+	}
+	w := d.writers()
+	m := &memFile{d: d, p: p, perm: perm, max: min(maxQueued, w.limit)}
+	m.b = make([]byte, 0, min(max(e.Size, 0), m.max))
+	_, err = archive.Copy(m, r)
+	if m.f != nil {
+		return d.finishFile(p, e, m.f, perm, m.exact, err)
+	}
+	if err != nil {
+		return err
+	}
+	w.acquire(int64(len(m.b)))
+	j := &writeJob{dir: h, tmp: tempName(p), name: p, data: m.b, perm: perm, done: make(chan struct{})}
+	var mtime time.Time
+	if !e.ModTime.IsZero() && !d.opt.NoTimes {
+		j.times, j.at, j.mt = true, e.AccessTime, e.ModTime
+		if j.at.IsZero() {
+			j.at = e.ModTime
+		}
+		mtime = e.ModTime
+	}
+	held := &hold{name: p, tmp: j.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j}
+	d.mu.Lock()
+	d.temps[j.tmp] = struct{}{}
+	d.held[e] = held
+	d.heldName[p] = held
+	d.mu.Unlock()
+	j.w = w
+	if !w.queue(func() { j.err = d.writeHeld(j); w.done(j) }, int64(len(m.b))) {
+		j.err = errAborted
+		w.done(j)
+	}
+	return nil
+}
+
+// memFile buffers a held file's data up to max bytes; beyond, it creates
+// the file under its temporary name and writes there from then on.
+type memFile struct {
+	d     *Dir
+	p     string
+	perm  fs.FileMode
+	b     []byte
+	max   int64
+	f     *wfile // the file, once spilled
+	exact bool   // f has its mode
+}
+
+func (m *memFile) Write(p []byte) (int, error) {
+	if m.f == nil && int64(len(m.b))+int64(len(p)) <= m.max {
+		m.b = append(m.b, p...)
+		return len(p), nil
+	}
+	if m.f == nil {
+		f, exact, err := m.d.create(m.p, m.perm, true)
+		if err != nil {
+			return 0, err
+		}
+		m.f, m.exact = f, exact
+		m.d.track(f.tmp, true)
+		if _, err := f.Write(m.b); err != nil {
+			return 0, err
+		}
+		m.b = nil
+	}
+	return m.f.Write(p)
+}
+
+// writeHeld is a writer's work: the file j under its temporary name, or,
+// when anything fails, nothing.
+func (d *Dir) writeHeld(j *writeJob) error {
+	if testBeforeWrite != nil {
+		testBeforeWrite(j.name)
+	}
+	create, exact := uint32(0o600), false
+	if j.perm&^fs.ModePerm == 0 && j.perm&realUmask() == 0 {
+		create, exact = uint32(j.perm), true
+	}
+	base := path.Base(j.tmp)
+	fd, err := unix.Openat(j.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+	if err != nil {
+		return &fs.PathError{Op: "openat", Path: j.tmp, Err: err}
+	}
+	f := &wfile{fd: fd, dir: j.dir, tmp: j.tmp, name: j.name}
+	_, err = f.Write(j.data)
+	if err == nil && !exact {
+		err = f.Chmod(j.perm)
+	}
+	if err == nil && j.times {
+		err = f.setTimes(j.at, j.mt)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	d.mu.Lock()
+	if err == nil && d.aborted {
+		err = errAborted
+	}
+	if err != nil {
+		// Nothing of it stays (Abort may have looked for it before it
+		// was made).
+		unix.Unlinkat(j.dir.fd, base, 0)
+	}
+	d.mu.Unlock()
+	return err
+}
+
+// testBeforeWrite, when set, is called by a writer before it writes the
+// file for the resolved path name (the tests' slow writes).
+var testBeforeWrite func(name string)
+
+// wait waits for the pool's write of the held entry h, if any, and
+// returns its error.
+func (h *hold) wait() error {
+	j := h.job
+	if j == nil {
+		return nil
+	}
+	j.w.flush()
+	<-j.done
+	return j.err
+}
+
+// fastCommit is the commit of a held file the pool renames into place.
+type fastCommit struct {
+	h    *hold
+	done chan struct{}
+	werr error // its write failed (nothing is on disk)
+	err  error // the rename failed: the policy decides (place)
+}
+
+// commitQueued starts the commit of e, with its verdict err, on the pool
+// when e is a held file written by the pool, that passed, keeps its name
+// and has no hard links: its commit is a rename to a name of its own,
+// independent of every other such commit. Else it returns nil.
+func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
+	if err != nil {
+		return nil
+	}
+	d.mu.Lock()
+	h := d.held[e]
+	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.heldName[h.name] != h || d.aborted {
+		d.mu.Unlock()
+		return nil
+	}
+	delete(d.held, e)
+	delete(d.heldName, h.name)
+	d.mu.Unlock()
+	h.state = committed
+	c := &fastCommit{h: h, done: make(chan struct{})}
+	run := func() {
+		// Its write was queued before it: done, or being done by
+		// another writer.
+		<-h.job.done
+		if c.werr = h.job.err; c.werr == nil {
+			c.err = unix.Renameat2(h.job.dir.fd, path.Base(h.tmp), h.job.dir.fd, path.Base(h.name), unix.RENAME_NOREPLACE)
+		}
+		close(c.done)
+	}
+	if !d.pool.Load().queue(run, 0) {
+		run()
+	}
+	return c
+}
+
+// finishCommit waits for the commit c and records it, or, when the rename
+// failed, leaves it to the policy as any commit.
+func (d *Dir) finishCommit(c *fastCommit) error {
+	<-c.done
+	h := c.h
+	switch {
+	case c.werr != nil:
+		h.state, h.err = failed, c.werr
+		d.track(h.tmp, false)
+		return c.werr
+	case c.err != nil:
+		return d.place(h.tmp, h.name, h.info)
+	}
+	d.mu.Lock()
+	d.made[h.name] = h.info
+	delete(d.links, h.name)
+	delete(d.temps, h.tmp)
+	d.mu.Unlock()
+	return d.recheck(h.name)
+}
+
+// flushWriters hands over what is queued, if there is a pool.
+func (d *Dir) flushWriters() {
+	if w := d.pool.Load(); w != nil {
+		w.flush()
+	}
+}

@@ -1,0 +1,35 @@
+//go:build !linux
+
+package extract
+
+import (
+	"io"
+	"io/fs"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// The pool of writers for held files is Linux's (see pool_linux.go): here
+// every file is written on the caller's goroutine.
+
+type writers struct{}
+
+type writeJob struct{}
+
+func (d *Dir) queueable(*archive.Entry) bool { return false }
+
+func (d *Dir) putQueued(string, *archive.Entry, io.Reader, fs.FileMode) error {
+	return errNoFastPath
+}
+
+func (d *Dir) stopWriters() {}
+
+func (h *hold) wait() error { return nil }
+
+type fastCommit struct{}
+
+func (d *Dir) commitQueued(*archive.Entry, error) *fastCommit { return nil }
+
+func (d *Dir) finishCommit(*fastCommit) error { return nil }
+
+func (d *Dir) flushWriters() {}
