@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -37,12 +38,30 @@ type dirHandle struct {
 	fd        int
 	dev       uint64      // its device: that of every file created in it
 	noTmpfile atomic.Bool // O_TMPFILE failed here: temporary names instead
+	refs      int         // users between dirFD and release (under fdMu)
 }
 
-// dirFD returns the cached handle of the resolved directory dir.
+// maxDirHandles bounds the directory handles kept open: an archive of more
+// directories than the process may open files would else run out of
+// descriptors. Beyond it, handles no one uses are closed (and opened again
+// through the root when needed: a directory of the destination stays one).
+// It is 1024, or a quarter of the descriptors allowed where that is less.
+var maxDirHandles = sync.OnceValue(func() int {
+	var r unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &r) == nil && r.Cur < 4096 {
+		return max(16, int(r.Cur/4))
+	}
+	return 1024
+})
+
+// dirFD returns the cached handle of the resolved directory dir, which its
+// caller gives back with release once done with its descriptor.
 func (d *Dir) dirFD(dir string) (*dirHandle, error) {
 	d.fdMu.Lock()
 	h := d.fds[dir]
+	if h != nil {
+		h.refs++
+	}
 	d.fdMu.Unlock()
 	if h != nil {
 		return h, nil
@@ -60,17 +79,52 @@ func (d *Dir) dirFD(dir string) (*dirHandle, error) {
 		f.Close()
 		return nil, &fs.PathError{Op: "fstat", Path: name, Err: err}
 	}
-	h = &dirHandle{f: f, fd: int(f.Fd()), dev: uint64(st.Dev)}
+	h = &dirHandle{f: f, fd: int(f.Fd()), dev: uint64(st.Dev), refs: 1}
 	h.noTmpfile.Store(d.noTmpfile.Load())
 	d.fdMu.Lock()
 	if g := d.fds[dir]; g != nil { // opened meanwhile by a concurrent entry
+		g.refs++
 		d.fdMu.Unlock()
 		f.Close()
 		return g, nil
 	}
 	d.fds[dir] = h
+	d.evictFDs()
 	d.fdMu.Unlock()
 	return h, nil
+}
+
+// release gives back a handle from dirFD.
+func (d *Dir) release(h *dirHandle) {
+	d.fdMu.Lock()
+	h.refs--
+	d.fdMu.Unlock()
+}
+
+// evictFDs closes unused handles, down to half the bound, once there are
+// more than maxDirHandles (fdMu held).
+func (d *Dir) evictFDs() {
+	limit := maxDirHandles()
+	if len(d.fds) <= limit {
+		return
+	}
+	for k, h := range d.fds {
+		if len(d.fds) <= limit/2 {
+			break
+		}
+		if h.refs == 0 {
+			h.close()
+			delete(d.fds, k)
+		}
+	}
+}
+
+func (h *dirHandle) close() {
+	if h.f != nil {
+		h.f.Close()
+	} else {
+		unix.Close(h.fd)
+	}
 }
 
 // wfile is a file being written, by its raw descriptor: an os.File would
@@ -78,6 +132,7 @@ func (d *Dir) dirFD(dir string) (*dirHandle, error) {
 type wfile struct {
 	fd   int
 	dir  *dirHandle
+	d    *Dir   // gives dir back at Close; nil: not its to give
 	tmp  string // its temporary name (a resolved path); "" while unnamed
 	name string // the path it goes to, for errors
 	pos  int64  // the write offset
@@ -102,9 +157,10 @@ func (d *Dir) create(p string, perm fs.FileMode, named bool) (*wfile, bool, erro
 	if !named && !h.noTmpfile.Load() {
 		fd, err := unix.Openat(h.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, create)
 		if err == nil {
-			return &wfile{fd: fd, dir: h, name: p}, exact, nil
+			return &wfile{fd: fd, dir: h, d: d, name: p}, exact, nil
 		}
 		if err != unix.EOPNOTSUPP && err != unix.EISDIR && err != unix.EINVAL {
+			d.release(h)
 			return nil, false, &fs.PathError{Op: "openat", Path: p, Err: err}
 		}
 		// The file system (or an old kernel) cannot: names from now on.
@@ -113,9 +169,10 @@ func (d *Dir) create(p string, perm fs.FileMode, named bool) (*wfile, bool, erro
 	tmp := tempName(p)
 	fd, err := unix.Openat(h.fd, path.Base(tmp), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 	if err != nil {
+		d.release(h)
 		return nil, false, &fs.PathError{Op: "openat", Path: tmp, Err: err}
 	}
-	return &wfile{fd: fd, dir: h, tmp: tmp, name: p}, exact, nil
+	return &wfile{fd: fd, dir: h, d: d, tmp: tmp, name: p}, exact, nil
 }
 
 func (f *wfile) err(op string, err error) error {
@@ -204,6 +261,7 @@ func (d *Dir) setLinkTimes(tmp string, at, mt time.Time) error {
 	if err != nil {
 		return err
 	}
+	defer d.release(h)
 	ts := []unix.Timespec{unix.NsecToTimespec(at.UnixNano()), unix.NsecToTimespec(mt.UnixNano())}
 	if err := unix.UtimesNanoAt(h.fd, path.Base(tmp), ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return &fs.PathError{Op: "utimensat", Path: tmp, Err: err}
@@ -230,6 +288,10 @@ func (f *wfile) ident(mtime time.Time) (ident, error) {
 }
 
 func (f *wfile) Close() error {
+	if f.d != nil {
+		f.d.release(f.dir)
+		f.d = nil
+	}
 	if err := unix.Close(f.fd); err != nil {
 		return f.err("close", err)
 	}
@@ -264,6 +326,7 @@ func (d *Dir) renameNew(tmp, p string) error {
 	if err != nil {
 		return err
 	}
+	defer d.release(h)
 	return unix.Renameat2(h.fd, path.Base(tmp), h.fd, path.Base(p), unix.RENAME_NOREPLACE)
 }
 
@@ -272,11 +335,7 @@ func (d *Dir) closeFDs() {
 	d.fdMu.Lock()
 	defer d.fdMu.Unlock()
 	for k, h := range d.fds {
-		if h.f != nil {
-			h.f.Close()
-		} else {
-			unix.Close(h.fd)
-		}
+		h.close()
 		delete(d.fds, k)
 	}
 }
@@ -350,6 +409,7 @@ func (d *Dir) lstat(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer d.release(h)
 	si := &statInfo{name: path.Base(p)}
 	if err := unix.Fstatat(h.fd, si.name, &si.st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return nil, &fs.PathError{Op: "lstat", Path: p, Err: err}
@@ -372,6 +432,7 @@ func (d *Dir) mkdirAt(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer d.release(h)
 	base := path.Base(p)
 	if err := unix.Mkdirat(h.fd, base, 0o755); err != nil {
 		return nil, &fs.PathError{Op: "mkdirat", Path: p, Err: err}
@@ -391,6 +452,7 @@ func (d *Dir) mkdirAt(p string) (fs.FileInfo, error) {
 	if d.fds[p] == nil {
 		d.fds[p] = nh
 		fd = -1
+		d.evictFDs()
 	}
 	d.fdMu.Unlock()
 	if fd >= 0 {

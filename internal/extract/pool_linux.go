@@ -205,9 +205,11 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	m.b = make([]byte, 0, min(max(e.Size, 0), m.max))
 	_, err = archive.Copy(m, r)
 	if m.f != nil {
+		d.release(h)
 		return d.finishFile(p, e, m.f, perm, m.exact, err)
 	}
 	if err != nil {
+		d.release(h)
 		return err
 	}
 	w.acquire(int64(len(m.b)))
@@ -227,7 +229,10 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	d.heldName[p] = held
 	d.mu.Unlock()
 	j.w = w
-	if !w.queue(func() { j.err = d.writeHeld(j); w.done(j) }, int64(len(m.b))) {
+	// The job's handle is given back once written: a commit opens its
+	// directory again (the handles a writer holds stay few).
+	if !w.queue(func() { j.err = d.writeHeld(j); d.release(h); w.done(j) }, int64(len(m.b))) {
+		d.release(h)
 		j.err = errAborted
 		w.done(j)
 	}
@@ -353,7 +358,7 @@ func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
 		// another writer.
 		<-h.job.done
 		if c.werr = h.job.err; c.werr == nil {
-			c.err = unix.Renameat2(h.job.dir.fd, path.Base(h.tmp), h.job.dir.fd, path.Base(h.name), unix.RENAME_NOREPLACE)
+			c.err = d.renameNew(h.tmp, h.name)
 		}
 		close(c.done)
 	}

@@ -1,0 +1,74 @@
+package extract
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
+
+// openFDs counts the process's open descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	des, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	return len(des)
+}
+
+// TestDirHandlesBounded: an archive of more directories than the process
+// may keep open (here the bound is 8) is extracted whole, held files
+// committed into directories whose handles were closed meanwhile, and the
+// descriptors in use stay near the bound, not one per directory.
+func TestDirHandlesBounded(t *testing.T) {
+	old := maxDirHandles
+	maxDirHandles = func() int { return 8 }
+	t.Cleanup(func() { maxDirHandles = old })
+	for _, held := range []bool{false, true} {
+		t.Run(fmt.Sprintf("held=%v", held), func(t *testing.T) {
+			dest := t.TempDir()
+			d, err := NewDir(dest, DirOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := openFDs(t)
+			want := map[string]string{}
+			var verdicts []archive.Verdict
+			peak := 0
+			for i := range 300 {
+				dn := fmt.Sprintf("d%03d/e%d", i, i%7)
+				name := dn + "/f"
+				data := strings.Repeat("x", i%50)
+				want[fmt.Sprintf("d%03d", i)], want[dn], want[name] = "/", "/", data
+				if err := d.Put(dir(dn+"/", 0o755), nil); err != nil {
+					t.Fatal(err)
+				}
+				e := &archive.Entry{Name: name, Type: archive.TypeFile, Pending: held}
+				if err := d.Put(e, strings.NewReader(data)); err != nil {
+					t.Fatalf("Put %s: %v", name, err)
+				}
+				verdicts = append(verdicts, archive.Verdict{Entry: e})
+				peak = max(peak, openFDs(t)-base)
+			}
+			if held {
+				for _, err := range d.SettleAll(verdicts) {
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := d.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// The bound, the handles the queued writes hold and the
+			// writers' files: far below one per directory (600).
+			if peak > 8+100 {
+				t.Errorf("%d descriptors open at the peak, want about 8", peak)
+			}
+			sameTree(t, "bounded handles", dest, false, want)
+		})
+	}
+}
