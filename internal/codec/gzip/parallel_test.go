@@ -496,7 +496,7 @@ func TestLookup(t *testing.T) {
 	for n := range 50 {
 		marks := make([]uint16, n)
 		for i := range marks {
-			marks[i] = uint16(i*2654435761>>7) | uint16(i&1)<<15
+			marks[i] = uint16(uint32(i)*2654435761>>7) | uint16(i&1)<<15
 		}
 		out := make([]byte, n+4)
 		for i := range out {
