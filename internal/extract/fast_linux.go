@@ -466,6 +466,9 @@ func (d *Dir) mkdirAt(p string) (fs.FileInfo, error) {
 func (d *Dir) setDirMetaOn(p string, m dirMeta) {
 	d.fdMu.Lock()
 	h := d.fds[p]
+	if h != nil {
+		h.refs++
+	}
 	d.fdMu.Unlock()
 	if h == nil {
 		d.root.Chmod(p, m.mode)
@@ -474,6 +477,7 @@ func (d *Dir) setDirMetaOn(p string, m dirMeta) {
 		}
 		return
 	}
+	defer d.release(h)
 	unix.Fchmod(h.fd, syscallMode(m.mode))
 	if !m.mtime.IsZero() {
 		f := wfile{fd: h.fd, name: p}
