@@ -184,7 +184,7 @@ func (r *Reader) decompressor() decompressor { return r.pool.Get().(decompressor
 // readBlock reads n bytes at off and, unless stored, decompresses them
 // into dst.
 func (r *Reader) readBlock(dst []byte, off int64, n uint32, stored bool) (int, error) {
-	if off < 0 || off+int64(n) > r.size || n > uint32(len(dst))+1024 {
+	if off < 0 || off > r.size-int64(n) || n > uint32(len(dst))+1024 {
 		return 0, archive.Corruptf("squashfs: block of %d bytes at %d outside the image", n, off)
 	}
 	if stored {
@@ -227,7 +227,7 @@ func (r *Reader) readFragments() error {
 	}
 	blocks := (n*16 + metaSize - 1) / metaSize
 	ptrs := make([]byte, blocks*8)
-	if r.sb.fragTable+uint64(len(ptrs)) > uint64(r.size) {
+	if r.sb.fragTable > uint64(r.size) || uint64(len(ptrs)) > uint64(r.size)-r.sb.fragTable {
 		return archive.Corruptf("squashfs: fragment table outside the image")
 	}
 	if _, err := r.ra.ReadAt(ptrs, int64(r.sb.fragTable)); err != nil {
@@ -277,7 +277,7 @@ func (m *meta) block(at uint64) (metaBlock, error) {
 		return b, nil
 	}
 	var h [2]byte
-	if at < m.start || at+2 > uint64(m.r.size) {
+	if at < m.start || at >= uint64(m.r.size) || uint64(m.r.size)-at < 2 {
 		return metaBlock{}, archive.Corruptf("squashfs: metadata block at %d outside its table", at)
 	}
 	if _, err := m.r.ra.ReadAt(h[:], int64(at)); err != nil {
