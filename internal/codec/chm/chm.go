@@ -15,10 +15,12 @@
 package chm
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/binary"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -322,8 +324,11 @@ func (r *Reader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close closes the spool, if any.
+// Close stops the decoding ahead and closes the spool, if any.
 func (r *Reader) Close() error {
+	if r.s1 != nil {
+		r.s1.close()
+	}
 	for _, c := range r.closers {
 		c.Close()
 	}
@@ -372,38 +377,93 @@ func (r *Reader) openSection1(content, control, reset *dirEntry) (*section, erro
 	if interval == 0 || interval%lzx.FrameSize != 0 {
 		return nil, ErrControl
 	}
-	rt, err := r.readEntry(reset, 0x28)
-	if err != nil {
-		// The table is larger than its header: read only the header.
-		if reset.section != 0 || reset.size < 0x28 {
-			return nil, ErrControl
-		}
-		rt = make([]byte, 0x28)
-		if n, _ := r.s0.ReadAt(rt, int64(min(reset.off, 1<<62))); n < len(rt) {
-			return nil, ErrTruncated
-		}
-	}
-	if len(rt) < 0x28 {
+	var rt [0x28]byte
+	if reset.section != 0 || reset.size < 0x28 || reset.off > uint64(r.size) {
 		return nil, ErrControl
+	}
+	if n, _ := r.s0.ReadAt(rt[:], int64(reset.off)); n < len(rt) {
+		return nil, ErrTruncated
 	}
 	ulen := binary.LittleEndian.Uint64(rt[0x10:])
 	if content.section != 0 || content.off > uint64(r.size) || content.size > uint64(r.size) ||
 		int64(content.off)+int64(content.size) > r.size-r.content || ulen > 1<<62 {
 		return nil, ErrControl
 	}
-	d, err := lzx.NewDecoder(bits, lzx.CAB)
-	if err != nil {
+	s := &section{
+		src:      io.NewSectionReader(r.s0, int64(content.off), int64(content.size)),
+		clen:     int64(content.size),
+		ulen:     int64(ulen),
+		interval: int64(interval),
+		bits:     bits,
+		next:     -1,
+		pg:       -1,
+		out:      make([]byte, lzx.FrameSize),
+	}
+	if s.st, err = newStream(s.src, bits); err != nil {
 		return nil, err
 	}
-	s := &section{
-		src:   io.NewSectionReader(r.s0, int64(content.off), int64(content.size)),
-		clen:  int64(content.size),
-		ulen:  int64(ulen),
-		reset: int64(interval / lzx.FrameSize),
-		dec:   d,
-		in:    make([]byte, inWindow),
-		out:   make([]byte, lzx.FrameSize),
+	s.starts = r.resetStarts(reset, rt[:], s)
+	for i := range r.entries {
+		if e := &r.entries[i]; e.section == 1 && e.off < uint64(s.ulen) {
+			s.need = max(s.need, int64(min(e.off+e.size, uint64(s.ulen))))
+		}
 	}
-	s.rewind()
+	// Decoding ahead: as many jobs as threads, each a decoder and its
+	// group's output, as the memory limit allows.
+	threads := r.opt.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if s.starts != nil && threads > 1 && s.interval <= maxAheadInterval {
+		s.group = max(1, groupTarget/s.interval) * s.interval
+		per := s.group + lzx.BufferSize(bits, lzx.CAB) + inWindow
+		own := lzx.BufferSize(bits, lzx.CAB) + inWindow + lzx.FrameSize
+		s.ahead = int(min(int64(threads), (r.opt.Limit()-own)/per-1))
+		if s.ahead < 1 || s.need <= s.group {
+			s.group, s.ahead = 0, 0
+		}
+	}
 	return s, nil
+}
+
+// resetStarts returns the compressed offset of each of s's reset
+// intervals from the reset table (its header rt), or nil where the table
+// does not list them all, in order and within the section: entries of
+// 8 bytes, one for each 32 KiB frame.
+func (r *Reader) resetStarts(reset *dirEntry, rt []byte, s *section) []int64 {
+	nint := (s.ulen + s.interval - 1) / s.interval
+	count := uint64(binary.LittleEndian.Uint32(rt[4:]))
+	esize := binary.LittleEndian.Uint32(rt[8:])
+	toff := uint64(binary.LittleEndian.Uint32(rt[0x0C:]))
+	bsize := binary.LittleEndian.Uint64(rt[0x20:])
+	if nint == 0 || esize != 8 || bsize != lzx.FrameSize || toff < 0x28 || toff > reset.size {
+		return nil
+	}
+	per := uint64(s.interval / lzx.FrameSize)
+	if per > 1<<20 {
+		return nil
+	}
+	have := min(count, (reset.size-toff)/8)
+	if uint64(nint-1) > have/per || uint64(nint-1)*per >= have || nint > r.opt.Limit()/8 {
+		return nil
+	}
+	br := bufio.NewReaderSize(io.NewSectionReader(r.s0, int64(reset.off+toff), int64((uint64(nint-1)*per+1)*8)), 1<<14)
+	starts := make([]int64, nint)
+	var e [8]byte
+	for i := range starts {
+		if i > 0 {
+			if _, err := br.Discard(int(per-1) * 8); err != nil {
+				return nil
+			}
+		}
+		if _, err := io.ReadFull(br, e[:]); err != nil {
+			return nil
+		}
+		v := binary.LittleEndian.Uint64(e[:])
+		if v > uint64(s.clen) || (i == 0 && v != 0) || (i > 0 && int64(v) < starts[i-1]) {
+			return nil
+		}
+		starts[i] = int64(v)
+	}
+	return starts
 }

@@ -18,8 +18,10 @@
 //     calls; Reset starts the next folder.
 //   - CHM: NewDecoder(bits, CAB) too; Decode per 32 KiB frame with src the
 //     rest of the section's compressed data (advance it by the returned
-//     count), and ResetState before each frame that starts a reset
-//     interval (the reset table's points).
+//     count), and Reset before each frame that starts a reset interval
+//     (the reset table's points): each interval is a stream of its own, as
+//     7-Zip and chmlib decode it (no match reaches before it, E8
+//     translation counts from it).
 //   - WIM: NewDecoder(bits, WIM) where 1<<bits is the chunk size (2^15 for
 //     WIMGAPI's chunks); each Decode is one chunk, decoded on its own with
 //     E8 translation always on and the translation size 12000000, and
@@ -221,29 +223,21 @@ func NewDecoder(windowBits int, v Variant) (*Decoder, error) {
 	return d, nil
 }
 
-// Reset prepares the decoder for a new stream (the next CAB folder).
+// Reset prepares the decoder for a new stream (the next CAB folder, the
+// next CHM reset interval).
 func (d *Decoder) Reset() {
 	d.wpos = 0
 	d.total = 0
 	d.header = false
 	d.e8 = false
 	d.pendPad = false
-	d.ResetState()
-}
-
-// ResetState resets what a CHM reset point resets: the repeated offsets,
-// the code lengths, the block and the translation header, keeping the
-// window and the output position.
-func (d *Decoder) ResetState() {
+	d.pendLen = 0
 	d.r = [3]uint32{1, 1, 1}
 	clear(d.mainLens)
 	clear(d.lenLens)
 	d.btype = 0
 	d.bremain = 0
 	d.blen = 0
-	d.header = false
-	d.pendPad = false
-	d.pendLen = 0
 }
 
 // Decode decodes the next frame into all of dst from the compressed bytes

@@ -93,26 +93,46 @@ func TestRoundTripCAB(t *testing.T) {
 	}
 }
 
-// TestResetState checks the CHM way: two streams back to back in one
-// window, the state reset between them, the second matching into the
+// TestResetStream checks the CHM way: two streams back to back in one
+// decoder, Reset between them. The second's E8 translation counts from
+// its own start (7-Zip, chmlib), and its matches may not reach into the
 // first.
-func TestResetState(t *testing.T) {
+func TestResetStream(t *testing.T) {
 	a := testData(2*FrameSize, 7)
 	b := append([]byte(nil), a[:FrameSize]...)
 	fa := encodeCAB(a, 16, 0, 7)
-	fb := encodeCAB(b, 16, 0, 8)
+	fb := encodeCAB(b, 16, 1<<20, 8)
 	d, _ := NewDecoder(16, CAB)
 	got := decodeFrames(t, d, fa, len(a))
 	if !bytes.Equal(got, a) {
 		t.Fatal("first stream differs")
 	}
-	d.ResetState()
+	d.Reset()
 	out := make([]byte, FrameSize)
 	if _, err := d.Decode(out, fb[0]); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out, b) {
-		t.Fatal("stream after ResetState differs")
+		t.Fatal("stream after Reset differs")
+	}
+	// A stream whose first symbol is a match one byte back (slot 0, R0 =
+	// 1): after Reset there is nothing before it.
+	nmain := numChars + 8*numSlots(16)
+	main := flatCode(nmain, func(s int) bool { return s == 'a' || s == numChars })
+	r := rand.New(rand.NewSource(1))
+	w := &bitWriter{}
+	w.bits(0, 1)
+	w.bits(blockVerbatim, 3)
+	w.bits(FrameSize, 24)
+	w.writeLens(make([]byte, numChars), main.lens[:numChars], r)
+	w.writeLens(make([]byte, nmain-numChars), main.lens[numChars:], r)
+	w.writeLens(make([]byte, numLenSyms), make([]byte, numLenSyms), r)
+	w.sym(main, numChars)
+	w.align(false)
+	w.out = append(w.out, make([]byte, 16)...)
+	d.Reset()
+	if _, err := d.Decode(out, w.out); !errors.Is(err, ErrMatch) {
+		t.Fatalf("match before the stream's start: %v", err)
 	}
 }
 
