@@ -428,8 +428,8 @@ func (r *Reader) openSection1(content, control, reset *dirEntry) (*section, erro
 
 // resetStarts returns the compressed offset of each of s's reset
 // intervals from the reset table (its header rt), or nil where the table
-// does not list them all, in order and within the section: entries of
-// 8 bytes, one for each 32 KiB frame.
+// does not list them all, rising and within the section: entries of 8
+// bytes, one for each 32 KiB frame.
 func (r *Reader) resetStarts(reset *dirEntry, rt []byte, s *section) []int64 {
 	nint := (s.ulen + s.interval - 1) / s.interval
 	count := uint64(binary.LittleEndian.Uint32(rt[4:]))
@@ -460,7 +460,7 @@ func (r *Reader) resetStarts(reset *dirEntry, rt []byte, s *section) []int64 {
 			return nil
 		}
 		v := binary.LittleEndian.Uint64(e[:])
-		if v > uint64(s.clen) || (i == 0 && v != 0) || (i > 0 && int64(v) < starts[i-1]) {
+		if v >= uint64(s.clen) || (i == 0 && v != 0) || (i > 0 && int64(v) <= starts[i-1]) {
 			return nil
 		}
 		starts[i] = int64(v)

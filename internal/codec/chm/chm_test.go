@@ -263,11 +263,15 @@ func FuzzCHM(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	f.Add(buildCHM(f, testFiles(6, 9000, 6), chmSpec{frames: 1, e8: 1 << 20}))
+	// Every reset interval a job of its own, decoded ahead.
+	groupTarget = 1
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := NewReader(bytes.NewReader(b), int64(len(b)), &archive.Options{MemLimit: 1 << 22})
+		r, err := NewReader(bytes.NewReader(b), int64(len(b)), &archive.Options{MemLimit: 1 << 22, Threads: 2})
 		if err != nil {
 			return
 		}
 		readAll(t, r)
+		r.Close()
 	})
 }
