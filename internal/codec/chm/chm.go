@@ -397,10 +397,6 @@ func (r *Reader) openSection1(content, control, reset *dirEntry) (*section, erro
 		bits:     bits,
 		next:     -1,
 		pg:       -1,
-		out:      make([]byte, lzx.FrameSize),
-	}
-	if s.st, err = newStream(s.src, bits); err != nil {
-		return nil, err
 	}
 	s.starts = r.resetStarts(reset, rt[:], s)
 	for i := range r.entries {

@@ -15,7 +15,7 @@ const inWindow = 4 * lzx.FrameSize
 // groupTarget bytes, decoded on another goroutine; intervals longer than
 // maxAheadInterval are decoded only where they are read.
 var (
-	groupTarget      int64 = 1 << 20
+	groupTarget      int64 = 256 << 10
 	maxAheadInterval int64 = 4 << 20
 )
 
@@ -193,6 +193,14 @@ func (s *section) fill(off int64) error {
 // decode decodes the frame holding off with the section's own stream.
 func (s *section) decode(off int64) error {
 	f := off - off%lzx.FrameSize
+	if s.st.dec == nil {
+		// Made when first needed: a listing reads no data.
+		st, err := newStream(s.src, s.bits)
+		if err != nil {
+			return err
+		}
+		s.st, s.out = st, make([]byte, lzx.FrameSize)
+	}
 	if s.next < 0 || s.next > f || (s.starts != nil && s.next/s.interval != f/s.interval) {
 		// Place st at the start of f's interval, or of the section.
 		s.next = 0
