@@ -56,9 +56,23 @@ func (d *Decoder) decodeBlock(end int, aligned bool, over int) (int, error) {
 		}
 		bb <<= l & 63 // the mask spares the compiler's shift-by-64 guard
 		nb -= l
-		if s < numChars {
+		for s < numChars {
+			// Literals run on here while the bits last without a refill.
 			w[op] = byte(s)
 			op++
+			if nb < 16 || op >= end {
+				break
+			}
+			e := mainFast[bb>>(64-mainBits)]
+			l := uint(e & 31)
+			if l == 0 {
+				break
+			}
+			s = int(e >> 5)
+			bb <<= l & 63
+			nb -= l
+		}
+		if s < numChars {
 			continue
 		}
 		s -= numChars
