@@ -404,8 +404,8 @@ func (r *Reader) openSection1(content, control, reset *dirEntry) (*section, erro
 			s.need = max(s.need, int64(min(e.off+e.size, uint64(s.ulen))))
 		}
 	}
-	// Decoding ahead: as many jobs as threads, each a decoder and its
-	// group's output, as the memory limit allows.
+	// Decoding ahead: a job for each thread but the reading goroutine's,
+	// each a decoder and its group's output, as the memory limit allows.
 	threads := r.opt.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
@@ -414,7 +414,7 @@ func (r *Reader) openSection1(content, control, reset *dirEntry) (*section, erro
 		s.group = max(1, groupTarget/s.interval) * s.interval
 		per := s.group + lzx.BufferSize(bits, lzx.CAB) + inWindow
 		own := lzx.BufferSize(bits, lzx.CAB) + inWindow + lzx.FrameSize
-		s.ahead = int(min(int64(threads), (r.opt.Limit()-own)/per-1))
+		s.ahead = int(min(int64(threads-1), (r.opt.Limit()-own)/per-1))
 		if s.ahead < 1 || s.need <= s.group {
 			s.group, s.ahead = 0, 0
 		}

@@ -15,7 +15,7 @@ const inWindow = 4 * lzx.FrameSize
 // groupTarget bytes, decoded on another goroutine; intervals longer than
 // maxAheadInterval are decoded only where they are read.
 var (
-	groupTarget      int64 = 256 << 10
+	groupTarget      int64 = 128 << 10
 	maxAheadInterval int64 = 4 << 20
 )
 
@@ -231,20 +231,29 @@ func (s *section) release() {
 	}
 }
 
-// prefetch starts decoding the groups after g, up to ahead of them and
-// not past the last file, and stops those before g or too far.
+// prefetch starts decoding the groups after g that are not the reading
+// goroutine's own (every (ahead+1)th group, decoded where it is read, so
+// that it works beside the jobs rather than waits for them), up to ahead
+// of them and not past the last file, and stops the jobs before g or
+// further ahead.
 func (s *section) prefetch(g int64) {
 	s.pg = g
+	last, n := g, 0
+	for n < s.ahead {
+		if last++; !s.own(last) {
+			n++
+		}
+	}
 	for i, j := range s.jobs {
-		if i < g || i > g+int64(s.ahead) {
+		if i < g || i > last {
 			s.drop(i, j)
 		}
 	}
 	if s.jobs == nil {
 		s.jobs = map[int64]*job{}
 	}
-	for i := g + 1; i <= g+int64(s.ahead) && i*s.group < s.need; i++ {
-		if s.jobs[i] != nil {
+	for i := g + 1; i <= last && i*s.group < s.need; i++ {
+		if s.own(i) || s.jobs[i] != nil {
 			continue
 		}
 		k, err := s.kit()
@@ -256,6 +265,9 @@ func (s *section) prefetch(g int64) {
 		go s.run(j, i*s.group, min(s.ulen, (i+1)*s.group))
 	}
 }
+
+// own reports whether group i is decoded by the reading goroutine.
+func (s *section) own(i int64) bool { return i%int64(s.ahead+1) == 0 }
 
 // drop stops job j of group i and takes its kit back.
 func (s *section) drop(i int64, j *job) {

@@ -193,8 +193,8 @@ func TestAheadBounds(t *testing.T) {
 		ahead int
 	}{
 		{archive.Options{Threads: 1}, 0},
-		{archive.Options{Threads: 2}, 2},
-		{archive.Options{Threads: 8}, 8},
+		{archive.Options{Threads: 2}, 1},
+		{archive.Options{Threads: 8}, 7},
 		{archive.Options{Threads: 8, MemLimit: 2 << 20}, 3},
 		{archive.Options{Threads: 8, MemLimit: 1 << 20}, 0},
 	} {
