@@ -74,9 +74,9 @@ func (t *table) build(lens []byte) error {
 		for i := t.index[l]; i < t.index[l]+t.count[l]; i++ {
 			e := uint32(t.sorted[i])<<5 | uint32(l)
 			lo := c << (t.bits - l)
-			hi := lo + 1<<(t.bits-l)
-			for j := lo; j < hi; j++ {
-				t.fast[j] = e
+			f := t.fast[lo : lo+1<<(t.bits-l)]
+			for j := range f {
+				f[j] = e
 			}
 			c++
 		}
