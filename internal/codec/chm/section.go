@@ -24,8 +24,9 @@ var (
 // stream, as 7-Zip and chmlib read it: no match reaches before it, and
 // E8 translation counts positions from it. With a usable reset table
 // each interval starts at its compressed offset there, so intervals are
-// independent: runs of them are decoded ahead on other goroutines while
-// the caller reads. Without one, the section is decoded front to back.
+// independent: runs of them (groups) are decoded ahead on other
+// goroutines while the caller reads and decodes its own share. Without
+// one, the section is decoded front to back.
 type section struct {
 	src      *io.SectionReader
 	clen     int64   // compressed length
@@ -45,7 +46,7 @@ type section struct {
 	cur    *job // whose kit buf is in, if any
 
 	group int64 // bytes per job, a whole number of intervals; 0: no decoding ahead
-	ahead int   // jobs decoded ahead at most
+	ahead int   // jobs at most; the reading goroutine decodes every (ahead+1)th group
 	pg    int64 // the group the jobs were last started after
 	jobs  map[int64]*job
 	kits  []*kit
