@@ -425,4 +425,34 @@ func (x *extentReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// WriteTo hands each extent to w as a byte range of the image when w is
+// an archive.RangeWriter and the image an archive.RangeSource (the kernel
+// may then copy it to w's file), else copies through a buffer.
+func (x *extentReader) WriteTo(w io.Writer) (int64, error) {
+	rw, ok := w.(archive.RangeWriter)
+	src, ok2 := x.ra.(archive.RangeSource)
+	if !ok || !ok2 {
+		return archive.Copy(w, struct{ io.Reader }{x})
+	}
+	var done int64
+	for {
+		for x.cur.size == 0 {
+			if len(x.rest) == 0 {
+				return done, nil
+			}
+			x.cur, x.rest = x.rest[0], x.rest[1:]
+		}
+		k, err := src.SendRange(rw, x.cur.start, x.cur.size)
+		x.cur.start += k
+		x.cur.size -= k
+		done += k
+		if err != nil {
+			return done, err
+		}
+		if x.cur.size > 0 {
+			return done, errTruncated
+		}
+	}
+}
+
 func (x *extentReader) Close() error { return nil }
