@@ -104,8 +104,21 @@ func (s Stdout) Put(e *archive.Entry, r io.Reader) error {
 	if e.Type != archive.TypeFile {
 		return nil
 	}
+	if f, ok := s.W.(*os.File); ok {
+		_, err := archive.Copy(fileOut{f}, r)
+		return err
+	}
 	_, err := archive.Copy(zeroHoles{s.W}, r)
 	return err
+}
+
+// fileOut is standard output as a file: a pointer in an interface (no
+// allocation per entry), taking ranges through the kernel.
+type fileOut struct{ f *os.File }
+
+func (o fileOut) Write(p []byte) (int, error) { return o.f.Write(p) }
+func (o fileOut) WriteRange(f *os.File, off, n int64) (int64, error) {
+	return writeRange(o.f, f, off, n)
 }
 
 // zeroHoles hides any WriteHole of W: on a stream a hole is its zeros.

@@ -3,12 +3,14 @@ package iso9660
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -108,9 +110,9 @@ func TestRangeTruncated(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Cut the image in the middle of its last file's data.
-	var last file
+	var last *file
 	for _, f := range full.files {
-		if f.entry.Type == archive.TypeFile && f.entry.Size > 1 && (last.entry == nil || f.extents[0].start > last.extents[0].start) {
+		if f.entry.Type == archive.TypeFile && f.entry.Size > 1 && (last == nil || f.extents[0].start > last.extents[0].start) {
 			last = f
 		}
 	}
@@ -135,4 +137,26 @@ func TestRangeTruncated(t *testing.T) {
 		return
 	}
 	t.Fatal("file not found")
+}
+
+// TestAppendUCS2: Joliet names decode as utf16.Decode reads them, unpaired
+// and reversed surrogates and odd lengths included.
+func TestAppendUCS2(t *testing.T) {
+	cases := [][]uint16{
+		{'a', 0xE9, 0x4E2D}, {0xD83D, 0xDE00}, {0xD83D}, {0xDE00, 0xD83D}, {0xD83D, 'x'},
+		{'x', 0xD83D, 0xD83D, 0xDE00}, {},
+	}
+	for _, u := range cases {
+		b := make([]byte, 2*len(u), 2*len(u)+1)
+		for i, c := range u {
+			binary.BigEndian.PutUint16(b[2*i:], c)
+		}
+		want := string(utf16.Decode(u))
+		if got := string(appendUCS2([]byte("p/"), b)); got != "p/"+want {
+			t.Errorf("%x: %q, want %q", u, got, want)
+		}
+		if got := string(appendUCS2(nil, append(b, 0x41))); got != want {
+			t.Errorf("%x and an odd byte: %q, want %q", u, got, want)
+		}
+	}
 }
