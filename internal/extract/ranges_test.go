@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -103,5 +105,40 @@ func TestDiscardRanges(t *testing.T) {
 	}
 	if err := (Discard{}).Put(e, ranged{img, 10, int64(len(b)), &n}); err != io.ErrUnexpectedEOF {
 		t.Fatalf("past the end: %v", err)
+	}
+}
+
+// TestDirRanges: a stored range goes into the extracted file (through the
+// kernel on Linux), at its offset after other data; a range past the
+// image's end fails the file and leaves nothing.
+func TestDirRanges(t *testing.T) {
+	img, b := image(t)
+	dest := t.TempDir()
+	d, err := NewDir(dest, DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	e := &archive.Entry{Name: "f.bin", Type: archive.TypeFile, Mode: 0o640, Size: 600 << 10, ModTime: mtime}
+	if err := d.Put(e, io.MultiReader(strings.NewReader("head"), ranged{img, 1234, 600 << 10, &n})); err != nil {
+		t.Fatal(err)
+	}
+	cut := &archive.Entry{Name: "cut.bin", Type: archive.TypeFile, Mode: 0o644, Size: 200}
+	if err := d.Put(cut, ranged{img, int64(len(b)) - 100, 200, &n}); err != io.ErrUnexpectedEOF {
+		t.Fatalf("past the end: %v", err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dest, "f.bin"))
+	if err != nil || !bytes.Equal(got, append([]byte("head"), b[1234:1234+600<<10]...)) {
+		t.Fatalf("f.bin: %d bytes, %v", len(got), err)
+	}
+	if fi, err := os.Stat(filepath.Join(dest, "f.bin")); err != nil || !fi.ModTime().Equal(mtime) || fi.Mode().Perm() != 0o640 {
+		t.Errorf("f.bin: %v", fi)
+	}
+	if _, err := os.Lstat(filepath.Join(dest, "cut.bin")); !os.IsNotExist(err) {
+		t.Errorf("cut.bin left behind: %v", err)
 	}
 }

@@ -102,3 +102,33 @@ func TestSendRefused(t *testing.T) {
 		t.Errorf("error %v, want ErrUnsupported", err)
 	}
 }
+
+// TestFile: copy_file_range into a file at its offset, which advances; a
+// range past the source's end is short without error.
+func TestFile(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("no kernel copy here")
+	}
+	b := data(300 << 10)
+	src := source(t, b)
+	dst, err := os.Create(filepath.Join(t.TempDir(), "dst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	dst.WriteString("head")
+	if n, err := File(int(dst.Fd()), src, 100, 200<<10); err != nil || n != 200<<10 {
+		t.Fatalf("File: %d, %v", n, err)
+	}
+	if n, err := File(int(dst.Fd()), src, int64(len(b))-10, 100); err != nil || n != 10 {
+		t.Fatalf("File past the end: %d, %v; want 10, nil", n, err)
+	}
+	if pos, _ := dst.Seek(0, io.SeekCurrent); pos != 4+200<<10+10 {
+		t.Errorf("destination offset %d", pos)
+	}
+	got, _ := os.ReadFile(dst.Name())
+	want := append(append([]byte("head"), b[100:100+200<<10]...), b[len(b)-10:]...)
+	if !bytes.Equal(got, want) {
+		t.Errorf("copied bytes differ")
+	}
+}
