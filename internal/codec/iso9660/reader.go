@@ -140,7 +140,7 @@ func (w *walker) extentList(multi []extent, last extent) []extent {
 // with a SUSP SP entry, and the bytes it says to skip in every system use
 // area.
 func (w *walker) rockRidgeRoot(root record) (bool, int, error) {
-	b, err := w.read(w.sectorBuf[:], root.extent, min(root.size, sectorSize))
+	b, err := w.read(w.sectorBuf[:], root.extent, int64(root.extent)*sectorSize, min(root.size, sectorSize))
 	if err != nil {
 		return false, 0, err
 	}
@@ -158,10 +158,9 @@ func (w *walker) rockRidgeRoot(root record) (bool, int, error) {
 	return false, 0, nil
 }
 
-// read reads n bytes (at most dirChunk) from sector lba into buf, grown
-// to n when shorter.
-func (w *walker) read(buf []byte, lba, n uint32) ([]byte, error) {
-	off := int64(lba) * sectorSize
+// read reads n bytes (at most dirChunk) at byte off, in sector lba (for
+// errors), into buf, grown to n when shorter.
+func (w *walker) read(buf []byte, lba uint32, off int64, n uint32) ([]byte, error) {
 	if off+int64(n) > w.r.size {
 		return nil, archive.Corruptf("iso9660: directory at sector %d runs past the end of the image", lba)
 	}
@@ -177,7 +176,7 @@ func (w *walker) read(buf []byte, lba, n uint32) ([]byte, error) {
 
 // sector reads the one sector lba into a buffer the walk reuses.
 func (w *walker) sector(lba uint32) ([]byte, error) {
-	return w.read(w.sectorBuf[:], lba, sectorSize)
+	return w.read(w.sectorBuf[:], lba, int64(lba)*sectorSize, sectorSize)
 }
 
 // dirChunk is how much of a directory is read at once: a large directory
@@ -205,9 +204,9 @@ func (w *walker) dir(d record, prefix string, depth int) error {
 		w.dirBufs = append(w.dirBufs, nil)
 	}
 	var multi []extent // extents of a multi-extent file so far
-	for start := uint32(0); start < d.size; start += dirChunk {
+	for start := int64(0); start < int64(d.size); start += dirChunk {
 		// Chunks end on sectors, which records do not cross.
-		data, err := w.read(w.dirBufs[depth], d.extent+start/sectorSize, min(dirChunk, d.size-start))
+		data, err := w.read(w.dirBufs[depth], d.extent, int64(d.extent)*sectorSize+start, uint32(min(dirChunk, int64(d.size)-start)))
 		if err != nil {
 			return err
 		}
