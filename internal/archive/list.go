@@ -100,6 +100,15 @@ func (r *ListReader) Read(p []byte) (int, error) {
 	return r.cur.Read(p)
 }
 
+// WriteTo writes the current entry's data to w, through its reader's
+// WriteTo when it has one.
+func (r *ListReader) WriteTo(w io.Writer) (int64, error) {
+	if r.cur == nil {
+		return 0, nil
+	}
+	return Copy(w, r.cur)
+}
+
 // Close releases the current entry's data; the caller owns the image.
 func (r *ListReader) Close() error {
 	r.release()

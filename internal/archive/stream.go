@@ -64,6 +64,7 @@ func WriteHole(w io.Writer, n int64) error {
 type Meter struct {
 	R  io.Reader
 	Fn func(n int64) error
+	w  meterWriter // WriteTo's, in the Meter so that an entry costs no allocation
 }
 
 func (m *Meter) Read(p []byte) (int, error) {
@@ -78,7 +79,10 @@ func (m *Meter) Read(p []byte) (int, error) {
 
 // WriteTo writes the data to w through R's WriteTo when it has one.
 func (m *Meter) WriteTo(w io.Writer) (int64, error) {
-	return Copy(&meterWriter{w: w, fn: m.Fn}, m.R)
+	m.w = meterWriter{w: w, fn: m.Fn}
+	n, err := Copy(&m.w, m.R)
+	m.w = meterWriter{}
+	return n, err
 }
 
 type meterWriter struct {

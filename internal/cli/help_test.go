@@ -223,3 +223,21 @@ func TestPrepareDocs(t *testing.T) {
 		}
 	}
 }
+
+// TestStringsFlag: --include, --exclude and -p are repeatable, keep each
+// value as given (commas too), and show no default in the help.
+func TestStringsFlag(t *testing.T) {
+	var got SelectOptions
+	var pw []string
+	cmd := NewCmdExtract(&Factory{}, func(o *ExtractOptions) error { got, pw = o.SelectOptions, o.Passwords; return nil })
+	cmd.SetArgs([]string{"--include", "a,b", "--include", "c", "-p=x,y", "-p=z", "a.zip"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got.Include, "|") != "a,b|c" || len(got.Exclude) != 0 || strings.Join(pw, "|") != "x,y|z" {
+		t.Errorf("include %q, exclude %q, passwords %q", got.Include, got.Exclude, pw)
+	}
+	if usage := cmd.Flags().FlagUsages(); strings.Contains(usage, "default []") {
+		t.Errorf("help shows an empty default:\n%s", usage)
+	}
+}

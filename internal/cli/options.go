@@ -38,7 +38,7 @@ func addCommonFlags(cmd *cobra.Command, o *CommonOptions) {
 	fl := cmd.Flags()
 	fl.StringVar(&o.Format, "format", "", "read as this format instead of detecting it (xz, lzma, lzip, gzip, bzip2, zstd, lz4, brotli, tar, zip, rar4, rar5, 7z)")
 	// The empty back-quotes name no value: help shows "-p, --password[=PW]".
-	fl.StringArrayVarP(&o.Passwords, "password", "p", nil, "password, given as -p=PW or --password=PW; a bare -p or --password asks on the terminal; repeat to try several candidates``")
+	fl.VarP(newStrings(&o.Passwords), "password", "p", "password, given as -p=PW or --password=PW; a bare -p or --password asks on the terminal; repeat to try several candidates``")
 	fl.Lookup("password").NoOptDefVal = promptMarker
 	fl.StringVar(&o.PasswordFile, "password-file", "", "read candidate passwords from `FILE`, one per line")
 	fl.StringVar(&o.MemLimit, "memlimit", "1GiB", "refuse dictionaries and windows larger than `SIZE` (e.g. 512MiB, 4GiB)")
@@ -177,4 +177,34 @@ func parseSize(s string) (int64, error) {
 		return int64(n), nil
 	}
 	return 0, fmt.Errorf("size %q is %w", s, errSizeRange)
+}
+
+// stringsValue is a repeatable string flag whose values are kept as given,
+// like pflag's StringArray, whose String (called once per flag, at every
+// start, for the help's default) formats through a CSV writer with a 4 KiB
+// buffer.
+type stringsValue struct {
+	p   *[]string
+	set bool
+}
+
+func newStrings(p *[]string) *stringsValue { return &stringsValue{p: p} }
+
+func (s *stringsValue) Set(v string) error {
+	if !s.set {
+		*s.p, s.set = nil, true
+	}
+	*s.p = append(*s.p, v)
+	return nil
+}
+
+// Type names the value as pflag's StringArray does, for the help.
+func (s *stringsValue) Type() string { return "stringArray" }
+
+// String is empty without values, which the help takes for no default.
+func (s *stringsValue) String() string {
+	if len(*s.p) == 0 {
+		return ""
+	}
+	return "[" + strings.Join(*s.p, ",") + "]"
 }

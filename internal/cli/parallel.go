@@ -49,12 +49,13 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 	results := make([]error, len(entries))
 	sizes := make([]int64, len(entries))
 	done := make([]bool, len(entries))
-	one := func(i int) {
+	one := func(i int, m *entryMeter) {
 		e := entries[i]
 		rc, err := ra.Open(i)
 		if err == nil {
 			r.setEntry(e.Name)
-			err = put(e, r.meter(rc, &sizes[i]))
+			err = put(e, m.reader(rc))
+			sizes[i] = m.n
 			if cerr := rc.Close(); err == nil && cerr != nil {
 				err = cerr
 			}
@@ -74,13 +75,14 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			m := r.newMeter()
 			for g := range work {
 				for _, i := range g {
 					if err := r.f.Context.Err(); err != nil {
 						results[i] = err
 						continue
 					}
-					one(i)
+					one(i, m)
 				}
 			}
 		}()
@@ -94,9 +96,10 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 	close(work)
 	wg.Wait()
 	// Then the rest (empty files, links, specials) in order.
+	m := r.newMeter()
 	for i := range entries {
 		if !done[i] {
-			one(i)
+			one(i, m)
 		}
 	}
 	for i, e := range entries {

@@ -44,6 +44,7 @@ func (r *runner) progress(a *formats.Archive) func() {
 		label: barLabel(a.Name, width), start: time.Now()}
 	base := r.out.Load()
 	r.entry.Store(nil)
+	r.named = true
 	r.show(bar)
 	done := make(chan struct{})
 	stopped := make(chan struct{})
@@ -74,6 +75,7 @@ func (r *runner) progress(a *formats.Archive) func() {
 	return func() {
 		close(done)
 		<-stopped
+		r.named = false
 		r.show(nil)
 	}
 }
@@ -194,6 +196,7 @@ type screen struct {
 	mu    sync.Mutex             // held while the bar or a line beside it is drawn
 	bar   *progressBar           // nil when none is shown
 	entry atomic.Pointer[string] // the entry being read, for the bar
+	named bool                   // a bar names the entry (set before the entries are read)
 }
 
 // show replaces the bar shown (nil: none), clearing the old one.
@@ -219,7 +222,12 @@ func (s *screen) aside(fn func()) {
 }
 
 // setEntry names the entry being read, for the progress bar.
-func (s *screen) setEntry(name string) { s.entry.Store(&name) }
+func (s *screen) setEntry(name string) {
+	if s.named {
+		n := name // to the heap only here: without a bar, no allocation per entry
+		s.entry.Store(&n)
+	}
+}
 
 // colorAllowed reports whether the bar may use colour: not when NO_COLOR
 // is set to anything (https://no-color.org) or TERM is empty or "dumb".

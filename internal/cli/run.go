@@ -141,18 +141,35 @@ func status(err error) string {
 	return archive.Classify(err).String()
 }
 
-// meter returns an entry's data src counted (into *n and, for progress,
-// the runner's total) and limited by the current archive's limits.
-func (r *runner) meter(src io.Reader, n *int64) io.Reader {
-	lim := r.lim
-	return &archive.Meter{R: src, Fn: func(k int64) error {
-		if err := lim.add(k); err != nil {
-			return err
-		}
-		*n += k
-		r.out.Add(k)
-		return nil
-	}}
+// entryMeter counts an entry's data (into n and, for progress, the
+// runner's total) and holds it to the current archive's limits. One is
+// reused from entry to entry by the goroutine that reads them.
+type entryMeter struct {
+	archive.Meter
+	r   *runner
+	lim *limits
+	n   int64 // bytes of the current entry
+}
+
+func (r *runner) newMeter() *entryMeter {
+	m := &entryMeter{r: r, lim: r.lim}
+	m.Fn = m.count
+	return m
+}
+
+// reader returns src counted, from zero, as the next entry's data.
+func (m *entryMeter) reader(src io.Reader) io.Reader {
+	m.R, m.n = src, 0
+	return &m.Meter
+}
+
+func (m *entryMeter) count(k int64) error {
+	if err := m.lim.add(k); err != nil {
+		return err
+	}
+	m.n += k
+	m.r.out.Add(k)
+	return nil
 }
 
 // each opens path and calls fn for every entry; fn reads the entry's data
@@ -207,6 +224,7 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 		return r.code
 	}
 	h := newHeld(r, path, a.Reader, settle)
+	m := r.newMeter()
 	var archErr error
 	for {
 		if err := r.f.Context.Err(); err != nil {
@@ -241,9 +259,9 @@ func (r *runner) each(path string, oo formats.OpenOptions, parallel bool, fn fun
 				break
 			}
 		}
-		var n int64
 		r.setEntry(e.Name)
-		err = fn(a, e, r.meter(a, &n))
+		err = fn(a, e, m.reader(a))
+		n := m.n
 		r.bytes += n
 		size := e.Size
 		if e.Type == archive.TypeFile && n > 0 || size < 0 && err == nil {

@@ -22,8 +22,8 @@ type SelectOptions struct {
 
 func addSelectFlags(cmd *cobra.Command, o *SelectOptions, layout bool) {
 	fl := cmd.Flags()
-	fl.StringArrayVar(&o.Include, "include", nil, "only entries matching `GLOB` (or below a matching directory); repeatable")
-	fl.StringArrayVar(&o.Exclude, "exclude", nil, "skip entries matching `GLOB` (or below a matching directory); repeatable")
+	fl.Var(newStrings(&o.Include), "include", "only entries matching `GLOB` (or below a matching directory); repeatable")
+	fl.Var(newStrings(&o.Exclude), "exclude", "skip entries matching `GLOB` (or below a matching directory); repeatable")
 	if layout {
 		fl.IntVar(&o.StripComponents, "strip-components", 0, "remove `N` leading path components (entries with fewer are skipped)")
 		fl.BoolVar(&o.Flat, "flat", false, "write every file directly into the destination, without directories")

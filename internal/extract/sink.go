@@ -6,8 +6,11 @@ package extract
 import (
 	"errors"
 	"io"
+	"os"
+	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/kcopy"
 )
 
 // Sink receives entries. Put consumes the entry's data from r to its end;
@@ -56,6 +59,35 @@ type discardHoles struct{}
 func (discardHoles) Write(p []byte) (int, error) { return len(p), nil }
 func (discardHoles) WriteHole(int64) error       { return nil }
 
+// WriteRange has the kernel read a stored range into /dev/null: every
+// byte is read from the image (a read error or a short image fails as it
+// would through a buffer) without a copy into the process.
+func (discardHoles) WriteRange(f *os.File, off, n int64) (int64, error) {
+	null, err := devNull()
+	if err != nil {
+		return archive.CopyRange(io.Discard, f, off, n)
+	}
+	return writeRange(null, f, off, n)
+}
+
+// devNull is /dev/null opened for writing, once for the whole run.
+var devNull = sync.OnceValues(func() (*os.File, error) { return os.OpenFile(os.DevNull, os.O_WRONLY, 0) })
+
+// writeRange writes n bytes of f from off to w: through the kernel when w
+// is a file, the rest (all of it where the kernel refuses) through a
+// buffer.
+func writeRange(w io.Writer, f *os.File, off, n int64) (int64, error) {
+	var k int64
+	if dst, ok := w.(*os.File); ok {
+		var err error
+		if k, err = kcopy.Send(dst, f, off, n); err == nil {
+			return k, nil
+		}
+	}
+	m, err := archive.CopyRange(w, f, off+k, n-k)
+	return k + m, err
+}
+
 // Settle has nothing to commit: the verdict is the caller's to report.
 func (Discard) Settle(_ *archive.Entry, err error) error { return err }
 
@@ -72,12 +104,31 @@ func (s Stdout) Put(e *archive.Entry, r io.Reader) error {
 	if e.Type != archive.TypeFile {
 		return nil
 	}
+	if f, ok := s.W.(*os.File); ok {
+		_, err := archive.Copy(fileOut{f}, r)
+		return err
+	}
 	_, err := archive.Copy(zeroHoles{s.W}, r)
 	return err
 }
 
+// fileOut is standard output as a file: a pointer in an interface (no
+// allocation per entry), taking ranges through the kernel.
+type fileOut struct{ f *os.File }
+
+func (o fileOut) Write(p []byte) (int, error) { return o.f.Write(p) }
+func (o fileOut) WriteRange(f *os.File, off, n int64) (int64, error) {
+	return writeRange(o.f, f, off, n)
+}
+
 // zeroHoles hides any WriteHole of W: on a stream a hole is its zeros.
 type zeroHoles struct{ io.Writer }
+
+// WriteRange writes a stored range through the kernel when W is a file
+// (standard output as a pipe, a file or /dev/null).
+func (z zeroHoles) WriteRange(f *os.File, off, n int64) (int64, error) {
+	return writeRange(z.Writer, f, off, n)
+}
 
 // Settle cannot take back what was written: the verdict is the caller's to
 // report.

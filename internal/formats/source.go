@@ -3,6 +3,7 @@ package formats
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync/atomic"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -27,6 +28,23 @@ func (s *source) ReadAt(p []byte, off int64) (int, error) {
 	n, err := s.ra.ReadAt(p, off)
 	s.n.Add(int64(n))
 	return n, ioError(err)
+}
+
+// SendRange writes the n bytes at off to w: through w.WriteRange when the
+// input is one open file, else through a buffer. They count as read before
+// w counts them as output, so that --max-ratio never sees output ahead of
+// its input.
+func (s *source) SendRange(w archive.RangeWriter, off, n int64) (int64, error) {
+	s.n.Add(n)
+	var k int64
+	var err error
+	if f, ok := s.ra.(*os.File); ok {
+		k, err = w.WriteRange(f, off, n)
+	} else {
+		k, err = archive.CopyRange(w, s.ra, off, n)
+	}
+	s.n.Add(k - n)
+	return k, err
 }
 
 func ioError(err error) error {

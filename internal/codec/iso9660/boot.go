@@ -29,7 +29,7 @@ type bootImage struct {
 // [BOOT]/ entries. Their data are views of the image (often of a file in
 // the tree, which the overlap check therefore does not compare them with).
 func (w *walker) boot(lba uint32) error {
-	b, err := w.read(lba, sectorSize)
+	b, err := w.sector(lba)
 	if err != nil {
 		return err
 	}
@@ -82,15 +82,15 @@ func (w *walker) boot(lba uint32) error {
 	if len(images) == 0 {
 		return nil
 	}
-	w.add(file{entry: &archive.Entry{Name: "[BOOT]", Type: archive.TypeDir, Mode: 0o755, PackedSize: -1}})
+	w.add(&file{entry: archive.Entry{Name: "[BOOT]", Type: archive.TypeDir, Mode: 0o755, PackedSize: -1}})
 	for i, img := range images {
 		name := "Boot-" + mediaNames[img.media] + ".img"
 		if len(images) > 1 {
 			name = fmt.Sprintf("Boot-%d-%s.img", i+1, mediaNames[img.media])
 		}
-		e := &archive.Entry{Name: "[BOOT]/" + name, Type: archive.TypeFile, Mode: 0o644,
+		e := archive.Entry{Name: "[BOOT]/" + name, Type: archive.TypeFile, Mode: 0o644,
 			Size: img.size, PackedSize: img.size, Method: "El Torito"}
-		w.add(file{entry: e, extents: []extent{{int64(img.rba) * sectorSize, img.size}}, boot: true})
+		w.add(&file{entry: e, extents: []extent{{int64(img.rba) * sectorSize, img.size}}, boot: true})
 	}
 	return nil
 }

@@ -219,7 +219,7 @@ func TestZisofsDamage(t *testing.T) {
 	var f *file
 	for i := range r.files {
 		if r.files[i].zf != nil {
-			f = &r.files[i]
+			f = r.files[i]
 		}
 	}
 	if f == nil {

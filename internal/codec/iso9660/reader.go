@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -20,7 +21,7 @@ type extent struct {
 
 // file is an entry and where its data are.
 type file struct {
-	entry   *archive.Entry
+	entry   archive.Entry
 	extents []extent
 	zf      *zisofsInfo
 	boot    bool // an El Torito boot image: a view of the image
@@ -33,7 +34,7 @@ type Reader struct {
 	ra    io.ReaderAt
 	size  int64
 	opt   *archive.Options
-	files []file
+	files []*file
 }
 
 // Open reads the directory tree of the image in in.RA. An image cannot be
@@ -81,10 +82,10 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 		return nil, err
 	}
 	list := make([]*archive.Entry, len(r.files))
-	for i := range r.files {
-		list[i] = r.files[i].entry
+	for i, f := range r.files {
+		list[i] = &f.entry
 	}
-	r.ListReader = archive.NewListReader("iso9660", list, func(i int) (io.ReadCloser, error) { return r.data(&r.files[i]) })
+	r.ListReader = archive.NewListReader("iso9660", list, func(i int) (io.ReadCloser, error) { return r.data(r.files[i]) })
 	return r, nil
 }
 
@@ -96,22 +97,28 @@ type walker struct {
 	dirs   map[uint32]bool // directory extents entered (loops)
 	links  map[uint64]int  // Rock Ridge serial number → first file (made at the first)
 
-	// Entries and extents are carved from slabs: one allocation per
-	// slabSize files rather than two per file.
-	entries []archive.Entry
+	// Files (with their entries) and extents are carved from slabs: one
+	// allocation per slabSize files rather than two per file, and the list
+	// of files grows by pointers.
+	slab    []file
 	extents []extent
+
+	dirBufs   [][]byte // by nesting depth (see dirChunk)
+	name      []byte   // a Joliet name decoded
+	path      []byte   // an entry's name being put together
+	sectorBuf [sectorSize]byte
 }
 
-// slabSize is how many entries (and extents) one slab holds.
+// slabSize is how many files (and extents) one slab holds.
 const slabSize = 256
 
-// newEntry returns a zeroed entry from the current slab.
-func (w *walker) newEntry() *archive.Entry {
-	if len(w.entries) == cap(w.entries) {
-		w.entries = make([]archive.Entry, 0, slabSize)
+// newFile returns a zeroed file from the current slab.
+func (w *walker) newFile() *file {
+	if len(w.slab) == cap(w.slab) {
+		w.slab = make([]file, 0, slabSize)
 	}
-	w.entries = w.entries[:len(w.entries)+1]
-	return &w.entries[len(w.entries)-1]
+	w.slab = w.slab[:len(w.slab)+1]
+	return &w.slab[len(w.slab)-1]
 }
 
 // extentList returns multi followed by last, in a slice of its own (the
@@ -133,7 +140,7 @@ func (w *walker) extentList(multi []extent, last extent) []extent {
 // with a SUSP SP entry, and the bytes it says to skip in every system use
 // area.
 func (w *walker) rockRidgeRoot(root record) (bool, int, error) {
-	b, err := w.read(root.extent, min(root.size, sectorSize))
+	b, err := w.read(w.sectorBuf[:], root.extent, int64(root.extent)*sectorSize, min(root.size, sectorSize))
 	if err != nil {
 		return false, 0, err
 	}
@@ -151,21 +158,31 @@ func (w *walker) rockRidgeRoot(root record) (bool, int, error) {
 	return false, 0, nil
 }
 
-// read reads n bytes from sector lba.
-func (w *walker) read(lba, n uint32) ([]byte, error) {
-	if int64(n) > w.r.opt.Limit() {
-		return nil, archive.Limitf("iso9660: a directory of %d bytes exceeds the memory limit", n)
-	}
-	off := int64(lba) * sectorSize
+// read reads n bytes (at most dirChunk) at byte off, in sector lba (for
+// errors), into buf, grown to n when shorter.
+func (w *walker) read(buf []byte, lba uint32, off int64, n uint32) ([]byte, error) {
 	if off+int64(n) > w.r.size {
 		return nil, archive.Corruptf("iso9660: directory at sector %d runs past the end of the image", lba)
 	}
-	b := make([]byte, n)
+	if cap(buf) < int(n) {
+		buf = make([]byte, n)
+	}
+	b := buf[:n]
 	if _, err := w.r.ra.ReadAt(b, off); err != nil {
 		return nil, readErr(err)
 	}
 	return b, nil
 }
+
+// sector reads the one sector lba into a buffer the walk reuses.
+func (w *walker) sector(lba uint32) ([]byte, error) {
+	return w.read(w.sectorBuf[:], lba, int64(lba)*sectorSize, sectorSize)
+}
+
+// dirChunk is how much of a directory is read at once: a large directory
+// goes through one buffer per nesting depth, reused by every directory at
+// that depth, rather than a buffer of its size each.
+const dirChunk = 16 * sectorSize
 
 // dir adds the entries of the directory d, whose path is prefix, and
 // descends into its subdirectories.
@@ -177,41 +194,54 @@ func (w *walker) dir(d record, prefix string, depth int) error {
 		return archive.Corruptf("%w at sector %d", errDirLoop, d.extent)
 	}
 	w.dirs[d.extent] = true
-	data, err := w.read(d.extent, d.size)
-	if err != nil {
-		return err
+	if int64(d.size) > w.r.opt.Limit() {
+		return archive.Limitf("iso9660: a directory of %d bytes exceeds the memory limit", d.size)
 	}
-	// Every directory starts with its "." record.
-	if len(data) < minRecord || data[0] < minRecord || data[32] != 1 || data[33] != 0 {
-		return archive.Corruptf("iso9660: the directory at sector %d does not start with its own record", d.extent)
+	if int64(d.extent)*sectorSize+int64(d.size) > w.r.size {
+		return archive.Corruptf("iso9660: directory at sector %d runs past the end of the image", d.extent)
+	}
+	for len(w.dirBufs) <= depth {
+		w.dirBufs = append(w.dirBufs, nil)
 	}
 	var multi []extent // extents of a multi-extent file so far
-	for pos := 0; pos < len(data); {
-		if data[pos] == 0 {
-			// Records do not cross sectors: the rest of this one is padding.
-			pos = (pos/sectorSize + 1) * sectorSize
-			continue
-		}
-		end := min((pos/sectorSize+1)*sectorSize, len(data))
-		rec, n, err := parseRecord(data[pos:end])
+	for start := int64(0); start < int64(d.size); start += dirChunk {
+		// Chunks end on sectors, which records do not cross.
+		data, err := w.read(w.dirBufs[depth], d.extent, int64(d.extent)*sectorSize+start, uint32(min(dirChunk, int64(d.size)-start)))
 		if err != nil {
 			return err
 		}
-		pos += n
-		if len(rec.name) == 1 && (rec.name[0] == 0 || rec.name[0] == 1) {
-			continue // "." and ".."
+		w.dirBufs[depth] = data
+		// Every directory starts with its "." record.
+		if start == 0 && (len(data) < minRecord || data[0] < minRecord || data[32] != 1 || data[33] != 0) {
+			return archive.Corruptf("iso9660: the directory at sector %d does not start with its own record", d.extent)
 		}
-		if rec.flags&flagAssociated != 0 {
-			continue // a Macintosh resource fork or the like
-		}
-		if rec.flags&flagMultiExtent != 0 && !rec.dir() {
-			multi = append(multi, extent{int64(rec.extent) * sectorSize, int64(rec.size)})
-			continue
-		}
-		exts := w.extentList(multi, extent{int64(rec.extent) * sectorSize, int64(rec.size)})
-		multi = multi[:0]
-		if err := w.entry(rec, exts, prefix, depth); err != nil {
-			return err
+		for pos := 0; pos < len(data); {
+			if data[pos] == 0 {
+				// Records do not cross sectors: the rest of this one is padding.
+				pos = (pos/sectorSize + 1) * sectorSize
+				continue
+			}
+			end := min((pos/sectorSize+1)*sectorSize, len(data))
+			rec, n, err := parseRecord(data[pos:end])
+			if err != nil {
+				return err
+			}
+			pos += n
+			if len(rec.name) == 1 && (rec.name[0] == 0 || rec.name[0] == 1) {
+				continue // "." and ".."
+			}
+			if rec.flags&flagAssociated != 0 {
+				continue // a Macintosh resource fork or the like
+			}
+			if rec.flags&flagMultiExtent != 0 && !rec.dir() {
+				multi = append(multi, extent{int64(rec.extent) * sectorSize, int64(rec.size)})
+				continue
+			}
+			exts := w.extentList(multi, extent{int64(rec.extent) * sectorSize, int64(rec.size)})
+			multi = multi[:0]
+			if err := w.entry(rec, exts, prefix, depth); err != nil {
+				return err
+			}
 		}
 	}
 	if len(multi) > 0 {
@@ -222,7 +252,8 @@ func (w *walker) dir(d record, prefix string, depth int) error {
 
 // entry adds the entry of one record (with all its extents).
 func (w *walker) entry(rec record, exts []extent, prefix string, depth int) error {
-	e := w.newEntry()
+	f := w.newFile()
+	e := &f.entry
 	e.Type, e.PackedSize, e.ModTime, e.Mode = archive.TypeFile, -1, rec.mtime, 0o644
 	var rr rockRidge
 	if w.rr != nil {
@@ -238,14 +269,16 @@ func (w *walker) entry(rec record, exts []extent, prefix string, depth int) erro
 	switch {
 	case rr.hasName:
 	case w.joliet:
-		name = isoName([]byte(ucs2(rec.name)))
+		w.name = appendUCS2(w.name[:0], rec.name)
+		name = isoName(w.name)
 	default:
 		name = isoName(rec.name)
 	}
-	if name == "" || name == "." || name == ".." {
+	if len(name) == 0 || string(name) == "." || string(name) == ".." {
 		return archive.Corruptf("iso9660: %s: a record names %q", prefix, name)
 	}
-	e.Name = prefix + name
+	w.path = append(append(w.path[:0], prefix...), name...)
+	e.Name = string(w.path) // one allocation, not the name's and the sum's
 	if rec.dir() || rr.hasChild {
 		e.Type, e.Mode, e.Size = archive.TypeDir, 0o755, 0
 	}
@@ -264,11 +297,11 @@ func (w *walker) entry(rec record, exts []extent, prefix string, depth int) erro
 		e.Type, e.Linkname = archive.TypeSymlink, rr.link
 	}
 	if e.Type == archive.TypeDir {
-		w.add(file{entry: e})
+		w.add(f)
 		d := rec
 		if rr.hasChild {
 			d = record{extent: rr.childLink}
-			b, err := w.read(rr.childLink, sectorSize)
+			b, err := w.sector(rr.childLink)
 			if err != nil {
 				return err
 			}
@@ -282,7 +315,7 @@ func (w *walker) entry(rec record, exts []extent, prefix string, depth int) erro
 	}
 	if e.Type != archive.TypeFile {
 		e.Size = 0
-		w.add(file{entry: e})
+		w.add(f)
 		return nil
 	}
 	var size int64
@@ -290,7 +323,7 @@ func (w *walker) entry(rec record, exts []extent, prefix string, depth int) erro
 		size += x.size
 	}
 	e.Size, e.PackedSize = size, size
-	f := file{entry: e, extents: exts, zf: rr.zf}
+	f.extents, f.zf = exts, rr.zf
 	if rr.zf != nil {
 		e.Size, e.Method = int64(rr.zf.size), "zisofs"
 	}
@@ -300,7 +333,8 @@ func (w *walker) entry(rec record, exts []extent, prefix string, depth int) erro
 	if size > 0 && rr.serial != 0 {
 		if first, seen := w.links[rr.serial]; seen && sameData(w.r.files[first], f) {
 			e.Type, e.Linkname, e.Size = archive.TypeHardlink, w.r.files[first].entry.Name, 0
-			w.add(file{entry: e})
+			f.extents, f.zf = nil, nil
+			w.add(f)
 			return nil
 		}
 		if w.links == nil {
@@ -331,21 +365,21 @@ func (r *Reader) linkShared() {
 		return cmp.Compare(a, b)
 	})
 	for k := 0; k < len(idx); {
-		owner := &r.files[idx[k]]
+		owner := r.files[idx[k]]
 		j := k + 1
 		for ; j < len(idx) && r.files[idx[j]].extents[0].start == owner.extents[0].start; j++ {
-			f := &r.files[idx[j]]
-			if f.extents[0] == owner.extents[0] && sameData(*owner, *f) {
-				e := f.entry
+			f := r.files[idx[j]]
+			if f.extents[0] == owner.extents[0] && sameData(owner, f) {
+				e := &f.entry
 				e.Type, e.Linkname, e.Size = archive.TypeHardlink, owner.entry.Name, 0
-				*f = file{entry: e}
+				f.extents, f.zf, f.boot = nil, nil, false
 			}
 		}
 		k = j
 	}
 }
 
-func sameData(a, b file) bool {
+func sameData(a, b *file) bool {
 	if len(a.extents) != len(b.extents) || (a.zf == nil) != (b.zf == nil) {
 		return false
 	}
@@ -357,7 +391,7 @@ func sameData(a, b file) bool {
 	return true
 }
 
-func (w *walker) add(f file) { w.r.files = append(w.r.files, f) }
+func (w *walker) add(f *file) { w.r.files = append(w.r.files, f) }
 
 // checkOverlap refuses files whose extents overlap another file's in part
 // (files sharing one are hard links by then), as an image built to make a
@@ -389,8 +423,13 @@ func (r *Reader) data(f *file) (io.ReadCloser, error) {
 	if f.zf != nil {
 		return newZisofs(r.ra, f.extents, *f.zf, r.opt.Limit())
 	}
-	return &extentReader{ra: r.ra, rest: f.extents}, nil
+	x := extentReaders.Get().(*extentReader)
+	*x = extentReader{ra: r.ra, rest: f.extents}
+	return x, nil
 }
+
+// extentReaders are reused from file to file: Close gives one back.
+var extentReaders = sync.Pool{New: func() any { return new(extentReader) }}
 
 // extentReader reads a file's extents in order, each to its last byte: an
 // image ending before one does is errTruncated.
@@ -425,4 +464,41 @@ func (x *extentReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (x *extentReader) Close() error { return nil }
+// WriteTo hands each extent to w as a byte range of the image when w is
+// an archive.RangeWriter and the image an archive.RangeSource (the kernel
+// may then copy it to w's file), else copies through a buffer.
+func (x *extentReader) WriteTo(w io.Writer) (int64, error) {
+	rw, ok := w.(archive.RangeWriter)
+	src, ok2 := x.ra.(archive.RangeSource)
+	if !ok || !ok2 {
+		return archive.Copy(w, struct{ io.Reader }{x})
+	}
+	var done int64
+	for {
+		for x.cur.size == 0 {
+			if len(x.rest) == 0 {
+				return done, nil
+			}
+			x.cur, x.rest = x.rest[0], x.rest[1:]
+		}
+		k, err := src.SendRange(rw, x.cur.start, x.cur.size)
+		x.cur.start += k
+		x.cur.size -= k
+		done += k
+		if err != nil {
+			return done, err
+		}
+		if x.cur.size > 0 {
+			return done, errTruncated
+		}
+	}
+}
+
+// Close gives x back for another file; x is not used again.
+func (x *extentReader) Close() error {
+	if x.ra != nil {
+		*x = extentReader{}
+		extentReaders.Put(x)
+	}
+	return nil
+}

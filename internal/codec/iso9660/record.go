@@ -100,19 +100,19 @@ func inZone(t time.Time, off byte) time.Time {
 
 // isoName turns a plain ISO 9660 identifier into a name: the version
 // (";1") and a dot before it with no extension are dropped.
-func isoName(b []byte) string {
+func isoName(b []byte) []byte {
 	if i := bytes.LastIndexByte(b, ';'); i >= 0 {
 		b = b[:i]
 	}
 	if len(b) > 1 && b[len(b)-1] == '.' {
 		b = b[:len(b)-1]
 	}
-	return string(b)
+	return b
 }
 
 // rockRidge is what the Rock Ridge entries of one record say.
 type rockRidge struct {
-	name      string
+	name      []byte // in the susp's buffer, until its next parse
 	hasName   bool
 	mode      uint32
 	hasMode   bool
@@ -139,6 +139,7 @@ type susp struct {
 	ra   io.ReaderAt
 	size int64
 	skip int
+	name []byte // the NM name of the last record parsed
 }
 
 // maxContinuations bounds the continuation areas followed for one record.
@@ -147,7 +148,8 @@ const maxContinuations = 16
 // parse collects the Rock Ridge entries of a system use area.
 func (s *susp) parse(sua []byte) (rockRidge, error) {
 	var rr rockRidge
-	var name, link strings.Builder
+	var link strings.Builder
+	name := s.name[:0]
 	linkCont := false
 	if len(sua) < s.skip {
 		return rr, nil
@@ -188,7 +190,7 @@ func (s *susp) parse(sua []byte) (rockRidge, error) {
 				case fl&0x02 != 0, fl&0x04 != 0:
 					// "." or "..": records the walk skips anyway.
 				default:
-					name.Write(e[5:])
+					name = append(name, e[5:]...)
 					rr.hasName = true
 				}
 			case "PX":
@@ -227,7 +229,8 @@ func (s *susp) parse(sua []byte) (rockRidge, error) {
 		}
 		area = next
 	}
-	rr.name, rr.link = name.String(), link.String()
+	s.name = name
+	rr.name, rr.link = name, link.String()
 	return rr, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"encoding/binary"
 	"io"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -116,12 +117,24 @@ func readErr(err error) error {
 	return err
 }
 
-// ucs2 decodes a Joliet name (UCS-2, big-endian; UTF-16 surrogates kept
-// together where a writer used them).
-func ucs2(b []byte) string {
-	u := make([]uint16, len(b)/2)
-	for i := range u {
-		u[i] = binary.BigEndian.Uint16(b[2*i:])
+// appendUCS2 appends the UTF-8 of a Joliet name (UCS-2, big-endian; UTF-16
+// surrogates kept together where a writer used them) to dst, as
+// utf16.Decode reads it: an unpaired surrogate is U+FFFD, a last odd byte
+// is dropped.
+func appendUCS2(dst, b []byte) []byte {
+	for i := 0; i+1 < len(b); i += 2 {
+		r := rune(binary.BigEndian.Uint16(b[i:]))
+		if utf16.IsSurrogate(r) {
+			if i+3 < len(b) {
+				if d := utf16.DecodeRune(r, rune(binary.BigEndian.Uint16(b[i+2:]))); d != utf8.RuneError {
+					dst = utf8.AppendRune(dst, d)
+					i += 2
+					continue
+				}
+			}
+			r = utf8.RuneError
+		}
+		dst = utf8.AppendRune(dst, r)
 	}
-	return string(utf16.Decode(u))
+	return dst
 }

@@ -305,17 +305,98 @@ func (r *Reader) reader(spans []span, embedded []byte, size int64) io.Reader {
 	if embedded != nil || spans == nil {
 		return bytes.NewReader(embedded)
 	}
-	rs := make([]io.Reader, 0, len(spans))
-	for _, s := range spans {
-		if s.off < 0 {
-			rs = append(rs, io.LimitReader(zeros{}, s.length))
-		} else {
-			rs = append(rs, &archive.ExactReader{R: io.NewSectionReader(r.img.ra, s.off, s.length), N: s.length, Short: errTruncated})
-		}
-	}
-	return &archive.ExactReader{R: io.MultiReader(rs...), N: size, Short: errTruncated}
+	return &spanReader{ra: r.img.ra, spans: spans, left: size}
 }
 
-type zeros struct{}
+// spanReader reads the size bytes of a file from its spans in order, each
+// read to the last byte needed: an image ending before it, or spans ending
+// before size bytes, is errTruncated. An unrecorded span reads as zeros.
+type spanReader struct {
+	ra    io.ReaderAt
+	spans []span // after cur
+	cur   span   // what is left of the span being read
+	left  int64  // bytes of the file left
+}
 
-func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+// next makes cur a span with bytes left, if there is one.
+func (s *spanReader) next() bool {
+	for s.cur.length == 0 {
+		if len(s.spans) == 0 {
+			return false
+		}
+		s.cur, s.spans = s.spans[0], s.spans[1:]
+	}
+	return true
+}
+
+// advance moves past n bytes of cur.
+func (s *spanReader) advance(n int64) {
+	if s.cur.off >= 0 {
+		s.cur.off += n
+	}
+	s.cur.length -= n
+	s.left -= n
+}
+
+func (s *spanReader) Read(p []byte) (int, error) {
+	if s.left == 0 {
+		return 0, io.EOF
+	}
+	if !s.next() {
+		return 0, errTruncated
+	}
+	p = p[:min(int64(len(p)), s.cur.length, s.left)]
+	if s.cur.off < 0 {
+		clear(p)
+		s.advance(int64(len(p)))
+		return len(p), nil
+	}
+	n, err := s.ra.ReadAt(p, s.cur.off)
+	s.advance(int64(n))
+	switch {
+	case n == len(p):
+		return n, nil
+	case err == nil || err == io.EOF:
+		if n == 0 {
+			return 0, errTruncated
+		}
+		return n, nil
+	}
+	return n, err
+}
+
+// WriteTo hands each recorded span to w as a byte range of the image when
+// w is an archive.RangeWriter and the image an archive.RangeSource (the
+// kernel may then copy it to w's file), else copies through a buffer.
+func (s *spanReader) WriteTo(w io.Writer) (int64, error) {
+	rw, ok := w.(archive.RangeWriter)
+	src, ok2 := s.ra.(archive.RangeSource)
+	if !ok || !ok2 {
+		return archive.Copy(w, struct{ io.Reader }{s})
+	}
+	var done int64
+	for s.left > 0 {
+		if !s.next() {
+			return done, errTruncated
+		}
+		n := min(s.cur.length, s.left)
+		var k int64
+		var err error
+		if s.cur.off < 0 {
+			if err = archive.WriteHole(w, n); err == nil {
+				k = n
+			}
+		} else {
+			k, err = src.SendRange(rw, s.cur.off, n)
+		}
+		s.advance(k)
+		done += k
+		if err != nil {
+			return done, err
+		}
+		if k < n {
+			return done, errTruncated
+		}
+	}
+	return done, nil
+}
