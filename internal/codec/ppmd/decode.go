@@ -312,18 +312,17 @@ var allUnmasked = func() (m [256]byte) {
 //
 //go:noinline
 func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32 {
-	st := arr[:(uint(last)+1)*6]
+	n := uint(last) + 1
 	var a, b uint32
-	for len(st) >= 24 {
-		q := (*[24]byte)(st)
+	_, _ = arr[0], mask[0] // nil checks, once
+	for i, lim := uint(0), n>>2*24; i < lim; i += 24 {
+		q := (*[24]byte)(arr[i:])
 		a += uint32(q[1])&uint32(mask[q[0]]) + uint32(q[13])&uint32(mask[q[12]])
 		b += uint32(q[7])&uint32(mask[q[6]]) + uint32(q[19])&uint32(mask[q[18]])
-		st = st[24:]
 	}
-	for len(st) >= 6 {
-		q := (*[6]byte)(st)
+	for i, lim := n&^3*6, n*6; i < lim; i += 6 {
+		q := (*[6]byte)(arr[i:])
 		a += uint32(q[1]) & uint32(mask[q[0]])
-		st = st[6:]
 	}
 	return a + b
 }
@@ -334,11 +333,11 @@ func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32 {
 //
 //go:noinline
 func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count uint32) (uint, uint32) {
-	st := arr[:(uint(last)+1)*6]
+	n := uint(last) + 1
 	acc := uint32(0)
-	i := uint(0)
-	for len(st) >= 12 {
-		q := (*[12]byte)(st)
+	_, _ = arr[0], mask[0] // nil checks, once
+	for i, lim := uint(0), n>>1*12; i < lim; i += 12 {
+		q := (*[12]byte)(arr[i:])
 		acc += uint32(q[1]) & uint32(mask[q[0]])
 		if acc > count {
 			return i, acc
@@ -347,11 +346,10 @@ func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count u
 		if acc > count {
 			return i + 6, acc
 		}
-		st = st[12:]
-		i += 12
 	}
-	if len(st) >= 6 {
-		q := (*[6]byte)(st)
+	i := (n &^ 1) * 6
+	if n&1 != 0 {
+		q := (*[6]byte)(arr[i:])
 		acc += uint32(q[1]) & uint32(mask[q[0]])
 	}
 	return i, acc
@@ -359,8 +357,15 @@ func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count u
 
 // maskAll masks the symbols of the states in st.
 func maskAll(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) {
-	for k := uint(0); k <= uint(last); k++ {
-		mask[arr[k*6]] = 0
+	n := uint(last) + 1
+	_, _ = arr[0], mask[0] // nil checks, once
+	for i, lim := uint(0), n>>1*12; i < lim; i += 12 {
+		q := (*[12]byte)(arr[i:])
+		mask[q[0]] = 0
+		mask[q[6]] = 0
+	}
+	if n&1 != 0 {
+		mask[arr[(n&^1)*6]] = 0
 	}
 }
 
