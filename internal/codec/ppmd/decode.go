@@ -114,14 +114,16 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				goto next
 			}
 			m.prevSuccess = 0
-			for i := uint(6); i < n6; i += 6 {
-				f := uint32(st[i+1])
-				hi += f
-				if hi <= count {
-					continue
+			i := uint(6)
+			for ; i < n6; i += 6 {
+				if hi += uint32(st[i+1]); hi > count {
+					break
 				}
+			}
+			if i < n6 {
 				rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
 				// Update1: a later symbol moves up past a less frequent one.
+				f := uint32(rec[1])
 				rc.decode(hi-f, f)
 				sym = rec[0]
 				f += 4
@@ -150,7 +152,7 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			rc.decode(hi, summ-hi)
 			mask := &m.charMask
 			*mask = allUnmasked
-			maskAll(st, byte(ns-1), mask)
+			maskAll(st, ctx[0]-1, mask) // ns-1's low byte, reloaded
 		} else {
 			freq := ctx[3]
 			sym = ctx[2]

@@ -97,14 +97,16 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				goto next
 			}
 			m.prevSuccess = 0
-			for i := uint(6); i < n6; i += 6 {
-				f := uint32(st[i+1])
-				hi += f
-				if hi <= count {
-					continue
+			i := uint(6)
+			for ; i < n6; i += 6 {
+				if hi += uint32(st[i+1]); hi > count {
+					break
 				}
+			}
+			if i < n6 {
 				rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
 				// Update1.
+				f := uint32(rec[1])
 				rc.decode(hi-f, f)
 				sym = rec[0]
 				f += 4
