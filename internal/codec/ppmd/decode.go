@@ -151,7 +151,7 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			m.hiBitsFlag = uint32(hb2Flag[*at(heap, m.found)])
 			rc.decode(hi, summ-hi)
 			mask := &m.charMask
-			*mask = allUnmasked
+			unmaskAll(mask)
 			maskAll(st, ctx[0]-1, mask) // ns-1's low byte, reloaded
 		} else {
 			freq := ctx[3]
@@ -180,7 +180,7 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			}
 			*prob -= getMean(*prob)
 			m.initEsc = uint32(expEscape[*prob>>10])
-			m.charMask = allUnmasked
+			unmaskAll(&m.charMask)
 			m.charMask[sym] = 0
 			m.prevSuccess = 0
 		}
@@ -302,6 +302,18 @@ var allUnmasked = func() (m [256]byte) {
 	}
 	return m
 }()
+
+// unmask64 is a quarter of allUnmasked.
+var unmask64 = [64]byte(allUnmasked[:64])
+
+// unmaskAll unmasks every symbol of mask in four 64-byte copies, which
+// the compiler writes out in full (it copies 256 bytes in a loop).
+func unmaskAll(mask *[256]byte) {
+	*(*[64]byte)(mask[0:]) = unmask64
+	*(*[64]byte)(mask[64:]) = unmask64
+	*(*[64]byte)(mask[128:]) = unmask64
+	*(*[64]byte)(mask[192:]) = unmask64
+}
 
 // The escape helpers take a context's state array and its state count
 // less one (so 1..256 states), a bound that proves their loads in range.

@@ -133,7 +133,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				goto stop
 			}
 			rc.decode(hi, summ-hi)
-			*mask = allUnmasked
+			unmaskAll(mask)
 			maskAll(st, ctx[0], mask)
 		} else {
 			freq := ctx[3]
@@ -160,7 +160,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			}
 			*prob -= getMean(*prob)
 			m.initEsc = uint32(expEscape[*prob>>10])
-			*mask = allUnmasked
+			unmaskAll(mask)
 			mask[sym] = 0
 			m.prevSuccess = 0
 		}
