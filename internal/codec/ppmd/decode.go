@@ -81,6 +81,9 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	if len(heap) < heapPad {
 		return 0, -2
 	}
+	if rc.err != nil {
+		return 0, 0 // the symbol paths check only where the coder may fail
+	}
 	n, e := 0, 0
 	for ; n < len(dst); n++ {
 		var sym byte
@@ -187,16 +190,22 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		if e = m.decodeEscaped(rc); e < 0 {
 			goto stop
 		}
+		if rc.err != nil {
+			return n, 0 // decodeEscaped normalised
+		}
 		sym = byte(e)
 	next:
-		// 7-Zip's coder normalises on the range alone.
+		// 7-Zip's coder normalises on the range alone, and only its
+		// normalisation fails (its range is at least 2^24, above any
+		// total); RAR's threshold fails on a range below the total.
 		if rc.isRAR {
-			rc.normRAR()
+			if rc.normRAR(); rc.err != nil {
+				return n, 0
+			}
 		} else if rc.rng < rcTop {
-			rc.normalize()
-		}
-		if rc.err != nil {
-			return n, 0
+			if rc.normalize(); rc.err != nil {
+				return n, 0
+			}
 		}
 		dst[n] = sym
 	}
