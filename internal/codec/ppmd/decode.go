@@ -26,7 +26,8 @@ func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (int, error) {
 }
 
 // Decode fills dst with decoded bytes (7z streams, whose size is known),
-// returning how many were decoded before an error or the end marker.
+// returning how many were decoded before an error or the end marker; on
+// an error the byte after those may have been written.
 func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
@@ -195,6 +196,9 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		}
 		sym = byte(e)
 	next:
+		// The symbol is stored before the coder normalises (the call
+		// would have it spilled); it counts only once that succeeded.
+		dst[n] = sym
 		// 7-Zip's coder normalises on the range alone, and only its
 		// normalisation fails (its range is at least 2^24, above any
 		// total); RAR's threshold fails on a range below the total.
@@ -207,7 +211,6 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				return n, 0
 			}
 		}
-		dst[n] = sym
 	}
 	return n, 0
 stop:

@@ -19,7 +19,8 @@ func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (int, error) {
 }
 
 // Decode fills dst with decoded bytes, returning how many were decoded
-// before an error or the end marker (ErrEndMark).
+// before an error or the end marker (ErrEndMark); on an error the byte
+// after those may have been written.
 func (m *ModelI) Decode(rc *RangeDecoder, dst []byte) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
@@ -169,11 +170,11 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		}
 		sym = byte(e)
 	next:
+		dst[n] = sym // before the coder's call, as ModelH.decode
 		rc.normRAR()
 		if rc.err != nil || m.failed {
 			return n, 0
 		}
-		dst[n] = sym
 	}
 	return n, 0
 stop:
