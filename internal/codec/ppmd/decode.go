@@ -390,9 +390,9 @@ func maskAll(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) {
 		mask[q[0]] = 0
 		mask[q[6]] = 0
 	}
-	if n&1 != 0 {
-		mask[arr[(n&^1)*6]] = 0
-	}
+	// The last state, masked again when n is even: a branch on n's
+	// parity would be mispredicted half the time.
+	mask[arr[(n-1)*6]] = 0
 }
 
 func getMean(prob uint16) uint16 {
