@@ -26,7 +26,8 @@ func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (int, error) {
 }
 
 // Decode fills dst with decoded bytes (7z streams, whose size is known),
-// returning how many were decoded before an error or the end marker.
+// returning how many were decoded before an error or the end marker; on
+// an error the byte after those may have been written.
 func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
@@ -81,6 +82,9 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	if len(heap) < heapPad {
 		return 0, -2
 	}
+	if rc.err != nil {
+		return 0, 0 // the symbol paths check only where the coder may fail
+	}
 	n, e := 0, 0
 	for ; n < len(dst); n++ {
 		var sym byte
@@ -114,14 +118,16 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				goto next
 			}
 			m.prevSuccess = 0
-			for i := uint(6); i < n6; i += 6 {
-				f := uint32(st[i+1])
-				hi += f
-				if hi <= count {
-					continue
+			i := uint(6)
+			for ; i < n6; i += 6 {
+				if hi += uint32(st[i+1]); hi > count {
+					break
 				}
+			}
+			if i < n6 {
 				rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
 				// Update1: a later symbol moves up past a less frequent one.
+				f := uint32(rec[1])
 				rc.decode(hi-f, f)
 				sym = rec[0]
 				f += 4
@@ -149,8 +155,8 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			m.hiBitsFlag = uint32(hb2Flag[*at(heap, m.found)])
 			rc.decode(hi, summ-hi)
 			mask := &m.charMask
-			*mask = allUnmasked
-			maskAll(st, byte(ns-1), mask)
+			unmaskAll(mask)
+			maskAll(st, ctx[0]-1, mask) // ns-1's low byte, reloaded
 		} else {
 			freq := ctx[3]
 			sym = ctx[2]
@@ -178,25 +184,33 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			}
 			*prob -= getMean(*prob)
 			m.initEsc = uint32(expEscape[*prob>>10])
-			m.charMask = allUnmasked
+			unmaskAll(&m.charMask)
 			m.charMask[sym] = 0
 			m.prevSuccess = 0
 		}
 		if e = m.decodeEscaped(rc); e < 0 {
 			goto stop
 		}
+		if rc.err != nil {
+			return n, 0 // decodeEscaped normalised
+		}
 		sym = byte(e)
 	next:
-		// 7-Zip's coder normalises on the range alone.
-		if rc.isRAR {
-			rc.normRAR()
-		} else if rc.rng < rcTop {
-			rc.normalize()
-		}
-		if rc.err != nil {
-			return n, 0
-		}
+		// The symbol is stored before the coder normalises (the call
+		// would have it spilled); it counts only once that succeeded.
 		dst[n] = sym
+		// 7-Zip's coder normalises on the range alone, and only its
+		// normalisation fails (its range is at least 2^24, above any
+		// total); RAR's threshold fails on a range below the total.
+		if rc.isRAR {
+			if rc.normRAR(); rc.err != nil {
+				return n, 0
+			}
+		} else if rc.rng < rcTop {
+			if rc.normalize(); rc.err != nil {
+				return n, 0
+			}
+		}
 	}
 	return n, 0
 stop:
@@ -301,6 +315,18 @@ var allUnmasked = func() (m [256]byte) {
 	return m
 }()
 
+// unmask64 is a quarter of allUnmasked.
+var unmask64 = [64]byte(allUnmasked[:64])
+
+// unmaskAll unmasks every symbol of mask in four 64-byte copies, which
+// the compiler writes out in full (it copies 256 bytes in a loop).
+func unmaskAll(mask *[256]byte) {
+	*(*[64]byte)(mask[0:]) = unmask64
+	*(*[64]byte)(mask[64:]) = unmask64
+	*(*[64]byte)(mask[128:]) = unmask64
+	*(*[64]byte)(mask[192:]) = unmask64
+}
+
 // The escape helpers take a context's state array and its state count
 // less one (so 1..256 states), a bound that proves their loads in range.
 
@@ -312,18 +338,17 @@ var allUnmasked = func() (m [256]byte) {
 //
 //go:noinline
 func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32 {
-	st := arr[:(uint(last)+1)*6]
+	n := uint(last) + 1
 	var a, b uint32
-	for len(st) >= 24 {
-		q := (*[24]byte)(st)
+	_, _ = arr[0], mask[0] // nil checks, once
+	for i, lim := uint(0), n>>2*24; i < lim; i += 24 {
+		q := (*[24]byte)(arr[i:])
 		a += uint32(q[1])&uint32(mask[q[0]]) + uint32(q[13])&uint32(mask[q[12]])
 		b += uint32(q[7])&uint32(mask[q[6]]) + uint32(q[19])&uint32(mask[q[18]])
-		st = st[24:]
 	}
-	for len(st) >= 6 {
-		q := (*[6]byte)(st)
+	for i, lim := n&^3*6, n*6; i < lim; i += 6 {
+		q := (*[6]byte)(arr[i:])
 		a += uint32(q[1]) & uint32(mask[q[0]])
-		st = st[6:]
 	}
 	return a + b
 }
@@ -334,11 +359,11 @@ func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32 {
 //
 //go:noinline
 func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count uint32) (uint, uint32) {
-	st := arr[:(uint(last)+1)*6]
+	n := uint(last) + 1
 	acc := uint32(0)
-	i := uint(0)
-	for len(st) >= 12 {
-		q := (*[12]byte)(st)
+	_, _ = arr[0], mask[0] // nil checks, once
+	for i, lim := uint(0), n>>1*12; i < lim; i += 12 {
+		q := (*[12]byte)(arr[i:])
 		acc += uint32(q[1]) & uint32(mask[q[0]])
 		if acc > count {
 			return i, acc
@@ -347,11 +372,10 @@ func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count u
 		if acc > count {
 			return i + 6, acc
 		}
-		st = st[12:]
-		i += 12
 	}
-	if len(st) >= 6 {
-		q := (*[6]byte)(st)
+	i := (n &^ 1) * 6
+	if n&1 != 0 {
+		q := (*[6]byte)(arr[i:])
 		acc += uint32(q[1]) & uint32(mask[q[0]])
 	}
 	return i, acc
@@ -359,9 +383,16 @@ func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count u
 
 // maskAll masks the symbols of the states in st.
 func maskAll(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) {
-	for k := uint(0); k <= uint(last); k++ {
-		mask[arr[k*6]] = 0
+	n := uint(last) + 1
+	_, _ = arr[0], mask[0] // nil checks, once
+	for i, lim := uint(0), n>>1*12; i < lim; i += 12 {
+		q := (*[12]byte)(arr[i:])
+		mask[q[0]] = 0
+		mask[q[6]] = 0
 	}
+	// The last state, masked again when n is even: a branch on n's
+	// parity would be mispredicted half the time.
+	mask[arr[(n-1)*6]] = 0
 }
 
 func getMean(prob uint16) uint16 {

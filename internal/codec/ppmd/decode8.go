@@ -19,7 +19,8 @@ func (m *ModelI) DecodeSymbol(rc *RangeDecoder) (int, error) {
 }
 
 // Decode fills dst with decoded bytes, returning how many were decoded
-// before an error or the end marker (ErrEndMark).
+// before an error or the end marker (ErrEndMark); on an error the byte
+// after those may have been written.
 func (m *ModelI) Decode(rc *RangeDecoder, dst []byte) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
@@ -97,14 +98,16 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				goto next
 			}
 			m.prevSuccess = 0
-			for i := uint(6); i < n6; i += 6 {
-				f := uint32(st[i+1])
-				hi += f
-				if hi <= count {
-					continue
+			i := uint(6)
+			for ; i < n6; i += 6 {
+				if hi += uint32(st[i+1]); hi > count {
+					break
 				}
+			}
+			if i < n6 {
 				rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
 				// Update1.
+				f := uint32(rec[1])
 				rc.decode(hi-f, f)
 				sym = rec[0]
 				f += 4
@@ -131,7 +134,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				goto stop
 			}
 			rc.decode(hi, summ-hi)
-			*mask = allUnmasked
+			unmaskAll(mask)
 			maskAll(st, ctx[0], mask)
 		} else {
 			freq := ctx[3]
@@ -158,7 +161,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			}
 			*prob -= getMean(*prob)
 			m.initEsc = uint32(expEscape[*prob>>10])
-			*mask = allUnmasked
+			unmaskAll(mask)
 			mask[sym] = 0
 			m.prevSuccess = 0
 		}
@@ -167,11 +170,11 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		}
 		sym = byte(e)
 	next:
+		dst[n] = sym // before the coder's call, as ModelH.decode
 		rc.normRAR()
 		if rc.err != nil || m.failed {
 			return n, 0
 		}
-		dst[n] = sym
 	}
 	return n, 0
 stop:

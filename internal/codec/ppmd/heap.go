@@ -97,3 +97,22 @@ func Footprint(memSize int64) int64 {
 	}
 	return int64(n)
 }
+
+// findSym returns the offset in a state array of last+1 states of the
+// first state of symbol sym, or of its last state when none has it. A
+// model built by the rules always has it there (a suffix context holds
+// every symbol of its longer contexts); the bound keeps a broken one
+// from scanning past its states.
+func findSym(st *[maxStatesBytes]byte, last, sym byte) uint {
+	lim := uint(last) * 6
+	for i := uint(0); i < lim; i += 12 {
+		// i and lim are multiples of 6: i+6 <= lim.
+		if st[i] == sym {
+			return i
+		}
+		if st[i+6] == sym {
+			return i + 6
+		}
+	}
+	return lim
+}

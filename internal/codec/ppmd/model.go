@@ -28,11 +28,9 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		c = suf
 		cu := unit(heap, c)
 		s := c + 2
-		if le16(cu[0:]) != 1 {
+		if ns := le16(cu[0:]); ns != 1 {
 			s = le32(cu[4:])
-			for *at(heap, s) != fsym {
-				s += 6
-			}
+			s += uint32(findSym(stateArr(heap, s), byte(ns-1), fsym))
 		}
 		if succ := le32(state(heap, s)[2:]); succ != upBranch {
 			c = succ
@@ -55,9 +53,7 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		upFreq = uint32(cu[3])
 	} else {
 		s := le32(cu[4:])
-		for *at(heap, s) != upSym {
-			s += 6
-		}
+		s += uint32(findSym(stateArr(heap, s), byte(ns-1), upSym))
 		cf := uint32(state(heap, s)[1]) - 1
 		s0 := le16(cu[2:]) - ns - cf
 		if 2*cf <= s0 {
@@ -105,16 +101,11 @@ func (m *ModelH) updateModel() {
 					cu[3]++
 				}
 			} else {
-				s := le32(cu[4:])
-				st := state(heap, s)
-				if st[0] != fsym {
-					for {
-						s += 6
-						if st = state(heap, s); st[0] == fsym {
-							break
-						}
-					}
-					if prev := state(heap, s-6); st[1] >= prev[1] {
+				arr := stateArr(heap, le32(cu[4:]))
+				i := findSym(arr, byte(le16(cu[0:])-1), fsym)
+				st := (*[6]byte)(arr[i : i+6])
+				if i >= 6 {
+					if prev := (*[6]byte)(arr[i-6 : i]); st[1] >= prev[1] {
 						*st, *prev = *prev, *st
 						st = prev
 					}

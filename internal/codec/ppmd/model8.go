@@ -172,9 +172,7 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 			s, s1 = s1, 0
 		case cu[0] != 0:
 			s = le32(cu[4:])
-			for *at(heap, s) != fsym {
-				s += 6
-			}
+			s += uint32(findSym(stateArr(heap, s), cu[0], fsym))
 			if st := state(heap, s); st[1] < maxFreq-9 {
 				st[1]++
 				put16(cu[2:], le16(cu[2:])+1)
@@ -210,9 +208,7 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		upFreq = uint32(cu[3])
 	} else {
 		s := le32(cu[4:])
-		for *at(heap, s) != upSym {
-			s += 6
-		}
+		s += uint32(findSym(stateArr(heap, s), cu[0], upSym))
 		cf := uint32(state(heap, s)[1]) - 1
 		s0 := le16(cu[2:]) - uint32(cu[0]) - cf
 		if 2*cf <= s0 {
@@ -266,9 +262,9 @@ func (m *ModelI) reduceOrder(s1, c uint32) uint32 {
 				return c
 			}
 			c = m.suffix(c)
-			if m.numStats(c) != 0 {
-				for s = m.stats(c); m.sym(s) != fsym; s += 6 {
-				}
+			if ns := m.numStats(c); ns != 0 {
+				s = m.stats(c)
+				s += uint32(findSym(stateArr(m.heap, s), byte(ns), byte(fsym)))
 				if m.freq(s) < maxFreq-9 {
 					m.setFreq(s, m.freq(s)+2)
 					m.setSummFreq(c, m.summFreq(c)+2)
@@ -320,22 +316,17 @@ func (m *ModelI) updateModel() {
 					cu[3]++
 				}
 			} else {
-				s = le32(cu[4:])
-				st := state(heap, s)
-				if st[0] != fSym {
-					for {
-						s += 6
-						st = state(heap, s)
-						if st[0] == fSym {
-							break
-						}
-					}
-					if prev := state(heap, s-6); st[1] >= prev[1] {
+				arr := stateArr(heap, le32(cu[4:]))
+				i := findSym(arr, cu[0], fSym)
+				st := (*[6]byte)(arr[i : i+6])
+				if i >= 6 {
+					if prev := (*[6]byte)(arr[i-6 : i]); st[1] >= prev[1] {
 						*st, *prev = *prev, *st
 						st = prev
-						s -= 6
+						i -= 6
 					}
 				}
+				s = le32(cu[4:]) + uint32(i)
 				if st[1] < maxFreq-9 {
 					st[1] += 2
 					put16(cu[2:], le16(cu[2:])+2)

@@ -110,7 +110,9 @@ type see struct {
 }
 
 func (s *see) mean() uint32 {
-	r := uint32(s.summ >> s.shift)
+	// shift is at most periodBits; the mask spares the compiler's
+	// fix-up for shifts past the width.
+	r := uint32(s.summ >> (s.shift & 15))
 	s.summ -= uint16(r)
 	if r == 0 {
 		return 1

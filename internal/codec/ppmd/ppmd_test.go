@@ -194,6 +194,33 @@ func TestBufferedInput(t *testing.T) {
 	}
 }
 
+// TestDecodeAfterError checks that a coder which already failed decodes
+// nothing more: the symbol loop checks the coder's error only where it
+// may fail, so Decode checks it before the first symbol.
+func TestDecodeAfterError(t *testing.T) {
+	for _, f := range loadFixtures(t) {
+		m, _ := NewH(f.order, f.mem)
+		var rc RangeDecoder
+		if err := rc.Init7z(bufio.NewReader(bytes.NewReader(f.packed))); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]byte, f.size)
+		// Stops at several symbols, some of which leave the range wide
+		// enough that the next symbol does not normalise.
+		for k := 0; k < 32 && k < f.size; k++ {
+			if _, err := m.Decode(&rc, out[k:k+1]); err != nil {
+				t.Fatal(err)
+			}
+			saved := rc
+			rc.err = io.ErrUnexpectedEOF // as a read error leaves it
+			if n, err := m.Decode(&rc, out[k+1:]); n != 0 || !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("%s: Decode after a read error: %d, %v; want 0, io.ErrUnexpectedEOF", f.name, n, err)
+			}
+			rc = saved
+		}
+	}
+}
+
 func TestBadParams(t *testing.T) {
 	for _, p := range [][2]int{{1, 1 << 20}, {65, 1 << 20}, {6, 100}} {
 		if _, err := NewH(p[0], p[1]); err == nil {
