@@ -10,6 +10,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/lzms"
 	"github.com/unpack-dev/unpack/internal/codec/lzx"
 	"github.com/unpack-dev/unpack/internal/codec/xpress"
+	"github.com/unpack-dev/unpack/internal/hugemem"
 )
 
 // part is one file of a (possibly split) WIM.
@@ -255,7 +256,9 @@ func (c *chunkCache) buffer(res *resource) []byte {
 			return b[:n]
 		}
 	}
-	return make([]byte, n)
+	// A solid chunk is tens of MiB touched once: on huge pages that is a
+	// few dozen faults, not one per 4 KiB.
+	return hugemem.Aligned(int(n))
 }
 
 // prefetch starts decoding the chunks after i of res, as many as there
