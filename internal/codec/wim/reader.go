@@ -207,6 +207,7 @@ func (r *Reader) resource(p *part, h reshdr) (*resource, error) {
 		return nil, archive.Corruptf("wim: empty compressed resource at %d", h.offset)
 	}
 	res.ctype, res.chunkSize = ct, int64(p.hdr.chunkSize)
+	res.setUnit(r.limit)
 	return res, nil
 }
 

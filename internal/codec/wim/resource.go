@@ -33,6 +33,7 @@ type resource struct {
 	usize     int64
 	solid     bool
 	chunks    []int64 // file offsets where the chunks start, then where the last ends
+	group     int64   // chunks decoded as one unit (setUnit)
 }
 
 // blob is a piece of data named by its SHA-1: a whole non-solid resource,
@@ -182,39 +183,60 @@ func openSolid(p *part, h reshdr, limit int64) (*resource, error) {
 	if res.usize == 0 {
 		return nil, archive.Corruptf("wim: empty solid resource")
 	}
+	res.setUnit(limit)
 	return res, nil
 }
 
-// chunkCache keeps the last decompressed chunk (the entries of a solid
-// resource are read in order, several from one chunk) and decodes the
-// chunks after it on other goroutines while it is read: chunks are
-// independent.
+// unitBytes is about how much output the chunk cache decodes at a time:
+// small chunks (32 KiB XPRESS and LZX) are decoded in runs, so that
+// handing a run to another thread costs little next to decoding it.
+const unitBytes = 512 << 10
+
+// setUnit sets how many chunks of res make one unit of decoding: about
+// unitBytes, within a quarter of the memory limit (a unit's buffer is
+// twice its size, and one is decoded ahead).
+func (res *resource) setUnit(limit int64) {
+	res.group = max(1, min(unitBytes, limit/4)/res.chunkSize)
+}
+
+// unitSize is how many bytes of output a unit of res holds (the last
+// one fewer).
+func (res *resource) unitSize() int64 { return res.group * res.chunkSize }
+
+// span is the most one unit of res holds: a small resource's unit is no
+// bigger than the resource.
+func (res *resource) span() int64 { return min(res.unitSize(), res.usize) }
+
+// chunkCache keeps the last unit (a run of chunks) decompressed (the
+// entries of a solid resource are read in order, several from one
+// chunk) and decodes the units after it on other goroutines while it is
+// read: chunks are independent.
 type chunkCache struct {
-	cur     chunkKey
+	cur     unitKey
 	data    []byte
-	ahead   map[chunkKey]*decoded
-	free    [][]byte // buffers of the chunks given back, for reuse
+	ahead   map[unitKey]*decoded
+	free    [][]byte // buffers of the units given back, for reuse
 	threads int
 
 	mu   sync.Mutex
 	decs map[[2]int64][]chunkDecoder // idle decoders by compression and chunk size
 }
 
-type chunkKey struct {
+type unitKey struct {
 	res *resource
-	i   int64
+	u   int64
 }
 
-// decoded is a chunk decoded, or being decoded, ahead.
+// decoded is a unit decoded, or being decoded, ahead.
 type decoded struct {
 	done chan struct{}
 	data []byte
 	err  error
 }
 
-// chunk returns chunk i of res, decompressed.
-func (c *chunkCache) chunk(res *resource, i int64, limit int64) ([]byte, error) {
-	k := chunkKey{res, i}
+// unit returns unit u of res, decompressed.
+func (c *chunkCache) unit(res *resource, u int64, limit int64) ([]byte, error) {
+	k := unitKey{res, u}
 	if c.data != nil && c.cur == k {
 		return c.data, nil
 	}
@@ -225,28 +247,27 @@ func (c *chunkCache) chunk(res *resource, i int64, limit int64) ([]byte, error) 
 		c.free = append(c.free, c.data)
 		c.data = nil
 	}
+	d, ok := c.ahead[k]
+	delete(c.ahead, k)
+	// The units after this one start before it is decoded here, so that
+	// the other threads work from the first unit of a resource on.
+	c.prefetch(res, u, limit)
 	var data []byte
 	var err error
-	if d, ok := c.ahead[k]; ok {
-		delete(c.ahead, k)
+	if ok {
 		<-d.done
 		data, err = d.data, d.err
 	} else {
-		data, err = c.decode(res, i, c.buffer(res))
+		data, err = c.decode(res, u, c.buffer(res))
 	}
 	if err != nil {
 		return nil, err
 	}
 	c.cur, c.data = k, data
-	c.prefetch(res, i, limit)
 	return data, nil
 }
 
-// span is the most one chunk of res holds: a small resource's chunk is
-// no bigger than the resource.
-func (res *resource) span() int64 { return min(res.chunkSize, res.usize) }
-
-// buffer returns room for a chunk and its compressed form.
+// buffer returns room for a unit and its compressed form.
 func (c *chunkCache) buffer(res *resource) []byte {
 	n := 2 * res.span()
 	for len(c.free) > 0 {
@@ -261,12 +282,12 @@ func (c *chunkCache) buffer(res *resource) []byte {
 	return hugemem.Aligned(int(n))
 }
 
-// prefetch starts decoding the chunks after i of res, as many as there
+// prefetch starts decoding the units after u of res, as many as there
 // are threads and the memory limit allows, and forgets those of other
 // resources (their goroutines end on their own).
-func (c *chunkCache) prefetch(res *resource, i int64, limit int64) {
+func (c *chunkCache) prefetch(res *resource, u int64, limit int64) {
 	for k := range c.ahead {
-		if k.res != res || k.i <= i {
+		if k.res != res || k.u <= u {
 			delete(c.ahead, k)
 		}
 	}
@@ -275,11 +296,11 @@ func (c *chunkCache) prefetch(res *resource, i int64, limit int64) {
 		return
 	}
 	if c.ahead == nil {
-		c.ahead = map[chunkKey]*decoded{}
+		c.ahead = map[unitKey]*decoded{}
 	}
-	n := int64(len(res.chunks) - 1)
-	for j := i + 1; j <= i+ahead && j < n; j++ {
-		k := chunkKey{res, j}
+	n := (res.usize + res.unitSize() - 1) / res.unitSize()
+	for j := u + 1; j <= u+ahead && j < n; j++ {
+		k := unitKey{res, j}
 		if c.ahead[k] != nil {
 			continue
 		}
@@ -293,49 +314,60 @@ func (c *chunkCache) prefetch(res *resource, i int64, limit int64) {
 	}
 }
 
-// decode decodes chunk i of res into buf (twice its span: the chunk, then
-// room for its compressed bytes) and returns the chunk's bytes.
-func (c *chunkCache) decode(res *resource, i int64, buf []byte) ([]byte, error) {
-	usize := min(res.chunkSize, res.usize-i*res.chunkSize)
-	csize := res.chunks[i+1] - res.chunks[i]
-	data := buf[:usize]
-	if csize == usize {
-		// Stored: compression did not help.
-		if _, err := res.p.ra.ReadAt(data, res.chunks[i]); err != nil {
-			return nil, readErr(err)
-		}
-		return data, nil
-	}
-	src := buf[res.span() : res.span()+csize]
-	if _, err := res.p.ra.ReadAt(src, res.chunks[i]); err != nil {
+// decode decodes unit u of res into buf (twice its span: the unit, then
+// room for its compressed bytes, read at once) and returns the unit's
+// bytes.
+func (c *chunkCache) decode(res *resource, u int64, buf []byte) ([]byte, error) {
+	first := u * res.group
+	last := min(first+res.group, int64(len(res.chunks)-1))
+	at := first * res.chunkSize
+	data := buf[:min(res.unitSize(), res.usize-at)]
+	// Each chunk stores no more than it holds: the compressed bytes fit
+	// the unit's span.
+	base := res.chunks[first]
+	src := buf[res.span() : res.span()+res.chunks[last]-base]
+	if _, err := res.p.ra.ReadAt(src, base); err != nil {
 		return nil, readErr(err)
 	}
-	key := [2]int64{int64(res.ctype), res.chunkSize}
-	c.mu.Lock()
 	var d chunkDecoder
-	if l := c.decs[key]; len(l) > 0 {
-		d = l[len(l)-1]
-		c.decs[key] = l[:len(l)-1]
-	}
-	c.mu.Unlock()
-	if d == nil {
-		var err error
-		if d, err = newDecoder(res.ctype, res.chunkSize); err != nil {
+	key := [2]int64{int64(res.ctype), res.chunkSize}
+	for i := first; i < last; i++ {
+		out := data[(i-first)*res.chunkSize:]
+		out = out[:min(res.chunkSize, int64(len(out)))]
+		in := src[res.chunks[i]-base : res.chunks[i+1]-base]
+		if len(in) == len(out) {
+			// Stored: compression did not help.
+			copy(out, in)
+			continue
+		}
+		if d == nil {
+			c.mu.Lock()
+			if l := c.decs[key]; len(l) > 0 {
+				d = l[len(l)-1]
+				c.decs[key] = l[:len(l)-1]
+			}
+			c.mu.Unlock()
+			if d == nil {
+				var err error
+				if d, err = newDecoder(res.ctype, res.chunkSize); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := d.Decode(out, in); err != nil {
+			if !archive.Categorized(err) {
+				err = archive.Corruptf("wim: %s chunk: %v", compNames[res.ctype], err)
+			}
 			return nil, err
 		}
 	}
-	err := d.Decode(data, src)
-	c.mu.Lock()
-	if c.decs == nil {
-		c.decs = map[[2]int64][]chunkDecoder{}
-	}
-	c.decs[key] = append(c.decs[key], d)
-	c.mu.Unlock()
-	if err != nil {
-		if !archive.Categorized(err) {
-			err = archive.Corruptf("wim: %s chunk: %v", compNames[res.ctype], err)
+	if d != nil {
+		c.mu.Lock()
+		if c.decs == nil {
+			c.decs = map[[2]int64][]chunkDecoder{}
 		}
-		return nil, err
+		c.decs[key] = append(c.decs[key], d)
+		c.mu.Unlock()
 	}
 	return data, nil
 }
@@ -363,12 +395,12 @@ func (r *blobReader) Read(p []byte) (int, error) {
 		}
 		return got, readErr(err)
 	}
-	i := at / res.chunkSize
-	data, err := r.cache.chunk(res, i, r.limit)
+	u := at / res.unitSize()
+	data, err := r.cache.unit(res, u, r.limit)
 	if err != nil {
 		return 0, err
 	}
-	got := copy(p[:n], data[at-i*res.chunkSize:])
+	got := copy(p[:n], data[at-u*res.unitSize():])
 	r.pos += int64(got)
 	return got, nil
 }

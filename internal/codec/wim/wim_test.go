@@ -106,3 +106,44 @@ func TestComment(t *testing.T) {
 		t.Fatalf("comment %q, warning %q", c, warned)
 	}
 }
+
+// TestUnits reads the compressed fixtures with memory limits and thread
+// counts that make the chunk cache decode one chunk, a few, or whole
+// files at a time, ahead or not.
+func TestUnits(t *testing.T) {
+	for _, name := range []string{"xpress", "lzx", "lzms", "solid", "multi"} {
+		for _, limit := range []int64{256 << 10, 512 << 10, 4 << 20, 0} {
+			for _, threads := range []int{1, 3} {
+				r, err := openFile(t, "testdata/"+name+".wim", &archive.Options{MemLimit: limit, Threads: threads})
+				if name == "solid" && limit != 0 && errors.Is(err, archive.ErrLimit) {
+					continue // its chunks are of 64 MiB
+				}
+				if err != nil {
+					t.Fatalf("%s, limit %d: %v", name, limit, err)
+				}
+				got, err := entrytree.Read(r)
+				if err != nil {
+					t.Fatalf("%s, limit %d, %d threads: %v", name, limit, threads, err)
+				}
+				if want := expected(t, "testdata/"+name+".wim"); entrytree.Show(got) != entrytree.Show(want) {
+					t.Errorf("%s, limit %d, %d threads: got\n%s\nwant\n%s", name, limit, threads, entrytree.Show(got), entrytree.Show(want))
+				}
+			}
+		}
+	}
+}
+
+func TestSetUnit(t *testing.T) {
+	for _, c := range []struct{ chunk, limit, want int64 }{
+		{32 << 10, 1 << 30, 16},
+		{32 << 10, 256 << 10, 2},
+		{32 << 10, 64 << 10, 1},
+		{128 << 10, 1 << 30, 4},
+		{64 << 20, 1 << 30, 1},
+	} {
+		res := &resource{chunkSize: c.chunk}
+		if res.setUnit(c.limit); res.group != c.want {
+			t.Errorf("chunks of %d, limit %d: units of %d chunks, want %d", c.chunk, c.limit, res.group, c.want)
+		}
+	}
+}
