@@ -88,6 +88,7 @@ func NewReader(ra io.ReaderAt, size int64, path string, opt *archive.Options) (*
 	}
 	r := &Reader{opt: opt, limit: opt.Limit(), blobs: map[[20]byte]*blob{}, check: true}
 	r.cache.threads = opt.Threads
+	r.cache.liveMin = liveMin
 	if r.cache.threads <= 0 {
 		r.cache.threads = runtime.GOMAXPROCS(0)
 	}

@@ -215,7 +215,9 @@ type chunkCache struct {
 	cur     unitKey
 	data    []byte
 	ahead   map[unitKey]*decoded
-	free    [][]byte // buffers of the units given back, for reuse
+	st      *liveChunk // the current unit when it is read as it decodes
+	liveMin int64      // the size from which an LZMS chunk is read live
+	free    [][]byte   // buffers of the units given back, for reuse
 	threads int
 
 	mu   sync.Mutex
@@ -234,24 +236,45 @@ type decoded struct {
 	err  error
 }
 
-// unit returns unit u of res, decompressed.
-func (c *chunkCache) unit(res *resource, u int64, limit int64) ([]byte, error) {
+// read copies the bytes of unit u of res from off into p.
+func (c *chunkCache) read(res *resource, u, off int64, p []byte, limit int64) (int, error) {
 	k := unitKey{res, u}
-	if c.data != nil && c.cur == k {
-		return c.data, nil
+	if c.cur != k || c.data == nil && c.st == nil {
+		if err := c.load(res, u, limit); err != nil {
+			return 0, err
+		}
 	}
+	if c.st != nil {
+		return c.st.read(int(off), p)
+	}
+	return copy(p, c.data[off:]), nil
+}
+
+// liveMin is the size from which an LZMS chunk is read while it decodes
+// (a solid chunk; non-solid ones are 128 KiB), unless the cache says
+// otherwise.
+const liveMin = 4 << 20
+
+// load makes unit u of res the current one: decoded, or decoding on
+// another goroutine while it is read.
+func (c *chunkCache) load(res *resource, u int64, limit int64) error {
 	if err := res.loadChunks(limit); err != nil {
-		return nil, err
+		return err
 	}
-	if c.data != nil {
-		c.free = append(c.free, c.data)
-		c.data = nil
-	}
+	c.release()
+	k := unitKey{res, u}
 	d, ok := c.ahead[k]
 	delete(c.ahead, k)
 	// The units after this one start before it is decoded here, so that
 	// the other threads work from the first unit of a resource on.
 	c.prefetch(res, u, limit)
+	if !ok && c.threads > 1 && res.ctype == compLZMS && res.group == 1 {
+		usize := min(res.chunkSize, res.usize-u*res.chunkSize)
+		if csize := res.chunks[u+1] - res.chunks[u]; usize >= c.liveMin && csize < usize {
+			c.cur, c.st = k, c.startLive(res, u, usize)
+			return nil
+		}
+	}
 	var data []byte
 	var err error
 	if ok {
@@ -261,10 +284,29 @@ func (c *chunkCache) unit(res *resource, u int64, limit int64) ([]byte, error) {
 		data, err = c.decode(res, u, c.buffer(res))
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c.cur, c.data = k, data
-	return data, nil
+	return nil
+}
+
+// release gives back the current unit's buffer, unless it is still being
+// decoded into.
+func (c *chunkCache) release() {
+	if c.data != nil {
+		c.free = append(c.free, c.data)
+		c.data = nil
+	}
+	if s := c.st; s != nil {
+		c.st = nil
+		s.mu.Lock()
+		fin := s.fin
+		s.mu.Unlock()
+		if fin {
+			c.free = append(c.free, s.buf)
+		}
+	}
+	c.cur = unitKey{}
 }
 
 // buffer returns room for a unit and its compressed form.
@@ -330,7 +372,6 @@ func (c *chunkCache) decode(res *resource, u int64, buf []byte) ([]byte, error) 
 		return nil, readErr(err)
 	}
 	var d chunkDecoder
-	key := [2]int64{int64(res.ctype), res.chunkSize}
 	for i := first; i < last; i++ {
 		out := data[(i-first)*res.chunkSize:]
 		out = out[:min(res.chunkSize, int64(len(out)))]
@@ -341,35 +382,137 @@ func (c *chunkCache) decode(res *resource, u int64, buf []byte) ([]byte, error) 
 			continue
 		}
 		if d == nil {
-			c.mu.Lock()
-			if l := c.decs[key]; len(l) > 0 {
-				d = l[len(l)-1]
-				c.decs[key] = l[:len(l)-1]
+			var err error
+			if d, err = c.decoder(res); err != nil {
+				return nil, err
 			}
-			c.mu.Unlock()
-			if d == nil {
-				var err error
-				if d, err = newDecoder(res.ctype, res.chunkSize); err != nil {
-					return nil, err
-				}
-			}
+			defer c.putDecoder(res, d)
 		}
 		if err := d.Decode(out, in); err != nil {
-			if !archive.Categorized(err) {
-				err = archive.Corruptf("wim: %s chunk: %v", compNames[res.ctype], err)
-			}
-			return nil, err
+			return nil, chunkErr(res, err)
 		}
-	}
-	if d != nil {
-		c.mu.Lock()
-		if c.decs == nil {
-			c.decs = map[[2]int64][]chunkDecoder{}
-		}
-		c.decs[key] = append(c.decs[key], d)
-		c.mu.Unlock()
 	}
 	return data, nil
+}
+
+// chunkErr makes a decoder's error one of the archive's.
+func chunkErr(res *resource, err error) error {
+	if !archive.Categorized(err) {
+		err = archive.Corruptf("wim: %s chunk: %v", compNames[res.ctype], err)
+	}
+	return err
+}
+
+// decoder returns an idle decoder of res's chunks, or a new one.
+func (c *chunkCache) decoder(res *resource) (chunkDecoder, error) {
+	key := [2]int64{int64(res.ctype), res.chunkSize}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if l := c.decs[key]; len(l) > 0 {
+		c.decs[key] = l[:len(l)-1]
+		return l[len(l)-1], nil
+	}
+	return newDecoder(res.ctype, res.chunkSize)
+}
+
+// putDecoder keeps d for the next chunk of its kind.
+func (c *chunkCache) putDecoder(res *resource, d chunkDecoder) {
+	key := [2]int64{int64(res.ctype), res.chunkSize}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.decs == nil {
+		c.decs = map[[2]int64][]chunkDecoder{}
+	}
+	c.decs[key] = append(c.decs[key], d)
+}
+
+// liveStep is how much of a streamed chunk decodes between the times
+// its reader is told.
+const liveStep = 256 << 10
+
+// liveChunk is an LZMS chunk decoding on another goroutine while it is
+// read: its bytes are copied as they are decoded, the x86 pass undone on
+// the copies (the chunk stays as decoded, for the matches after).
+type liveChunk struct {
+	buf  []byte // the chunk, then its compressed bytes
+	data []byte
+	x    lzms.X86
+	pos  int // where the last copy ended
+
+	mu   sync.Mutex
+	cond sync.Cond
+	n    int // bytes of data decoded
+	fin  bool
+	err  error
+}
+
+// startLive starts decoding chunk i of res, of usize bytes, on another
+// goroutine.
+func (c *chunkCache) startLive(res *resource, i, usize int64) *liveChunk {
+	s := &liveChunk{buf: c.buffer(res)}
+	s.data = s.buf[:usize]
+	s.cond.L = &s.mu
+	s.x.Reset(len(s.data))
+	go func() {
+		err := c.decodeLive(res, i, s)
+		s.mu.Lock()
+		s.fin, s.err = true, err
+		s.mu.Unlock()
+		s.cond.Broadcast()
+	}()
+	return s
+}
+
+func (c *chunkCache) decodeLive(res *resource, i int64, s *liveChunk) error {
+	src := s.buf[res.span() : res.span()+res.chunks[i+1]-res.chunks[i]]
+	if _, err := res.p.ra.ReadAt(src, res.chunks[i]); err != nil {
+		return readErr(err)
+	}
+	d, err := c.decoder(res)
+	if err != nil {
+		return err
+	}
+	defer c.putDecoder(res, d)
+	err = d.(*lzms.Decoder).DecodeRaw(s.data, src, liveStep, func(n int) {
+		s.mu.Lock()
+		s.n = n
+		s.mu.Unlock()
+		s.cond.Broadcast()
+	})
+	if err != nil {
+		return chunkErr(res, err)
+	}
+	return nil
+}
+
+// read copies the chunk's bytes from off into p, once decoded.
+func (s *liveChunk) read(off int, p []byte) (int, error) {
+	if off < s.pos {
+		// Back to an earlier blob: the x86 pass again from the start.
+		s.x.Reset(len(s.data))
+	}
+	seen := -1
+	for {
+		s.mu.Lock()
+		for s.n == seen && !s.fin {
+			s.cond.Wait()
+		}
+		n, fin, err := s.n, s.fin, s.err
+		s.mu.Unlock()
+		if err != nil {
+			return 0, err
+		}
+		seen = n
+		if done := s.x.Advance(s.data, n, off+len(p)); done > off {
+			k := min(done-off, len(p))
+			s.x.Copy(p[:k], s.data, off)
+			s.pos = off + k
+			return k, nil
+		}
+		if fin {
+			return 0, archive.Corruptf("wim: read past a solid chunk")
+		}
+	}
 }
 
 // blobReader reads a blob's bytes.
@@ -396,11 +539,7 @@ func (r *blobReader) Read(p []byte) (int, error) {
 		return got, readErr(err)
 	}
 	u := at / res.unitSize()
-	data, err := r.cache.unit(res, u, r.limit)
-	if err != nil {
-		return 0, err
-	}
-	got := copy(p[:n], data[at-u*res.unitSize():])
+	got, err := r.cache.read(res, u, at-u*res.unitSize(), p[:n], r.limit)
 	r.pos += int64(got)
-	return got, nil
+	return got, err
 }
