@@ -253,7 +253,7 @@ func (d *Decoder) DecodeRaw(dst, src []byte, step int, progress func(n int)) err
 }
 
 // items decodes the literals and matches that make dst, from d.out until
-// end or past it (a match may run on to the end of dst). The range
+// end or past it (a run of literals or a match may go on). The range
 // decoder and the bitstream live in locals here, and every decision and
 // symbol is decoded in the loop (the helpers inline).
 func (d *Decoder) items(dst []byte, end int) error {
@@ -292,7 +292,7 @@ func (d *Decoder) items(dst []byte, end int) error {
 			d.literal.until--
 			dst[out] = byte(sym)
 			out++
-			if d.literal.until == 0 || out >= end || rng <= 0xffff {
+			if d.literal.until == 0 || out >= len(dst) || rng <= 0xffff {
 				break
 			}
 			if left < maxCodeLen {
