@@ -162,10 +162,34 @@ func FuzzLZMS(f *testing.F) {
 		f.Add(c.src, uint32(c.size))
 	}
 	var d Decoder
+	var x X86
 	f.Fuzz(func(t *testing.T, src []byte, size uint32) {
 		dst := make([]byte, size%(1<<18))
-		if err := d.Decode(dst, src); err != nil && !errors.Is(err, archive.ErrCorrupt) {
+		err := d.Decode(dst, src)
+		if err != nil && !errors.Is(err, archive.ErrCorrupt) {
 			t.Fatal(err)
+		}
+		// DecodeRaw with the x86 pass on copies: the same bytes.
+		raw := make([]byte, len(dst))
+		got := make([]byte, 0, len(dst))
+		x.Reset(len(raw))
+		rerr := d.DecodeRaw(raw, src, 1000, func(n int) {
+			for {
+				done := x.Advance(raw, n, len(got)+700)
+				if done <= len(got) {
+					return
+				}
+				k := min(done, len(got)+700)
+				out := make([]byte, k-len(got))
+				x.Copy(out, raw, len(got))
+				got = append(got, out...)
+			}
+		})
+		if (err == nil) != (rerr == nil) {
+			t.Fatalf("Decode: %v, DecodeRaw: %v", err, rerr)
+		}
+		if err == nil && len(dst) > 0 && !bytes.Equal(got, dst) {
+			t.Fatalf("DecodeRaw and X86 gave %d other bytes", len(got))
 		}
 	})
 }
