@@ -189,8 +189,10 @@ func openSolid(p *part, h reshdr, limit int64) (*resource, error) {
 
 // unitBytes is about how much output the chunk cache decodes at a time:
 // small chunks (32 KiB XPRESS and LZX) are decoded in runs, so that
-// handing a run to another thread costs little next to decoding it.
-const unitBytes = 512 << 10
+// handing a run to another thread costs little next to decoding it,
+// while the few buffers in use stay small (each new page of them is a
+// fault).
+const unitBytes = 128 << 10
 
 // setUnit sets how many chunks of res make one unit of decoding: about
 // unitBytes, within a quarter of the memory limit (a unit's buffer is

@@ -141,10 +141,11 @@ func TestUnits(t *testing.T) {
 
 func TestSetUnit(t *testing.T) {
 	for _, c := range []struct{ chunk, limit, want int64 }{
-		{32 << 10, 1 << 30, 16},
+		{32 << 10, 1 << 30, 4},
 		{32 << 10, 256 << 10, 2},
 		{32 << 10, 64 << 10, 1},
-		{128 << 10, 1 << 30, 4},
+		{128 << 10, 1 << 30, 1},
+		{4 << 10, 1 << 30, 32},
 		{64 << 20, 1 << 30, 1},
 	} {
 		res := &resource{chunkSize: c.chunk}
