@@ -269,7 +269,7 @@ func (c *chunkCache) load(res *resource, u int64, limit int64) error {
 	delete(c.ahead, k)
 	// The units after this one start before it is decoded here, so that
 	// the other threads work from the first unit of a resource on.
-	c.prefetch(res, u, limit)
+	c.prefetch(res, u, limit, !ok)
 	if !ok && c.threads > 1 && res.ctype == compLZMS && res.group == 1 {
 		usize := min(res.chunkSize, res.usize-u*res.chunkSize)
 		if csize := res.chunks[u+1] - res.chunks[u]; usize >= c.liveMin && csize < usize {
@@ -327,9 +327,10 @@ func (c *chunkCache) buffer(res *resource) []byte {
 }
 
 // prefetch starts decoding the units after u of res, as many as there
-// are threads and the memory limit allows, and forgets those of other
-// resources (their goroutines end on their own).
-func (c *chunkCache) prefetch(res *resource, u int64, limit int64) {
+// are threads (less the one decoding u when own) and the memory limit
+// allows, and forgets those of other resources (their goroutines end on
+// their own).
+func (c *chunkCache) prefetch(res *resource, u int64, limit int64, own bool) {
 	for k := range c.ahead {
 		if k.res != res || k.u <= u {
 			delete(c.ahead, k)
@@ -338,6 +339,11 @@ func (c *chunkCache) prefetch(res *resource, u int64, limit int64) {
 	ahead := min(int64(c.threads), limit/(2*res.span())-2)
 	if ahead <= 1 {
 		return
+	}
+	if own {
+		// More goroutines than threads would only take turns, each
+		// with its own decoder and buffer: new memory, page faults.
+		ahead--
 	}
 	if c.ahead == nil {
 		c.ahead = map[unitKey]*decoded{}
