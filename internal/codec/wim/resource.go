@@ -434,8 +434,8 @@ func (c *chunkCache) putDecoder(res *resource, d chunkDecoder) {
 	c.decs[key] = append(c.decs[key], d)
 }
 
-// liveStep is how much of a streamed chunk decodes between the times
-// its reader is told.
+// liveStep is how much of a live chunk decodes between the times its
+// reader is told.
 const liveStep = 256 << 10
 
 // liveChunk is an LZMS chunk decoding on another goroutine while it is
@@ -471,6 +471,8 @@ func (c *chunkCache) startLive(res *resource, i, usize int64) *liveChunk {
 	return s
 }
 
+// decodeLive reads chunk i of res and decodes it into s, telling its
+// reader every liveStep bytes.
 func (c *chunkCache) decodeLive(res *resource, i int64, s *liveChunk) error {
 	src := s.buf[res.span() : res.span()+res.chunks[i+1]-res.chunks[i]]
 	if _, err := res.p.ra.ReadAt(src, res.chunks[i]); err != nil {
