@@ -85,6 +85,7 @@ type Decoder struct {
 	literal, lzOffset, length, deltaOffset, power adaptive
 	s                                             scratch
 	q                                             queues
+	out                                           int // bytes of the block decoded
 
 	usages  []int32 // undoX86's, kept with x86Base from block to block
 	x86Base int32
@@ -206,6 +207,8 @@ func (d *Decoder) reset(src []byte, n int) {
 	d.length.init(numLengthSyms, lengthRebuild, &d.s)
 	d.deltaOffset.init(slots, offsetRebuild, &d.s)
 	d.power.init(numPowerSyms, powerRebuild, &d.s)
+	d.q = queues{lz: [numRepeats + 1]uint32{1, 2, 3, 4}, delta: [numRepeats + 1]uint64{1, 2, 3, 4}, lzStill: -1, deltaStill: -1}
+	d.out = 0
 }
 
 // Decode decompresses the LZMS block src into all of dst.
@@ -217,7 +220,7 @@ func (d *Decoder) Decode(dst, src []byte) error {
 		return nil
 	}
 	d.reset(src, len(dst))
-	if err := d.items(dst); err != nil {
+	if err := d.items(dst, len(dst)); err != nil {
 		return err
 	}
 	if d.usages == nil {
@@ -227,18 +230,40 @@ func (d *Decoder) Decode(dst, src []byte) error {
 	return nil
 }
 
-// items decodes the literals and matches that make dst. The range
+// DecodeRaw decodes the LZMS block src into all of dst as Decode does,
+// but leaves the x86 translation in (X86 undoes it on copies), and calls
+// progress with the length of dst decoded so far, about every step bytes
+// and at the end: the bytes below it are not written again, so another
+// goroutine may read them once told.
+func (d *Decoder) DecodeRaw(dst, src []byte, step int, progress func(n int)) error {
+	if len(src) < 4 || len(src)&1 != 0 {
+		return ErrShort
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	d.reset(src, len(dst))
+	for d.out < len(dst) {
+		if err := d.items(dst, d.out+min(max(step, 1), len(dst)-d.out)); err != nil {
+			return err
+		}
+		progress(d.out)
+	}
+	return nil
+}
+
+// items decodes the literals and matches that make dst, from d.out until
+// end or past it (a run of literals or a match may go on). The range
 // decoder and the bitstream live in locals here, and every decision and
 // symbol is decoded in the loop (the helpers inline).
-func (d *Decoder) items(dst []byte) error {
+func (d *Decoder) items(dst []byte, end int) error {
 	rng, code := d.rng, d.code
 	buf, left := d.buf, d.left
 	// The queues of recent offsets, used by matches only, stay in memory.
-	d.q = queues{lz: [numRepeats + 1]uint32{1, 2, 3, 4}, delta: [numRepeats + 1]uint64{1, 2, 3, 4}, lzStill: -1, deltaStill: -1}
 	mainState := d.main.state
 	var bit, sym, n uint32
-	out := 0
-	for out < len(dst) {
+	out := d.out
+	for out < end {
 		// Literals, in a loop of their own that calls nothing, so that
 		// its values stay in registers: it leaves for a normalization,
 		// a code rebuild, or a refill near the start of src.
@@ -483,5 +508,6 @@ func (d *Decoder) items(dst []byte) error {
 	d.main.state = mainState
 	d.rng, d.code = rng, code
 	d.buf, d.left = buf, left
+	d.out = out
 	return nil
 }

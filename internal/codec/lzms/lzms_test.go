@@ -1,11 +1,13 @@
 package lzms
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
 	"github.com/unpack-dev/unpack/internal/archive"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -58,7 +60,7 @@ func TestX86(t *testing.T) {
 	for _, c := range chunks(t) {
 		dst := make([]byte, c.size)
 		d.reset(c.src, c.size)
-		if err := d.items(dst); err != nil {
+		if err := d.items(dst, len(dst)); err != nil {
 			t.Fatal(err)
 		}
 		if s := sha1.Sum(dst); hex.EncodeToString(s[:]) != c.sum {
@@ -160,10 +162,34 @@ func FuzzLZMS(f *testing.F) {
 		f.Add(c.src, uint32(c.size))
 	}
 	var d Decoder
+	var x X86
 	f.Fuzz(func(t *testing.T, src []byte, size uint32) {
 		dst := make([]byte, size%(1<<18))
-		if err := d.Decode(dst, src); err != nil && !errors.Is(err, archive.ErrCorrupt) {
+		err := d.Decode(dst, src)
+		if err != nil && !errors.Is(err, archive.ErrCorrupt) {
 			t.Fatal(err)
+		}
+		// DecodeRaw with the x86 pass on copies: the same bytes.
+		raw := make([]byte, len(dst))
+		got := make([]byte, 0, len(dst))
+		x.Reset(len(raw))
+		rerr := d.DecodeRaw(raw, src, 1000, func(n int) {
+			for {
+				done := x.Advance(raw, n, len(got)+700)
+				if done <= len(got) {
+					return
+				}
+				k := min(done, len(got)+700)
+				out := make([]byte, k-len(got))
+				x.Copy(out, raw, len(got))
+				got = append(got, out...)
+			}
+		})
+		if (err == nil) != (rerr == nil) {
+			t.Fatalf("Decode: %v, DecodeRaw: %v", err, rerr)
+		}
+		if err == nil && len(dst) > 0 && !bytes.Equal(got, dst) {
+			t.Fatalf("DecodeRaw and X86 gave %d other bytes", len(got))
 		}
 	})
 }
@@ -191,5 +217,94 @@ func TestX86Reuse(t *testing.T) {
 	}
 	if d.x86Base <= 0 || d.x86Base > math.MaxInt32-1<<20 {
 		t.Fatalf("x86 base %d after the reset", d.x86Base)
+	}
+}
+
+// TestDecodeRaw decodes the chunks without the x86 pass and undoes it on
+// copies taken as the progress calls allow, in pieces of every size: the
+// same bytes as Decode.
+func TestDecodeRaw(t *testing.T) {
+	var d Decoder
+	var x X86
+	for _, c := range chunks(t) {
+		for _, piece := range []int{1, 5, 4096, 1 << 20} {
+			step := piece * 3
+			dst := make([]byte, c.size)
+			got := make([]byte, 0, c.size)
+			x.Reset(c.size)
+			calls, last := 0, 0
+			err := d.DecodeRaw(dst, c.src, step, func(n int) {
+				calls++
+				if n <= last || n-last > step+1<<16 {
+					t.Fatalf("%s: progress %d after %d", c.name, n, last)
+				}
+				last = n
+				for len(got) < n {
+					done := x.Advance(dst, n, len(got)+piece)
+					if done <= len(got) {
+						break
+					}
+					k := min(done, len(got)+piece)
+					out := make([]byte, k-len(got))
+					x.Copy(out, dst, len(got))
+					got = append(got, out...)
+				}
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if last != c.size || calls < min(c.size/(step+1<<16), 1) || calls > 1+c.size/step {
+				t.Fatalf("%s: %d calls, last at %d", c.name, calls, last)
+			}
+			if len(got) != c.size {
+				t.Fatalf("%s, pieces of %d: %d bytes final of %d", c.name, piece, len(got), c.size)
+			}
+			if s := sha1.Sum(got); hex.EncodeToString(s[:]) != c.sum {
+				t.Fatalf("%s, pieces of %d: SHA-1 %x", c.name, piece, s)
+			}
+		}
+	}
+}
+
+// TestX86Stream undoes the translation of dense x86-like bytes in place
+// and on copies, decoded bytes told in random steps, copies of random
+// sizes: the same result.
+func TestX86Stream(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	leads := []byte{0xE8, 0xE9, 0xFF, 0x15, 0xF0, 0x83, 0x05, 0x48, 0x4C, 0x8D, 0x8B, 0x00}
+	for _, size := range []int{0, 5, 17, 18, 40, 1000, 300000} {
+		data := make([]byte, size)
+		for i := range data {
+			if r.IntN(3) == 0 {
+				data[i] = byte(r.IntN(256))
+			} else {
+				data[i] = leads[r.IntN(len(leads))]
+			}
+		}
+		want := append([]byte(nil), data...)
+		undoX86(want, make([]int32, 65536), 0)
+		var x X86
+		x.Reset(size)
+		var got []byte
+		n := 0
+		for len(got) < size {
+			n = min(size, n+r.IntN(5000))
+			for {
+				done := x.Advance(data, n, len(got)+1+r.IntN(3000))
+				if done <= len(got) {
+					break
+				}
+				k := min(done, len(got)+1+r.IntN(3000))
+				out := make([]byte, k-len(got))
+				x.Copy(out, data, len(got))
+				got = append(got, out...)
+			}
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("size %d: streamed bytes differ", size)
+		}
+		if size > 1000 && bytes.Equal(data, want) {
+			t.Fatalf("size %d: nothing translated", size)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -307,17 +306,26 @@ func FuzzWIM(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := NewReader(bytes.NewReader(b), int64(len(b)), "", &archive.Options{MemLimit: 64 << 20})
-		if err != nil {
-			return
+		// As decoded whole, and with LZMS chunks read as they decode:
+		// the same entries and bytes, or both an error.
+		var trees [2]string
+		for live := range 2 {
+			r, err := NewReader(bytes.NewReader(b), int64(len(b)), "", &archive.Options{MemLimit: 64 << 20, Threads: 2})
+			if err != nil {
+				return
+			}
+			if live == 1 {
+				r.cache.liveMin = 1
+			}
+			tree, err := entrytree.Read(r)
+			if err != nil {
+				trees[live] = "error"
+				continue
+			}
+			trees[live] = entrytree.Show(tree)
 		}
-		for {
-			if _, err := r.Next(); err != nil {
-				return
-			}
-			if _, err := io.Copy(io.Discard, r); err != nil {
-				return
-			}
+		if trees[0] != trees[1] {
+			t.Fatalf("read whole:\n%s\nread live:\n%s", trees[0], trees[1])
 		}
 	})
 }

@@ -88,6 +88,7 @@ func NewReader(ra io.ReaderAt, size int64, path string, opt *archive.Options) (*
 	}
 	r := &Reader{opt: opt, limit: opt.Limit(), blobs: map[[20]byte]*blob{}, check: true}
 	r.cache.threads = opt.Threads
+	r.cache.liveMin = liveMin
 	if r.cache.threads <= 0 {
 		r.cache.threads = runtime.GOMAXPROCS(0)
 	}
@@ -207,6 +208,7 @@ func (r *Reader) resource(p *part, h reshdr) (*resource, error) {
 		return nil, archive.Corruptf("wim: empty compressed resource at %d", h.offset)
 	}
 	res.ctype, res.chunkSize = ct, int64(p.hdr.chunkSize)
+	res.setUnit(r.limit)
 	return res, nil
 }
 

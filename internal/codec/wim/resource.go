@@ -10,6 +10,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/codec/lzms"
 	"github.com/unpack-dev/unpack/internal/codec/lzx"
 	"github.com/unpack-dev/unpack/internal/codec/xpress"
+	"github.com/unpack-dev/unpack/internal/hugemem"
 )
 
 // part is one file of a (possibly split) WIM.
@@ -32,6 +33,7 @@ type resource struct {
 	usize     int64
 	solid     bool
 	chunks    []int64 // file offsets where the chunks start, then where the last ends
+	group     int64   // chunks decoded as one unit (setUnit)
 }
 
 // blob is a piece of data named by its SHA-1: a whole non-solid resource,
@@ -181,71 +183,135 @@ func openSolid(p *part, h reshdr, limit int64) (*resource, error) {
 	if res.usize == 0 {
 		return nil, archive.Corruptf("wim: empty solid resource")
 	}
+	res.setUnit(limit)
 	return res, nil
 }
 
-// chunkCache keeps the last decompressed chunk (the entries of a solid
-// resource are read in order, several from one chunk) and decodes the
-// chunks after it on other goroutines while it is read: chunks are
-// independent.
+// unitBytes is about how much output the chunk cache decodes at a time:
+// small chunks (32 KiB XPRESS and LZX) are decoded in runs, so that
+// handing a run to another thread costs little next to decoding it,
+// while the few buffers in use stay small (each new page of them is a
+// fault).
+const unitBytes = 128 << 10
+
+// setUnit sets how many chunks of res make one unit of decoding: about
+// unitBytes, within a quarter of the memory limit (a unit's buffer is
+// twice its size, and one is decoded ahead).
+func (res *resource) setUnit(limit int64) {
+	res.group = max(1, min(unitBytes, limit/4)/res.chunkSize)
+}
+
+// unitSize is how many bytes of output a unit of res holds (the last
+// one fewer).
+func (res *resource) unitSize() int64 { return res.group * res.chunkSize }
+
+// span is the most one unit of res holds: a small resource's unit is no
+// bigger than the resource.
+func (res *resource) span() int64 { return min(res.unitSize(), res.usize) }
+
+// chunkCache keeps the last unit (a run of chunks) decompressed (the
+// entries of a solid resource are read in order, several from one
+// chunk) and decodes the units after it on other goroutines while it is
+// read: chunks are independent.
 type chunkCache struct {
-	cur     chunkKey
+	cur     unitKey
 	data    []byte
-	ahead   map[chunkKey]*decoded
-	free    [][]byte // buffers of the chunks given back, for reuse
+	ahead   map[unitKey]*decoded
+	st      *liveChunk // the current unit when it is read as it decodes
+	liveMin int64      // the size from which an LZMS chunk is read live
+	free    [][]byte   // buffers of the units given back, for reuse
 	threads int
 
 	mu   sync.Mutex
 	decs map[[2]int64][]chunkDecoder // idle decoders by compression and chunk size
 }
 
-type chunkKey struct {
+type unitKey struct {
 	res *resource
-	i   int64
+	u   int64
 }
 
-// decoded is a chunk decoded, or being decoded, ahead.
+// decoded is a unit decoded, or being decoded, ahead.
 type decoded struct {
 	done chan struct{}
 	data []byte
 	err  error
 }
 
-// chunk returns chunk i of res, decompressed.
-func (c *chunkCache) chunk(res *resource, i int64, limit int64) ([]byte, error) {
-	k := chunkKey{res, i}
-	if c.data != nil && c.cur == k {
-		return c.data, nil
+// read copies the bytes of unit u of res from off into p.
+func (c *chunkCache) read(res *resource, u, off int64, p []byte, limit int64) (int, error) {
+	k := unitKey{res, u}
+	if c.cur != k || c.data == nil && c.st == nil {
+		if err := c.load(res, u, limit); err != nil {
+			return 0, err
+		}
 	}
+	if c.st != nil {
+		return c.st.read(int(off), p)
+	}
+	return copy(p, c.data[off:]), nil
+}
+
+// liveMin is the size from which an LZMS chunk is read while it decodes
+// (a solid chunk; non-solid ones are 128 KiB), unless the cache says
+// otherwise.
+const liveMin = 4 << 20
+
+// load makes unit u of res the current one: decoded, or decoding on
+// another goroutine while it is read.
+func (c *chunkCache) load(res *resource, u int64, limit int64) error {
 	if err := res.loadChunks(limit); err != nil {
-		return nil, err
+		return err
 	}
+	c.release()
+	k := unitKey{res, u}
+	d, ok := c.ahead[k]
+	delete(c.ahead, k)
+	// The units after this one start before it is decoded here, so that
+	// the other threads work from the first unit of a resource on.
+	c.prefetch(res, u, limit, !ok)
+	if !ok && c.threads > 1 && res.ctype == compLZMS && res.group == 1 {
+		usize := min(res.chunkSize, res.usize-u*res.chunkSize)
+		if csize := res.chunks[u+1] - res.chunks[u]; usize >= c.liveMin && csize < usize {
+			c.cur, c.st = k, c.startLive(res, u, usize)
+			return nil
+		}
+	}
+	var data []byte
+	var err error
+	if ok {
+		<-d.done
+		data, err = d.data, d.err
+	} else {
+		data, err = c.decode(res, u, c.buffer(res))
+	}
+	if err != nil {
+		return err
+	}
+	c.cur, c.data = k, data
+	return nil
+}
+
+// release gives back the current unit's buffer, unless it is still being
+// decoded into.
+func (c *chunkCache) release() {
 	if c.data != nil {
 		c.free = append(c.free, c.data)
 		c.data = nil
 	}
-	var data []byte
-	var err error
-	if d, ok := c.ahead[k]; ok {
-		delete(c.ahead, k)
-		<-d.done
-		data, err = d.data, d.err
-	} else {
-		data, err = c.decode(res, i, c.buffer(res))
+	if s := c.st; s != nil {
+		c.st = nil
+		s.mu.Lock()
+		fin := s.fin
+		s.mu.Unlock()
+		if fin {
+			c.free = append(c.free, s.buf)
+		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	c.cur, c.data = k, data
-	c.prefetch(res, i, limit)
-	return data, nil
+	c.cur = unitKey{}
 }
 
-// span is the most one chunk of res holds: a small resource's chunk is
-// no bigger than the resource.
-func (res *resource) span() int64 { return min(res.chunkSize, res.usize) }
-
-// buffer returns room for a chunk and its compressed form.
+// buffer returns room for a unit and its compressed form.
 func (c *chunkCache) buffer(res *resource) []byte {
 	n := 2 * res.span()
 	for len(c.free) > 0 {
@@ -255,15 +321,18 @@ func (c *chunkCache) buffer(res *resource) []byte {
 			return b[:n]
 		}
 	}
-	return make([]byte, n)
+	// A solid chunk is tens of MiB touched once: on huge pages that is a
+	// few dozen faults, not one per 4 KiB.
+	return hugemem.Aligned(int(n))
 }
 
-// prefetch starts decoding the chunks after i of res, as many as there
-// are threads and the memory limit allows, and forgets those of other
-// resources (their goroutines end on their own).
-func (c *chunkCache) prefetch(res *resource, i int64, limit int64) {
+// prefetch starts decoding the units after u of res, as many as there
+// are threads (less the one decoding u when own) and the memory limit
+// allows, and forgets those of other resources (their goroutines end on
+// their own).
+func (c *chunkCache) prefetch(res *resource, u int64, limit int64, own bool) {
 	for k := range c.ahead {
-		if k.res != res || k.i <= i {
+		if k.res != res || k.u <= u {
 			delete(c.ahead, k)
 		}
 	}
@@ -271,12 +340,17 @@ func (c *chunkCache) prefetch(res *resource, i int64, limit int64) {
 	if ahead <= 1 {
 		return
 	}
-	if c.ahead == nil {
-		c.ahead = map[chunkKey]*decoded{}
+	if own {
+		// More goroutines than threads would only take turns, each
+		// with its own decoder and buffer: new memory, page faults.
+		ahead--
 	}
-	n := int64(len(res.chunks) - 1)
-	for j := i + 1; j <= i+ahead && j < n; j++ {
-		k := chunkKey{res, j}
+	if c.ahead == nil {
+		c.ahead = map[unitKey]*decoded{}
+	}
+	n := (res.usize + res.unitSize() - 1) / res.unitSize()
+	for j := u + 1; j <= u+ahead && j < n; j++ {
+		k := unitKey{res, j}
 		if c.ahead[k] != nil {
 			continue
 		}
@@ -290,51 +364,165 @@ func (c *chunkCache) prefetch(res *resource, i int64, limit int64) {
 	}
 }
 
-// decode decodes chunk i of res into buf (twice its span: the chunk, then
-// room for its compressed bytes) and returns the chunk's bytes.
-func (c *chunkCache) decode(res *resource, i int64, buf []byte) ([]byte, error) {
-	usize := min(res.chunkSize, res.usize-i*res.chunkSize)
-	csize := res.chunks[i+1] - res.chunks[i]
-	data := buf[:usize]
-	if csize == usize {
-		// Stored: compression did not help.
-		if _, err := res.p.ra.ReadAt(data, res.chunks[i]); err != nil {
-			return nil, readErr(err)
-		}
-		return data, nil
-	}
-	src := buf[res.span() : res.span()+csize]
-	if _, err := res.p.ra.ReadAt(src, res.chunks[i]); err != nil {
+// decode decodes unit u of res into buf (twice its span: the unit, then
+// room for its compressed bytes, read at once) and returns the unit's
+// bytes.
+func (c *chunkCache) decode(res *resource, u int64, buf []byte) ([]byte, error) {
+	first := u * res.group
+	last := min(first+res.group, int64(len(res.chunks)-1))
+	at := first * res.chunkSize
+	data := buf[:min(res.unitSize(), res.usize-at)]
+	// Each chunk stores no more than it holds: the compressed bytes fit
+	// the unit's span.
+	base := res.chunks[first]
+	src := buf[res.span() : res.span()+res.chunks[last]-base]
+	if _, err := res.p.ra.ReadAt(src, base); err != nil {
 		return nil, readErr(err)
 	}
-	key := [2]int64{int64(res.ctype), res.chunkSize}
-	c.mu.Lock()
 	var d chunkDecoder
-	if l := c.decs[key]; len(l) > 0 {
-		d = l[len(l)-1]
-		c.decs[key] = l[:len(l)-1]
-	}
-	c.mu.Unlock()
-	if d == nil {
-		var err error
-		if d, err = newDecoder(res.ctype, res.chunkSize); err != nil {
-			return nil, err
+	for i := first; i < last; i++ {
+		out := data[(i-first)*res.chunkSize:]
+		out = out[:min(res.chunkSize, int64(len(out)))]
+		in := src[res.chunks[i]-base : res.chunks[i+1]-base]
+		if len(in) == len(out) {
+			// Stored: compression did not help.
+			copy(out, in)
+			continue
+		}
+		if d == nil {
+			var err error
+			if d, err = c.decoder(res); err != nil {
+				return nil, err
+			}
+			defer c.putDecoder(res, d)
+		}
+		if err := d.Decode(out, in); err != nil {
+			return nil, chunkErr(res, err)
 		}
 	}
-	err := d.Decode(data, src)
+	return data, nil
+}
+
+// chunkErr makes a decoder's error one of the archive's.
+func chunkErr(res *resource, err error) error {
+	if !archive.Categorized(err) {
+		err = archive.Corruptf("wim: %s chunk: %v", compNames[res.ctype], err)
+	}
+	return err
+}
+
+// decoder returns an idle decoder of res's chunks, or a new one.
+func (c *chunkCache) decoder(res *resource) (chunkDecoder, error) {
+	key := [2]int64{int64(res.ctype), res.chunkSize}
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if l := c.decs[key]; len(l) > 0 {
+		c.decs[key] = l[:len(l)-1]
+		return l[len(l)-1], nil
+	}
+	return newDecoder(res.ctype, res.chunkSize)
+}
+
+// putDecoder keeps d for the next chunk of its kind.
+func (c *chunkCache) putDecoder(res *resource, d chunkDecoder) {
+	key := [2]int64{int64(res.ctype), res.chunkSize}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.decs == nil {
 		c.decs = map[[2]int64][]chunkDecoder{}
 	}
 	c.decs[key] = append(c.decs[key], d)
-	c.mu.Unlock()
-	if err != nil {
-		if !archive.Categorized(err) {
-			err = archive.Corruptf("wim: %s chunk: %v", compNames[res.ctype], err)
-		}
-		return nil, err
+}
+
+// liveStep is how much of a live chunk decodes between the times its
+// reader is told.
+const liveStep = 256 << 10
+
+// liveChunk is an LZMS chunk decoding on another goroutine while it is
+// read: its bytes are copied as they are decoded, the x86 pass undone on
+// the copies (the chunk stays as decoded, for the matches after).
+type liveChunk struct {
+	buf  []byte // the chunk, then its compressed bytes
+	data []byte
+	x    lzms.X86
+	pos  int // where the last copy ended
+
+	mu   sync.Mutex
+	cond sync.Cond
+	n    int // bytes of data decoded
+	fin  bool
+	err  error
+}
+
+// startLive starts decoding chunk i of res, of usize bytes, on another
+// goroutine.
+func (c *chunkCache) startLive(res *resource, i, usize int64) *liveChunk {
+	s := &liveChunk{buf: c.buffer(res)}
+	s.data = s.buf[:usize]
+	s.cond.L = &s.mu
+	s.x.Reset(len(s.data))
+	go func() {
+		err := c.decodeLive(res, i, s)
+		s.mu.Lock()
+		s.fin, s.err = true, err
+		s.mu.Unlock()
+		s.cond.Broadcast()
+	}()
+	return s
+}
+
+// decodeLive reads chunk i of res and decodes it into s, telling its
+// reader every liveStep bytes.
+func (c *chunkCache) decodeLive(res *resource, i int64, s *liveChunk) error {
+	src := s.buf[res.span() : res.span()+res.chunks[i+1]-res.chunks[i]]
+	if _, err := res.p.ra.ReadAt(src, res.chunks[i]); err != nil {
+		return readErr(err)
 	}
-	return data, nil
+	d, err := c.decoder(res)
+	if err != nil {
+		return err
+	}
+	defer c.putDecoder(res, d)
+	err = d.(*lzms.Decoder).DecodeRaw(s.data, src, liveStep, func(n int) {
+		s.mu.Lock()
+		s.n = n
+		s.mu.Unlock()
+		s.cond.Broadcast()
+	})
+	if err != nil {
+		return chunkErr(res, err)
+	}
+	return nil
+}
+
+// read copies the chunk's bytes from off into p, once decoded.
+func (s *liveChunk) read(off int, p []byte) (int, error) {
+	if off < s.pos {
+		// Back to an earlier blob: the x86 pass again from the start.
+		s.x.Reset(len(s.data))
+	}
+	seen := -1
+	for {
+		s.mu.Lock()
+		for s.n == seen && !s.fin {
+			s.cond.Wait()
+		}
+		n, fin, err := s.n, s.fin, s.err
+		s.mu.Unlock()
+		if err != nil {
+			return 0, err
+		}
+		seen = n
+		if done := s.x.Advance(s.data, n, off+len(p)); done > off {
+			k := min(done-off, len(p))
+			s.x.Copy(p[:k], s.data, off)
+			s.pos = off + k
+			return k, nil
+		}
+		if fin {
+			return 0, archive.Corruptf("wim: read past a solid chunk")
+		}
+	}
 }
 
 // blobReader reads a blob's bytes.
@@ -360,12 +548,8 @@ func (r *blobReader) Read(p []byte) (int, error) {
 		}
 		return got, readErr(err)
 	}
-	i := at / res.chunkSize
-	data, err := r.cache.chunk(res, i, r.limit)
-	if err != nil {
-		return 0, err
-	}
-	got := copy(p[:n], data[at-i*res.chunkSize:])
+	u := at / res.unitSize()
+	got, err := r.cache.read(res, u, at-u*res.unitSize(), p[:n], r.limit)
 	r.pos += int64(got)
-	return got, nil
+	return got, err
 }
