@@ -330,6 +330,46 @@ func (d *Dir) renameNew(tmp, p string) error {
 	return unix.Renameat2(h.fd, path.Base(tmp), h.fd, path.Base(p), unix.RENAME_NOREPLACE)
 }
 
+// exchange swaps the names tmp and p (one directory, both existing):
+// renameat2 RENAME_EXCHANGE. It fails with errNoFastPath where the file
+// system or the kernel refuses the exchange (from then on for the whole
+// extraction), or where a name is missing: a rename is the way then.
+func (d *Dir) exchange(tmp, p string) error {
+	if parent(tmp) != parent(p) || d.noExchange.Load() {
+		return errNoFastPath
+	}
+	h, err := d.dirFD(parent(p))
+	if err != nil {
+		return err
+	}
+	defer d.release(h)
+	switch err := unix.Renameat2(h.fd, path.Base(tmp), h.fd, path.Base(p), unix.RENAME_EXCHANGE); err {
+	case nil:
+		return nil
+	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP:
+		d.noExchange.Store(true)
+		return errNoFastPath
+	case unix.ENOENT:
+		return errNoFastPath
+	default:
+		return &fs.PathError{Op: "renameat2", Path: p, Err: err}
+	}
+}
+
+// unlink removes the resolved path p, not a directory, relative to its
+// directory's handle.
+func (d *Dir) unlink(p string) error {
+	h, err := d.dirFD(parent(p))
+	if err != nil {
+		return err
+	}
+	defer d.release(h)
+	if err := unix.Unlinkat(h.fd, path.Base(p), 0); err != nil {
+		return &fs.PathError{Op: "unlinkat", Path: p, Err: err}
+	}
+	return nil
+}
+
 // closeFDs closes the cached directory handles.
 func (d *Dir) closeFDs() {
 	d.fdMu.Lock()

@@ -379,7 +379,7 @@ func (d *Dir) finishCommit(c *fastCommit) error {
 		d.track(h.tmp, false)
 		return c.werr
 	case c.err != nil:
-		return d.place(h.tmp, h.name, h.info)
+		return d.placeOver(h.tmp, h.name, h.info)
 	}
 	d.mu.Lock()
 	d.made[h.name] = h.info
