@@ -91,6 +91,7 @@ type Dir struct {
 	// noExchange is set when names cannot be exchanged (Linux,
 	// RENAME_EXCHANGE: see replace), or to test the other way.
 	noExchange atomic.Bool
+	heldFDs    atomic.Int64 // held files open unnamed (Linux, see maxHeldFDs)
 
 	old    set    // files replaced, under temporary names until reaped
 	reaper reaper // removes them (see reap.go)
@@ -795,6 +796,7 @@ func (d *Dir) Close() error {
 	d.mu.Lock()
 	var unsettled []string
 	for e, h := range d.held {
+		d.closeHeld(h.job)
 		switch {
 		case h.dir:
 			delete(d.dirMeta, h.name) // never verified

@@ -28,8 +28,9 @@ import (
 // A file whose data is verified when its last byte is written (not
 // Pending) is created unnamed (O_TMPFILE) and linked under its name once
 // whole: it is never visible under another name, and a kill -9 leaves
-// nothing. A Pending file waits for its verdict under a temporary name
-// (a descriptor per held file would run out), as everywhere on file
+// nothing. A Pending file written by the pool is held the same way, up to
+// a bound on the descriptors (see maxHeldFDs); any other Pending file
+// waits for its verdict under a temporary name, as everywhere on file
 // systems without O_TMPFILE.
 
 // dirHandle is an open directory of the destination.
