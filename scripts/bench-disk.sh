@@ -6,7 +6,10 @@
 # tar.zst and zip of each. Prints the median times, their ratio
 # (reference/unpack: above 1.0 unpack is faster) and the system and user
 # CPU time of each side (what to read on a loaded machine). UNPACK names
-# the binary to measure (default bin/unpack).
+# the binary to measure (default bin/unpack). BENCH_DISK_OVERWRITE=1 adds rows
+# "over" where every tool extracts over its own previous output (unpack
+# --overwrite, unzip -o, 7zz -aoa; the tars replace by default), `sync` before
+# each run.
 #   BENCH_RUNS=3 BENCH_DISK_TREES="gosrc tiny" BENCH_TINY_FILES=100000 scripts/bench-disk.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -93,6 +96,23 @@ mean = lambda v: sum(v) / len(v) if isinstance(v, list) else v
 print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {sys.argv[5]} | {u['median']:.2f} | {r['median']:.2f} | **{r['median']/u['median']:.2f}** | {mean(u['system']):.2f} | {mean(r['system']):.2f} | {mean(u['user']):.2f} | {mean(r['user']):.2f} |")
 PY
     done < <(references "$f" "$a" "$dr")
+    if [ -n "${BENCH_DISK_OVERWRITE:-}" ]; then
+      while IFS=$'\t' read -r rname rcmd; do
+        rcmd=${rcmd/unzip -q/unzip -q -o}
+        rcmd=${rcmd/7zz x -bd -y/7zz x -bd -y -aoa}
+        rm -rf "$du" "$dr" && mkdir -p "$du" "$dr"
+        "$U" x -q "$a" -o "$du" && $rcmd >/dev/null 2>&1 || { echo "skip over $t $f $rname" >&2; continue; }
+        hyperfine -N -r "$RUNS" --export-json "$R/h.json" --prepare "sync" \
+          -n unpack "$U x -q --overwrite $a -o $du" -n "$rname" "$rcmd" >/dev/null 2>&1 || { echo "skip over $t $f $rname" >&2; continue; }
+        python3 - "$R/h.json" "$t" "$files" "$f over" "$rname" <<'PY' | tee -a "$out"
+import json, sys
+d = json.load(open(sys.argv[1]))["results"]
+u, r = d[0], d[1]
+mean = lambda v: sum(v) / len(v) if isinstance(v, list) else v
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {sys.argv[5]} | {u['median']:.2f} | {r['median']:.2f} | **{r['median']/u['median']:.2f}** | {mean(u['system']):.2f} | {mean(r['system']):.2f} | {mean(u['user']):.2f} | {mean(r['user']):.2f} |")
+PY
+      done < <(references "$f" "$a" "$dr")
+    fi
     rm -rf "$du" "$dr"
   done
 done

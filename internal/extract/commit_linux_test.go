@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -217,4 +218,68 @@ func (stall) Read([]byte) (int, error) {
 	for {
 		time.Sleep(time.Hour)
 	}
+}
+
+const killHeldEnv = "UNPACK_TEST_KILL_HELD_DEST"
+
+// TestKillLeavesNoHeldNames: an extraction killed (SIGKILL) while files
+// written by the pool wait for their stream's verdict leaves none of them
+// when they are held unnamed; temporary names when they are named.
+func TestKillLeavesNoHeldNames(t *testing.T) {
+	if dest := os.Getenv(killHeldEnv); dest != "" {
+		killHeldChild(dest)
+		return
+	}
+	testutil.StartsProcess(t)
+	for _, named := range []bool{false, true} {
+		dest := t.TempDir()
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestKillLeavesNoHeldNames$", "-test.count=1")
+		cmd.Env = append(os.Environ(), killHeldEnv+"="+dest)
+		if named {
+			cmd.Env = append(cmd.Env, namedEnv+"=1")
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if line != "held\n" {
+			t.Fatalf("child: %q", line)
+		}
+		n := 0
+		filepath.WalkDir(dest, func(p string, de os.DirEntry, err error) error {
+			if err == nil && !de.IsDir() {
+				n++
+			}
+			return nil
+		})
+		switch {
+		case !named && n != 0:
+			t.Errorf("unnamed: %d files left after kill -9", n)
+		case named && n != 20:
+			t.Errorf("named: %d files left after kill -9, want the 20 temporary ones", n)
+		}
+	}
+}
+
+// killHeldChild holds 20 files written by the pool, says so, and waits.
+func killHeldChild(dest string) {
+	d, err := NewDir(dest, DirOptions{})
+	if err != nil {
+		os.Exit(2)
+	}
+	for i := range 20 {
+		e := &archive.Entry{Name: "sub/f" + strconv.Itoa(i), Type: archive.TypeFile, Pending: true}
+		if err := d.Put(e, strings.NewReader("held data")); err != nil {
+			os.Exit(2)
+		}
+	}
+	d.waitWrites()
+	os.Stdout.WriteString("held\n")
+	time.Sleep(time.Hour)
 }

@@ -88,6 +88,13 @@ type Dir struct {
 	// noTmpfile is set when files cannot be created unnamed (Linux,
 	// O_TMPFILE: see create), or to test the other way.
 	noTmpfile atomic.Bool
+	// noExchange is set when names cannot be exchanged (Linux,
+	// RENAME_EXCHANGE: see replace), or to test the other way.
+	noExchange atomic.Bool
+	heldFDs    atomic.Int64 // held files open unnamed (Linux, see maxHeldFDs)
+
+	old    set    // files replaced, under temporary names until reaped
+	reaper reaper // removes them (see reap.go)
 
 	poolOnce sync.Once
 	pool     atomic.Pointer[writers] // writes held files (Linux, see pool_linux.go)
@@ -124,7 +131,7 @@ func newDir(dest string, opt DirOptions) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Dir{root: root, opt: opt, names: osnames.NewNames(opt.Names), umask: processUmask(), temps: set{},
+	return &Dir{root: root, opt: opt, names: osnames.NewNames(opt.Names), umask: processUmask(), temps: set{}, old: set{},
 		made: map[string]ident{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
 		deps: map[string]set{}, linkDeps: map[string][]string{},
 		held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}, fds: map[string]*dirHandle{}}, nil
@@ -401,18 +408,24 @@ func (d *Dir) replaceable(p string) error {
 // extraction made may (a later entry of the same name), anything else only
 // per policy, a directory never.
 func (d *Dir) checkTarget(p string) error {
-	fi, err := d.root.Lstat(p)
+	fi, err := d.lstat(p)
 	if err != nil {
 		return nil
 	}
+	return d.targetVerdict(p, fi, d.mine(p, fi))
+}
+
+// targetVerdict is checkTarget's decision on fi, found at p (mine: what
+// this extraction made there).
+func (d *Dir) targetVerdict(p string, fi fs.FileInfo, mine bool) error {
 	if fi.IsDir() {
-		if d.mine(p, fi) {
+		if mine {
 			// The archive holds a directory and a non-directory of one name.
 			return archive.Corruptf("already exists: a directory extracted from this archive is in the way")
 		}
 		return fmt.Errorf("%w: a directory is in the way", ErrExists)
 	}
-	if d.mine(p, fi) {
+	if mine {
 		return nil
 	}
 	return d.replaceable(p)
@@ -543,7 +556,7 @@ func (d *Dir) placeUnnamed(f *wfile, p string, info ident) error {
 		return err
 	}
 	d.track(tmp, true)
-	return d.place(tmp, p, info)
+	return d.placeOver(tmp, p, info)
 }
 
 // discardUnnamed disposes of the unnamed file f whose data failed with
@@ -584,8 +597,17 @@ func (d *Dir) free(p string) bool {
 
 // place commits tmp (info) as p, or removes it when that fails.
 func (d *Dir) place(tmp, p string, info ident) error {
-	err := d.commit(tmp, p, info)
-	if err != nil {
+	return d.placed(tmp, p, d.commit(tmp, p, info))
+}
+
+// placeOver is place for a path p seen to exist a moment ago.
+func (d *Dir) placeOver(tmp, p string, info ident) error {
+	return d.placed(tmp, p, d.commitOver(tmp, p, info))
+}
+
+// placed ends place: tmp removed if its commit failed (err).
+func (d *Dir) placed(tmp, p string, err error) error {
+	if err != nil && !errors.Is(err, errStranded) {
 		d.root.Remove(tmp)
 	}
 	d.track(tmp, false)
@@ -627,21 +649,34 @@ func (d *Dir) commit(tmp, p string, info ident) error {
 	if err == nil {
 		return nil
 	}
-	// p exists (or the fast rename is not there): the policy decides.
+	return d.commitOver(tmp, p, info)
+}
+
+// commitOver is commit once p was found to exist (or the fast rename is
+// not there): the policy decides.
+func (d *Dir) commitOver(tmp, p string, info ident) error {
 	if err := d.checkTarget(p); err != nil {
 		return err
 	}
-	// The rename and its record are one step under the lock, so that a
-	// concurrent entry whose parent directory cannot be made (this file
-	// is in the way) sees the file as this extraction's.
+	if testBeforeReplace != nil {
+		testBeforeReplace(p)
+	}
+	// The replacement and its record are one step under the lock, so that
+	// a concurrent entry whose parent directory cannot be made (this file
+	// is in the way) sees the file as this extraction's, and so that Abort
+	// never sees the file replaced under the temporary name.
 	d.mu.Lock()
-	err = d.root.Rename(tmp, p)
-	if err == nil {
+	replaced, err := d.replace(tmp, p)
+	if replaced {
 		d.made[p] = info
 		delete(d.links, p)
 	}
+	_, reap := d.old[tmp]
 	d.mu.Unlock()
-	if err != nil {
+	if reap {
+		d.reap(tmp)
+	}
+	if err != nil && !replaced {
 		// Another entry may have made a directory of this name since the
 		// check above: the archive contradicts itself.
 		if cerr := d.checkTarget(p); cerr != nil {
@@ -650,6 +685,48 @@ func (d *Dir) commit(tmp, p string, info ident) error {
 	}
 	return err
 }
+
+// replace puts tmp in place of the existing p (d.mu held). Where the
+// system can, the two names are exchanged (renameat2 RENAME_EXCHANGE:
+// readers see the old file or the new one at p, never neither), and what
+// was at p, now under the temporary name, is reaped (see reap.go) if it
+// is what the policy lets go, else put back: the decision is made on the
+// file actually replaced, not on what checkTarget saw before. A rename
+// onto the existing name would be one call, but ext4 (auto_da_alloc)
+// starts writing the new file's data out before a rename that replaces a
+// name returns, and frees the old file's blocks on the way, where an
+// exchange leaves both for later. Where the exchange is refused, a rename.
+func (d *Dir) replace(tmp, p string) (replaced bool, err error) {
+	err = d.exchange(tmp, p)
+	if errors.Is(err, errNoFastPath) {
+		err = d.root.Rename(tmp, p)
+		return err == nil, err
+	}
+	if err != nil {
+		return false, err
+	}
+	old, err := d.lstat(tmp)
+	if err == nil {
+		m, ok := d.made[p]
+		err = d.targetVerdict(p, old, ok && m.same(old))
+	}
+	if err != nil {
+		if berr := d.exchange(tmp, p); berr != nil {
+			return true, fmt.Errorf("%w: %s is left as %s: %v (after %w)", errStranded, p, tmp, berr, err)
+		}
+		return false, err
+	}
+	d.old[tmp] = struct{}{} // the caller has it reaped
+	return true, nil
+}
+
+// errStranded fails a replacement whose old file could not be put back:
+// it is under the temporary name, which is then not removed.
+var errStranded = errors.New("the file replaced was not put back")
+
+// testBeforeReplace, when set, is called between the policy check of an
+// existing path and its replacement (the tests' changes in between).
+var testBeforeReplace func(p string)
 
 // errAborted fails a file whose data ended after Abort.
 var errAborted = errors.New("interrupted")
@@ -693,6 +770,9 @@ func (d *Dir) Abort() {
 	for tmp := range d.temps {
 		d.root.Remove(tmp)
 	}
+	for tmp := range d.old {
+		d.unlink(tmp)
+	}
 }
 
 // UnsettledError names the entries Close removed because their reader
@@ -712,9 +792,11 @@ func (e *UnsettledError) Error() string {
 // closes the root. Its error names what it removed.
 func (d *Dir) Close() error {
 	d.stopWriters()
+	rerr := d.stopReaper()
 	d.mu.Lock()
 	var unsettled []string
 	for e, h := range d.held {
+		d.closeHeld(h.job)
 		switch {
 		case h.dir:
 			delete(d.dirMeta, h.name) // never verified
@@ -733,7 +815,7 @@ func (d *Dir) Close() error {
 		links = append(links, l)
 	}
 	d.mu.Unlock()
-	var errs []error
+	errs := []error{rerr}
 	if len(unsettled) > 0 {
 		sort.Strings(unsettled)
 		errs = append(errs, &UnsettledError{Entries: unsettled})

@@ -58,6 +58,12 @@ func (d *Dir) linkAs(*wfile, string) error { return errNoFastPath }
 // the policy and renames.
 func (d *Dir) renameNew(_, _ string) error { return errNoFastPath }
 
+// exchange has no exchange of names here: the caller renames.
+func (d *Dir) exchange(_, _ string) error { return errNoFastPath }
+
+// unlink removes the resolved path p through the root.
+func (d *Dir) unlink(p string) error { return d.root.Remove(p) }
+
 // closeFDs has no directory handles to close here.
 func (d *Dir) closeFDs() {}
 

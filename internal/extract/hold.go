@@ -62,6 +62,13 @@ func (d *Dir) Settle(e *archive.Entry, err error) error {
 		if werr := h.wait(); werr != nil && err == nil {
 			err = werr // its data never reached the disk whole
 		}
+		// An unnamed held file goes with its descriptor, or is named
+		// for the commit below.
+		if err != nil || h.name == "" {
+			d.closeHeld(h.job)
+		} else if nerr := d.nameHeld(h); nerr != nil {
+			err = nerr
+		}
 	}
 	switch {
 	case h == nil:
@@ -178,6 +185,9 @@ func (d *Dir) settleLink(l *hold) error {
 func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
 	if err := file.wait(); err != nil {
 		return &TargetError{Target: e.Linkname, Err: err}
+	}
+	if err := d.nameHeld(file); err != nil { // a link needs a name to link
+		return err
 	}
 	if err := d.mkParent(p); err != nil {
 		return err

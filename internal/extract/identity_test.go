@@ -115,10 +115,12 @@ func TestIdentityRenamedOver(t *testing.T) {
 
 // TestIdentitySwappedBeforeCommit: a held file's temporary name replaced
 // by a planted hard link before its verdict. The commit renames what is
-// there, and it is not this extraction's.
+// there, and it is not this extraction's. (Held files have temporary
+// names where the system cannot hold them unnamed: that way here.)
 func TestIdentitySwappedBeforeCommit(t *testing.T) {
 	s := newScene(t)
 	d, _ := NewDir(s.dest, DirOptions{})
+	d.noTmpfile.Store(true)
 	e := timedFile("a", "outside")
 	e.Pending = true
 	put(t, d, e, strings.NewReader(e.Comment))

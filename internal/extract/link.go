@@ -230,6 +230,10 @@ func (d *Dir) commitLink(tmp, p, target string, info ident, seen []string) error
 	if err == nil {
 		err = d.commit(tmp, p, info)
 	}
+	if errors.Is(err, errStranded) {
+		d.track(tmp, false) // the file it replaced, not the link
+		return err
+	}
 	if err != nil {
 		d.drop(tmp)
 		return err

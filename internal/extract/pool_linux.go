@@ -13,14 +13,17 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 )
 
-// A Pending file (held under a temporary name until the stream check that
-// covers it) is written by a small pool of writer goroutines while the
-// decoder goes on: the kernel's file creation, not the decoding, is most
-// of the time of a many-file tar to disk.
+// A Pending file (held until the stream check that covers it) is written
+// by a small pool of writer goroutines while the decoder goes on: the
+// kernel's file creation, not the decoding, is most of the time of a
+// many-file tar to disk.
 //
 // Only the system calls of the one file go to the pool: creating it
-// under its temporary name (unique, O_EXCL, in a directory handle that
-// stays that directory), its data, mode and times, and closing it. Every
+// (unnamed, O_TMPFILE, kept open until its commit links it under its
+// name: one directory operation, and nothing left by a SIGKILL; past
+// maxHeldFDs, or without O_TMPFILE, under its temporary name, unique,
+// O_EXCL), in a directory handle that stays that directory, its data,
+// mode and times, and closing it when named. Every
 // decision (the path and its directory, the policy, supersession by a
 // later entry of the name, hard links, the commit) stays on the goroutine
 // that calls Put and Settle, in archive order, and whatever needs the
@@ -37,17 +40,19 @@ const defaultBuffer = 16 << 20
 
 // writeJob is one held file for the pool to write.
 type writeJob struct {
-	dir   *dirHandle
-	tmp   string // its temporary name (a resolved path in dir)
-	name  string // the path it goes to, for errors
-	data  []byte
-	perm  fs.FileMode
-	times bool // set at and mt
-	at    time.Time
-	mt    time.Time
-	w     *writers
-	done  chan struct{}
-	err   error // set before done is closed
+	dir     *dirHandle
+	unnamed bool   // to be created unnamed (O_TMPFILE), counted in heldFDs
+	fd      int    // once written: its open descriptor when unnamed, else -1
+	tmp     string // its temporary name (a resolved path in dir), if named
+	name    string // the path it goes to, for errors
+	data    []byte
+	perm    fs.FileMode
+	times   bool // set at and mt
+	at      time.Time
+	mt      time.Time
+	w       *writers
+	done    chan struct{}
+	err     error // set before done is closed
 }
 
 // writers is the pool: its goroutines and the bound on buffered bytes.
@@ -213,7 +218,12 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		return err
 	}
 	w.acquire(int64(len(m.b)))
-	j := &writeJob{dir: h, tmp: tempName(p), name: p, data: m.b, perm: perm, done: make(chan struct{})}
+	j := &writeJob{dir: h, fd: -1, tmp: tempName(p), name: p, data: m.b, perm: perm, done: make(chan struct{})}
+	if !h.noTmpfile.Load() && d.heldFDs.Add(1) <= maxHeldFDs() {
+		j.unnamed = true
+	} else if !h.noTmpfile.Load() {
+		d.heldFDs.Add(-1)
+	}
 	var mtime time.Time
 	if !e.ModTime.IsZero() && !d.opt.NoTimes {
 		j.times, j.at, j.mt = true, e.AccessTime, e.ModTime
@@ -282,9 +292,26 @@ func (d *Dir) writeHeld(j *writeJob) error {
 		create, exact = uint32(j.perm), true
 	}
 	base := path.Base(j.tmp)
-	fd, err := unix.Openat(j.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
-	if err != nil {
-		return &fs.PathError{Op: "openat", Path: j.tmp, Err: err}
+	fd := -1
+	var err error
+	if j.unnamed {
+		fd, err = unix.Openat(j.dir.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, create)
+		if err == unix.EOPNOTSUPP || err == unix.EISDIR || err == unix.EINVAL {
+			// The file system cannot: named, here and from now on.
+			j.dir.noTmpfile.Store(true)
+			j.unnamed = false
+			d.heldFDs.Add(-1)
+		} else if err != nil {
+			j.unnamed = false
+			d.heldFDs.Add(-1)
+			return &fs.PathError{Op: "openat", Path: j.name, Err: err}
+		}
+	}
+	if !j.unnamed {
+		fd, err = unix.Openat(j.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+		if err != nil {
+			return &fs.PathError{Op: "openat", Path: j.tmp, Err: err}
+		}
 	}
 	f := &wfile{fd: fd, dir: j.dir, tmp: j.tmp, name: j.name}
 	_, err = f.Write(j.data)
@@ -294,7 +321,9 @@ func (d *Dir) writeHeld(j *writeJob) error {
 	if err == nil && j.times {
 		err = f.setTimes(j.at, j.mt)
 	}
-	if cerr := f.Close(); err == nil {
+	if j.unnamed && err == nil {
+		j.fd = fd // open until its commit links it (see linkHeld)
+	} else if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	d.mu.Lock()
@@ -304,10 +333,78 @@ func (d *Dir) writeHeld(j *writeJob) error {
 	if err != nil {
 		// Nothing of it stays (Abort may have looked for it before it
 		// was made).
-		unix.Unlinkat(j.dir.fd, base, 0)
+		if j.unnamed {
+			d.closeHeld(j)
+		} else {
+			unix.Unlinkat(j.dir.fd, base, 0)
+		}
 	}
 	d.mu.Unlock()
 	return err
+}
+
+// maxHeldFDs bounds the held files kept open unnamed: half the
+// descriptors allowed (the directory handles have a quarter), at most
+// 65536 (a held file of a single-member tar.gz waits for the end of the
+// stream, so a tree's every file may be held at once). Beyond it, held
+// files are written under temporary names.
+var maxHeldFDs = sync.OnceValue(func() int64 {
+	var r unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &r) != nil {
+		return 256
+	}
+	return int64(min(65536, r.Cur/2))
+})
+
+// closeHeld closes the unnamed held file of j, if open: it goes with its
+// descriptor.
+func (d *Dir) closeHeld(j *writeJob) {
+	if j != nil && j.fd >= 0 {
+		unix.Close(j.fd)
+		j.fd = -1
+		d.heldFDs.Add(-1)
+	}
+}
+
+// nameHeld gives the held file h, if still unnamed, its temporary name:
+// what a hard link to it, or a commit that the policy decides, needs. Its
+// descriptor is closed either way.
+func (d *Dir) nameHeld(h *hold) error {
+	j := h.job
+	if j == nil || j.fd < 0 {
+		return nil
+	}
+	err := d.linkHeldAs(j, h.tmp)
+	d.closeHeld(j)
+	if err == nil {
+		d.track(h.tmp, true)
+	}
+	return err
+}
+
+// linkHeldAs links the unnamed file of j as the resolved path p, through
+// its directory's handle as it is now (the job's may have been closed
+// since: see evictFDs).
+func (d *Dir) linkHeldAs(j *writeJob, p string) error {
+	h, err := d.dirFD(parent(p))
+	if err != nil {
+		return err
+	}
+	defer d.release(h)
+	return d.linkAs(&wfile{fd: j.fd, dir: h}, p)
+}
+
+// linkHeld commits the unnamed held file h by linking it under its name,
+// which fails if the name exists; then, or on any failure, the file is
+// named (nameHeld) for the policy to decide (place). It returns the
+// link's error, or nameHeld's as werr (nothing on disk then).
+func (d *Dir) linkHeld(h *hold) (err, werr error) {
+	j := h.job
+	if err = d.linkHeldAs(j, h.name); err == nil {
+		d.closeHeld(j)
+		return nil, nil
+	}
+	return err, d.nameHeld(h)
 }
 
 // testBeforeWrite, when set, is called by a writer before it writes the
@@ -357,7 +454,11 @@ func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
 		// Its write was queued before it: done, or being done by
 		// another writer.
 		<-h.job.done
-		if c.werr = h.job.err; c.werr == nil {
+		switch c.werr = h.job.err; {
+		case c.werr != nil:
+		case h.job.fd >= 0:
+			c.err, c.werr = d.linkHeld(h)
+		default:
 			c.err = d.renameNew(h.tmp, h.name)
 		}
 		close(c.done)
@@ -379,7 +480,7 @@ func (d *Dir) finishCommit(c *fastCommit) error {
 		d.track(h.tmp, false)
 		return c.werr
 	case c.err != nil:
-		return d.place(h.tmp, h.name, h.info)
+		return d.placeOver(h.tmp, h.name, h.info)
 	}
 	d.mu.Lock()
 	d.made[h.name] = h.info

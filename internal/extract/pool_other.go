@@ -26,6 +26,10 @@ func (d *Dir) stopWriters() {}
 
 func (h *hold) wait() error { return nil }
 
+func (d *Dir) closeHeld(*writeJob) {}
+
+func (d *Dir) nameHeld(*hold) error { return nil }
+
 type fastCommit struct{}
 
 func (d *Dir) commitQueued(*archive.Entry, error) *fastCommit { return nil }
