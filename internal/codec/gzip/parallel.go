@@ -250,13 +250,22 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	n := jobsFor(threads)
 	p.work = make(chan *job, n)
 	p.resolve = make(chan *job, n)
-	// The pieces' input buffers in one allocation on huge pages where the
-	// kernel gives them, as their output buffers are: on 4 KiB pages their
-	// first touch costs a page fault per 4 KiB.
+	// Every piece's buffers (16-bit output, byte output, input) in one
+	// allocation made once, on huge pages where the kernel gives them and
+	// rounded to whole ones: a first touch on 4 KiB pages costs a page
+	// fault per 4 KiB, and a buffer's tail past its last whole huge page
+	// was on those (a thousand faults per member).
 	in := partSize + overrun
-	slab := hugemem.Aligned(n * in)
+	out := min(4*in, hardCap)
+	per := 3*out + in
+	total := n * per
+	if r := hugemem.RoundUp(total); r <= total+total/8 {
+		total = r
+	}
+	slab := hugemem.Aligned(total)
 	for i := range n {
-		j := &job{done: make(chan struct{}, 1), buf: slab[i*in : i*in : (i+1)*in]}
+		b := slab[i*per : (i+1)*per]
+		j := &job{done: make(chan struct{}, 1), mbuf: symbols(b[:2*out]), data: b[2*out : 3*out : 3*out], buf: b[3*out : 3*out : per]}
 		p.jobs = append(p.jobs, j)
 	}
 	p.free = append(p.free, p.jobs...)
@@ -309,16 +318,6 @@ func (p *parallel) run() {
 
 // decode decodes j, and hints the next piece when j's start was known.
 func (w *worker) decode(j *job) {
-	if guess := min(4*len(j.buf), hardCap); len(j.data) < guess {
-		// Once per piece buffer: four bytes of output per input byte, a
-		// size that outputs of all kinds of data rarely pass, so that the
-		// buffer is not grown (and its memory faulted in) again and again;
-		// on huge pages where the kernel allows.
-		j.data = hugemem.Aligned(guess)
-	}
-	if guess := min(4*len(j.buf), hardCap); cap(j.mbuf) < guess {
-		j.mbuf = symbols(guess)
-	}
 	j.resolved = false
 	w.decodeOnly(j)
 	h := j.hint.Load()
@@ -495,14 +494,11 @@ func lookup(out []byte, marks []uint16, lut *[1 << 16]byte) {
 	}
 }
 
-// symbols returns a buffer of n 16-bit symbols on huge pages where the
-// kernel gives them, as j.data is: on 4 KiB pages, the first touch of the
-// pieces' marks buffers was most of the page faults of a parallel decode.
-// The view of the bytes as uint16 never depends on their byte order: they
-// are written and read as uint16 only.
-func symbols(n int) []uint16 {
-	b := hugemem.Aligned(2 * n)
-	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), n)
+// symbols returns b as 16-bit symbols (len(b)/2 of them). The view never
+// depends on the byte order: the bytes are written and read as uint16
+// only.
+func symbols(b []byte) []uint16 {
+	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2)
 }
 
 // grow returns b, or when it is shorter than n a copy of at least n
