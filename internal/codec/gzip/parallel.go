@@ -61,13 +61,14 @@ const unbounded = int64(1) << 62
 
 // MemoryUse estimates the most memory a Reader with the given thread
 // count holds while decoding a member in parallel: per piece in flight its
-// input, its 16-bit and resolved output.
+// input, its 16-bit and resolved output (and their windows), and per
+// worker its decoders.
 func MemoryUse(threads int) int64 {
 	if threads <= 1 {
 		return 0
 	}
 	perJob := int64(partSize+overrun) + 3*int64(hardCap) + 256<<10
-	return int64(jobsFor(threads)) * perJob
+	return int64(jobsFor(threads))*perJob + int64(threads)*int64(workerMem)
 }
 
 // jobsFor is how many pieces are in flight with the given thread count:
@@ -123,7 +124,7 @@ func (j *job) output() []byte { return j.data[:len(j.marks)+j.nplain] }
 // hint is where a piece's output must start, and the window there.
 type hint struct {
 	pos int64
-	win [inflate.MarkerWindow]byte
+	win *[inflate.MarkerWindow]byte
 }
 
 // setHint gives j its hint, unless it has one: pos and the window there,
@@ -174,8 +175,31 @@ type worker struct {
 	md   *inflate.MarkerDecoder
 	inf  *inflate.Inflater
 	src  sliceReader
-	lut  [1 << 16]byte // resolves a 16-bit symbol: bytes, then the window
-	win  [inflate.MarkerWindow]byte
+	lut  *[1 << 16]byte // resolves a 16-bit symbol: bytes, then the window
+	win  *[inflate.MarkerWindow]byte
+}
+
+// workerMem is the memory of a worker's decoders, window and table.
+var workerMem = align(inflate.MarkerDecoderMem) + align(inflate.InflaterMem) + 1<<16 + inflate.MarkerWindow
+
+// align rounds n up to a multiple of 64 (a cache line; what the decoders'
+// memory needs is 8).
+func align(n int) int { return (n + 63) &^ 63 }
+
+// newWorker returns a worker whose decoders, window and table are in
+// mem, workerMem bytes from an aligned start.
+func newWorker(stop *atomic.Bool, mem []byte) *worker {
+	w := &worker{stop: stop}
+	w.md = inflate.NewMarkerDecoderIn(mem[:inflate.MarkerDecoderMem])
+	mem = mem[align(inflate.MarkerDecoderMem):]
+	w.inf = inflate.NewInflaterIn(nil, mem[:inflate.InflaterMem])
+	mem = mem[align(inflate.InflaterMem):]
+	w.lut = (*[1 << 16]byte)(mem)
+	w.win = (*[inflate.MarkerWindow]byte)(mem[1<<16:])
+	for i := range 256 {
+		w.lut[i] = byte(i)
+	}
+	return w
 }
 
 // parallel decodes one member's deflate data in pieces.
@@ -243,6 +267,8 @@ func (r *sliceReader) Read(p []byte) (int, error) {
 // newParallel starts decoding in parallel from src, whose first byte holds
 // the next bit at bit skip, a block boundary with window before it (32 KiB
 // at least), after the member's first crc, size bytes.
+var DebugHook func(string)
+
 func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size uint32, fb *inflate.Inflater, stats *parStats) *parallel {
 	p := &parallel{src: src, threads: threads, pos: int64(skip), crc: crc, size: size, fb: fb, stats: stats}
 	stats.members++
@@ -257,33 +283,42 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	// was on those (a thousand faults per member).
 	in := partSize + overrun
 	out := min(4*in, hardCap)
-	per := 3*out + in
-	total := n * per
+	per := align(3*out+in) + 2*inflate.MarkerWindow
+	total := n*per + threads*workerMem
 	if r := hugemem.RoundUp(total); r <= total+total/8 {
 		total = r
+	}
+	if DebugHook != nil {
+		DebugHook("preslab")
 	}
 	slab := hugemem.Aligned(total)
 	for i := range n {
 		b := slab[i*per : (i+1)*per]
-		j := &job{done: make(chan struct{}, 1), mbuf: symbols(b[:2*out]), data: b[2*out : 3*out : 3*out], buf: b[3*out : 3*out : per]}
+		j := &job{done: make(chan struct{}, 1), mbuf: symbols(b[:2*out]), data: b[2*out : 3*out : 3*out], buf: b[3*out : 3*out : 3*out+in]}
+		b = b[align(3*out+in):]
+		j.win = b[:0:inflate.MarkerWindow]
+		j.hintBuf.win = (*[inflate.MarkerWindow]byte)(b[inflate.MarkerWindow:])
 		p.jobs = append(p.jobs, j)
 	}
+	workers := slab[n*per:]
 	p.free = append(p.free, p.jobs...)
+	if DebugHook != nil {
+		DebugHook("slab")
+	}
 	p.wg.Add(threads)
-	for range threads {
-		go p.run()
+	for i := range threads {
+		go p.run(newWorker(&p.stop, workers[i*workerMem:(i+1)*workerMem]))
+	}
+	if DebugHook != nil {
+		DebugHook("started")
 	}
 	return p
 }
 
 // run is a worker goroutine: it resolves pieces first, as the output
 // waits for them, and decodes the others.
-func (p *parallel) run() {
+func (p *parallel) run(w *worker) {
 	defer p.wg.Done()
-	w := &worker{stop: &p.stop, md: inflate.NewMarkerDecoder()}
-	for i := range 256 {
-		w.lut[i] = byte(i)
-	}
 	for {
 		var j *job
 		select {
@@ -417,9 +452,6 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 	}
 	base := at / 8
 	w.src.b = j.buf[base:]
-	if w.inf == nil {
-		w.inf = inflate.NewInflater(nil, false)
-	}
 	w.inf.ResetAt(&w.src, uint(at%8), w.win[:], stop-base*8, int64(softCap-len(j.marks)))
 	room := hardCap - len(j.marks)
 	n := 0
@@ -463,7 +495,7 @@ func (w *worker) resolveMarks(j *job) {
 	if len(j.data) < len(j.marks) {
 		j.data = grow(j.data, len(j.marks))
 	}
-	lut := &w.lut
+	lut := w.lut
 	var crc uint32
 	// In blocks whose bytes the CRC reads while they are in cache.
 	const block = 16 << 10
@@ -701,9 +733,6 @@ func (p *parallel) chain(block bool) {
 // use chains j's output: the window moves past it, its markers are sent
 // to be resolved, and it joins the output queue.
 func (p *parallel) use(j *job) {
-	if cap(j.win) < inflate.MarkerWindow {
-		j.win = make([]byte, inflate.MarkerWindow)
-	}
 	j.win = j.win[:copy(j.win[:inflate.MarkerWindow], p.win)]
 	// The next window: the last 32 KiB of the old window, the markers
 	// resolved and the plain output.
@@ -840,6 +869,9 @@ func (p *parallel) finish(rest []byte) (crc, size uint32, _ []byte) {
 // shutdown stops the workers once their tasks are done.
 func (p *parallel) shutdown() {
 	p.stop.Store(true)
+	if DebugHook != nil {
+		DebugHook("shutdown")
+	}
 	for _, j := range p.queue {
 		p.await(j)
 	}
