@@ -250,6 +250,7 @@ type parStats struct {
 	used    int   // pieces whose output was used
 	bridges int   // sequential decodes bridging a break
 	marked  int64 // output decoded with markers
+	slabs   int   // allocations of the decode's memory
 }
 
 // sliceReader reads a byte slice.
@@ -267,9 +268,7 @@ func (r *sliceReader) Read(p []byte) (int, error) {
 // newParallel starts decoding in parallel from src, whose first byte holds
 // the next bit at bit skip, a block boundary with window before it (32 KiB
 // at least), after the member's first crc, size bytes.
-var DebugHook func(string)
-
-func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size uint32, fb *inflate.Inflater, stats *parStats) *parallel {
+func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size uint32, fb *inflate.Inflater, slab *[]byte, stats *parStats) *parallel {
 	p := &parallel{src: src, threads: threads, pos: int64(skip), crc: crc, size: size, fb: fb, stats: stats}
 	stats.members++
 	p.win = p.winBuf[0][:copy(p.winBuf[0][:], window[len(window)-inflate.MarkerWindow:])]
@@ -288,29 +287,23 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	if r := hugemem.RoundUp(total); r <= total+total/8 {
 		total = r
 	}
-	if DebugHook != nil {
-		DebugHook("preslab")
+	if len(*slab) < total {
+		*slab = hugemem.Aligned(total)
+		stats.slabs++
 	}
-	slab := hugemem.Aligned(total)
 	for i := range n {
-		b := slab[i*per : (i+1)*per]
+		b := (*slab)[i*per : (i+1)*per]
 		j := &job{done: make(chan struct{}, 1), mbuf: symbols(b[:2*out]), data: b[2*out : 3*out : 3*out], buf: b[3*out : 3*out : 3*out+in]}
 		b = b[align(3*out+in):]
 		j.win = b[:0:inflate.MarkerWindow]
 		j.hintBuf.win = (*[inflate.MarkerWindow]byte)(b[inflate.MarkerWindow:])
 		p.jobs = append(p.jobs, j)
 	}
-	workers := slab[n*per:]
+	workers := (*slab)[n*per:]
 	p.free = append(p.free, p.jobs...)
-	if DebugHook != nil {
-		DebugHook("slab")
-	}
 	p.wg.Add(threads)
 	for i := range threads {
 		go p.run(newWorker(&p.stop, workers[i*workerMem:(i+1)*workerMem]))
-	}
-	if DebugHook != nil {
-		DebugHook("started")
 	}
 	return p
 }
@@ -869,9 +862,6 @@ func (p *parallel) finish(rest []byte) (crc, size uint32, _ []byte) {
 // shutdown stops the workers once their tasks are done.
 func (p *parallel) shutdown() {
 	p.stop.Store(true)
-	if DebugHook != nil {
-		DebugHook("shutdown")
-	}
 	for _, j := range p.queue {
 		p.await(j)
 	}

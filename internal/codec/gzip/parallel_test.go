@@ -278,7 +278,7 @@ func TestParallelBitFlips(t *testing.T) {
 
 // TestParallelMembers decodes several large members, empty ones, zero
 // padding and trailing data: the output, and the trailing data found, as
-// the sequential decode's.
+// the sequential decode's; the members share one allocation.
 func TestParallelMembers(t *testing.T) {
 	setSizes(t, 4000, 3000, 256<<10, 300<<10)
 	raw := testData(200 << 10)
@@ -302,8 +302,8 @@ func TestParallelMembers(t *testing.T) {
 		if so != po || sn != pn {
 			t.Errorf("%s: trailing %d+%d, want %d+%d", name, po, pn, so, sn)
 		}
-		if zp.stats.members != 3 || zp.stats.used == 0 {
-			t.Errorf("%s: %+v, want 3 members in parallel", name, zp.stats)
+		if zp.stats.members != 3 || zp.stats.used == 0 || zp.stats.slabs != 1 {
+			t.Errorf("%s: %+v, want 3 members in parallel in one allocation", name, zp.stats)
 		}
 		if zp.Verified() != int64(len(par)) {
 			t.Errorf("%s: %d bytes verified of %d", name, zp.Verified(), len(par))
