@@ -33,6 +33,12 @@ import (
 // in plain bytes, resolves its markers itself, and hints the next piece
 // when it ends; or it stops at once when its start cannot be used.
 //
+// The caller's goroutine is one of the Threads: Threads-1 goroutines are
+// started, and while the caller waits for a piece it does a task none of
+// them has taken (help). With two threads that is the schedule of two
+// cores: one decodes with the known window while the other decodes the
+// next piece ahead, and each hands the other the window when it ends.
+//
 // A member decodes sequentially for its first switchAt compressed bytes:
 // small members never start a worker, and the window is known when
 // decoding goes parallel.
@@ -215,6 +221,7 @@ type parallel struct {
 
 	work    chan *job
 	resolve chan *job
+	self    *worker // the reading goroutine's decoders (help)
 	wg      sync.WaitGroup
 	stop    atomic.Bool
 
@@ -301,8 +308,11 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	}
 	workers := (*slab)[n*per:]
 	p.free = append(p.free, p.jobs...)
-	p.wg.Add(threads)
-	for i := range threads {
+	// The goroutine reading the output is one of the threads (see help):
+	// with one goroutine per thread, none waits for a processor.
+	p.self = newWorker(&p.stop, workers[:workerMem])
+	p.wg.Add(threads - 1)
+	for i := 1; i < threads; i++ {
 		go p.run(newWorker(&p.stop, workers[i*workerMem:(i+1)*workerMem]))
 	}
 	return p
@@ -598,12 +608,48 @@ func (p *parallel) hintNext() {
 	j.setHint(p.pos, func(win []byte) { copy(win, p.win) })
 }
 
-// await receives j's task's done.
+// await receives j's task's done, doing the tasks no worker has taken
+// while it waits.
 func (p *parallel) await(j *job) {
-	if j.pending {
-		<-j.done
-		j.pending = false
+	for j.pending {
+		select {
+		case <-j.done:
+			j.pending = false
+			return
+		default:
+		}
+		if !p.help() {
+			<-j.done
+			j.pending = false
+		}
 	}
+}
+
+// help does a task no worker has taken, a resolution first, on the
+// goroutine reading the output, and reports whether there was one. Its
+// goroutine is the one thread of the decode that would otherwise sleep:
+// when the output it waits for is not ready, it decodes (most often the
+// piece after, whose window it is then handed) instead of waking a
+// worker's thread and parking its own.
+func (p *parallel) help() bool {
+	var j *job
+	select {
+	case j = <-p.resolve:
+		p.self.resolve(j)
+	default:
+		select {
+		case j = <-p.work:
+			if !p.stop.Load() {
+				p.self.decode(j)
+			} else {
+				j.start = -1
+			}
+		default:
+			return false
+		}
+	}
+	j.done <- struct{}{}
+	return true
 }
 
 // ready reports whether j's task is done, without waiting.
