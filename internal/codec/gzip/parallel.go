@@ -46,11 +46,11 @@ import (
 // Sizes, variables so that tests can make every path happen on small
 // inputs.
 var (
-	partSize = 1 << 20        // compressed bytes per piece
-	overrun  = partSize / 4   // bytes past its piece a worker may decode
-	switchAt = int64(1 << 20) // compressed bytes decoded sequentially first
-	softCap  = 12 << 20       // a worker stops at the first block boundary past this much output
-	hardCap  = 16 << 20       // and cuts its output at the last boundary within this much
+	partSize = 1 << 20          // compressed bytes per piece
+	overrun  = partSize / 4     // bytes past its piece a worker may decode
+	switchAt = int64(256 << 10) // compressed bytes decoded sequentially first
+	softCap  = 12 << 20         // a worker stops at the first block boundary past this much output
+	hardCap  = 16 << 20         // and cuts its output at the last boundary within this much
 )
 
 // hints hands the chain's window to the piece decoding (see job.hint);

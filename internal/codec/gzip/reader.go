@@ -31,7 +31,7 @@ import (
 type Config struct {
 	// Threads is how many goroutines decode a member at once (0:
 	// GOMAXPROCS). With 1, all work happens in the goroutine calling
-	// Read; with more, a member past a mebibyte of input goes parallel.
+	// Read; with more, a member past 256 KiB of input goes parallel.
 	Threads int
 	// MemLimit, when positive, bounds the memory decoding in parallel
 	// adds: Threads is lowered until MemoryUse fits, down to 1.
