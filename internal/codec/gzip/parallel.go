@@ -258,6 +258,7 @@ type parStats struct {
 	bridges int   // sequential decodes bridging a break
 	marked  int64 // output decoded with markers
 	slabs   int   // allocations of the decode's memory
+	helped  int   // tasks done by the goroutine reading the output
 }
 
 // sliceReader reads a byte slice.
@@ -649,6 +650,7 @@ func (p *parallel) help() bool {
 		}
 	}
 	j.done <- struct{}{}
+	p.stats.helped++
 	return true
 }
 

@@ -313,7 +313,7 @@ func TestParallelMembers(t *testing.T) {
 
 // TestParallelPaths checks that the sizes make every path happen:
 // pieces used, with markers resolved or with the window handed over,
-// stored blocks found, sequential bridges.
+// stored blocks found, sequential bridges, tasks done by the reader.
 func TestParallelPaths(t *testing.T) {
 	raw := testData(1500 << 10)
 	for _, tc := range []struct {
@@ -334,7 +334,9 @@ func TestParallelPaths(t *testing.T) {
 		if err != nil || !bytes.Equal(got, raw[map[bool]string{true: "text", false: "mixed"}[tc.name == "markers" || tc.name == "hinted"]]) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		ok := st.members == 1 && st.used >= 2
+		// The reader waits for the first piece while the others are
+		// queued for the one worker: it decodes some itself.
+		ok := st.members == 1 && st.used >= 2 && st.helped > 0
 		switch tc.name {
 		case "markers":
 			ok = ok && st.marked > 0
