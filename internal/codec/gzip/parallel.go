@@ -66,15 +66,20 @@ const maxAttempts = 8
 const unbounded = int64(1) << 62
 
 // MemoryUse estimates the most memory a Reader with the given thread
-// count holds while decoding a member in parallel: per piece in flight its
-// input, its 16-bit and resolved output (and their windows), and per
-// worker its decoders.
+// count holds while decoding a member in parallel: the slab newParallel
+// makes (per piece in flight its input, 16-bit and byte output and
+// windows; per thread its decoders), rounded to huge pages, and per piece
+// the output buffers that replace its part of the slab when its output
+// outgrows them (up to hardCap).
 func MemoryUse(threads int) int64 {
 	if threads <= 1 {
 		return 0
 	}
-	perJob := int64(partSize+overrun) + 3*int64(hardCap) + 256<<10
-	return int64(jobsFor(threads))*perJob + int64(threads)*int64(workerMem)
+	in := int64(partSize + overrun)
+	out := min(4*in, int64(hardCap))
+	n := int64(jobsFor(threads))
+	slab := n*(3*out+in+2*inflate.MarkerWindow+64) + int64(threads)*int64(workerMem)
+	return slab + slab/8 + n*3*int64(hardCap)
 }
 
 // jobsFor is how many pieces are in flight with the given thread count:

@@ -420,6 +420,14 @@ func TestParallelConfig(t *testing.T) {
 	if err != nil || z.threads != 3 {
 		t.Errorf("threads %d under MemoryUse(3): %v", z.threads, err)
 	}
+	// The memory made for the decode is within the estimate, the
+	// buffers that may grow past it aside.
+	if _, err := io.Copy(io.Discard, z); err != nil || z.stats.members != 1 {
+		t.Fatalf("%v, %+v", err, z.stats)
+	}
+	if made, grown := int64(len(z.slab)), int64(jobsFor(3))*3*int64(hardCap); made > MemoryUse(3)-grown {
+		t.Errorf("slab of %d bytes, MemoryUse(3) counts %d", made, MemoryUse(3)-grown)
+	}
 }
 
 // FuzzParallelGzip decodes arbitrary input sequentially and in parallel
