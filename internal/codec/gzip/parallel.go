@@ -33,6 +33,12 @@ import (
 // in plain bytes, resolves its markers itself, and hints the next piece
 // when it ends; or it stops at once when its start cannot be used.
 //
+// The caller's goroutine is one of the Threads: Threads-1 goroutines are
+// started, and while the caller waits for a piece it does a task none of
+// them has taken (help). With two threads that is the schedule of two
+// cores: one decodes with the known window while the other decodes the
+// next piece ahead, and each hands the other the window when it ends.
+//
 // A member decodes sequentially for its first switchAt compressed bytes:
 // small members never start a worker, and the window is known when
 // decoding goes parallel.
@@ -40,11 +46,11 @@ import (
 // Sizes, variables so that tests can make every path happen on small
 // inputs.
 var (
-	partSize = 1 << 20        // compressed bytes per piece
-	overrun  = partSize / 4   // bytes past its piece a worker may decode
-	switchAt = int64(1 << 20) // compressed bytes decoded sequentially first
-	softCap  = 12 << 20       // a worker stops at the first block boundary past this much output
-	hardCap  = 16 << 20       // and cuts its output at the last boundary within this much
+	partSize = 1 << 20          // compressed bytes per piece
+	overrun  = partSize / 4     // bytes past its piece a worker may decode
+	switchAt = int64(256 << 10) // compressed bytes decoded sequentially first
+	softCap  = 12 << 20         // a worker stops at the first block boundary past this much output
+	hardCap  = 16 << 20         // and cuts its output at the last boundary within this much
 )
 
 // hints hands the chain's window to the piece decoding (see job.hint);
@@ -60,14 +66,20 @@ const maxAttempts = 8
 const unbounded = int64(1) << 62
 
 // MemoryUse estimates the most memory a Reader with the given thread
-// count holds while decoding a member in parallel: per piece in flight its
-// input, its 16-bit and resolved output.
+// count holds while decoding a member in parallel: the slab newParallel
+// makes (per piece in flight its input, 16-bit and byte output and
+// windows; per thread its decoders), rounded to huge pages, and per piece
+// the output buffers that replace its part of the slab when its output
+// outgrows them (up to hardCap).
 func MemoryUse(threads int) int64 {
 	if threads <= 1 {
 		return 0
 	}
-	perJob := int64(partSize+overrun) + 3*int64(hardCap) + 256<<10
-	return int64(jobsFor(threads)) * perJob
+	in := int64(partSize + overrun)
+	out := min(4*in, int64(hardCap))
+	n := int64(jobsFor(threads))
+	slab := n*(3*out+in+2*inflate.MarkerWindow+64) + int64(threads)*int64(workerMem)
+	return slab + slab/8 + n*3*int64(hardCap)
 }
 
 // jobsFor is how many pieces are in flight with the given thread count:
@@ -123,7 +135,7 @@ func (j *job) output() []byte { return j.data[:len(j.marks)+j.nplain] }
 // hint is where a piece's output must start, and the window there.
 type hint struct {
 	pos int64
-	win [inflate.MarkerWindow]byte
+	win *[inflate.MarkerWindow]byte
 }
 
 // setHint gives j its hint, unless it has one: pos and the window there,
@@ -174,8 +186,31 @@ type worker struct {
 	md   *inflate.MarkerDecoder
 	inf  *inflate.Inflater
 	src  sliceReader
-	lut  [1 << 16]byte // resolves a 16-bit symbol: bytes, then the window
-	win  [inflate.MarkerWindow]byte
+	lut  *[1 << 16]byte // resolves a 16-bit symbol: bytes, then the window
+	win  *[inflate.MarkerWindow]byte
+}
+
+// workerMem is the memory of a worker's decoders, window and table.
+var workerMem = align(inflate.MarkerDecoderMem) + align(inflate.InflaterMem) + 1<<16 + inflate.MarkerWindow
+
+// align rounds n up to a multiple of 64 (a cache line; what the decoders'
+// memory needs is 8).
+func align(n int) int { return (n + 63) &^ 63 }
+
+// newWorker returns a worker whose decoders, window and table are in
+// mem, workerMem bytes from an aligned start.
+func newWorker(stop *atomic.Bool, mem []byte) *worker {
+	w := &worker{stop: stop}
+	w.md = inflate.NewMarkerDecoderIn(mem[:inflate.MarkerDecoderMem])
+	mem = mem[align(inflate.MarkerDecoderMem):]
+	w.inf = inflate.NewInflaterIn(nil, mem[:inflate.InflaterMem])
+	mem = mem[align(inflate.InflaterMem):]
+	w.lut = (*[1 << 16]byte)(mem)
+	w.win = (*[inflate.MarkerWindow]byte)(mem[1<<16:])
+	for i := range 256 {
+		w.lut[i] = byte(i)
+	}
+	return w
 }
 
 // parallel decodes one member's deflate data in pieces.
@@ -191,6 +226,7 @@ type parallel struct {
 
 	work    chan *job
 	resolve chan *job
+	self    *worker // the reading goroutine's decoders (help)
 	wg      sync.WaitGroup
 	stop    atomic.Bool
 
@@ -226,6 +262,8 @@ type parStats struct {
 	used    int   // pieces whose output was used
 	bridges int   // sequential decodes bridging a break
 	marked  int64 // output decoded with markers
+	slabs   int   // allocations of the decode's memory
+	helped  int   // tasks done by the goroutine reading the output
 }
 
 // sliceReader reads a byte slice.
@@ -243,38 +281,53 @@ func (r *sliceReader) Read(p []byte) (int, error) {
 // newParallel starts decoding in parallel from src, whose first byte holds
 // the next bit at bit skip, a block boundary with window before it (32 KiB
 // at least), after the member's first crc, size bytes.
-func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size uint32, fb *inflate.Inflater, stats *parStats) *parallel {
+func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size uint32, fb *inflate.Inflater, slab *[]byte, stats *parStats) *parallel {
 	p := &parallel{src: src, threads: threads, pos: int64(skip), crc: crc, size: size, fb: fb, stats: stats}
 	stats.members++
 	p.win = p.winBuf[0][:copy(p.winBuf[0][:], window[len(window)-inflate.MarkerWindow:])]
 	n := jobsFor(threads)
 	p.work = make(chan *job, n)
 	p.resolve = make(chan *job, n)
-	// The pieces' input buffers in one allocation on huge pages where the
-	// kernel gives them, as their output buffers are: on 4 KiB pages their
-	// first touch costs a page fault per 4 KiB.
+	// Every piece's buffers (16-bit output, byte output, input) in one
+	// allocation made once, on huge pages where the kernel gives them and
+	// rounded to whole ones: a first touch on 4 KiB pages costs a page
+	// fault per 4 KiB, and a buffer's tail past its last whole huge page
+	// was on those (a thousand faults per member).
 	in := partSize + overrun
-	slab := hugemem.Aligned(n * in)
+	out := min(4*in, hardCap)
+	per := align(3*out+in) + 2*inflate.MarkerWindow
+	total := n*per + threads*workerMem
+	if r := hugemem.RoundUp(total); r <= total+total/8 {
+		total = r
+	}
+	if len(*slab) < total {
+		*slab = hugemem.Aligned(total)
+		stats.slabs++
+	}
 	for i := range n {
-		j := &job{done: make(chan struct{}, 1), buf: slab[i*in : i*in : (i+1)*in]}
+		b := (*slab)[i*per : (i+1)*per]
+		j := &job{done: make(chan struct{}, 1), mbuf: symbols(b[:2*out]), data: b[2*out : 3*out : 3*out], buf: b[3*out : 3*out : 3*out+in]}
+		b = b[align(3*out+in):]
+		j.win = b[:0:inflate.MarkerWindow]
+		j.hintBuf.win = (*[inflate.MarkerWindow]byte)(b[inflate.MarkerWindow:])
 		p.jobs = append(p.jobs, j)
 	}
+	workers := (*slab)[n*per:]
 	p.free = append(p.free, p.jobs...)
-	p.wg.Add(threads)
-	for range threads {
-		go p.run()
+	// The goroutine reading the output is one of the threads (see help):
+	// with one goroutine per thread, none waits for a processor.
+	p.self = newWorker(&p.stop, workers[:workerMem])
+	p.wg.Add(threads - 1)
+	for i := 1; i < threads; i++ {
+		go p.run(newWorker(&p.stop, workers[i*workerMem:(i+1)*workerMem]))
 	}
 	return p
 }
 
 // run is a worker goroutine: it resolves pieces first, as the output
 // waits for them, and decodes the others.
-func (p *parallel) run() {
+func (p *parallel) run(w *worker) {
 	defer p.wg.Done()
-	w := &worker{stop: &p.stop, md: inflate.NewMarkerDecoder()}
-	for i := range 256 {
-		w.lut[i] = byte(i)
-	}
 	for {
 		var j *job
 		select {
@@ -309,16 +362,6 @@ func (p *parallel) run() {
 
 // decode decodes j, and hints the next piece when j's start was known.
 func (w *worker) decode(j *job) {
-	if guess := min(4*len(j.buf), hardCap); len(j.data) < guess {
-		// Once per piece buffer: four bytes of output per input byte, a
-		// size that outputs of all kinds of data rarely pass, so that the
-		// buffer is not grown (and its memory faulted in) again and again;
-		// on huge pages where the kernel allows.
-		j.data = hugemem.Aligned(guess)
-	}
-	if guess := min(4*len(j.buf), hardCap); cap(j.mbuf) < guess {
-		j.mbuf = symbols(guess)
-	}
 	j.resolved = false
 	w.decodeOnly(j)
 	h := j.hint.Load()
@@ -418,9 +461,6 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 	}
 	base := at / 8
 	w.src.b = j.buf[base:]
-	if w.inf == nil {
-		w.inf = inflate.NewInflater(nil, false)
-	}
 	w.inf.ResetAt(&w.src, uint(at%8), w.win[:], stop-base*8, int64(softCap-len(j.marks)))
 	room := hardCap - len(j.marks)
 	n := 0
@@ -464,7 +504,7 @@ func (w *worker) resolveMarks(j *job) {
 	if len(j.data) < len(j.marks) {
 		j.data = grow(j.data, len(j.marks))
 	}
-	lut := &w.lut
+	lut := w.lut
 	var crc uint32
 	// In blocks whose bytes the CRC reads while they are in cache.
 	const block = 16 << 10
@@ -495,14 +535,11 @@ func lookup(out []byte, marks []uint16, lut *[1 << 16]byte) {
 	}
 }
 
-// symbols returns a buffer of n 16-bit symbols on huge pages where the
-// kernel gives them, as j.data is: on 4 KiB pages, the first touch of the
-// pieces' marks buffers was most of the page faults of a parallel decode.
-// The view of the bytes as uint16 never depends on their byte order: they
-// are written and read as uint16 only.
-func symbols(n int) []uint16 {
-	b := hugemem.Aligned(2 * n)
-	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), n)
+// symbols returns b as 16-bit symbols (len(b)/2 of them). The view never
+// depends on the byte order: the bytes are written and read as uint16
+// only.
+func symbols(b []byte) []uint16 {
+	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2)
 }
 
 // grow returns b, or when it is shorter than n a copy of at least n
@@ -577,12 +614,49 @@ func (p *parallel) hintNext() {
 	j.setHint(p.pos, func(win []byte) { copy(win, p.win) })
 }
 
-// await receives j's task's done.
+// await receives j's task's done, doing the tasks no worker has taken
+// while it waits.
 func (p *parallel) await(j *job) {
-	if j.pending {
-		<-j.done
-		j.pending = false
+	for j.pending {
+		select {
+		case <-j.done:
+			j.pending = false
+			return
+		default:
+		}
+		if !p.help() {
+			<-j.done
+			j.pending = false
+		}
 	}
+}
+
+// help does a task no worker has taken, a resolution first, on the
+// goroutine reading the output, and reports whether there was one. Its
+// goroutine is the one thread of the decode that would otherwise sleep:
+// when the output it waits for is not ready, it decodes (most often the
+// piece after, whose window it is then handed) instead of waking a
+// worker's thread and parking its own.
+func (p *parallel) help() bool {
+	var j *job
+	select {
+	case j = <-p.resolve:
+		p.self.resolve(j)
+	default:
+		select {
+		case j = <-p.work:
+			if !p.stop.Load() {
+				p.self.decode(j)
+			} else {
+				j.start = -1
+			}
+		default:
+			return false
+		}
+	}
+	j.done <- struct{}{}
+	p.stats.helped++
+	return true
 }
 
 // ready reports whether j's task is done, without waiting.
@@ -705,9 +779,6 @@ func (p *parallel) chain(block bool) {
 // use chains j's output: the window moves past it, its markers are sent
 // to be resolved, and it joins the output queue.
 func (p *parallel) use(j *job) {
-	if cap(j.win) < inflate.MarkerWindow {
-		j.win = make([]byte, inflate.MarkerWindow)
-	}
 	j.win = j.win[:copy(j.win[:inflate.MarkerWindow], p.win)]
 	// The next window: the last 32 KiB of the old window, the markers
 	// resolved and the plain output.

@@ -31,7 +31,7 @@ import (
 type Config struct {
 	// Threads is how many goroutines decode a member at once (0:
 	// GOMAXPROCS). With 1, all work happens in the goroutine calling
-	// Read; with more, a member past a mebibyte of input goes parallel.
+	// Read; with more, a member past 256 KiB of input goes parallel.
 	Threads int
 	// MemLimit, when positive, bounds the memory decoding in parallel
 	// adds: Threads is lowered until MemoryUse fits, down to 1.
@@ -49,6 +49,7 @@ type Reader struct {
 	par     *parallel // the member decoding in parallel, if any
 	rest    []byte    // input the parallel decoder read past a member
 	wbuf    []byte    // WriteTo's buffer
+	slab    []byte    // the parallel decode's memory, kept for the next member
 	stats   parStats
 
 	in      input
@@ -142,7 +143,7 @@ func (z *Reader) goParallel() {
 		z.inf.ResetAt(&z.in, skip, win, -1, 0)
 		return
 	}
-	z.par = newParallel(&z.in, z.threads, skip, win, z.crc.Sum32(), z.size, z.inf, &z.stats)
+	z.par = newParallel(&z.in, z.threads, skip, win, z.crc.Sum32(), z.size, z.inf, &z.slab, &z.stats)
 }
 
 // stopParallel stops a parallel decode, if any.

@@ -110,7 +110,12 @@ var fixedTables = sync.OnceValue(func() *[2]struct {
 // NewInflater returns an Inflater of deflate (d64 false) or Deflate64
 // reading from r.
 func NewInflater(r io.Reader, d64 bool) *Inflater {
-	f := &Inflater{d64: d64, in: new(inBuf), out: new(outBuf), tables: new(dynTables)}
+	return newInflater(r, d64, new(inBuf), new(outBuf), new(dynTables))
+}
+
+// newInflater is NewInflater with the buffers and tables given.
+func newInflater(r io.Reader, d64 bool, in *inBuf, out *outBuf, tables *dynTables) *Inflater {
+	f := &Inflater{d64: d64, in: in, out: out, tables: tables}
 	f.win = 32 << 10
 	maxMatch := maxDeflateMatch
 	if d64 {

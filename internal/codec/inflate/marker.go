@@ -3,6 +3,7 @@ package inflate
 import (
 	"encoding/binary"
 	"io"
+	"unsafe"
 )
 
 // Decoding without the window, for a decoder of one deflate stream in
@@ -96,6 +97,21 @@ type Result struct {
 // NewMarkerDecoder returns a MarkerDecoder.
 func NewMarkerDecoder() *MarkerDecoder {
 	return &MarkerDecoder{ring: new(markerRing), flushAt: ringSize - maxDeflateMatch - 32}
+}
+
+// MarkerDecoderMem is the memory NewMarkerDecoderIn takes: the ring.
+const MarkerDecoderMem = int(unsafe.Sizeof(markerRing{}))
+
+// NewMarkerDecoderIn is NewMarkerDecoder with its ring, most of its
+// memory, in mem: MarkerDecoderMem bytes from an 8-byte aligned start
+// (see NewInflaterIn). The bytes are used as uint16 only, so their byte
+// order never matters.
+func NewMarkerDecoderIn(mem []byte) *MarkerDecoder {
+	if len(mem) < MarkerDecoderMem || uintptr(unsafe.Pointer(unsafe.SliceData(mem)))%8 != 0 {
+		return NewMarkerDecoder()
+	}
+	ring := (*markerRing)(unsafe.Pointer(unsafe.SliceData(mem)))
+	return &MarkerDecoder{ring: ring, flushAt: ringSize - maxDeflateMatch - 32}
 }
 
 // Decode decodes src from bit start, a block boundary, until the first

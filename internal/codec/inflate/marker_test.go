@@ -301,3 +301,54 @@ func FuzzMarkerDecoder(f *testing.F) {
 		d.FindBlock(src, 0, int64(len(src))*8)
 	})
 }
+
+// TestDecodersIn checks decoders whose memory the caller gives: filled
+// with junk first (a reused buffer), they decode every stream as the ones
+// that allocate their own, and short or misaligned memory falls back to
+// an allocation.
+func TestDecodersIn(t *testing.T) {
+	junk := func(n int) []byte {
+		b := make([]byte, n+8)
+		for i := range b {
+			b[i] = byte(i*131 + 7)
+		}
+		return b
+	}
+	imem, mmem := junk(InflaterMem), junk(MarkerDecoderMem)
+	streams := deflateStreams(t, 100<<10)
+	want := map[string][]byte{}
+	for name, src := range streams {
+		b, err := io.ReadAll(NewInflater(bytes.NewReader(src), false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[name] = b
+	}
+	for _, tc := range []struct {
+		name       string
+		imem, mmem []byte
+	}{
+		{"given", imem[:InflaterMem], mmem[:MarkerDecoderMem]},
+		{"short", imem[:InflaterMem-1], mmem[:MarkerDecoderMem-1]},
+		{"misaligned", imem[1 : InflaterMem+1], mmem[1 : MarkerDecoderMem+1]},
+	} {
+		f, d := NewInflaterIn(nil, tc.imem), NewMarkerDecoderIn(tc.mmem)
+		var buf []uint16
+		for name, src := range streams {
+			want := want[name]
+			f.Reset(bytes.NewReader(src))
+			got, err := io.ReadAll(f)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%s: %s: Inflater: %v, output equal %v", tc.name, name, err, bytes.Equal(got, want))
+			}
+			var res Result
+			res, buf = d.Decode(buf, src, 0, unboundedOut, unboundedOut, unboundedOut, 1)
+			res8 := make([]byte, len(buf))
+			// From the start of a stream no marker is used: it comes out
+			// clean after its first 32 KiB, if not at its end.
+			if res.Outcome != Final && res.Outcome != Clean || !Resolve(res8, buf, nil) || !bytes.HasPrefix(want, res8) || len(res8) < min(len(want), MarkerWindow) {
+				t.Fatalf("%s: %s: MarkerDecoder: %+v, output equal %v", tc.name, name, res, bytes.Equal(res8, want))
+			}
+		}
+	}
+}
