@@ -59,14 +59,20 @@ func inputSize(f archive.Format) int {
 }
 
 func openGzip(r io.Reader, opt *archive.Options) (io.Reader, error) {
-	// A large member decodes on several goroutines (gzip's parallel.go)
-	// only when --threads asks for them: speculative decoding costs more
-	// CPU than one thread spends, which two cores did not pay back
-	// (docs/BENCHMARKS.md).
 	if opt == nil {
 		opt = &archive.Options{}
 	}
-	z, err := gzip.NewReaderConfig(r, gzip.Config{Threads: max(opt.Threads, 1), MemLimit: opt.Limit()})
+	cfg := gzip.Config{Threads: opt.Threads, MemLimit: opt.Limit()}
+	if opt.Threads <= 0 {
+		// By default a member goes parallel (gzip's parallel.go) past
+		// 4 MiB of input, on up to 4 threads: the parallel decode costs
+		// about 10 ms of CPU to start (its memory's first touch) and
+		// 1.3x one thread's CPU per byte, which two cores pay back on
+		// members longer than that (docs/BENCHMARKS.md). --threads N
+		// asks for N from 256 KiB on; --threads 1 decodes on one.
+		cfg.Threads, cfg.After = min(runtime.GOMAXPROCS(0), 4), 4<<20
+	}
+	z, err := gzip.NewReaderConfig(r, cfg)
 	if err != nil {
 		return nil, err
 	}

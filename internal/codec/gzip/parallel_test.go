@@ -430,6 +430,29 @@ func TestParallelConfig(t *testing.T) {
 	}
 }
 
+// TestParallelAfter: Config.After moves the switch to parallel decoding;
+// a member whose input ends before it stays sequential.
+func TestParallelAfter(t *testing.T) {
+	setSizes(t, 3000, 2000, 256<<10, 300<<10)
+	gz := bigMember(t)
+	want := oracle(t, gz)
+	for _, c := range []struct {
+		after   int64
+		members int
+	}{{0, 1}, {int64(len(gz)) / 2, 1}, {int64(len(gz)), 0}} {
+		got, st, err := decodeWith(gz, Config{Threads: 2, After: c.after})
+		if err != nil || !bytes.Equal(got, want) || st.members != c.members {
+			t.Errorf("After %d: %v, %+v, want %d members in parallel", c.after, err, st, c.members)
+		}
+	}
+	// The parallel decode starts where After says, not at switchAt.
+	_, late, _ := decodeWith(gz, Config{Threads: 2, After: int64(len(gz)) / 2})
+	_, early, _ := decodeWith(gz, Config{Threads: 2})
+	if late.used+late.bridges >= early.used+early.bridges {
+		t.Errorf("After %d: %+v, at switchAt: %+v", len(gz)/2, late, early)
+	}
+}
+
 // FuzzParallelGzip decodes arbitrary input sequentially and in parallel
 // with tiny pieces: the same output, or the same failure.
 func FuzzParallelGzip(f *testing.F) {

@@ -36,6 +36,11 @@ type Config struct {
 	// MemLimit, when positive, bounds the memory decoding in parallel
 	// adds: Threads is lowered until MemoryUse fits, down to 1.
 	MemLimit int64
+	// After is how many compressed bytes of a member are decoded on one
+	// goroutine before the rest goes parallel (0: 256 KiB): a caller that
+	// did not ask for threads sets it higher, so that only members long
+	// enough to pay for the parallel decode's memory take it.
+	After int64
 }
 
 // errClosed is returned by Read after Close.
@@ -46,6 +51,7 @@ type Reader struct {
 	Header
 
 	threads int
+	after   int64     // compressed bytes of a member decoded before it goes parallel
 	par     *parallel // the member decoding in parallel, if any
 	rest    []byte    // input the parallel decoder read past a member
 	wbuf    []byte    // WriteTo's buffer
@@ -84,7 +90,10 @@ func NewReader(r io.Reader) (*Reader, error) {
 
 // NewReaderConfig is NewReader with a Config.
 func NewReaderConfig(r io.Reader, cfg Config) (*Reader, error) {
-	z := &Reader{threads: cfg.Threads}
+	z := &Reader{threads: cfg.Threads, after: cfg.After}
+	if z.after <= 0 {
+		z.after = switchAt
+	}
 	if z.threads <= 0 {
 		z.threads = runtime.GOMAXPROCS(0)
 	}
@@ -124,7 +133,7 @@ func (z *Reader) startMember() {
 		z.crc = verify.NewCRC32()
 	}
 	if z.threads > 1 {
-		z.inf.ResetAt(&z.in, 0, nil, switchAt*8, unbounded)
+		z.inf.ResetAt(&z.in, 0, nil, z.after*8, unbounded)
 	} else {
 		z.inf.Reset(&z.in)
 	}
@@ -132,7 +141,7 @@ func (z *Reader) startMember() {
 	z.size = 0
 }
 
-// goParallel continues the member, its first switchAt bytes decoded, in
+// goParallel continues the member, its first z.after bytes decoded, in
 // parallel; or sequentially when its output is still shorter than the
 // window.
 func (z *Reader) goParallel() {
