@@ -381,6 +381,15 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 		}
 		if archive.IsTarHeader(peek) {
 			a.Tar = true
+			if g, ok := d.(*gzip.Reader); ok && (opt == nil || opt.Threads <= 0) {
+				// By default the entries of a tar.gz decode on one core:
+				// the parallel decode's memory (a 70 MiB slab, which
+				// also lifts the collector's goal) and 1.3x CPU per
+				// byte cost the writers more than they gain (gosrc to
+				// disk, docs/BENCHMARKS.md). x -c of the stream (Raw)
+				// and --threads N keep it.
+				g.Sequential()
+			}
 			a.Reader = newTarInStream(br, pendingFrom(d, oo), func(r io.Reader) entryReader { return tar.NewReader(r, opt) })
 			return nil
 		}

@@ -453,6 +453,35 @@ func TestParallelAfter(t *testing.T) {
 	}
 }
 
+// TestSequential: after Sequential, a member that has not gone parallel
+// yet stays on the reading goroutine, with the same output.
+func TestSequential(t *testing.T) {
+	setSizes(t, 3000, 2000, 256<<10, 300<<10)
+	gz := bigMember(t)
+	for _, seq := range []bool{false, true} {
+		z, err := NewReaderConfig(bytes.NewReader(gz), Config{Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := make([]byte, 512)
+		if _, err := io.ReadFull(z, head); err != nil {
+			t.Fatal(err)
+		}
+		if seq {
+			z.Sequential()
+		}
+		rest, err := io.ReadAll(z)
+		z.Close()
+		want := 0
+		if !seq {
+			want = 1
+		}
+		if err != nil || !bytes.Equal(append(head, rest...), oracle(t, gz)) || z.stats.members != want {
+			t.Errorf("Sequential %v: %v, %+v", seq, err, z.stats)
+		}
+	}
+}
+
 // FuzzParallelGzip decodes arbitrary input sequentially and in parallel
 // with tiny pieces: the same output, or the same failure.
 func FuzzParallelGzip(f *testing.F) {

@@ -148,12 +148,19 @@ func (z *Reader) goParallel() {
 	rest, skip := z.inf.Unread()
 	z.in.unread(rest)
 	win := z.inf.Window()
-	if len(win) < inflate.MarkerWindow {
+	if len(win) < inflate.MarkerWindow || z.threads <= 1 {
 		z.inf.ResetAt(&z.in, skip, win, -1, 0)
 		return
 	}
 	z.par = newParallel(&z.in, z.threads, skip, win, z.crc.Sum32(), z.size, z.inf, &z.slab, &z.stats)
 }
+
+// Sequential makes z decode on the goroutine calling Read from now on:
+// the member being read and the next ones that have not gone parallel
+// yet stay sequential (a member already decoding in parallel goes on).
+// A caller that finds the data is a tar to extract calls it, leaving the
+// cores to the writers.
+func (z *Reader) Sequential() { z.threads = 1 }
 
 // stopParallel stops a parallel decode, if any.
 func (z *Reader) stopParallel() {
