@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -68,6 +69,15 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 			results[i], done[i] = put(e, strings.NewReader("")), true
 		}
 	}
+	// Data read only to be discarded: stored files in long runs of the
+	// archive file, not one by one.
+	if s, ok := ra.(storedReader); ok && r.discardRuns {
+		for i, read := range r.readStored(s, len(entries), threads) {
+			if read {
+				sizes[i], done[i] = entries[i].Size, true
+			}
+		}
+	}
 	// File data on all cores, one group per goroutine at a time.
 	work := make(chan []int)
 	var wg sync.WaitGroup
@@ -88,6 +98,10 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 		}()
 	}
 	for _, g := range groups {
+		g = slices.DeleteFunc(g, func(i int) bool { return done[i] })
+		if len(g) == 0 {
+			continue
+		}
 		for _, i := range g {
 			done[i] = true
 		}
