@@ -37,16 +37,6 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 	if !independent(entries) || r.lim.entry(len(entries)) != nil {
 		return false // the sequential path reports the limit at the right entry
 	}
-	var groups [][]int
-	if f, ok := ra.(folderer); ok {
-		groups = f.Folders()
-	} else {
-		for i, e := range entries {
-			if e.Type == archive.TypeFile {
-				groups = append(groups, []int{i})
-			}
-		}
-	}
 	results := make([]error, len(entries))
 	sizes := make([]int64, len(entries))
 	done := make([]bool, len(entries))
@@ -75,6 +65,23 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 		for i, read := range r.readStored(s, len(entries), threads) {
 			if read {
 				sizes[i], done[i] = entries[i].Size, true
+			}
+		}
+	}
+	left := false // file data still to read
+	for i, e := range entries {
+		if e.Type == archive.TypeFile && !done[i] {
+			left = true
+			break
+		}
+	}
+	var groups [][]int
+	if f, ok := ra.(folderer); ok && left {
+		groups = f.Folders()
+	} else if left {
+		for i, e := range entries {
+			if e.Type == archive.TypeFile && !done[i] {
+				groups = append(groups, []int{i})
 			}
 		}
 	}
