@@ -3,10 +3,8 @@
 package prefault
 
 import (
-	"encoding/binary"
+	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 func init() { populate() }
@@ -20,7 +18,46 @@ const (
 	ptLoad = 1
 	ptPhdr = 6
 	pfW    = 2 // segment writable
+
+	madvPopulateRead = 22 // Linux 5.14
 )
+
+// auxv returns where the program headers are mapped, the size of one and
+// how many there are, from /proc/self/auxv (0s when it cannot be read).
+// It is read with syscall alone, so that this package's init runs among
+// the first (golang.org/x/sys/unix would make it wait for half of them).
+func auxv() (phdr, phent, phnum uintptr) {
+	fd, err := syscall.Open("/proc/self/auxv", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, 0, 0
+	}
+	defer syscall.Close(fd)
+	var buf [1024]uintptr // far more than the ~25 pairs of a Linux auxv
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), len(buf)*int(unsafe.Sizeof(buf[0])))
+	n := 0
+	for n < len(b) {
+		k, err := syscall.Read(fd, b[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || k <= 0 {
+			break
+		}
+		n += k
+	}
+	words := buf[:n/int(unsafe.Sizeof(buf[0]))]
+	for i := 0; i+1 < len(words); i += 2 {
+		switch words[i] {
+		case atPhdr:
+			phdr = words[i+1]
+		case atPhent:
+			phent = words[i+1]
+		case atPhnum:
+			phnum = words[i+1]
+		}
+	}
+	return phdr, phent, phnum
+}
 
 // segment is a loadable segment of the program as mapped: its address,
 // the bytes of it the file backs, and whether it is writable.
@@ -33,21 +70,7 @@ type segment struct {
 // The writable ones are left alone: populating them for writing would
 // copy every page of them.
 func populate() {
-	aux, err := unix.Auxv()
-	if err != nil {
-		return
-	}
-	var phdr, phent, phnum uintptr
-	for _, kv := range aux {
-		switch kv[0] {
-		case atPhdr:
-			phdr = kv[1]
-		case atPhent:
-			phent = kv[1]
-		case atPhnum:
-			phnum = kv[1]
-		}
-	}
+	phdr, phent, phnum := auxv()
 	if phdr == 0 || phnum == 0 || phent == 0 || phnum > 64 {
 		return
 	}
@@ -55,7 +78,7 @@ func populate() {
 	// address (a uintptr read as the pointer it is).
 	p := *(*unsafe.Pointer)(unsafe.Pointer(&phdr))
 	headers := unsafe.Slice((*byte)(p), phnum*phent)
-	page := uintptr(unix.Getpagesize())
+	page := uintptr(syscall.Getpagesize())
 	for _, s := range segments(headers, int(phent), phdr, unsafe.Sizeof(uintptr(0)) == 8) {
 		if s.writable || s.size == 0 {
 			continue
@@ -63,7 +86,7 @@ func populate() {
 		start := s.addr &^ (page - 1)
 		end := (s.addr + s.size + page - 1) &^ (page - 1)
 		// Errors (EINVAL before Linux 5.14) leave the faults to happen.
-		unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_POPULATE_READ)
+		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvPopulateRead)
 	}
 }
 
@@ -83,11 +106,9 @@ func segments(b []byte, ent int, addr uintptr, elf64 bool) []segment {
 		var h header
 		switch {
 		case elf64 && ent >= 56:
-			h = header{binary.NativeEndian.Uint32(e[0:]), binary.NativeEndian.Uint32(e[4:]),
-				binary.NativeEndian.Uint64(e[16:]), binary.NativeEndian.Uint64(e[32:])}
+			h = header{u32(e[0:]), u32(e[4:]), u64(e[16:]), u64(e[32:])}
 		case !elf64 && ent >= 32:
-			h = header{binary.NativeEndian.Uint32(e[0:]), binary.NativeEndian.Uint32(e[24:]),
-				uint64(binary.NativeEndian.Uint32(e[8:])), uint64(binary.NativeEndian.Uint32(e[16:]))}
+			h = header{u32(e[0:]), u32(e[24:]), uint64(u32(e[8:])), uint64(u32(e[16:]))}
 		default:
 			return nil
 		}
@@ -110,4 +131,17 @@ func segments(b []byte, ent int, addr uintptr, elf64 bool) []segment {
 		}
 	}
 	return segs
+}
+
+// u32 and u64 read a field of the program headers, in the machine's byte
+// order (the kernel's and the program's). encoding/binary would do, but
+// would hold this package's init back behind reflect's.
+func u32(b []byte) uint32 {
+	_ = b[3]
+	return *(*uint32)(unsafe.Pointer(&b[0]))
+}
+
+func u64(b []byte) uint64 {
+	_ = b[7]
+	return *(*uint64)(unsafe.Pointer(&b[0]))
 }

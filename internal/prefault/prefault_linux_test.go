@@ -64,19 +64,14 @@ func TestSegments(t *testing.T) {
 // TestOwnSegments: this test binary's headers, read as populate reads
 // them, give a read-only segment holding its code; populate runs.
 func TestOwnSegments(t *testing.T) {
+	phdr, phent, phnum := auxv()
 	aux, err := unix.Auxv()
 	if err != nil {
 		t.Skip(err)
 	}
-	var phdr, phent, phnum uintptr
 	for _, kv := range aux {
-		switch kv[0] {
-		case atPhdr:
-			phdr = kv[1]
-		case atPhent:
-			phent = kv[1]
-		case atPhnum:
-			phnum = kv[1]
+		if want := map[uintptr]uintptr{atPhdr: phdr, atPhent: phent, atPhnum: phnum}[kv[0]]; kv[0] >= atPhdr && kv[0] <= atPhnum && kv[1] != want {
+			t.Errorf("auxv key %d: %#x, the runtime's %#x", kv[0], want, kv[1])
 		}
 	}
 	p := *(*unsafe.Pointer)(unsafe.Pointer(&phdr))
