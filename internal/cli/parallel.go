@@ -27,7 +27,9 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	if !ok || threads < 2 || a.Size < 0 {
+	// One thread still reads an image's stored files in runs (readStored).
+	_, runs := ra.(storedReader)
+	if !ok || threads < 2 && !(runs && r.discardRuns) || a.Size < 0 {
 		return false
 	}
 	entries, err := ra.Entries()
@@ -61,7 +63,7 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 	}
 	// Data read only to be discarded: stored files in long runs of the
 	// archive file, not one by one.
-	if s, ok := ra.(storedReader); ok && r.discardRuns {
+	if s, _ := ra.(storedReader); runs && r.discardRuns {
 		for i, read := range r.readStored(s, len(entries), threads) {
 			if read {
 				sizes[i], done[i] = entries[i].Size, true

@@ -185,7 +185,10 @@ func TestVerifyRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stderr = runOut(t, io.Discard, "t", "--threads", "2", cut)
-	_, one := runOut(t, io.Discard, "t", "--threads", "1", cut)
+	_, one := runOut(t, io.Discard, "t", "-v", "--threads", "2", cut) // -v: entry by entry
+	if _, single := runOut(t, io.Discard, "t", "--threads", "1", cut); single != stderr {
+		t.Errorf("cut image, one thread:\n%s\ntwo:\n%s", single, stderr)
+	}
 	if code != ExitCorrupt || !strings.Contains(stderr, "random.bin: iso9660: image cut short") || stderr != one {
 		t.Errorf("cut image: exit %d: %s\nentry by entry: %s", code, stderr, one)
 	}
