@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -239,5 +240,53 @@ func TestStringsFlag(t *testing.T) {
 	}
 	if usage := cmd.Flags().FlagUsages(); strings.Contains(usage, "default []") {
 		t.Errorf("help shows an empty default:\n%s", usage)
+	}
+}
+
+// TestSubcommandNames: the names Run builds one command by are that
+// command's name and aliases, and every command of the tree is in the
+// table; a command alone prints the same help as in the whole tree.
+func TestSubcommandNames(t *testing.T) {
+	f := &Factory{Getenv: func(string) string { return "" }}
+	tree := NewRootCmd(f)
+	seen := 0
+	for _, c := range tree.Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		seen++
+		want := append([]string{c.Name()}, c.Aliases...)
+		found := false
+		for _, s := range subcommands {
+			if slices.Equal(s.names, want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("command %v is not in subcommands", want)
+		}
+	}
+	if seen != len(subcommands) {
+		t.Errorf("%d commands in the tree, %d in subcommands", seen, len(subcommands))
+	}
+	for _, s := range subcommands {
+		for _, name := range s.names {
+			var alone, whole bytes.Buffer
+			for _, b := range []*bytes.Buffer{&alone, &whole} {
+				root := NewRootCmd(f)
+				if b == &alone {
+					root = newRoot(f, []string{name})
+				}
+				root.SetArgs([]string{name, "--help"})
+				root.SetOut(b)
+				root.SetErr(b)
+				if err := root.Execute(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if alone.String() != whole.String() {
+				t.Errorf("%s --help alone:\n%s\nin the tree:\n%s", name, alone.String(), whole.String())
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -26,7 +27,9 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	if !ok || threads < 2 || a.Size < 0 {
+	// One thread still reads an image's stored files in runs (readStored).
+	_, runs := ra.(storedReader)
+	if !ok || threads < 2 && !(runs && r.discardRuns) || a.Size < 0 {
 		return false
 	}
 	entries, err := ra.Entries()
@@ -35,16 +38,6 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 	}
 	if !independent(entries) || r.lim.entry(len(entries)) != nil {
 		return false // the sequential path reports the limit at the right entry
-	}
-	var groups [][]int
-	if f, ok := ra.(folderer); ok {
-		groups = f.Folders()
-	} else {
-		for i, e := range entries {
-			if e.Type == archive.TypeFile {
-				groups = append(groups, []int{i})
-			}
-		}
 	}
 	results := make([]error, len(entries))
 	sizes := make([]int64, len(entries))
@@ -68,6 +61,32 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 			results[i], done[i] = put(e, strings.NewReader("")), true
 		}
 	}
+	// Data read only to be discarded: stored files in long runs of the
+	// archive file, not one by one.
+	if s, _ := ra.(storedReader); runs && r.discardRuns {
+		for i, read := range r.readStored(s, len(entries), threads) {
+			if read {
+				sizes[i], done[i] = entries[i].Size, true
+			}
+		}
+	}
+	left := false // file data still to read
+	for i, e := range entries {
+		if e.Type == archive.TypeFile && !done[i] {
+			left = true
+			break
+		}
+	}
+	var groups [][]int
+	if f, ok := ra.(folderer); ok && left {
+		groups = f.Folders()
+	} else if left {
+		for i, e := range entries {
+			if e.Type == archive.TypeFile && !done[i] {
+				groups = append(groups, []int{i})
+			}
+		}
+	}
 	// File data on all cores, one group per goroutine at a time.
 	work := make(chan []int)
 	var wg sync.WaitGroup
@@ -88,6 +107,10 @@ func (r *runner) parallel(path string, a *formats.Archive, put func(e *archive.E
 		}()
 	}
 	for _, g := range groups {
+		g = slices.DeleteFunc(g, func(i int) bool { return done[i] })
+		if len(g) == 0 {
+			continue
+		}
 		for _, i := range g {
 			done[i] = true
 		}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -112,7 +113,7 @@ func Run(f *Factory, args []string) ExitCode {
 	if f.Context == nil {
 		f.Context = context.Background()
 	}
-	root := NewRootCmd(f)
+	root := newRoot(f, args)
 	root.SetArgs(args)
 	root.SetIn(f.In)
 	root.SetOut(f.Out)
@@ -169,8 +170,48 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 	return &FlagError{Err: errors.New(msg)}
 }
 
+// subcommands are unpack's commands by the names and aliases that call
+// them (TestSubcommandNames keeps these the commands' own).
+var subcommands = []struct {
+	names []string
+	build func(*Factory) *cobra.Command
+}{
+	{[]string{"x", "extract"}, func(f *Factory) *cobra.Command { return NewCmdExtract(f, nil) }},
+	{[]string{"t", "verify", "test"}, func(f *Factory) *cobra.Command { return NewCmdVerify(f, nil) }},
+	{[]string{"l", "list"}, func(f *Factory) *cobra.Command { return NewCmdList(f, nil) }},
+	{[]string{"version"}, NewCmdVersion},
+}
+
+// newRoot builds the root with, when args start with a command's name,
+// that command alone: the others, their flags and the completion command
+// would be built for nothing (a tenth of what `t` on a small archive
+// costs). Anything else (help, completion, an unknown word, none) gets
+// the whole tree.
+func newRoot(f *Factory, args []string) *cobra.Command {
+	if len(args) > 0 {
+		for _, c := range subcommands {
+			if slices.Contains(c.names, args[0]) {
+				root := newRootCmd()
+				root.CompletionOptions.DisableDefaultCmd = true
+				root.AddCommand(c.build(f))
+				return root
+			}
+		}
+	}
+	return NewRootCmd(f)
+}
+
 // NewRootCmd builds the command tree.
 func NewRootCmd(f *Factory) *cobra.Command {
+	root := newRootCmd()
+	for _, c := range subcommands {
+		root.AddCommand(c.build(f))
+	}
+	return root
+}
+
+// newRootCmd builds the root command without its subcommands.
+func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "unpack",
 		Short: "Extract and verify archives and compressed files, byte-exact, fast and safely",
@@ -191,6 +232,5 @@ is committed to disk, and no entry can write outside the destination.
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{Err: err} })
 	withHelpFlags(root)
-	root.AddCommand(NewCmdExtract(f, nil), NewCmdVerify(f, nil), NewCmdList(f, nil), NewCmdVersion(f))
 	return root
 }

@@ -28,7 +28,10 @@ type runner struct {
 	archiveState
 	out  atomic.Int64 // bytes of entry data read, all archives
 	sums *sumBook     // SHA-256 of each entry's data, with --manifest/--expect
-	pw   candidates   // which password candidates passed, in the current archive
+	// discardRuns: entry data are only read and discarded (t), so stored
+	// files may be read in long runs of the archive (readStored).
+	discardRuns bool
+	pw          candidates // which password candidates passed, in the current archive
 	screen
 	warnMu sync.Mutex // guards archiveState.warnings and --strict's reports
 }

@@ -35,6 +35,10 @@ type Reader struct {
 	size  int64
 	opt   *archive.Options
 	files []*file
+
+	// stored are the extents of the files read as they are (neither
+	// zisofs nor boot images), by offset, none overlapping another.
+	stored []archive.Span
 }
 
 // Open reads the directory tree of the image in in.RA. An image cannot be
@@ -416,6 +420,8 @@ func (r *Reader) checkOverlap() error {
 	if a, b, ok := archive.Overlap(spans, true); ok {
 		return &archive.OverlapError{Format: "iso9660", A: r.files[a].entry.Name, B: r.files[b].entry.Name}
 	}
+	// Sorted by Overlap: what StoredSpans gives, zisofs files left out.
+	r.stored = slices.DeleteFunc(spans, func(s archive.Span) bool { return s.Len <= 0 || r.files[s.Entry].zf != nil })
 	return nil
 }
 

@@ -1,0 +1,147 @@
+//go:build linux
+
+package prefault
+
+import (
+	"syscall"
+	"unsafe"
+)
+
+func init() { populate() }
+
+// Auxiliary vector keys and ELF program header fields (elf(5)).
+const (
+	atPhdr  = 3
+	atPhent = 4
+	atPhnum = 5
+
+	ptLoad = 1
+	ptPhdr = 6
+	pfW    = 2 // segment writable
+
+	madvPopulateRead = 22 // Linux 5.14
+)
+
+// auxv returns where the program headers are mapped, the size of one and
+// how many there are, from /proc/self/auxv (0s when it cannot be read).
+// It is read with syscall alone, so that this package's init runs among
+// the first (golang.org/x/sys/unix would make it wait for half of them).
+func auxv() (phdr, phent, phnum uintptr) {
+	fd, err := syscall.Open("/proc/self/auxv", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, 0, 0
+	}
+	defer syscall.Close(fd)
+	var buf [1024]uintptr // far more than the ~25 pairs of a Linux auxv
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), len(buf)*int(unsafe.Sizeof(buf[0])))
+	n := 0
+	for n < len(b) {
+		k, err := syscall.Read(fd, b[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || k <= 0 {
+			break
+		}
+		n += k
+	}
+	words := buf[:n/int(unsafe.Sizeof(buf[0]))]
+	for i := 0; i+1 < len(words); i += 2 {
+		switch words[i] {
+		case atPhdr:
+			phdr = words[i+1]
+		case atPhent:
+			phent = words[i+1]
+		case atPhnum:
+			phnum = words[i+1]
+		}
+	}
+	return phdr, phent, phnum
+}
+
+// segment is a loadable segment of the program as mapped: its address,
+// the bytes of it the file backs, and whether it is writable.
+type segment struct {
+	addr, size uintptr
+	writable   bool
+}
+
+// populate maps the program's read-only segments (code, read-only data).
+// The writable ones are left alone: populating them for writing would
+// copy every page of them.
+func populate() {
+	phdr, phent, phnum := auxv()
+	if phdr == 0 || phnum == 0 || phent == 0 || phnum > 64 {
+		return
+	}
+	// The program headers are mapped with the first segment; phdr is that
+	// address (a uintptr read as the pointer it is).
+	p := *(*unsafe.Pointer)(unsafe.Pointer(&phdr))
+	headers := unsafe.Slice((*byte)(p), phnum*phent)
+	page := uintptr(syscall.Getpagesize())
+	for _, s := range segments(headers, int(phent), phdr, unsafe.Sizeof(uintptr(0)) == 8) {
+		if s.writable || s.size == 0 {
+			continue
+		}
+		start := s.addr &^ (page - 1)
+		end := (s.addr + s.size + page - 1) &^ (page - 1)
+		// Errors (EINVAL before Linux 5.14) leave the faults to happen.
+		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvPopulateRead)
+	}
+}
+
+// segments returns the loadable segments that the program headers b
+// (entries of size ent, 64-bit ELF or 32-bit) describe, at their mapped
+// addresses: the headers themselves being mapped at addr, their PT_PHDR
+// entry gives the load bias. Without one the addresses are unknown and
+// nothing is returned.
+func segments(b []byte, ent int, addr uintptr, elf64 bool) []segment {
+	type header struct {
+		typ, flags    uint32
+		vaddr, filesz uint64
+	}
+	var hs []header
+	for off := 0; off+ent <= len(b); off += ent {
+		e := b[off : off+ent]
+		var h header
+		switch {
+		case elf64 && ent >= 56:
+			h = header{u32(e[0:]), u32(e[4:]), u64(e[16:]), u64(e[32:])}
+		case !elf64 && ent >= 32:
+			h = header{u32(e[0:]), u32(e[24:]), uint64(u32(e[8:])), uint64(u32(e[16:]))}
+		default:
+			return nil
+		}
+		hs = append(hs, h)
+	}
+	var bias uintptr
+	found := false
+	for _, h := range hs {
+		if h.typ == ptPhdr {
+			bias, found = addr-uintptr(h.vaddr), true
+		}
+	}
+	if !found {
+		return nil
+	}
+	var segs []segment
+	for _, h := range hs {
+		if h.typ == ptLoad {
+			segs = append(segs, segment{addr: bias + uintptr(h.vaddr), size: uintptr(h.filesz), writable: h.flags&pfW != 0})
+		}
+	}
+	return segs
+}
+
+// u32 and u64 read a field of the program headers, in the machine's byte
+// order (the kernel's and the program's). encoding/binary would do, but
+// would hold this package's init back behind reflect's.
+func u32(b []byte) uint32 {
+	_ = b[3]
+	return *(*uint32)(unsafe.Pointer(&b[0]))
+}
+
+func u64(b []byte) uint64 {
+	_ = b[7]
+	return *(*uint64)(unsafe.Pointer(&b[0]))
+}

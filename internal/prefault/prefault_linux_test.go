@@ -1,0 +1,90 @@
+//go:build linux
+
+package prefault
+
+import (
+	"encoding/binary"
+	"reflect"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// phdrs encodes program headers {type, flags, vaddr, filesz} as 64-bit or
+// 32-bit ELF.
+func phdrs(elf64 bool, hs ...[4]uint64) ([]byte, int) {
+	ent := 32
+	if elf64 {
+		ent = 56
+	}
+	b := make([]byte, ent*len(hs))
+	for i, h := range hs {
+		e := b[i*ent:]
+		if elf64 {
+			binary.NativeEndian.PutUint32(e[0:], uint32(h[0]))
+			binary.NativeEndian.PutUint32(e[4:], uint32(h[1]))
+			binary.NativeEndian.PutUint64(e[16:], h[2])
+			binary.NativeEndian.PutUint64(e[32:], h[3])
+		} else {
+			binary.NativeEndian.PutUint32(e[0:], uint32(h[0]))
+			binary.NativeEndian.PutUint32(e[24:], uint32(h[1]))
+			binary.NativeEndian.PutUint32(e[8:], uint32(h[2]))
+			binary.NativeEndian.PutUint32(e[16:], uint32(h[3]))
+		}
+	}
+	return b, ent
+}
+
+// TestSegments: the load segments at their addresses, the bias taken from
+// PT_PHDR (a position-independent program), in both ELF classes; without
+// PT_PHDR, or with entries too short, nothing.
+func TestSegments(t *testing.T) {
+	for _, elf64 := range []bool{true, false} {
+		b, ent := phdrs(elf64,
+			[4]uint64{ptPhdr, 4, 0x40, 0x150},
+			[4]uint64{ptLoad, 5, 0x0, 0x2000},    // R E
+			[4]uint64{ptLoad, 4, 0x3000, 0x1800}, // R
+			[4]uint64{ptLoad, 6, 0x5000, 0x100},  // RW
+			[4]uint64{0x6474e551, 6, 0, 0})       // GNU_STACK
+		got := segments(b, ent, 0x10040, elf64) // loaded 0x10000 up
+		want := []segment{{0x10000, 0x2000, false}, {0x13000, 0x1800, false}, {0x15000, 0x100, true}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("elf64 %v: %+v, want %+v", elf64, got, want)
+		}
+		if got := segments(b[ent:], ent, 0x10040, elf64); got != nil {
+			t.Errorf("elf64 %v without PT_PHDR: %+v", elf64, got)
+		}
+		if got := segments(b, 16, 0x10040, elf64); got != nil {
+			t.Errorf("elf64 %v, 16-byte entries: %+v", elf64, got)
+		}
+	}
+}
+
+// TestOwnSegments: this test binary's headers, read as populate reads
+// them, give a read-only segment holding its code; populate runs.
+func TestOwnSegments(t *testing.T) {
+	phdr, phent, phnum := auxv()
+	aux, err := unix.Auxv()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, kv := range aux {
+		if want := map[uintptr]uintptr{atPhdr: phdr, atPhent: phent, atPhnum: phnum}[kv[0]]; kv[0] >= atPhdr && kv[0] <= atPhnum && kv[1] != want {
+			t.Errorf("auxv key %d: %#x, the runtime's %#x", kv[0], want, kv[1])
+		}
+	}
+	p := *(*unsafe.Pointer)(unsafe.Pointer(&phdr))
+	segs := segments(unsafe.Slice((*byte)(p), phnum*phent), int(phent), phdr, unsafe.Sizeof(uintptr(0)) == 8)
+	code := reflect.ValueOf(TestOwnSegments).Pointer()
+	found := false
+	for _, s := range segs {
+		if code >= s.addr && code < s.addr+s.size && !s.writable {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no read-only segment holds the code at %#x: %+v", code, segs)
+	}
+	populate()
+}
