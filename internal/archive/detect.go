@@ -242,6 +242,18 @@ func Detect(head, tail []byte, name string) Format {
 	return Unknown
 }
 
+// TailMatters reports whether Detect could name head otherwise if given the
+// file's tail, when without it it names it f: only the formats Detect finds
+// after its check for a zip's end record (signatures behind a stub, an empty
+// tar, nothing) can change, so for the rest the tail need not be read.
+func TailMatters(f Format) bool {
+	switch f {
+	case Unknown, SevenZip, LZH, ARJ, Tar:
+		return true
+	}
+	return false
+}
+
 // SFXOffset returns where a RAR or 7z signature starts in head, or -1.
 func SFXOffset(head []byte, f Format) int {
 	switch f {

@@ -61,11 +61,31 @@ func TestDetect(t *testing.T) {
 		if got := Detect(c.head, nil, c.file); got != c.want {
 			t.Errorf("%s: Detect = %q, want %q", c.name, got, c.want)
 		}
+		checkTailMatters(t, c.head, c.file)
 	}
 	// A zip with a prefix is found by its end record in the tail.
-	tail := append([]byte("junk"), "PK\x05\x06"+string(make([]byte, 18))...)
-	if got := Detect([]byte("MZ stub"), tail, "x.exe"); got != Zip {
+	if got := Detect([]byte("MZ stub"), zipEndTail, "x.exe"); got != Zip {
 		t.Errorf("sfx zip: %q", got)
+	}
+	// Behind a stub with a 7z signature further in, the end record wins,
+	// so a 7z found without the tail is no final answer.
+	stub7z := append([]byte("MZ stub"), magic7z...)
+	checkTailMatters(t, stub7z, "x.exe")
+	if !TailMatters(Detect(stub7z, nil, "x.exe")) {
+		t.Error("7z behind a stub: TailMatters = false")
+	}
+}
+
+// zipEndTail is the end of a file holding a zip's end record.
+var zipEndTail = append([]byte("junk"), "PK\x05\x06"+string(make([]byte, 18))...)
+
+// checkTailMatters fails t if a tail with a zip's end record changes what
+// Detect names head although TailMatters says it cannot.
+func checkTailMatters(t *testing.T, head []byte, name string) {
+	t.Helper()
+	f := Detect(head, nil, name)
+	if g := Detect(head, zipEndTail, name); g != f && !TailMatters(f) {
+		t.Errorf("%q: Detect = %q without the tail, %q with it, but TailMatters(%q) = false", head[:min(len(head), 16)], f, g, f)
 	}
 }
 
@@ -108,6 +128,7 @@ func FuzzDetect(f *testing.F) {
 	f.Add(make([]byte, 600), "x.tar")
 	f.Fuzz(func(t *testing.T, head []byte, name string) {
 		Detect(head, head, name)
+		checkTailMatters(t, head, name)
 		StreamEntryName(name, Gzip)
 	})
 }

@@ -261,7 +261,7 @@ func Open(path string, opt *archive.Options, oo OpenOptions) (*Archive, error) {
 }
 
 // readFrom makes in read from ra, size bytes, and returns the head and tail
-// that detection looks at.
+// that detection looks at; the tail is nil where it cannot change the answer.
 func (a *Archive) readFrom(in *archive.Input, ra io.ReaderAt, size int64, path string) (head, tail []byte) {
 	a.src = &source{r: io.NewSectionReader(ra, 0, size), ra: ra}
 	in.RA, in.Size, a.Size = a.src, size, size
@@ -270,8 +270,12 @@ func (a *Archive) readFrom(in *archive.Input, ra io.ReaderAt, size int64, path s
 	if size <= headSize {
 		return head, head
 	}
-	if d := archive.Detect(head, nil, path); d == archive.Unknown || archive.IsEmptyTar(head) {
+	d := archive.Detect(head, nil, path)
+	if d == archive.Unknown || archive.IsEmptyTar(head) {
 		head = readAt(ra, 0, archive.SFXScanLimit, size)
+	}
+	if !archive.TailMatters(d) {
+		return head, nil
 	}
 	tn := min(int64(headSize+22), size)
 	return head, readAt(ra, size-tn, int(tn), size)
