@@ -170,9 +170,7 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				// UpdateBin.
 				*prob = *prob + 1<<intBits - getMean(*prob)
 				m.found = c + 2
-				if freq < 128 {
-					ctx[3] = freq + 1
-				}
+				ctx[3] = freq + byte(b2u(freq < 128)) // a branch here is mispredicted often
 				m.prevSuccess = 1
 				m.runLength++
 				if succ := le32(ctx[4:]); m.orderFall == 0 && succ > m.text {

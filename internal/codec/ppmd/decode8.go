@@ -146,9 +146,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				// UpdateBin.
 				*prob = *prob + 1<<intBits - getMean(*prob)
 				m.found = c + 2
-				if freq < 196 {
-					ctx[3] = freq + 1
-				}
+				ctx[3] = freq + byte(b2u(freq < 196)) // a branch here is mispredicted often
 				m.prevSuccess = 1
 				m.runLength++
 				if succ := le32(ctx[4:]); m.orderFall == 0 && succ >= m.unitsStart {
