@@ -82,6 +82,9 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	if len(heap) < heapPad {
 		return 0, -2
 	}
+	// The hot lines write record views and fields out: a line holding
+	// only an inlined call (unit, le16, ...) costs a NOP, its inline mark.
+	hm := uint(len(heap)) - heapPad
 	if rc.err != nil {
 		return 0, 0 // the symbol paths check only where the coder may fail
 	}
@@ -89,10 +92,10 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	for ; n < len(dst); n++ {
 		var sym byte
 		c := m.minCtx
-		ctx := unit(heap, c)
-		if ns := le16(ctx[0:]); ns != 1 {
-			s := le32(ctx[4:])
-			summ := le16(ctx[2:])
+		ctx := (*[12]byte)(heap[uint(c)&hm:])
+		if ns := uint32(ctx[0]) | uint32(ctx[1])<<8; ns != 1 {
+			s := uint32(ctx[4]) | uint32(ctx[5])<<8 | uint32(ctx[6])<<16 | uint32(ctx[7])<<24
+			summ := uint32(ctx[2]) | uint32(ctx[3])<<8
 			// A context has 2..256 states.
 			st, n6 := stateArr(heap, s), (uint(byte(ns-1))+1)*6
 			count, hi := rc.threshold(summ), uint32(st[1])
@@ -229,6 +232,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 	if len(heap) < heapPad {
 		return -2
 	}
+	hm := uint(len(heap)) - heapPad // as in decode
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
@@ -237,7 +241,8 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 		} else if rc.rng < rcTop {
 			rc.normalize()
 		}
-		numMasked := le16(unit(heap, mc)[0:])
+		mu := (*[12]byte)(heap[uint(mc)&hm:])
+		numMasked := uint32(mu[0]) | uint32(mu[1])<<8
 		var ctx *[12]byte
 		for {
 			m.orderFall++
@@ -252,8 +257,8 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 			}
 		}
 		m.minCtx = mc
-		ns := le16(ctx[0:])
-		s := le32(ctx[4:])
+		ns := uint32(ctx[0]) | uint32(ctx[1])<<8
+		s := uint32(ctx[4]) | uint32(ctx[5])<<8 | uint32(ctx[6])<<16 | uint32(ctx[7])<<24
 		st, last := stateArr(heap, s), byte(ns-1)
 		hi := sumUnmasked(st, last, mask)
 
