@@ -75,8 +75,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			summ := uint32(ctx[2]) | uint32(ctx[3])<<8
 			st := (*[maxStatesBytes]byte)(heap[uint(s)&hm:])
 			n6 := (uint(ctx[0]) + 1) * 6
-			count := rc.threshold(summ)
-			hi := uint32(st[1])
+			count, hi := rc.threshold(summ), uint32(st[1]) // one line: no NOP for threshold's inline mark
 			if count < hi {
 				// Update1_0.
 				rc.decode(0, hi)
