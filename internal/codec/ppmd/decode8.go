@@ -63,19 +63,19 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	if len(heap) < heapPad {
 		return 0, -2
 	}
+	hm := uint(len(heap)) - heapPad // as in ModelH.decode
 	mask := &m.charMask
 	n, e := 0, 0
 	for ; n < len(dst); n++ {
 		var sym byte
 		c := m.minCtx
-		ctx := unit(heap, c)
+		ctx := (*[12]byte)(heap[uint(c)&hm:])
 		if ns := uint32(ctx[0]); ns != 0 {
-			s := le32(ctx[4:])
-			summ := le16(ctx[2:])
-			st := stateArr(heap, s)
+			s := uint32(ctx[4]) | uint32(ctx[5])<<8 | uint32(ctx[6])<<16 | uint32(ctx[7])<<24
+			summ := uint32(ctx[2]) | uint32(ctx[3])<<8
+			st := (*[maxStatesBytes]byte)(heap[uint(s)&hm:])
 			n6 := (uint(ctx[0]) + 1) * 6
-			count := rc.threshold(summ)
-			hi := uint32(st[1])
+			count, hi := rc.threshold(summ), uint32(st[1]) // one line: no NOP for threshold's inline mark
 			if count < hi {
 				// Update1_0.
 				rc.decode(0, hi)
@@ -146,9 +146,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				// UpdateBin.
 				*prob = *prob + 1<<intBits - getMean(*prob)
 				m.found = c + 2
-				if freq < 196 {
-					ctx[3] = freq + 1
-				}
+				ctx[3] = freq + byte(b2u(freq < 196)) // a branch here is mispredicted often
 				m.prevSuccess = 1
 				m.runLength++
 				if succ := le32(ctx[4:]); m.orderFall == 0 && succ >= m.unitsStart {
@@ -171,7 +169,10 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		sym = byte(e)
 	next:
 		dst[n] = sym // before the coder's call, as ModelH.decode
-		rc.normRAR()
+		// normRAR, written out (its inline mark would be a NOP).
+		if rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot {
+			rc.normalize()
+		}
 		if rc.err != nil || m.failed {
 			return n, 0
 		}
@@ -190,29 +191,34 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 	if len(heap) < heapPad {
 		return -2
 	}
+	hm := uint(len(heap)) - heapPad // as in ModelH.decode
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
-		rc.normRAR()
+		// normRAR, written out (its inline mark would be a NOP).
+		if rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot {
+			rc.normalize()
+		}
 		numMasked := uint32(unit(heap, mc)[0])
 		var ctx *[12]byte
 		for {
 			m.orderFall++
-			suf := le32(unit(heap, mc)[8:])
+			mu := (*[12]byte)(heap[uint(mc)&hm:])
+			suf := uint32(mu[8]) | uint32(mu[9])<<8 | uint32(mu[10])<<16 | uint32(mu[11])<<24
 			if suf == 0 {
 				m.minCtx = mc
 				return -1
 			}
 			mc = suf
-			ctx = unit(heap, mc)
+			ctx = (*[12]byte)(heap[uint(mc)&hm:])
 			if uint32(ctx[0]) != numMasked {
 				break
 			}
 		}
 		m.minCtx = mc
 		ns := uint32(ctx[0])
-		s := le32(ctx[4:])
-		st, last := stateArr(heap, s), ctx[0]
+		s := uint32(ctx[4]) | uint32(ctx[5])<<8 | uint32(ctx[6])<<16 | uint32(ctx[7])<<24
+		st, last := (*[maxStatesBytes]byte)(heap[uint(s)&hm:]), ctx[0]
 		hi := sumUnmasked(st, last, mask)
 
 		// MakeEscFreq.

@@ -11,9 +11,10 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 	if len(heap) < heapPad {
 		return 0
 	}
+	hm := uint(len(heap)) - heapPad // as in decode
 	c := m.minCtx
 	fs := state(heap, m.found)
-	upBranch := le32(fs[2:])
+	upBranch := uint32(fs[2]) | uint32(fs[3])<<8 | uint32(fs[4])<<16 | uint32(fs[5])<<24
 	fsym := fs[0]
 	num := 0
 	if !skip {
@@ -26,10 +27,10 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 			break
 		}
 		c = suf
-		cu := unit(heap, c)
+		cu := (*[12]byte)(heap[uint(c)&hm:])
 		s := c + 2
 		if ns := le16(cu[0:]); ns != 1 {
-			s = le32(cu[4:])
+			s = uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
 			s += uint32(findSym(stateArr(heap, s), byte(ns-1), fsym))
 		}
 		if succ := le32(state(heap, s)[2:]); succ != upBranch {
@@ -72,11 +73,9 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 			return 0
 		}
 		u := unit(heap, c1)
-		put16(u[0:], 1)
-		u[2] = upSym
-		u[3] = byte(upFreq)
-		put32(u[4:], upSucc)
-		put32(u[8:], c)
+		u[0], u[1], u[2], u[3] = 1, 0, upSym, byte(upFreq)
+		u[4], u[5], u[6], u[7] = byte(upSucc), byte(upSucc>>8), byte(upSucc>>16), byte(upSucc>>24)
+		u[8], u[9], u[10], u[11] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
 		num--
 		put32(state(heap, m.stack[num])[2:], c1)
 		c = c1
@@ -91,17 +90,19 @@ func (m *ModelH) updateModel() {
 	if len(heap) < heapPad {
 		return
 	}
+	hm := uint(len(heap)) - heapPad // as in decode
 	fs := state(heap, m.found)
 	fsym, ffreq, fSucc := fs[0], uint32(fs[1]), le32(fs[2:])
 	if ffreq < maxFreq/4 {
 		if suf := le32(unit(heap, m.minCtx)[8:]); suf != 0 {
-			cu := unit(heap, suf)
+			cu := (*[12]byte)(heap[uint(suf)&hm:])
 			if le16(cu[0:]) == 1 {
 				if cu[3] < 32 {
 					cu[3]++
 				}
 			} else {
-				arr := stateArr(heap, le32(cu[4:]))
+				stats := uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
+				arr := (*[maxStatesBytes]byte)(heap[uint(stats)&hm:])
 				i := findSym(arr, byte(le16(cu[0:])-1), fsym)
 				st := (*[6]byte)(arr[i : i+6])
 				if i >= 6 {
@@ -155,11 +156,11 @@ func (m *ModelH) updateModel() {
 		fSucc = m.minCtx
 	}
 	minCtx := unit(heap, m.minCtx)
-	ns := le16(minCtx[0:])
+	ns := uint32(minCtx[0]) | uint32(minCtx[1])<<8
 	s0 := le16(minCtx[2:]) - ns - (ffreq - 1)
 	for c := m.maxCtx; c != m.minCtx; {
-		cu := unit(heap, c)
-		ns1 := le16(cu[0:])
+		cu := (*[12]byte)(heap[uint(c)&hm:])
+		ns1 := uint32(cu[0]) | uint32(cu[1])<<8
 		var sf uint32
 		if ns1 != 1 {
 			if ns1&1 == 0 {
@@ -183,16 +184,17 @@ func (m *ModelH) updateModel() {
 					}
 					old := le32(cu[4:])
 					m.copyUnits(p, old, oldNU)
-					fn := unit(heap, old)
-					put32(fn[0:], emptyNode)
+					fn := (*[12]byte)(heap[uint(old)&hm:])
+					fn[0], fn[1], fn[2], fn[3] = 0xFF, 0xFF, 0xFF, 0xFF
 					put32(fn[4:], m.freeList[i])
-					put32(fn[8:], i2u(i))
+					nu := i2u(i)
+					fn[8], fn[9], fn[10], fn[11] = byte(nu), byte(nu>>8), byte(nu>>16), byte(nu>>24)
 					m.freeList[i] = old
 					m.stamps[i]++
 					put32(cu[4:], p)
 				}
 			}
-			sf = le16(cu[2:])
+			sf = uint32(cu[2]) | uint32(cu[3])<<8
 			sf += b2u(2*ns1 < ns) + 2*b2u(4*ns1 <= ns && sf <= 8*ns1)
 		} else {
 			// AllocUnits(0), its common cases inline.
@@ -229,13 +231,14 @@ func (m *ModelH) updateModel() {
 			cf = 4 + b2u(cf >= 9*sum) + b2u(cf >= 12*sum) + b2u(cf >= 15*sum)
 			sf += cf
 		}
-		put16(cu[2:], sf)
-		s := state(heap, le32(cu[4:])+ns1*6)
+		cu[2], cu[3] = byte(sf), byte(sf>>8)
+		stats := uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
+		s := (*[6]byte)(heap[uint(stats+ns1*6)&hm:])
 		s[0] = fsym
 		s[1] = byte(cf)
-		put32(s[2:], succ)
+		s[2], s[3], s[4], s[5] = byte(succ), byte(succ>>8), byte(succ>>16), byte(succ>>24)
 		put16(cu[0:], ns1+1)
-		c = le32(cu[8:])
+		c = uint32(cu[8]) | uint32(cu[9])<<8 | uint32(cu[10])<<16 | uint32(cu[11])<<24
 	}
 	m.minCtx, m.maxCtx = fSucc, fSucc
 }

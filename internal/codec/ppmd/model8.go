@@ -150,8 +150,9 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	if len(heap) < heapPad {
 		return 0
 	}
+	hm := uint(len(heap)) - heapPad // as in ModelH.decode
 	fs := state(heap, m.found)
-	upBranch := le32(fs[2:])
+	upBranch := uint32(fs[2]) | uint32(fs[3])<<8 | uint32(fs[4])<<16 | uint32(fs[5])<<24
 	fsym := fs[0]
 	ps := &m.stack
 	num := 0
@@ -160,12 +161,13 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		num++
 	}
 	for {
-		suf := le32(unit(heap, c)[8:])
+		cs := (*[12]byte)(heap[uint(c)&hm:])
+		suf := uint32(cs[8]) | uint32(cs[9])<<8 | uint32(cs[10])<<16 | uint32(cs[11])<<24
 		if suf == 0 {
 			break
 		}
 		c = suf
-		cu := unit(heap, c)
+		cu := (*[12]byte)(heap[uint(c)&hm:])
 		var s uint32
 		switch {
 		case s1 != 0:
@@ -234,8 +236,8 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		u[1] = flags
 		u[2] = upSym
 		u[3] = byte(upFreq)
-		put32(u[4:], upSucc)
-		put32(u[8:], c)
+		u[4], u[5], u[6], u[7] = byte(upSucc), byte(upSucc>>8), byte(upSucc>>16), byte(upSucc>>24)
+		u[8], u[9], u[10], u[11] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
 		num--
 		put32(state(heap, ps[num])[2:], c1)
 		c = c1
@@ -303,20 +305,22 @@ func (m *ModelI) updateModel() {
 	if len(heap) < heapPad {
 		return
 	}
+	hm := uint(len(heap)) - heapPad // as in ModelH.decode
 	fs := state(heap, m.found)
-	fSucc := le32(fs[2:])
+	fSucc := uint32(fs[2]) | uint32(fs[3])<<8 | uint32(fs[4])<<16 | uint32(fs[5])<<24
 	fFreq, fSym := uint32(fs[1]), fs[0]
 	var s uint32
 	if fFreq < maxFreq/4 {
 		if suf := le32(unit(heap, m.minCtx)[8:]); suf != 0 {
-			cu := unit(heap, suf)
+			cu := (*[12]byte)(heap[uint(suf)&hm:])
 			if cu[0] == 0 {
 				s = suf + 2
 				if cu[3] < 32 {
 					cu[3]++
 				}
 			} else {
-				arr := stateArr(heap, le32(cu[4:]))
+				stats := uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
+				arr := (*[maxStatesBytes]byte)(heap[uint(stats)&hm:])
 				i := findSym(arr, cu[0], fSym)
 				st := (*[6]byte)(arr[i : i+6])
 				if i >= 6 {
@@ -444,7 +448,7 @@ func (m *ModelI) updateModel() {
 			}
 			put16(cu[2:], sf)
 		}
-		sf := le16(cu[2:])
+		sf := uint32(cu[2]) | uint32(cu[3])<<8
 		cf := 2 * fFreq * (sf + 6)
 		sum := sf + s0
 		var n uint32
@@ -455,14 +459,15 @@ func (m *ModelI) updateModel() {
 			n = 4 + b2u(cf > 9*sum) + b2u(cf > 12*sum) + b2u(cf > 15*sum)
 			sf += n
 		}
-		put16(cu[2:], sf)
-		s2 := state(heap, le32(cu[4:])+(ns1+1)*6)
+		cu[2], cu[3] = byte(sf), byte(sf>>8)
+		stats := uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
+		s2 := (*[6]byte)(heap[uint(stats+(ns1+1)*6)&hm:])
 		s2[0] = fSym
 		s2[1] = byte(n)
-		put32(s2[2:], succ)
+		s2[2], s2[3], s2[4], s2[5] = byte(succ), byte(succ>>8), byte(succ>>16), byte(succ>>24)
 		cu[1] |= flag
 		cu[0] = byte(ns1 + 1)
-		c = le32(cu[8:])
+		c = uint32(cu[8]) | uint32(cu[9])<<8 | uint32(cu[10])<<16 | uint32(cu[11])<<24
 	}
 	m.minCtx, m.maxCtx = fSucc, fSucc
 }

@@ -362,6 +362,9 @@ func TestMaskHelpers(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 255, 256} {
 		for trial := 0; trial < 20; trial++ {
 			var st [maxStatesBytes]byte
+			for i := range st {
+				st[i] = byte(r.IntN(256)) // what lies past the states must not count
+			}
 			last := byte(n - 1)
 			for i := 0; i < n; i++ {
 				st[i*6] = byte(r.IntN(256))
