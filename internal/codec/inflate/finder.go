@@ -49,10 +49,11 @@ func (d *MarkerDecoder) FindBlock(src []byte, from, to int64) (pos int64, stored
 	// positions 5 bits into each byte are where a stored block's header
 	// ends at a byte boundary.
 	for b := from >> 3; b<<3 < to; b += 6 {
-		w := load64(src, int(b))
+		w, w2 := load64(src, int(b)), load64(src, int(b+8))
 		cands := ^w & ^(w >> 1) & (w >> 2) & (1<<48 - 1)
 		var storedAt uint64
-		for i := range int64(6) {
+		for m := lengthPairs(load64(src, int(b+1))); m != 0; m &= m - 1 {
+			i := int64(bits.TrailingZeros64(m) >> 3)
 			if d.storedAt(src, int(b+i+1)) {
 				storedAt |= 1 << (8*i + 5)
 			}
@@ -75,7 +76,9 @@ func (d *MarkerDecoder) FindBlock(src []byte, from, to int64) (pos int64, stored
 				continue
 			}
 			n := uint(v>>13&15) + 4
-			pre := load64(src, int((o+17)>>3)) >> ((o + 17) & 7) & (1<<(3*n) - 1)
+			// The code length code lengths: 57 bits or fewer from bit
+			// k+17 <= 64 of w, in w and w2 (a shift by 64 gives 0).
+			pre := (w>>(k+17) | w2<<(47-k)) & (1<<(3*n) - 1)
 			if kraft4[pre&4095]+kraft4[pre>>12&4095]+kraft4[pre>>24&4095]+kraft4[pre>>36&4095]+kraft4[pre>>48&4095] != 128 {
 				continue
 			}
@@ -101,6 +104,16 @@ func load64(src []byte, i int) uint64 {
 		copy(b[:], src[i:])
 	}
 	return binary.LittleEndian.Uint64(b[:])
+}
+
+// lengthPairs returns, for w the 8 bytes of src from c, a word with bit
+// 8i+7 set for each i < 6 where src[c+i] is the complement of src[c+i+2]:
+// the bytes where a stored block's length could start (storedAt decides).
+// About one in 256 bytes passes, so the exact check runs rarely.
+func lengthPairs(w uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	z := ^(w ^ w>>16) | 0xffff<<48 // zero bytes: complements; the top two are unknown
+	return ^((z&low7 + low7) | z | low7)
 }
 
 // storedAt reports whether byte b of src could start a non-final stored

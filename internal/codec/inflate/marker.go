@@ -565,15 +565,6 @@ func (d *MarkerDecoder) fast() bool {
 	return end
 }
 
-// hasMarker reports whether s holds a marker.
-func hasMarker(s []uint16) bool {
-	var acc uint16
-	for _, v := range s {
-		acc |= v
-	}
-	return acc&Marker != 0
-}
-
 // Resolve writes to dst (as long as src) the bytes of src, a
 // MarkerDecoder's output, with each marker replaced by its byte of window,
 // the output that preceded the start (its last 32 KiB count; shorter at

@@ -209,6 +209,64 @@ func TestFindBlockRandom(t *testing.T) {
 	t.Logf("%d candidates in 1 MiB of random bytes", n)
 }
 
+// findBlockRef is FindBlock bit by bit, without its word tricks or its
+// bound on deep checks.
+func findBlockRef(d *MarkerDecoder, src []byte, from, to int64) (int64, bool) {
+	k4 := kraft4()
+	for o := max(from, 0); o < min(to, int64(len(src))*8); o++ {
+		if o%8 == 5 && d.storedAt(src, int(o/8+1)) {
+			return o, true
+		}
+		v := load64(src, int(o/8)) >> (o % 8)
+		if v&7 != 4 || v>>3&31 > 29 || v>>8&31 > 29 {
+			continue
+		}
+		n := uint(v>>13&15) + 4
+		pre := load64(src, int((o+17)/8)) >> ((o + 17) % 8) & (1<<(3*n) - 1)
+		if k4[pre&4095]+k4[pre>>12&4095]+k4[pre>>24&4095]+k4[pre>>36&4095]+k4[pre>>48&4095] == 128 && d.codesComplete(src, o) {
+			return o, false
+		}
+	}
+	return -1, false
+}
+
+// TestFindBlockRef checks FindBlock against findBlockRef on deflate
+// streams with stored block lengths planted, from each candidate on, to
+// ends that cut the last words.
+func TestFindBlockRef(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	d := NewMarkerDecoder()
+	found := [2]int{}
+	for name, s := range deflateStreams(t, 150<<10) {
+		src := bytes.Clone(s)
+		for range 8 {
+			i := 1 + rng.IntN(len(src)-4)
+			src[i-1] &= 0x1f
+			src[i+2], src[i+3] = ^src[i], ^src[i+1]
+		}
+		for from := int64(0); from >= 0; {
+			to := int64(len(src))*8 - rng.Int64N(100)
+			want, wantStored := findBlockRef(d, src, from, to)
+			got, stored := d.FindBlock(src, from, to)
+			if got != want || stored != wantStored {
+				t.Fatalf("%s from %d to %d: got %d (stored %v), want %d (stored %v)", name, from, to, got, stored, want, wantStored)
+			}
+			if stored {
+				found[1]++
+			} else if got >= 0 {
+				found[0]++
+			}
+			from = got + 1
+			if got < 0 {
+				from = -1
+			}
+		}
+	}
+	if found[0] < 100 || found[1] < 100 {
+		t.Errorf("found %d dynamic and %d stored candidates", found[0], found[1])
+	}
+}
+
 // TestResolve replaces markers, and refuses those before a short window.
 func TestResolve(t *testing.T) {
 	win := []byte("0123456789")
