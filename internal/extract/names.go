@@ -24,13 +24,18 @@ func CleanName(name string) (string, error) {
 	case len(name) > 4096:
 		return "", fmt.Errorf("%w: name longer than 4096 bytes", ErrInsecurePath)
 	}
-	for _, seg := range strings.Split(name, "/") {
+	for rest := name; ; {
+		seg, more, found := strings.Cut(rest, "/")
 		if seg == ".." {
 			return "", fmt.Errorf("%w: \"..\" in path", ErrInsecurePath)
 		}
 		if len(seg) > 255 {
 			return "", fmt.Errorf("%w: path component longer than 255 bytes", ErrInsecurePath)
 		}
+		if !found {
+			break
+		}
+		rest = more
 	}
 	c := path.Clean(name)
 	if c == "." {
