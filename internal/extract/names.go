@@ -24,8 +24,15 @@ func CleanName(name string) (string, error) {
 	case len(name) > 4096:
 		return "", fmt.Errorf("%w: name longer than 4096 bytes", ErrInsecurePath)
 	}
+	for len(name) > 2 && name[:2] == "./" && name[2] != '/' { // as tar -C dir . writes them
+		name = name[2:]
+	}
+	clean := true // no empty or "." component: path.Clean would return it
 	for rest := name; ; {
 		seg, more, found := strings.Cut(rest, "/")
+		if seg == "" || seg == "." {
+			clean = false
+		}
 		if seg == ".." {
 			return "", fmt.Errorf("%w: \"..\" in path", ErrInsecurePath)
 		}
@@ -36,6 +43,9 @@ func CleanName(name string) (string, error) {
 			break
 		}
 		rest = more
+	}
+	if clean {
+		return name, nil
 	}
 	c := path.Clean(name)
 	if c == "." {
