@@ -238,6 +238,11 @@ func (d *Dir) resolveParent(name string) (string, error) {
 	if dir == "" {
 		return name, nil
 	}
+	// A clean name (see CleanName) under a directory known as such
+	// resolves to itself: each of its ancestors is one too, and stays one.
+	if d.isDir(dir[:len(dir)-1]) {
+		return name, nil
+	}
 	r, err := d.resolve("", dir, nil)
 	if err != nil {
 		return "", describeEscape(strings.TrimSuffix(dir, "/"), err)

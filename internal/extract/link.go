@@ -289,6 +289,10 @@ func (d *Dir) depend(p, target string, seen []string) {
 // looked at p or a directory above it, after p changed.
 func (d *Dir) recheck(p string) error {
 	d.mu.Lock()
+	if len(d.deps) == 0 { // no link depends on anything
+		d.mu.Unlock()
+		return nil
+	}
 	var todo []string
 	for q := p; q != ""; q = parent(q) {
 		for l := range d.deps[q] {

@@ -24,13 +24,28 @@ func CleanName(name string) (string, error) {
 	case len(name) > 4096:
 		return "", fmt.Errorf("%w: name longer than 4096 bytes", ErrInsecurePath)
 	}
-	for _, seg := range strings.Split(name, "/") {
+	for len(name) > 2 && name[:2] == "./" && name[2] != '/' { // as tar -C dir . writes them
+		name = name[2:]
+	}
+	clean := true // no empty or "." component: path.Clean would return it
+	for rest := name; ; {
+		seg, more, found := strings.Cut(rest, "/")
+		if seg == "" || seg == "." {
+			clean = false
+		}
 		if seg == ".." {
 			return "", fmt.Errorf("%w: \"..\" in path", ErrInsecurePath)
 		}
 		if len(seg) > 255 {
 			return "", fmt.Errorf("%w: path component longer than 255 bytes", ErrInsecurePath)
 		}
+		if !found {
+			break
+		}
+		rest = more
+	}
+	if clean {
+		return name, nil
 	}
 	c := path.Clean(name)
 	if c == "." {

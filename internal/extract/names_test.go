@@ -2,13 +2,14 @@ package extract
 
 import (
 	"errors"
+	"path"
 	"strings"
 	"testing"
 )
 
 func TestCleanName(t *testing.T) {
 	ok := map[string]string{"a": "a", "./a/b/": "a/b", "a//b": "a/b", "a/./b": "a/b", ".": "", "./": "",
-		"..a": "..a", "a..": "a.."}
+		"..a": "..a", "a..": "a..", ".//": "", "././a": "a", ".//a": "a", "a/b/.": "a/b"}
 	for in, want := range ok {
 		got, err := CleanName(in)
 		if err != nil || got != want {
@@ -42,7 +43,7 @@ func TestCleanLinkTarget(t *testing.T) {
 }
 
 func FuzzCleanName(f *testing.F) {
-	for _, s := range []string{"a/b", "../x", "/abs", "a/./b/..", `c:\x`} {
+	for _, s := range []string{"a/b", "../x", "/abs", "a/./b/..", `c:\x`, "./a//b/", "a/.", "."} {
 		f.Add(s, "t")
 	}
 	f.Fuzz(func(t *testing.T, name, target string) {
@@ -50,6 +51,9 @@ func FuzzCleanName(f *testing.F) {
 		if err == nil {
 			if strings.HasPrefix(c, "/") || c == ".." || strings.HasPrefix(c, "../") || strings.Contains(c, "/../") {
 				t.Fatalf("CleanName(%q) = %q escapes", name, c)
+			}
+			if c != "" && path.Clean(c) != c {
+				t.Fatalf("CleanName(%q) = %q, not clean", name, c)
 			}
 			if _, err := CleanLinkTarget(c, target); err == nil && strings.HasPrefix(target, "/") {
 				t.Fatalf("absolute target %q accepted", target)

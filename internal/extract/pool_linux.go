@@ -64,6 +64,7 @@ type writers struct {
 	cond  *sync.Cond
 	bytes int64 // buffered now
 	limit int64
+	free  bufs // buffers written out, for the next files (under mu)
 
 	sendMu sync.Mutex // held to queue a job, and to close the queue
 	closed bool       // Close ended the pool
@@ -133,18 +134,80 @@ func (w *writers) acquire(n int64) {
 	w.mu.Unlock()
 }
 
-// done ends the write j: its buffer is released.
+// done ends the write j: its buffer is released, for a later file.
 func (w *writers) done(j *writeJob) {
-	w.release(int64(len(j.data)))
+	w.mu.Lock()
+	w.bytes -= int64(cap(j.data))
+	w.free.put(j.data, w.limit/4)
+	w.mu.Unlock()
+	w.cond.Broadcast()
 	j.data = nil
 	close(j.done)
 }
 
-func (w *writers) release(n int64) {
+// buffer returns an empty buffer of at least n bytes (n <= maxQueued).
+func (w *writers) buffer(n int64) []byte {
 	w.mu.Lock()
-	w.bytes -= n
+	defer w.mu.Unlock()
+	return w.free.get(n)
+}
+
+// recycle gives back a buffer from buffer that was never queued.
+func (w *writers) recycle(b []byte) {
+	w.mu.Lock()
+	w.free.put(b, w.limit/4)
 	w.mu.Unlock()
-	w.cond.Broadcast()
+}
+
+// bufs keeps the buffers of files written out, by size class (powers of
+// two from minBuf to maxQueued), so that the next files are read into
+// memory already touched: fresh memory for every file costs a page fault
+// per page, and the garbage collector's work on each.
+type bufs struct {
+	class [bufClasses][][]byte
+	bytes int64 // kept
+}
+
+const (
+	minBufShift = 10
+	bufClasses  = 21 - minBufShift // 1 KiB … 1 MiB (maxQueued)
+)
+
+// bufClass is the class of a buffer of n bytes (n <= maxQueued).
+func bufClass(n int64) int {
+	c := 0
+	for int64(1)<<(c+minBufShift) < n {
+		c++
+	}
+	return c
+}
+
+// get returns an empty buffer of at least n bytes: a kept one of its
+// class, else a new one of the class's size (none for n = 0).
+func (f *bufs) get(n int64) []byte {
+	if n <= 0 {
+		return nil
+	}
+	c := bufClass(n)
+	if k := len(f.class[c]); k > 0 {
+		b := f.class[c][k-1]
+		f.class[c] = f.class[c][:k-1]
+		f.bytes -= int64(cap(b))
+		return b[:0]
+	}
+	return make([]byte, 0, 1<<(c+minBufShift))
+}
+
+// put keeps b for a later get if it is of a class's size and at most
+// limit bytes are kept with it.
+func (f *bufs) put(b []byte, limit int64) {
+	n := int64(cap(b))
+	if n < 1<<minBufShift || n > maxQueued || n&(n-1) != 0 || f.bytes+n > limit {
+		return
+	}
+	c := bufClass(n)
+	f.class[c] = append(f.class[c], b[:0])
+	f.bytes += n
 }
 
 // queue adds job, of n buffered bytes, to the batch, handed over when
@@ -206,8 +269,8 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		return err
 	}
 	w := d.writers()
-	m := &memFile{d: d, p: p, perm: perm, max: min(maxQueued, w.limit)}
-	m.b = make([]byte, 0, min(max(e.Size, 0), m.max))
+	m := &memFile{d: d, w: w, p: p, perm: perm, max: min(maxQueued, w.limit)}
+	m.b = w.buffer(min(max(e.Size, 0), m.max))
 	_, err = archive.Copy(m, r)
 	if m.f != nil {
 		d.release(h)
@@ -215,9 +278,10 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	}
 	if err != nil {
 		d.release(h)
+		w.recycle(m.b)
 		return err
 	}
-	w.acquire(int64(len(m.b)))
+	w.acquire(int64(cap(m.b)))
 	j := &writeJob{dir: h, fd: -1, tmp: tempName(p), name: p, data: m.b, perm: perm, done: make(chan struct{})}
 	if !h.noTmpfile.Load() && d.heldFDs.Add(1) <= maxHeldFDs() {
 		j.unnamed = true
@@ -241,7 +305,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	j.w = w
 	// The job's handle is given back once written: a commit opens its
 	// directory again (the handles a writer holds stay few).
-	if !w.queue(func() { j.err = d.writeHeld(j); d.release(h); w.done(j) }, int64(len(m.b))) {
+	if !w.queue(func() { j.err = d.writeHeld(j); d.release(h); w.done(j) }, int64(cap(m.b))) {
 		d.release(h)
 		j.err = errAborted
 		w.done(j)
@@ -253,6 +317,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 // the file under its temporary name and writes there from then on.
 type memFile struct {
 	d     *Dir
+	w     *writers // gives back the buffer once spilled
 	p     string
 	perm  fs.FileMode
 	b     []byte
@@ -276,6 +341,7 @@ func (m *memFile) Write(p []byte) (int, error) {
 		if _, err := f.Write(m.b); err != nil {
 			return 0, err
 		}
+		m.w.recycle(m.b)
 		m.b = nil
 	}
 	return m.f.Write(p)

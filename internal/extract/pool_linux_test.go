@@ -204,3 +204,62 @@ func TestPoolLargeAndUnknownSize(t *testing.T) {
 	d.Close()
 	sameTree(t, "sizes", dest, false, map[string]string{"big": big, "small": "small"})
 }
+
+// TestPoolRecycledBuffers: held files whose sizes are known are read into
+// buffers given back by the files written before them; each file is
+// whole, with its own bytes, however the buffers went round.
+func TestPoolRecycledBuffers(t *testing.T) {
+	dest := t.TempDir()
+	d, _ := NewDir(dest, DirOptions{Buffer: 64 << 10})
+	var vs []archive.Verdict
+	want := map[string]string{"d": "/"}
+	for i := range 300 {
+		name := "d/f" + strconv.Itoa(i)
+		data := strings.Repeat(strconv.Itoa(i)+",", (i*37)%3000)
+		e, _ := pending(name, "")
+		e.Size = int64(len(data))
+		putAsync(t, d, e, data)
+		vs = append(vs, archive.Verdict{Entry: e})
+		want[name] = data
+	}
+	for i, err := range d.SettleAll(vs) {
+		if err != nil {
+			t.Errorf("entry %d: %v", i, err)
+		}
+	}
+	if w := d.pool.Load(); w.free.bytes == 0 {
+		t.Error("no buffer was kept for reuse")
+	}
+	d.Close()
+	sameTree(t, "recycled", dest, false, want)
+}
+
+// TestBufs: buffers come in power-of-two classes, a kept one is handed
+// out again, and no more than the bound is kept.
+func TestBufs(t *testing.T) {
+	var f bufs
+	if b := f.get(0); b != nil {
+		t.Errorf("get(0) = cap %d, want none", cap(b))
+	}
+	for _, c := range []struct{ n, want int64 }{{1, 1 << 10}, {1 << 10, 1 << 10}, {1<<10 + 1, 2 << 10}, {5000, 8 << 10}, {maxQueued, maxQueued}} {
+		if b := f.get(c.n); int64(cap(b)) != c.want || len(b) != 0 {
+			t.Errorf("get(%d): len %d cap %d, want 0, %d", c.n, len(b), cap(b), c.want)
+		}
+	}
+	b := append(f.get(3000), "data"...)
+	f.put(b, 1<<20)
+	if g := f.get(2049); &g[:1][0] != &b[0] || len(g) != 0 {
+		t.Error("a kept buffer of the class was not handed out again")
+	}
+	if f.bytes != 0 {
+		t.Errorf("kept %d bytes after taking all back", f.bytes)
+	}
+	f.put(make([]byte, 0, 3000), 1<<20)        // not a class's size
+	f.put(make([]byte, 0, 512), 1<<20)         // below the classes
+	f.put(make([]byte, 0, 2*maxQueued), 1<<30) // above
+	f.put(make([]byte, 0, 4096), 4096)
+	f.put(make([]byte, 0, 4096), 4096) // beyond the bound
+	if f.bytes != 4096 {
+		t.Errorf("kept %d bytes, want 4096", f.bytes)
+	}
+}
