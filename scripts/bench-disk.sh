@@ -10,6 +10,14 @@
 # "over" where every tool extracts over its own previous output (unpack
 # --overwrite, unzip -o, 7zz -aoa; the tars replace by default), `sync` before
 # each run.
+# The root file system here is ext4 without a journal: there, a new inode
+# skips every slot freed in the last 60 s whose inode-table block is still
+# cached (ext4's recently_deleted), so creating files right after the
+# previous run's rm -rf costs each tool seconds of system time that depend
+# on how many freed slots it meets. Where /proc/sys/vm/drop_caches is
+# writable, each run's preparation therefore drops the clean page cache
+# after the sync and reads the archive and every tool's binary back in;
+# the last line says whether it could.
 #   BENCH_RUNS=3 BENCH_DISK_TREES="gosrc tiny" BENCH_TINY_FILES=100000 scripts/bench-disk.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,6 +78,24 @@ references() { # format archive dir -> lines "name<TAB>command"
 }
 
 R=$(mktemp -d "$W/results.XXXXXX")
+# prep.sh archive dir...: empties the directories (with CLEAN set), syncs
+# and, where allowed, drops the page cache, then reads the archive and the
+# tools' binaries and libraries back in.
+warm=$(for t in "$U" tar bsdtar unzip 7zz gzip zstd; do
+  b=$(command -v "$t" || true)
+  [ -n "$b" ] && b=$(readlink -f "$b") && echo "$b" && ldd "$b" 2>/dev/null | awk '$3 ~ /^\// {print $3}'
+done | sort -u | tr '\n' ' ')
+drop=no
+[ -w /proc/sys/vm/drop_caches ] && drop=yes
+cat > "$R/prep.sh" <<EOF
+#!/usr/bin/env bash
+a=\$1; shift
+[ -n "\${CLEAN:-}" ] && rm -rf "\$@" && mkdir -p "\$@"
+sync
+if [ $drop = yes ]; then echo 1 > /proc/sys/vm/drop_caches; cat "\$a" $warm > /dev/null; fi
+exit 0
+EOF
+chmod +x "$R/prep.sh"
 out=$R/disk.md
 {
   echo "| tree | files | archive | reference | unpack s | reference s | ratio | unpack sys s | reference sys s | unpack user s | reference user s |"
@@ -86,7 +112,7 @@ for t in $TREES; do
     diff -r "$src" "$du" >/dev/null || { echo "MISMATCH: unpack x $a" >&2; exit 1; }
     while IFS=$'\t' read -r rname rcmd; do
       hyperfine -N -r "$RUNS" --export-json "$R/h.json" \
-        --prepare "bash -c 'rm -rf $du $dr; mkdir -p $du $dr; sync'" \
+        --prepare "env CLEAN=1 $R/prep.sh $a $du $dr" \
         -n unpack "$U x -q $a -o $du" -n "$rname" "$rcmd" >/dev/null 2>&1 || { echo "skip $t $f $rname" >&2; continue; }
       python3 - "$R/h.json" "$t" "$files" "$f" "$rname" <<'PY' | tee -a "$out"
 import json, sys
@@ -102,7 +128,7 @@ PY
         rcmd=${rcmd/7zz x -bd -y/7zz x -bd -y -aoa}
         rm -rf "$du" "$dr" && mkdir -p "$du" "$dr"
         "$U" x -q "$a" -o "$du" && $rcmd >/dev/null 2>&1 || { echo "skip over $t $f $rname" >&2; continue; }
-        hyperfine -N -r "$RUNS" --export-json "$R/h.json" --prepare "sync" \
+        hyperfine -N -r "$RUNS" --export-json "$R/h.json" --prepare "$R/prep.sh $a" \
           -n unpack "$U x -q --overwrite $a -o $du" -n "$rname" "$rcmd" >/dev/null 2>&1 || { echo "skip over $t $f $rname" >&2; continue; }
         python3 - "$R/h.json" "$t" "$files" "$f over" "$rname" <<'PY' | tee -a "$out"
 import json, sys
@@ -116,5 +142,5 @@ PY
     rm -rf "$du" "$dr"
   done
 done
-echo "ratio = reference median / unpack median (> 1.0: unpack faster); sys, user = mean system and user CPU time; sync before every run"
+echo "ratio = reference median / unpack median (> 1.0: unpack faster); sys, user = mean system and user CPU time; sync before every run; page cache dropped before every run: $drop"
 echo "table written to $out"
