@@ -96,6 +96,16 @@ if [ $drop = yes ]; then echo 1 > /proc/sys/vm/drop_caches; cat "\$a" $warm > /d
 exit 0
 EOF
 chmod +x "$R/prep.sh"
+# row tree files archive reference: the table's row from hyperfine's $R/h.json.
+row() {
+  python3 - "$R/h.json" "$@" <<'PY' | tee -a "$out"
+import json, sys
+d = json.load(open(sys.argv[1]))["results"]
+u, r = d[0], d[1]
+mean = lambda v: sum(v) / len(v) if isinstance(v, list) else v
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {sys.argv[5]} | {u['median']:.2f} | {r['median']:.2f} | **{r['median']/u['median']:.2f}** | {mean(u['system']):.2f} | {mean(r['system']):.2f} | {mean(u['user']):.2f} | {mean(r['user']):.2f} |")
+PY
+}
 out=$R/disk.md
 {
   echo "| tree | files | archive | reference | unpack s | reference s | ratio | unpack sys s | reference sys s | unpack user s | reference user s |"
@@ -106,7 +116,7 @@ for t in $TREES; do
   files=$(find "$src" -type f | wc -l)
   for f in tar.gz tar.zst zip; do
     a=$(archive "$t" "$f")
-    du=$W/out-unpack dr=$W/out-ref
+    du=$R/out-unpack dr=$R/out-ref # per invocation: two runs at once don't share them
     rm -rf "$du" && mkdir -p "$du"
     "$U" x -q "$a" -o "$du"
     diff -r "$src" "$du" >/dev/null || { echo "MISMATCH: unpack x $a" >&2; exit 1; }
@@ -114,13 +124,7 @@ for t in $TREES; do
       hyperfine -N -r "$RUNS" --export-json "$R/h.json" \
         --prepare "env CLEAN=1 $R/prep.sh $a $du $dr" \
         -n unpack "$U x -q $a -o $du" -n "$rname" "$rcmd" >/dev/null 2>&1 || { echo "skip $t $f $rname" >&2; continue; }
-      python3 - "$R/h.json" "$t" "$files" "$f" "$rname" <<'PY' | tee -a "$out"
-import json, sys
-d = json.load(open(sys.argv[1]))["results"]
-u, r = d[0], d[1]
-mean = lambda v: sum(v) / len(v) if isinstance(v, list) else v
-print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {sys.argv[5]} | {u['median']:.2f} | {r['median']:.2f} | **{r['median']/u['median']:.2f}** | {mean(u['system']):.2f} | {mean(r['system']):.2f} | {mean(u['user']):.2f} | {mean(r['user']):.2f} |")
-PY
+      row "$t" "$files" "$f" "$rname"
     done < <(references "$f" "$a" "$dr")
     if [ -n "${BENCH_DISK_OVERWRITE:-}" ]; then
       while IFS=$'\t' read -r rname rcmd; do
@@ -130,13 +134,7 @@ PY
         "$U" x -q "$a" -o "$du" && $rcmd >/dev/null 2>&1 || { echo "skip over $t $f $rname" >&2; continue; }
         hyperfine -N -r "$RUNS" --export-json "$R/h.json" --prepare "$R/prep.sh $a" \
           -n unpack "$U x -q --overwrite $a -o $du" -n "$rname" "$rcmd" >/dev/null 2>&1 || { echo "skip over $t $f $rname" >&2; continue; }
-        python3 - "$R/h.json" "$t" "$files" "$f over" "$rname" <<'PY' | tee -a "$out"
-import json, sys
-d = json.load(open(sys.argv[1]))["results"]
-u, r = d[0], d[1]
-mean = lambda v: sum(v) / len(v) if isinstance(v, list) else v
-print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {sys.argv[5]} | {u['median']:.2f} | {r['median']:.2f} | **{r['median']/u['median']:.2f}** | {mean(u['system']):.2f} | {mean(r['system']):.2f} | {mean(u['user']):.2f} | {mean(r['user']):.2f} |")
-PY
+        row "$t" "$files" "$f over" "$rname"
       done < <(references "$f" "$a" "$dr")
     fi
     rm -rf "$du" "$dr"
