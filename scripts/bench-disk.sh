@@ -11,13 +11,15 @@
 # --overwrite, unzip -o, 7zz -aoa; the tars replace by default), `sync` before
 # each run.
 # The root file system here is ext4 without a journal: there, a new inode
-# skips every slot freed in the last 60 s whose inode-table block is still
-# cached (ext4's recently_deleted), so creating files right after the
-# previous run's rm -rf costs each tool seconds of system time that depend
-# on how many freed slots it meets. Where /proc/sys/vm/drop_caches is
-# writable, each run's preparation therefore drops the clean page cache
-# after the sync and reads the archive and every tool's binary back in;
-# the last line says whether it could.
+# skips every slot freed in the last 60 s whose inode-table block is cached
+# (ext4's recently_deleted), so creating files soon after deleting many
+# costs each tool seconds of system time that depend on how many freed
+# slots it meets. So no run deletes: each run's preparation moves the last
+# output aside (a rename) and the moved trees are deleted before the next
+# pair of commands, which starts BENCH_DISK_SETTLE seconds (default 61)
+# after that deletion and a sync. Where /proc/sys/vm/drop_caches is
+# writable, the preparation also drops the clean page cache and reads the
+# archive and the tools' binaries back in, so every run starts cold alike.
 #   BENCH_RUNS=3 BENCH_DISK_TREES="gosrc tiny" BENCH_TINY_FILES=100000 scripts/bench-disk.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -78,19 +80,29 @@ references() { # format archive dir -> lines "name<TAB>command"
 }
 
 R=$(mktemp -d "$W/results.XXXXXX")
-# prep.sh archive dir...: empties the directories (with CLEAN set), syncs
-# and, where allowed, drops the page cache, then reads the archive and the
-# tools' binaries and libraries back in.
+# prep.sh archive dir...: moves the directories into the trash and makes
+# them again empty (with CLEAN set), syncs and, where allowed, drops the
+# page cache, then reads the archive and the tools' binaries and libraries
+# back in.
 warm=$(for t in "$U" tar bsdtar unzip 7zz gzip zstd; do
   b=$(command -v "$t" || true)
   [ -n "$b" ] && b=$(readlink -f "$b") && echo "$b" && ldd "$b" 2>/dev/null | awk '$3 ~ /^\// {print $3}'
 done | sort -u | tr '\n' ' ')
+T=$R/trash SETTLE=${BENCH_DISK_SETTLE:-61}
+mkdir -p "$T"
+# settle deletes the trash, then waits until ext4 no longer skips the freed
+# slots.
+settle() {
+  rm -rf "$T" && mkdir -p "$T" && sync && sleep "$SETTLE"
+}
 drop=no
 [ -w /proc/sys/vm/drop_caches ] && drop=yes
 cat > "$R/prep.sh" <<EOF
 #!/usr/bin/env bash
 a=\$1; shift
-[ -n "\${CLEAN:-}" ] && rm -rf "\$@" && mkdir -p "\$@"
+if [ -n "\${CLEAN:-}" ]; then
+  for d; do [ -e "\$d" ] && mv "\$d" "$T/\$(date +%s%N)"; mkdir -p "\$d"; done
+fi
 sync
 if [ $drop = yes ]; then echo 1 > /proc/sys/vm/drop_caches; cat "\$a" $warm > /dev/null; fi
 exit 0
@@ -117,10 +129,11 @@ for t in $TREES; do
   for f in tar.gz tar.zst zip; do
     a=$(archive "$t" "$f")
     du=$R/out-unpack dr=$R/out-ref # per invocation: two runs at once don't share them
-    rm -rf "$du" && mkdir -p "$du"
+    mkdir -p "$du"
     "$U" x -q "$a" -o "$du"
     diff -r "$src" "$du" >/dev/null || { echo "MISMATCH: unpack x $a" >&2; exit 1; }
     while IFS=$'\t' read -r rname rcmd; do
+      env CLEAN=1 "$R/prep.sh" "$a" "$du" "$dr" && settle
       hyperfine -N -r "$RUNS" --export-json "$R/h.json" \
         --prepare "env CLEAN=1 $R/prep.sh $a $du $dr" \
         -n unpack "$U x -q $a -o $du" -n "$rname" "$rcmd" >/dev/null 2>&1 || { echo "skip $t $f $rname" >&2; continue; }
@@ -130,15 +143,16 @@ for t in $TREES; do
       while IFS=$'\t' read -r rname rcmd; do
         rcmd=${rcmd/unzip -q/unzip -q -o}
         rcmd=${rcmd/7zz x -bd -y/7zz x -bd -y -aoa}
-        rm -rf "$du" "$dr" && mkdir -p "$du" "$dr"
+        env CLEAN=1 "$R/prep.sh" "$a" "$du" "$dr"
         "$U" x -q "$a" -o "$du" && $rcmd >/dev/null 2>&1 || { echo "skip over $t $f $rname" >&2; continue; }
+        settle
         hyperfine -N -r "$RUNS" --export-json "$R/h.json" --prepare "$R/prep.sh $a" \
           -n unpack "$U x -q --overwrite $a -o $du" -n "$rname" "$rcmd" >/dev/null 2>&1 || { echo "skip over $t $f $rname" >&2; continue; }
         row "$t" "$files" "$f over" "$rname"
       done < <(references "$f" "$a" "$dr")
     fi
-    rm -rf "$du" "$dr"
+    rm -rf "$du" "$dr" "$T" && mkdir -p "$T"
   done
 done
-echo "ratio = reference median / unpack median (> 1.0: unpack faster); sys, user = mean system and user CPU time; sync before every run; page cache dropped before every run: $drop"
+echo "ratio = reference median / unpack median (> 1.0: unpack faster); sys, user = mean system and user CPU time; sync before every run; no deletion within ${SETTLE} s before a run; page cache dropped before every run: $drop"
 echo "table written to $out"
