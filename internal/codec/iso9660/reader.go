@@ -258,7 +258,7 @@ func (w *walker) dir(d record, prefix string, depth int) error {
 func (w *walker) entry(rec record, exts []extent, prefix string, depth int) error {
 	f := w.newFile()
 	e := &f.entry
-	e.Type, e.PackedSize, e.ModTime, e.Mode = archive.TypeFile, -1, rec.mtime, 0o644
+	e.Type, e.PackedSize, e.Mode = archive.TypeFile, -1, 0o644
 	var rr rockRidge
 	if w.rr != nil {
 		var err error
@@ -293,8 +293,9 @@ func (w *walker) entry(rec record, exts []extent, prefix string, depth int) erro
 			e.Type = typ
 		}
 	}
-	if !rr.mtime.IsZero() {
-		e.ModTime = rr.mtime
+	// The record's own date only where Rock Ridge gives none.
+	if e.ModTime = rr.mtime; e.ModTime.IsZero() {
+		e.ModTime = shortTime(rec.date)
 	}
 	e.AccessTime = rr.atime
 	if rr.isLink {
