@@ -171,6 +171,24 @@ type susp struct {
 	name []byte // the NM name of the last record parsed
 }
 
+// sig is a SUSP entry's two-letter signature as one number: a switch on
+// it compares numbers, where one on string(area[:2]) made a string of the
+// bytes for every entry.
+func sig(a, b byte) uint16 { return uint16(a)<<8 | uint16(b) }
+
+// The signatures of the SUSP and Rock Ridge entries read.
+const (
+	sigST = 'S'<<8 | 'T' // end of the system use area
+	sigCE = 'C'<<8 | 'E' // continuation area
+	sigNM = 'N'<<8 | 'M' // alternate name
+	sigPX = 'P'<<8 | 'X' // POSIX attributes
+	sigTF = 'T'<<8 | 'F' // time stamps
+	sigSL = 'S'<<8 | 'L' // symbolic link
+	sigCL = 'C'<<8 | 'L' // child link (a relocated directory)
+	sigRE = 'R'<<8 | 'E' // relocated directory
+	sigZF = 'Z'<<8 | 'F' // zisofs
+)
+
 // maxContinuations bounds the continuation areas followed for one record.
 const maxContinuations = 16
 
@@ -187,16 +205,16 @@ func (s *susp) parse(sua []byte) (rockRidge, error) {
 	for hops := 0; ; hops++ {
 		var next []byte
 		for len(area) >= 4 {
-			sig, n := string(area[:2]), int(area[2])
+			id, n := sig(area[0], area[1]), int(area[2])
 			if n < 4 || n > len(area) {
 				break // padding or damage: what came before stands
 			}
 			e := area[:n]
 			area = area[n:]
-			switch sig {
-			case "ST":
+			switch id {
+			case sigST:
 				area = nil
-			case "CE":
+			case sigCE:
 				if n < 28 {
 					continue
 				}
@@ -211,7 +229,7 @@ func (s *susp) parse(sua []byte) (rockRidge, error) {
 				if _, err := s.ra.ReadAt(next, at); err != nil {
 					return rr, readErr(err)
 				}
-			case "NM":
+			case sigNM:
 				if n < 5 {
 					continue
 				}
@@ -222,7 +240,7 @@ func (s *susp) parse(sua []byte) (rockRidge, error) {
 					name = append(name, e[5:]...)
 					rr.hasName = true
 				}
-			case "PX":
+			case sigPX:
 				if n < 36 {
 					continue
 				}
@@ -230,21 +248,21 @@ func (s *susp) parse(sua []byte) (rockRidge, error) {
 				if n >= 44 {
 					rr.serial = uint64(binary.LittleEndian.Uint32(e[36:]))
 				}
-			case "TF":
+			case sigTF:
 				parseTF(e, &rr)
-			case "SL":
+			case sigSL:
 				if n < 5 {
 					continue
 				}
 				linkCont = parseSL(e[5:], &link, linkCont)
 				rr.isLink = true
-			case "CL":
+			case sigCL:
 				if n >= 12 {
 					rr.childLink, rr.hasChild = binary.LittleEndian.Uint32(e[4:]), true
 				}
-			case "RE":
+			case sigRE:
 				rr.relocated = true
-			case "ZF":
+			case sigZF:
 				if n >= 16 && string(e[4:6]) == "pz" {
 					rr.zf = &zisofsInfo{log2Block: e[7], size: binary.LittleEndian.Uint32(e[8:])}
 				}
