@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -38,6 +39,10 @@ type Reader struct {
 	img   *image
 	limit int64
 	files []file
+
+	// stored are the recorded spans of the regular files, by offset, none
+	// overlapping another (see StoredSpans).
+	stored []archive.Span
 }
 
 // Open reads the UDF file system of the image in in.RA.
@@ -296,7 +301,33 @@ func (r *Reader) checkOverlap() error {
 	if a, b, ok := archive.Overlap(spans, false); ok {
 		return &archive.OverlapError{Format: "udf", A: r.files[a].entry.Name, B: r.files[b].entry.Name}
 	}
+	r.stored = storedSpans(spans, r.files)
 	return nil
+}
+
+// storedSpans returns the spans (sorted by offset, no two entries'
+// overlapping) of the regular files, less those of a file whose own spans
+// overlap each other: the rest are apart, as StoredSpans promises.
+func storedSpans(spans []archive.Span, files []file) []archive.Span {
+	var own map[int]bool // files whose spans overlap each other
+	end, last := int64(0), -1
+	for _, s := range spans {
+		if s.Len <= 0 {
+			continue
+		}
+		if last >= 0 && s.Off < end {
+			if own == nil {
+				own = map[int]bool{}
+			}
+			own[s.Entry] = true // the same file as last's: Overlap allowed no other
+		}
+		if last < 0 || s.Off+s.Len > end {
+			end, last = s.Off+s.Len, s.Entry
+		}
+	}
+	return slices.DeleteFunc(spans, func(s archive.Span) bool {
+		return s.Len <= 0 || own[s.Entry] || files[s.Entry].entry.Type != archive.TypeFile
+	})
 }
 
 // reader reads a file's data: its spans (zeros where not recorded), or the
