@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -225,6 +226,42 @@ func TestSumCRC16ITU(t *testing.T) {
 	}
 	if got := SumCRC16ITU([]byte{0x70, 0x6A, 0x77}); got != 0x3299 {
 		t.Errorf("ECMA-167 example %04x, want 3299", got)
+	}
+}
+
+// TestCRC16ITUSlicing checks the slicing-by-8 path against the bytewise
+// one at every length up to 67, from every starting value's high and low
+// byte patterns, and split at every point.
+func TestCRC16ITUSlicing(t *testing.T) {
+	tab := crcITUTables()
+	data := make([]byte, 67)
+	for i := range data {
+		data[i] = byte(i*151 + 7)
+	}
+	for n := 0; n <= len(data); n++ {
+		for _, c := range []uint16{0, 0xFFFF, 0x1234, 0x8001} {
+			want := updateCRC16ITUBytes(c, &tab[0], data[:n])
+			if got := updateCRC16ITU(c, tab, data[:n]); got != want {
+				t.Fatalf("length %d from %04x: %04x, bytewise %04x", n, c, got, want)
+			}
+			for k := 0; k <= n; k++ {
+				if got := updateCRC16ITU(updateCRC16ITU(c, tab, data[:k]), tab, data[k:n]); got != want {
+					t.Fatalf("length %d from %04x split at %d: %04x, bytewise %04x", n, c, k, got, want)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkCRC16ITU(b *testing.B) {
+	for _, n := range []int{176, 2032} { // a file entry's tag CRC, a whole block's
+		data := make([]byte, n)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				SumCRC16ITU(data)
+			}
+		})
 	}
 }
 
