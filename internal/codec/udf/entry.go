@@ -1,6 +1,7 @@
 package udf
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 	"time"
@@ -54,6 +55,7 @@ type image struct {
 	ra   io.ReaderAt
 	size int64
 	v    *volume
+	buf  [blockSize]byte // the block read last (see block)
 }
 
 // offset maps block of partition reference part to a byte offset in the
@@ -77,13 +79,15 @@ func (m *image) offset(part uint16, block uint32) (int64, error) {
 	return (int64(p.start) + int64(block)) * blockSize, nil
 }
 
-// block reads one block and checks the descriptor tag at its start.
+// block reads one block and checks the descriptor tag at its start. The
+// block is in m's buffer, valid until the next call: a thousand file
+// entries are read through it rather than a thousand buffers.
 func (m *image) block(part uint16, block uint32) ([]byte, uint16, error) {
 	off, err := m.offset(part, block)
 	if err != nil {
 		return nil, 0, err
 	}
-	b := make([]byte, blockSize)
+	b := m.buf[:]
 	if _, err := m.ra.ReadAt(b, off); err != nil {
 		return nil, 0, readErr(err)
 	}
@@ -123,7 +127,7 @@ func (m *image) entry(part uint16, block uint32) (*fileEntry, error) {
 		if int64(len(ads)) < fe.size {
 			return nil, archive.Corruptf("udf: file entry at block %d embeds %d of %d bytes", block, len(ads), fe.size)
 		}
-		fe.embedded = ads[:fe.size]
+		fe.embedded = bytes.Clone(ads[:fe.size]) // the block's buffer is reused
 		return fe, nil
 	}
 	if err := m.spans(fe, ads, part); err != nil {
@@ -255,20 +259,53 @@ func metadataSpans(ra io.ReaderAt, size int64, v *volume, phys int, fileLoc uint
 	return spans, nil
 }
 
-// timestamp decodes a 12-byte timestamp (ECMA-167 1/7.3).
+// timestamp decodes a 12-byte timestamp (ECMA-167 1/7.3): the type and
+// time zone, year, month, day, hour, minute, second, centi-, hundreds of
+// micro- and microseconds. It gives what time.Date would in the zone
+// (then in UTC), with the seconds counted directly: time.Date and a
+// FixedZone for every entry's two times were a tenth of a small image's
+// run. Fields out of range (a damaged entry) are normalised as time.Date
+// does them: days, hours, minutes, seconds and fractions past their ends
+// count on, months out of range go through time.Date.
 func timestamp(b []byte) time.Time {
+	_ = b[11]
 	tz := binary.LittleEndian.Uint16(b)
-	year := int(int16(binary.LittleEndian.Uint16(b[2:])))
+	year := int64(int16(binary.LittleEndian.Uint16(b[2:])))
 	if year == 0 && b[4] == 0 {
 		return time.Time{}
 	}
-	loc := time.UTC
+	var off int64 // minutes east of UTC
 	if tz>>12 == 1 {
-		off := int(int16(tz<<4) >> 4) // 12-bit signed minutes
-		if off != -2047 {
-			loc = time.FixedZone("", off*60)
+		if o := int64(int16(tz<<4) >> 4); o != -2047 { // 12-bit signed; -2047: not given
+			off = o
 		}
 	}
-	ns := int(b[9])*10_000_000 + int(b[10])*100_000 + int(b[11])*1000
-	return time.Date(year, time.Month(b[4]), int(b[5]), int(b[6]), int(b[7]), int(b[8]), ns, loc).UTC()
+	ns := int64(b[9])*10_000_000 + int64(b[10])*100_000 + int64(b[11])*1000
+	if b[4] < 1 || b[4] > 12 {
+		return time.Date(int(year), time.Month(b[4]), int(b[5]), int(b[6]), int(b[7]), int(b[8]), int(ns), time.FixedZone("", int(off)*60)).UTC()
+	}
+	days := daysFromCivil(year, int64(b[4]), int64(b[5]))
+	secs := days*86400 + int64(b[6])*3600 + int64(b[7])*60 + int64(b[8]) - off*60
+	return time.Unix(secs, ns).UTC()
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to the date y-m-d of
+// the proleptic Gregorian calendar (m from 1 to 12; d counts on past the
+// month's end, as in time.Date), for any year: H. Hinnant's
+// days_from_civil, with years starting in March so that a leap day ends
+// one. (iso9660 has its own copy, for years from 1900 on.)
+func daysFromCivil(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399 // floor division below
+	}
+	era /= 400
+	yoe := y - era*400          // [0, 399]
+	mp := (m + 9) % 12          // March is 0
+	doy := (153*mp+2)/5 + d - 1 // day of the year from March 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468 // 719468: 0000-03-01 to 1970-01-01
 }

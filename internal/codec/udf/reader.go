@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 )
@@ -94,6 +95,7 @@ type walker struct {
 	r    *Reader
 	dirs map[icb]bool // directories entered
 	seen map[icb]int  // file entries given, for hard links
+	path []byte       // an entry's name being put together
 }
 
 // dir adds the entries of the directory whose file entry is at at.
@@ -142,11 +144,11 @@ func (w *walker) dir(at icb, prefix string, depth int) error {
 		if chars&0x0C != 0 { // deleted, or the parent's entry
 			continue
 		}
-		name, err := dstring(rawName)
+		w.path, err = appendDstring(append(w.path[:0], prefix...), rawName)
 		if err != nil {
 			return fmt.Errorf("udf: %s: %w", prefix, err)
 		}
-		if err := w.entry(icb{child.part, child.block}, prefix+name, depth); err != nil {
+		if err := w.entry(icb{child.part, child.block}, string(w.path), depth); err != nil {
 			return err
 		}
 	}
@@ -227,30 +229,53 @@ func mode(fe *fileEntry) fs.FileMode {
 // dstring decodes an OSTA compressed Unicode name: 8 bits a character (ID
 // 8 or 254) or 16 bits big-endian (16 or 255).
 func dstring(b []byte) (string, error) {
+	s, err := appendDstring(nil, b)
+	return string(s), err
+}
+
+// appendDstring appends the name b decodes to (see dstring) to dst in
+// UTF-8, as string([]rune) and utf16.Decode would give it (a lone
+// surrogate is U+FFFD), and refuses an empty name, "." and "..", and names
+// holding '/' or NUL.
+func appendDstring(dst, b []byte) ([]byte, error) {
 	if len(b) == 0 {
-		return "", archive.Corruptf("empty name")
+		return dst, archive.Corruptf("empty name")
 	}
-	var s string
+	start := len(dst)
 	switch b[0] {
 	case 8, 254:
-		r := make([]rune, len(b)-1)
-		for i, c := range b[1:] {
-			r[i] = rune(c)
+		for _, c := range b[1:] {
+			if c < utf8.RuneSelf {
+				dst = append(dst, c)
+			} else {
+				dst = utf8.AppendRune(dst, rune(c))
+			}
 		}
-		s = string(r)
 	case 16, 255:
-		u := make([]uint16, (len(b)-1)/2)
-		for i := range u {
-			u[i] = binary.BigEndian.Uint16(b[1+2*i:])
+		n := (len(b) - 1) / 2
+		for i := 0; i < n; i++ {
+			r := rune(binary.BigEndian.Uint16(b[1+2*i:]))
+			if utf16.IsSurrogate(r) {
+				if i+1 < n {
+					r2 := rune(binary.BigEndian.Uint16(b[1+2*(i+1):]))
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						dst = utf8.AppendRune(dst, d)
+						i++
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
 		}
-		s = string(utf16.Decode(u))
 	default:
-		return "", archive.Corruptf("name in compression %d", b[0])
+		return dst, archive.Corruptf("name in compression %d", b[0])
 	}
-	if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\x00") {
-		return "", archive.Corruptf("name %q", s)
+	s := dst[start:]
+	if len(s) == 0 || string(s) == "." || string(s) == ".." || bytes.IndexByte(s, '/') >= 0 || bytes.IndexByte(s, 0) >= 0 {
+		return dst, archive.Corruptf("name %q", s)
 	}
-	return s, nil
+	return dst, nil
 }
 
 // linkPath decodes a symbolic link's path components (ECMA-167 4/14.16).

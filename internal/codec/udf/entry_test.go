@@ -1,0 +1,117 @@
+package udf
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+)
+
+// refTimestamp is timestamp as time.Date in a FixedZone gives it.
+func refTimestamp(b []byte) time.Time {
+	tz := binary.LittleEndian.Uint16(b)
+	year := int(int16(binary.LittleEndian.Uint16(b[2:])))
+	if year == 0 && b[4] == 0 {
+		return time.Time{}
+	}
+	loc := time.UTC
+	if tz>>12 == 1 {
+		off := int(int16(tz<<4) >> 4)
+		if off != -2047 {
+			loc = time.FixedZone("", off*60)
+		}
+	}
+	ns := int(b[9])*10_000_000 + int(b[10])*100_000 + int(b[11])*1000
+	return time.Date(year, time.Month(b[4]), int(b[5]), int(b[6]), int(b[7]), int(b[8]), ns, loc).UTC()
+}
+
+// TestTimestamp: the counted seconds give time.Date's value (the same
+// Time, ==) for years across int16 (before year 0 too), months also out
+// of range, days past the month's end, fields and fractions past their
+// ends, and every kind of time zone field.
+func TestTimestamp(t *testing.T) {
+	var years []int16
+	for y := -32768; y <= 32767; y += 97 {
+		years = append(years, int16(y))
+	}
+	years = append(years, -401, -400, -399, -1, 0, 1, 1600, 1900, 1970, 2000, 2024, 2100, 32767)
+	zones := []uint16{0, 0x1000, 0x1000 | 60, 0x1000 | (0x1000 - 60), 0x1000 | 0x801, 0x1000 | 0x800, 0x1000 | 0x7FF, 0x2000 | 120, 0xFFFF}
+	fields := [][6]byte{{0, 0, 0, 0, 0, 0}, {23, 59, 59, 99, 99, 99}, {24, 60, 60, 100, 100, 100}, {255, 255, 255, 255, 255, 255}}
+	b := make([]byte, 12)
+	n := 0
+	for i, y := range years {
+		for m := 0; m <= 14; m++ {
+			for _, d := range []byte{0, 1, 28, 29, 30, 31, 32, 255} {
+				for j, f := range fields {
+					binary.LittleEndian.PutUint16(b, zones[(i+m+int(d)+j)%len(zones)])
+					binary.LittleEndian.PutUint16(b[2:], uint16(y))
+					b[4], b[5] = byte(m), d
+					copy(b[6:], f[:])
+					if got, want := timestamp(b), refTimestamp(b); got != want {
+						t.Fatalf("% x: %v, want %v", b, got, want)
+					}
+					n++
+				}
+			}
+		}
+	}
+	t.Logf("%d timestamps", n)
+}
+
+// refDstring is dstring through []rune and utf16.Decode.
+func refDstring(b []byte) (string, bool) {
+	if len(b) == 0 {
+		return "", false
+	}
+	var s string
+	switch b[0] {
+	case 8, 254:
+		r := make([]rune, len(b)-1)
+		for i, c := range b[1:] {
+			r[i] = rune(c)
+		}
+		s = string(r)
+	case 16, 255:
+		u := make([]uint16, (len(b)-1)/2)
+		for i := range u {
+			u[i] = binary.BigEndian.Uint16(b[1+2*i:])
+		}
+		s = string(utf16.Decode(u))
+	default:
+		return "", false
+	}
+	return s, !(s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\x00"))
+}
+
+// TestDstring: names decode as through []rune and utf16.Decode (lone and
+// reversed surrogates, a pair cut by the end, an odd byte), the same
+// names are refused, and appending keeps what was before.
+func TestDstring(t *testing.T) {
+	cases := [][]byte{
+		{}, {8}, {8, 'a'}, {8, '.'}, {8, '.', '.'}, {8, '.', '.', '.'}, {8, 'a', '/', 'b'}, {8, 'a', 0},
+		{254, 0xE9, 't', 0xE9}, {8, 0x80, 0xFF}, {7, 'a'},
+		{16}, {16, 0}, {16, 0, 'a', 0, 'b'}, {16, 0, 'a', 0}, {255, 0x4E, 0x2D, 0x65, 0x87},
+		{16, 0xD8, 0x3D, 0xDE, 0x00}, // U+1F600
+		{16, 0xD8, 0x3D},             // lone high
+		{16, 0xDE, 0x00, 0, 'x'},     // lone low
+		{16, 0xDE, 0x00, 0xD8, 0x3D}, // reversed
+		{16, 0xD8, 0x3D, 0xD8, 0x3D, 0xDE, 0x00},
+		{16, 0, '/'}, {16, 0, 0}, {16, 0, '.'}, {16, 0, '.', 0, '.'},
+	}
+	for i := 0; i < 256; i++ {
+		cases = append(cases, []byte{8, byte(i)}, []byte{16, byte(i), byte(255 - i), 0xDC, byte(i)})
+	}
+	for _, c := range cases {
+		want, ok := refDstring(c)
+		got, err := dstring(c)
+		if (err == nil) != ok || ok && got != want {
+			t.Errorf("% x: %q, %v; want %q, ok %v", c, got, err, want, ok)
+		}
+		if ok {
+			if b, err := appendDstring([]byte("dir/"), c); err != nil || string(b) != "dir/"+want {
+				t.Errorf("% x appended: %q, %v", c, b, err)
+			}
+		}
+	}
+}
