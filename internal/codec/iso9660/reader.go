@@ -1,7 +1,6 @@
 package iso9660
 
 import (
-	"cmp"
 	"io"
 	"slices"
 	"sync"
@@ -76,7 +75,9 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 	if err := w.dir(vol.root, "", 0); err != nil {
 		return nil, err
 	}
-	r.linkShared()
+	if err := r.linkShared(); err != nil {
+		return nil, err
+	}
 	if catalog != 0 {
 		if err := w.boot(catalog); err != nil {
 			return nil, err
@@ -354,26 +355,28 @@ func (w *walker) entry(rec record, exts []extent, prefix string, depth int) erro
 // linkShared makes every file whose data are those of an earlier file
 // (the same extents, the first shared) a hard link to the earliest. Files
 // sharing a first extent with different data stay: checkOverlap refuses
-// them.
-func (r *Reader) linkShared() {
-	idx := make([]int, 0, len(r.files))
+// them. Past 2^31 entries (half a terabyte of them) it refuses the image.
+func (r *Reader) linkShared() error {
+	// By first extent, then list order: the owner of each run comes first.
+	// A first extent starts on a sector (a uint32) and an index below 2^31
+	// fits in 31 bits, so both go in one number, sorted without a
+	// comparison function.
+	if uint64(len(r.files)) > 1<<31 {
+		return archive.Limitf("iso9660: more than 2^31 entries")
+	}
+	keys := make([]uint64, 0, len(r.files))
 	for i, f := range r.files {
 		if f.entry.Type == archive.TypeFile && len(f.extents) > 0 && f.entry.PackedSize > 0 {
-			idx = append(idx, i)
+			keys = append(keys, uint64(f.extents[0].start/sectorSize)<<31|uint64(i))
 		}
 	}
-	// By first extent, then list order: the owner of each run comes first.
-	slices.SortFunc(idx, func(a, b int) int {
-		if c := cmp.Compare(r.files[a].extents[0].start, r.files[b].extents[0].start); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	for k := 0; k < len(idx); {
-		owner := r.files[idx[k]]
+	slices.Sort(keys)
+	at := func(k uint64) *file { return r.files[k&(1<<31-1)] }
+	for k := 0; k < len(keys); {
+		owner := at(keys[k])
 		j := k + 1
-		for ; j < len(idx) && r.files[idx[j]].extents[0].start == owner.extents[0].start; j++ {
-			f := r.files[idx[j]]
+		for ; j < len(keys) && keys[j]>>31 == keys[k]>>31; j++ {
+			f := at(keys[j])
 			if f.extents[0] == owner.extents[0] && sameData(owner, f) {
 				e := &f.entry
 				e.Type, e.Linkname, e.Size = archive.TypeHardlink, owner.entry.Name, 0
@@ -382,6 +385,7 @@ func (r *Reader) linkShared() {
 		}
 		k = j
 	}
+	return nil
 }
 
 func sameData(a, b *file) bool {

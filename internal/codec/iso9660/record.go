@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"io"
 	"io/fs"
+	"math/bits"
 	"strings"
 	"time"
 
@@ -282,7 +283,8 @@ func (s *susp) parse(sua []byte) (rockRidge, error) {
 }
 
 // parseTF reads the times of a TF entry: creation, modification, access,
-// attributes… in flag order, 7 or 17 bytes each.
+// attributes… in flag order, 7 or 17 bytes each. Only the modification and
+// access times are kept, and only they are decoded.
 func parseTF(e []byte, rr *rockRidge) {
 	if len(e) < 5 {
 		return
@@ -293,14 +295,11 @@ func parseTF(e []byte, rr *rockRidge) {
 		size = 17
 	}
 	p := e[5:]
-	for bit := 0; bit < 7; bit++ {
-		if flags&(1<<bit) == 0 {
-			continue
-		}
+	for f := flags & 0x7F; f != 0; f &= f - 1 { // the times recorded, lowest bit first
 		if len(p) < size {
 			return
 		}
-		if bit == 1 || bit == 2 { // modification, access: the times an entry keeps
+		if bit := bits.TrailingZeros8(f); bit == 1 || bit == 2 {
 			var t time.Time
 			if size == 7 {
 				t = shortTime(p[:7])
@@ -312,6 +311,8 @@ func parseTF(e []byte, rr *rockRidge) {
 			} else {
 				rr.atime = t
 			}
+		} else if bit > 2 {
+			return // the rest are neither
 		}
 		p = p[size:]
 	}
