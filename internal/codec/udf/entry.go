@@ -55,8 +55,17 @@ type image struct {
 	ra   io.ReaderAt
 	size int64
 	v    *volume
-	buf  [blockSize]byte // the block read last (see block)
+
+	// win holds the image's bytes from winOff: blocks are read a window
+	// at a time (see block).
+	win    []byte
+	winOff int64
 }
+
+// window is how much of the image block reads at once: the file entries
+// of a directory's files usually lie one after another, and one call for
+// sixteen of them costs less than sixteen.
+const window = 16 * blockSize
 
 // offset maps block of partition reference part to a byte offset in the
 // image.
@@ -80,19 +89,46 @@ func (m *image) offset(part uint16, block uint32) (int64, error) {
 }
 
 // block reads one block and checks the descriptor tag at its start. The
-// block is in m's buffer, valid until the next call: a thousand file
-// entries are read through it rather than a thousand buffers.
+// block is in m's window buffer, valid until the next call: a thousand
+// file entries are read through it, not each into a buffer of its own.
 func (m *image) block(part uint16, block uint32) ([]byte, uint16, error) {
 	off, err := m.offset(part, block)
 	if err != nil {
 		return nil, 0, err
 	}
-	b := m.buf[:]
-	if _, err := m.ra.ReadAt(b, off); err != nil {
-		return nil, 0, readErr(err)
+	b, err := m.read(off)
+	if err != nil {
+		return nil, 0, err
 	}
 	id, err := tag(b, block, true)
 	return b, id, err
+}
+
+// read returns the block at byte off of the image: from the window when
+// it is there, else from a new window read from off (as much of window
+// bytes as the image has). Where that read fails before the block's end,
+// the block is read alone, so that its failure is the block's own.
+func (m *image) read(off int64) ([]byte, error) {
+	if off >= m.winOff && off-m.winOff <= int64(len(m.win))-blockSize {
+		return m.win[off-m.winOff:][:blockSize], nil
+	}
+	if m.win == nil {
+		m.win = make([]byte, window)
+	}
+	buf := m.win[:cap(m.win)]
+	m.win, m.winOff = m.win[:0], 0
+	if n := min(int64(len(buf)), m.size-off); n > blockSize {
+		k, _ := m.ra.ReadAt(buf[:n], off)
+		if k >= blockSize {
+			m.win, m.winOff = buf[:k], off
+			return buf[:blockSize], nil
+		}
+	}
+	b := buf[:blockSize]
+	if _, err := m.ra.ReadAt(b, off); err != nil {
+		return nil, readErr(err)
+	}
+	return b, nil
 }
 
 // entry reads the file entry at (part, block).

@@ -1,7 +1,10 @@
 package udf
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +115,67 @@ func TestDstring(t *testing.T) {
 			if b, err := appendDstring([]byte("dir/"), c); err != nil || string(b) != "dir/"+want {
 				t.Errorf("% x appended: %q, %v", c, b, err)
 			}
+		}
+	}
+}
+
+// failAt is an image whose reads fail from byte at on.
+type failAt struct {
+	b  []byte
+	at int64
+}
+
+var errFail = errors.New("read failed")
+
+func (f failAt) ReadAt(p []byte, off int64) (int, error) {
+	if off >= f.at {
+		return 0, errFail
+	}
+	n := copy(p, f.b[off:min(int64(len(f.b)), f.at)])
+	if n < len(p) {
+		if off+int64(n) >= int64(len(f.b)) {
+			return n, io.EOF
+		}
+		return n, errFail
+	}
+	return n, nil
+}
+
+// TestBlockWindow: blocks read through the window are the image's, in any
+// order; near the end the window is what the image has; a read failing
+// inside a window fails only the blocks from the failure on, with the
+// source's error, and past the end they are cut short.
+func TestBlockWindow(t *testing.T) {
+	b, _ := sample(false)
+	img := b.img
+	for i := range img {
+		img[i] ^= byte(i / blockSize) // every block different
+	}
+	nb := len(img) / blockSize
+	m := &image{ra: bytes.NewReader(img), size: int64(len(img))}
+	order := []int{0, 1, 2, 17, 16, 15, 3, nb - 1, nb - 2, nb - 20, 40, 39, 38, 41, 100}
+	for i := 0; i < nb; i += 7 {
+		order = append(order, i, nb-1-i)
+	}
+	for _, k := range order {
+		got, err := m.read(int64(k) * blockSize)
+		if err != nil || !bytes.Equal(got, img[k*blockSize:(k+1)*blockSize]) {
+			t.Fatalf("block %d: %v", k, err)
+		}
+	}
+	if _, err := m.read(int64(nb) * blockSize); !errors.Is(err, errTruncated) {
+		t.Errorf("block past the end: %v", err)
+	}
+	fail := int64(10*blockSize + 100)
+	m = &image{ra: failAt{img, fail}, size: int64(len(img))}
+	for k := 5; k < 13; k++ {
+		got, err := m.read(int64(k) * blockSize)
+		if int64(k+1)*blockSize <= fail {
+			if err != nil || !bytes.Equal(got, img[k*blockSize:(k+1)*blockSize]) {
+				t.Errorf("block %d before the failure: %v", k, err)
+			}
+		} else if !errors.Is(err, errFail) {
+			t.Errorf("block %d at or past the failure: %v", k, err)
 		}
 	}
 }
