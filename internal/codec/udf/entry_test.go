@@ -179,3 +179,43 @@ func TestBlockWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestTagSum: the lane sum is the bytewise one, byte 4 left out, for
+// patterns and every byte value at every place.
+func TestTagSum(t *testing.T) {
+	ref := func(d []byte) byte {
+		var s byte
+		for i := 0; i < 16; i++ {
+			if i != 4 {
+				s += d[i]
+			}
+		}
+		return s
+	}
+	d := make([]byte, 16)
+	check := func() {
+		if got, want := tagSum(d), ref(d); got != want {
+			t.Fatalf("% x: %02x, want %02x", d, got, want)
+		}
+	}
+	for _, fill := range []byte{0, 1, 0x7F, 0x80, 0xFF} {
+		for i := range d {
+			d[i] = fill
+		}
+		check()
+		for i := range d {
+			old := d[i]
+			for v := 0; v < 256; v++ {
+				d[i] = byte(v)
+				check()
+			}
+			d[i] = old
+		}
+	}
+	for k := 0; k < 1000; k++ {
+		for i := range d {
+			d[i] = byte(k*31 + i*i*7 + k*i)
+		}
+		check()
+	}
+}

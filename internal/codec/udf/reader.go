@@ -33,6 +33,10 @@ type icb struct {
 	block uint32
 }
 
+// key is at as one number, for the walk's maps: a struct with padding is
+// hashed through the general path, a uint64 through the 64-bit one.
+func (at icb) key() uint64 { return uint64(at.part)<<32 | uint64(at.block) }
+
 // Reader reads a UDF file system. It implements archive.Reader and
 // archive.RandomAccess: entries come in directory order, parents first.
 type Reader struct {
@@ -73,7 +77,7 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 		return nil, archive.Corruptf("udf: no file set descriptor at block %d", v.fileSet.block)
 	}
 	root := readLongAd(b[400:])
-	w := walker{r: r, dirs: map[icb]bool{}, seen: map[icb]int{}}
+	w := walker{r: r, dirs: map[uint64]bool{}, seen: map[uint64]int{}}
 	if err := w.dir(icb{root.part, root.block}, "", 0); err != nil {
 		return nil, err
 	}
@@ -93,9 +97,9 @@ func NewReader(ra io.ReaderAt, size int64, opt *archive.Options) (*Reader, error
 
 type walker struct {
 	r    *Reader
-	dirs map[icb]bool // directories entered
-	seen map[icb]int  // file entries given, for hard links
-	path []byte       // an entry's name being put together
+	dirs map[uint64]bool // directories entered, by icb.key
+	seen map[uint64]int  // file entries given, for hard links, by icb.key
+	path []byte          // an entry's name being put together
 }
 
 // dir adds the entries of the directory whose file entry is at at.
@@ -103,10 +107,10 @@ func (w *walker) dir(at icb, prefix string, depth int) error {
 	if depth > maxDepth {
 		return archive.Corruptf("udf: directories nested more than %d deep", maxDepth)
 	}
-	if w.dirs[at] {
+	if w.dirs[at.key()] {
 		return archive.Corruptf("%w at block %d", errDirLoop, at.block)
 	}
-	w.dirs[at] = true
+	w.dirs[at.key()] = true
 	fe, err := w.r.img.entry(at.part, at.block)
 	if err != nil {
 		return err
@@ -157,7 +161,7 @@ func (w *walker) dir(at icb, prefix string, depth int) error {
 
 // entry adds the entry named name whose file entry is at at.
 func (w *walker) entry(at icb, name string, depth int) error {
-	if first, ok := w.seen[at]; ok {
+	if first, ok := w.seen[at.key()]; ok {
 		f := w.r.files[first].entry
 		if f.Type == archive.TypeDir {
 			return archive.Corruptf("%w: %s and %s", errDirTwice, f.Name, name)
@@ -174,7 +178,7 @@ func (w *walker) entry(at icb, name string, depth int) error {
 	switch fe.typ {
 	case ftDirectory:
 		e.Type = archive.TypeDir
-		w.seen[at] = len(w.r.files)
+		w.seen[at.key()] = len(w.r.files)
 		w.add(file{entry: e})
 		return w.dir(at, name+"/", depth+1)
 	case ftFile:
@@ -202,7 +206,7 @@ func (w *walker) entry(at icb, name string, depth int) error {
 	default:
 		return nil // stream directories, metadata files: not entries
 	}
-	w.seen[at] = len(w.r.files)
+	w.seen[at.key()] = len(w.r.files)
 	w.add(file{entry: e, spans: fe.spans, embedded: fe.embedded})
 	return nil
 }
