@@ -55,6 +55,7 @@ type image struct {
 	ra   io.ReaderAt
 	size int64
 	v    *volume
+	fe   fileEntry // the file entry read last (see entry)
 
 	// win holds the image's bytes from winOff: blocks are read a window
 	// at a time (see block).
@@ -131,13 +132,15 @@ func (m *image) read(off int64) ([]byte, error) {
 	return b, nil
 }
 
-// entry reads the file entry at (part, block).
+// entry reads the file entry at (part, block). What it returns is m's,
+// valid until the next call (its spans too), as the block is.
 func (m *image) entry(part uint16, block uint32) (*fileEntry, error) {
 	b, id, err := m.block(part, block)
 	if err != nil {
 		return nil, err
 	}
-	fe := &fileEntry{typ: b[27], flags: binary.LittleEndian.Uint16(b[34:])}
+	fe := &m.fe
+	*fe = fileEntry{typ: b[27], flags: binary.LittleEndian.Uint16(b[34:]), spans: fe.spans[:0]}
 	if st := binary.LittleEndian.Uint16(b[16+4:]); st != 4 {
 		return nil, archive.Unsupportedf("udf: ICB strategy %d", st)
 	}

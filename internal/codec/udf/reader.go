@@ -100,6 +100,43 @@ type walker struct {
 	dirs map[uint64]bool // directories entered, by icb.key
 	seen map[uint64]int  // file entries given, for hard links, by icb.key
 	path []byte          // an entry's name being put together
+
+	// Entries and spans are carved from slabs: one allocation per
+	// slabSize of them rather than one or two per file.
+	entries []archive.Entry
+	spans   []span
+}
+
+// slabSize is how many entries (and spans) one slab holds.
+const slabSize = 256
+
+// add adds the file f with a copy of the entry e and of its spans (which
+// are the image's, reused by the next file entry read).
+func (w *walker) add(e *archive.Entry, f file) {
+	if len(w.entries) == cap(w.entries) {
+		w.entries = make([]archive.Entry, 0, slabSize)
+	}
+	w.entries = append(w.entries, *e)
+	f.entry = &w.entries[len(w.entries)-1]
+	f.spans = w.keepSpans(f.spans)
+	w.r.files = append(w.r.files, f)
+}
+
+// keepSpans returns a copy of s carved from the current slab (the full
+// slice expression keeps appends from running into the next file's).
+func (w *walker) keepSpans(s []span) []span {
+	if len(s) == 0 {
+		return nil
+	}
+	if len(s) > slabSize {
+		return slices.Clone(s)
+	}
+	if cap(w.spans)-len(w.spans) < len(s) {
+		w.spans = make([]span, 0, slabSize)
+	}
+	i := len(w.spans)
+	w.spans = append(w.spans, s...)
+	return w.spans[i : i+len(s) : i+len(s)]
 }
 
 // dir adds the entries of the directory whose file entry is at at.
@@ -166,20 +203,20 @@ func (w *walker) entry(at icb, name string, depth int) error {
 		if f.Type == archive.TypeDir {
 			return archive.Corruptf("%w: %s and %s", errDirTwice, f.Name, name)
 		}
-		w.add(file{entry: &archive.Entry{Name: name, Type: archive.TypeHardlink, Linkname: f.Name,
-			Mode: f.Mode, ModTime: f.ModTime, PackedSize: -1}})
+		w.add(&archive.Entry{Name: name, Type: archive.TypeHardlink, Linkname: f.Name,
+			Mode: f.Mode, ModTime: f.ModTime, PackedSize: -1}, file{})
 		return nil
 	}
 	fe, err := w.r.img.entry(at.part, at.block)
 	if err != nil {
 		return err
 	}
-	e := &archive.Entry{Name: name, ModTime: fe.mtime, AccessTime: fe.atime, Mode: mode(fe), PackedSize: -1}
+	e := archive.Entry{Name: name, ModTime: fe.mtime, AccessTime: fe.atime, Mode: mode(fe), PackedSize: -1}
 	switch fe.typ {
 	case ftDirectory:
 		e.Type = archive.TypeDir
 		w.seen[at.key()] = len(w.r.files)
-		w.add(file{entry: e})
+		w.add(&e, file{})
 		return w.dir(at, name+"/", depth+1)
 	case ftFile:
 		e.Type, e.Size, e.PackedSize = archive.TypeFile, fe.size, fe.size
@@ -207,11 +244,9 @@ func (w *walker) entry(at icb, name string, depth int) error {
 		return nil // stream directories, metadata files: not entries
 	}
 	w.seen[at.key()] = len(w.r.files)
-	w.add(file{entry: e, spans: fe.spans, embedded: fe.embedded})
+	w.add(&e, file{spans: fe.spans, embedded: fe.embedded})
 	return nil
 }
-
-func (w *walker) add(f file) { w.r.files = append(w.r.files, f) }
 
 // mode turns UDF permissions (other, group, owner in 5-bit groups) and the
 // ICB flags into a file mode.
