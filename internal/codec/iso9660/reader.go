@@ -38,6 +38,10 @@ type Reader struct {
 	// stored are the extents of the files read as they are (neither
 	// zisofs nor boot images), by offset, none overlapping another.
 	stored []archive.Span
+
+	// byStart are the files with data, as linkShared sorted them:
+	// first extent's sector << 31 | index.
+	byStart []uint64
 }
 
 // Open reads the directory tree of the image in in.RA. An image cannot be
@@ -371,6 +375,7 @@ func (r *Reader) linkShared() error {
 		}
 	}
 	slices.Sort(keys)
+	r.byStart = keys
 	at := func(k uint64) *file { return r.files[k&(1<<31-1)] }
 	for k := 0; k < len(keys); {
 		owner := at(keys[k])
@@ -407,14 +412,19 @@ func (w *walker) add(f *file) { w.r.files = append(w.r.files, f) }
 // small extent count many times over: a file's extents overlapping each
 // other count too.
 func (r *Reader) checkOverlap() error {
+	// The files with data, in the order of their first extents (files
+	// with none have only empty extents, which overlap nothing), so that
+	// Overlap's sort finds the spans mostly in order.
 	n := 0
-	for _, f := range r.files {
-		if f.entry.Type == archive.TypeFile && !f.boot {
+	for _, k := range r.byStart {
+		if f := r.files[k&(1<<31-1)]; f.entry.Type == archive.TypeFile && !f.boot {
 			n += len(f.extents)
 		}
 	}
 	spans := make([]archive.Span, 0, n)
-	for i, f := range r.files {
+	for _, k := range r.byStart {
+		i := int(k & (1<<31 - 1))
+		f := r.files[i]
 		if f.entry.Type != archive.TypeFile || f.boot {
 			continue
 		}
