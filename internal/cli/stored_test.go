@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/udf"
 )
 
 // TestShareRuns: spans up to maxGap apart join into one run, further apart
@@ -190,6 +191,42 @@ func TestVerifyRuns(t *testing.T) {
 		t.Errorf("cut image, one thread:\n%s\ntwo:\n%s", single, stderr)
 	}
 	if code != ExitCorrupt || !strings.Contains(stderr, "random.bin: iso9660: image cut short") || stderr != one {
+		t.Errorf("cut image: exit %d: %s\nentry by entry: %s", code, stderr, one)
+	}
+}
+
+// TestVerifyRunsUDF: `t` reads a UDF image's files in runs too (the UDF
+// reader is a storedReader), with the result entry by entry gives: a clean
+// image passes, --max-size exactly its files' bytes passes and one less
+// does not, a cut one names the files it cuts as entry by entry does.
+func TestVerifyRunsUDF(t *testing.T) {
+	var _ storedReader = (*udf.Reader)(nil)
+	const image = "../codec/udf/testdata/bridge.iso"
+	b, err := os.ReadFile(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := runOut(t, io.Discard, "t", "--threads", "2", image); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	const total = 80401 // the files' bytes (l)
+	for _, limit := range []int64{total, total - 1} {
+		code, stderr := runOut(t, io.Discard, "t", "--threads", "2", "--max-size", strconv.FormatInt(limit, 10), image)
+		if want := map[bool]ExitCode{true: ExitOK, false: ExitUnsupported}[limit == total]; code != want {
+			t.Errorf("--max-size %d of %d: exit %d, want %d: %s", limit, total, code, want, stderr)
+		}
+	}
+	cut := filepath.Join(t.TempDir(), "cut.iso")
+	if err := os.WriteFile(cut, b[:len(b)-40<<10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := runOut(t, io.Discard, "t", "--threads", "2", cut)
+	_, one := runOut(t, io.Discard, "t", "-v", "--threads", "2", cut) // -v: entry by entry
+	if _, single := runOut(t, io.Discard, "t", "--threads", "1", cut); single != stderr {
+		t.Errorf("cut image, one thread:\n%s\ntwo:\n%s", single, stderr)
+	}
+	if code != ExitCorrupt || stderr != one ||
+		!strings.Contains(stderr, "long text with spaces.txt: udf: image cut short") || !strings.Contains(stderr, "random.bin: udf: image cut short") {
 		t.Errorf("cut image: exit %d: %s\nentry by entry: %s", code, stderr, one)
 	}
 }
