@@ -72,14 +72,18 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		ctx := (*[12]byte)(heap[uint(c)&hm:])
 		if ns := uint32(ctx[0]); ns != 0 {
 			s := uint32(ctx[4]) | uint32(ctx[5])<<8 | uint32(ctx[6])<<16 | uint32(ctx[7])<<24
-			summ := uint32(ctx[2]) | uint32(ctx[3])<<8
+			// The total is SummFreq cut down to the range
+			// (PPMD8_CORRECT_SUM_RANGE, as 7-Zip 20.01 and later);
+			// the updates read SummFreq again rather than keep both.
+			total := min(uint32(ctx[2])|uint32(ctx[3])<<8, rc.rng)
 			st := (*[maxStatesBytes]byte)(heap[uint(s)&hm:])
 			n6 := (uint(ctx[0]) + 1) * 6
-			count, hi := rc.threshold(summ), uint32(st[1]) // one line: no NOP for threshold's inline mark
+			count, hi := rc.thresholdI(total), uint32(st[1]) // one line: no NOP for threshold's inline mark
 			if count < hi {
 				// Update1_0.
 				rc.decode(0, hi)
 				sym = st[0]
+				summ := uint32(ctx[2]) | uint32(ctx[3])<<8
 				m.prevSuccess = b2u(2*hi >= summ)
 				m.runLength += int32(m.prevSuccess)
 				put16(ctx[2:], summ+4)
@@ -112,7 +116,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				sym = rec[0]
 				f += 4
 				rec[1] = byte(f)
-				put16(ctx[2:], summ+4)
+				put16(ctx[2:], le16(ctx[2:])+4)
 				m.found = s + uint32(i)
 				if f > uint32(prev[1]) {
 					*rec, *prev = *prev, *rec
@@ -129,11 +133,11 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				}
 				goto next
 			}
-			if count >= summ {
+			if count >= total {
 				e = -2
 				goto stop
 			}
-			rc.decode(hi, summ-hi)
+			rc.decode(hi, total-hi)
 			unmaskAll(mask)
 			maskAll(st, ctx[0], mask)
 		} else {
@@ -231,7 +235,8 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 		}
 
 		total := escFreq + hi
-		count := rc.threshold(total)
+		total2 := min(total, rc.rng) // as in decode
+		count := rc.thresholdI(total2)
 		if count < hi {
 			off, acc := findUnmasked(st, last, mask, count)
 			rec := state(heap, s+uint32(off))
@@ -252,10 +257,10 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 			m.minCtx = m.maxCtx
 			return int(sym)
 		}
-		if count >= total {
+		if count >= total2 {
 			return -2
 		}
-		rc.decode(hi, total-hi)
+		rc.decode(hi, total2-hi)
 		se.summ += uint16(total)
 		maskAll(st, last, mask)
 	}
