@@ -73,9 +73,9 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 			return 0
 		}
 		u := unit(heap, c1)
-		u[0], u[1], u[2], u[3] = 1, 0, upSym, byte(upFreq)
-		u[4], u[5], u[6], u[7] = byte(upSucc), byte(upSucc>>8), byte(upSucc>>16), byte(upSucc>>24)
-		u[8], u[9], u[10], u[11] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
+		put32(u[0:], 1|uint32(upSym)<<16|upFreq<<24) // NumStats 1, OneState's symbol and frequency
+		put32(u[4:], upSucc)
+		put32(u[8:], c)
 		num--
 		put32(state(heap, m.stack[num])[2:], c1)
 		c = c1
@@ -185,10 +185,10 @@ func (m *ModelH) updateModel() {
 					old := le32(cu[4:])
 					m.copyUnits(p, old, oldNU)
 					fn := (*[12]byte)(heap[uint(old)&hm:])
-					fn[0], fn[1], fn[2], fn[3] = 0xFF, 0xFF, 0xFF, 0xFF
+					put32(fn[0:], emptyNode)
 					put32(fn[4:], m.freeList[i])
 					nu := i2u(i)
-					fn[8], fn[9], fn[10], fn[11] = byte(nu), byte(nu>>8), byte(nu>>16), byte(nu>>24)
+					put32(fn[8:], nu)
 					m.freeList[i] = old
 					m.stamps[i]++
 					put32(cu[4:], p)
@@ -231,12 +231,12 @@ func (m *ModelH) updateModel() {
 			cf = 4 + b2u(cf >= 9*sum) + b2u(cf >= 12*sum) + b2u(cf >= 15*sum)
 			sf += cf
 		}
-		cu[2], cu[3] = byte(sf), byte(sf>>8)
+		put16(cu[2:], sf)
 		stats := uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
 		s := (*[6]byte)(heap[uint(stats+ns1*6)&hm:])
 		s[0] = fsym
 		s[1] = byte(cf)
-		s[2], s[3], s[4], s[5] = byte(succ), byte(succ>>8), byte(succ>>16), byte(succ>>24)
+		put32(s[2:], succ)
 		put16(cu[0:], ns1+1)
 		c = uint32(cu[8]) | uint32(cu[9])<<8 | uint32(cu[10])<<16 | uint32(cu[11])<<24
 	}

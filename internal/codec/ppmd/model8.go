@@ -232,12 +232,9 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 			return 0
 		}
 		u := unit(heap, c1)
-		u[0] = 0
-		u[1] = flags
-		u[2] = upSym
-		u[3] = byte(upFreq)
-		u[4], u[5], u[6], u[7] = byte(upSucc), byte(upSucc>>8), byte(upSucc>>16), byte(upSucc>>24)
-		u[8], u[9], u[10], u[11] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
+		put32(u[0:], uint32(flags)<<8|uint32(upSym)<<16|upFreq<<24) // NumStats-1 0, Flags, OneState's symbol and frequency
+		put32(u[4:], upSucc)
+		put32(u[8:], c)
 		num--
 		put32(state(heap, ps[num])[2:], c1)
 		c = c1
@@ -459,12 +456,12 @@ func (m *ModelI) updateModel() {
 			n = 4 + b2u(cf > 9*sum) + b2u(cf > 12*sum) + b2u(cf > 15*sum)
 			sf += n
 		}
-		cu[2], cu[3] = byte(sf), byte(sf>>8)
+		put16(cu[2:], sf)
 		stats := uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
 		s2 := (*[6]byte)(heap[uint(stats+(ns1+1)*6)&hm:])
 		s2[0] = fSym
 		s2[1] = byte(n)
-		s2[2], s2[3], s2[4], s2[5] = byte(succ), byte(succ>>8), byte(succ>>16), byte(succ>>24)
+		put32(s2[2:], succ)
 		cu[1] |= flag
 		cu[0] = byte(ns1 + 1)
 		c = uint32(cu[8]) | uint32(cu[9])<<8 | uint32(cu[10])<<16 | uint32(cu[11])<<24
