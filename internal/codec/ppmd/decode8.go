@@ -109,7 +109,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				}
 			}
 			if i < n6 {
-				rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
+				rec, prev := (*[6]byte)(st[i:i+6]), (*[6]byte)(heap[uint(s+uint32(i)-6)&hm:])
 				// Update1.
 				f := uint32(rec[1])
 				rc.decode(hi-f, f)
@@ -143,7 +143,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		} else {
 			freq := ctx[3]
 			sym = ctx[2]
-			prob := &m.binSumm[ns2IndxI[byte(freq-1)]][(uint32(ns2BSIndx[unit(heap, le32(ctx[8:]))[0]])+
+			prob := &m.binSumm[ns2IndxI[byte(freq-1)]][(uint32(ns2BSIndx[(*[12]byte)(heap[uint(le32(ctx[8:]))&hm:])[0]])+
 				m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20))&63]
 			bit := rc.bit(uint32(*prob))
 			if bit == 0 {
@@ -203,7 +203,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 		if rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot {
 			rc.normalize()
 		}
-		numMasked := uint32(unit(heap, mc)[0])
+		numMasked := uint32((*[12]byte)(heap[uint(mc)&hm:])[0])
 		var ctx *[12]byte
 		for {
 			m.orderFall++
@@ -229,7 +229,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 		se, escFreq := &m.dummy, uint32(1)
 		if ns != 0xFF {
 			i := b2u(le16(ctx[2:]) > 11*(ns+1)) +
-				2*b2u(2*ns < uint32(unit(heap, le32(ctx[8:]))[0])+numMasked) + uint32(ctx[1])
+				2*b2u(2*ns < uint32((*[12]byte)(heap[uint(le32(ctx[8:]))&hm:])[0])+numMasked) + uint32(ctx[1])
 			se = &m.see[ns2IndxI[ns+2]-3][i&31]
 			escFreq = se.mean()
 		}
@@ -239,7 +239,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 		count := rc.thresholdI(total2)
 		if count < hi {
 			off, acc := findUnmasked(st, last, mask, count)
-			rec := state(heap, s+uint32(off))
+			rec := (*[6]byte)(heap[uint(s+uint32(off))&hm:])
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
 			se.update()
