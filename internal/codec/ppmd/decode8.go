@@ -72,14 +72,18 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		ctx := (*[12]byte)(heap[uint(c)&hm:])
 		if ns := uint32(ctx[0]); ns != 0 {
 			s := uint32(ctx[4]) | uint32(ctx[5])<<8 | uint32(ctx[6])<<16 | uint32(ctx[7])<<24
-			summ := uint32(ctx[2]) | uint32(ctx[3])<<8
+			// The total is SummFreq cut down to the range
+			// (PPMD8_CORRECT_SUM_RANGE, as 7-Zip 20.01 and later);
+			// the updates read SummFreq again rather than keep both.
+			total := min(uint32(ctx[2])|uint32(ctx[3])<<8, rc.rng)
 			st := (*[maxStatesBytes]byte)(heap[uint(s)&hm:])
 			n6 := (uint(ctx[0]) + 1) * 6
-			count, hi := rc.threshold(summ), uint32(st[1]) // one line: no NOP for threshold's inline mark
+			count, hi := rc.thresholdI(total), uint32(st[1]) // one line: no NOP for threshold's inline mark
 			if count < hi {
 				// Update1_0.
 				rc.decode(0, hi)
 				sym = st[0]
+				summ := uint32(ctx[2]) | uint32(ctx[3])<<8
 				m.prevSuccess = b2u(2*hi >= summ)
 				m.runLength += int32(m.prevSuccess)
 				put16(ctx[2:], summ+4)
@@ -105,14 +109,14 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				}
 			}
 			if i < n6 {
-				rec, prev := (*[6]byte)(st[i:i+6]), state(heap, s+uint32(i)-6)
+				rec, prev := (*[6]byte)(st[i:i+6]), (*[6]byte)(heap[uint(s+uint32(i)-6)&hm:])
 				// Update1.
 				f := uint32(rec[1])
 				rc.decode(hi-f, f)
 				sym = rec[0]
 				f += 4
 				rec[1] = byte(f)
-				put16(ctx[2:], summ+4)
+				put16(ctx[2:], le16(ctx[2:])+4)
 				m.found = s + uint32(i)
 				if f > uint32(prev[1]) {
 					*rec, *prev = *prev, *rec
@@ -129,17 +133,17 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				}
 				goto next
 			}
-			if count >= summ {
+			if count >= total {
 				e = -2
 				goto stop
 			}
-			rc.decode(hi, summ-hi)
+			rc.decode(hi, total-hi)
 			unmaskAll(mask)
 			maskAll(st, ctx[0], mask)
 		} else {
 			freq := ctx[3]
 			sym = ctx[2]
-			prob := &m.binSumm[ns2IndxI[byte(freq-1)]][(uint32(ns2BSIndx[unit(heap, le32(ctx[8:]))[0]])+
+			prob := &m.binSumm[ns2IndxI[byte(freq-1)]][(uint32(ns2BSIndx[(*[12]byte)(heap[uint(le32(ctx[8:]))&hm:])[0]])+
 				m.prevSuccess+uint32(ctx[1])+uint32((m.runLength>>26)&0x20))&63]
 			bit := rc.bit(uint32(*prob))
 			if bit == 0 {
@@ -199,7 +203,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 		if rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot {
 			rc.normalize()
 		}
-		numMasked := uint32(unit(heap, mc)[0])
+		numMasked := uint32((*[12]byte)(heap[uint(mc)&hm:])[0])
 		var ctx *[12]byte
 		for {
 			m.orderFall++
@@ -225,16 +229,17 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 		se, escFreq := &m.dummy, uint32(1)
 		if ns != 0xFF {
 			i := b2u(le16(ctx[2:]) > 11*(ns+1)) +
-				2*b2u(2*ns < uint32(unit(heap, le32(ctx[8:]))[0])+numMasked) + uint32(ctx[1])
+				2*b2u(2*ns < uint32((*[12]byte)(heap[uint(le32(ctx[8:]))&hm:])[0])+numMasked) + uint32(ctx[1])
 			se = &m.see[ns2IndxI[ns+2]-3][i&31]
 			escFreq = se.mean()
 		}
 
 		total := escFreq + hi
-		count := rc.threshold(total)
+		total2 := min(total, rc.rng) // as in decode
+		count := rc.thresholdI(total2)
 		if count < hi {
 			off, acc := findUnmasked(st, last, mask, count)
-			rec := state(heap, s+uint32(off))
+			rec := (*[6]byte)(heap[uint(s+uint32(off))&hm:])
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
 			se.update()
@@ -252,10 +257,10 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 			m.minCtx = m.maxCtx
 			return int(sym)
 		}
-		if count >= total {
+		if count >= total2 {
 			return -2
 		}
-		rc.decode(hi, total-hi)
+		rc.decode(hi, total2-hi)
 		se.summ += uint16(total)
 		maskAll(st, last, mask)
 	}

@@ -13,7 +13,7 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 	}
 	hm := uint(len(heap)) - heapPad // as in decode
 	c := m.minCtx
-	fs := state(heap, m.found)
+	fs := (*[6]byte)(heap[uint(m.found)&hm:])
 	upBranch := uint32(fs[2]) | uint32(fs[3])<<8 | uint32(fs[4])<<16 | uint32(fs[5])<<24
 	fsym := fs[0]
 	num := 0
@@ -22,7 +22,7 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		num = 1
 	}
 	for {
-		suf := le32(unit(heap, c)[8:])
+		suf := le32((*[12]byte)(heap[uint(c)&hm:])[8:])
 		if suf == 0 {
 			break
 		}
@@ -31,9 +31,9 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		s := c + 2
 		if ns := le16(cu[0:]); ns != 1 {
 			s = uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
-			s += uint32(findSym(stateArr(heap, s), byte(ns-1), fsym))
+			s += uint32(findSym((*[maxStatesBytes]byte)(heap[uint(s)&hm:]), byte(ns-1), fsym))
 		}
-		if succ := le32(state(heap, s)[2:]); succ != upBranch {
+		if succ := le32((*[6]byte)(heap[uint(s)&hm:])[2:]); succ != upBranch {
 			c = succ
 			if num == 0 {
 				return c
@@ -46,16 +46,16 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		m.stack[num] = s
 		num++
 	}
-	upSym := *at(heap, upBranch)
+	upSym := *&heap[uint(upBranch)&hm]
 	upSucc := upBranch + 1
-	cu := unit(heap, c)
+	cu := (*[12]byte)(heap[uint(c)&hm:])
 	var upFreq uint32
 	if ns := le16(cu[0:]); ns == 1 {
 		upFreq = uint32(cu[3])
 	} else {
 		s := le32(cu[4:])
-		s += uint32(findSym(stateArr(heap, s), byte(ns-1), upSym))
-		cf := uint32(state(heap, s)[1]) - 1
+		s += uint32(findSym((*[maxStatesBytes]byte)(heap[uint(s)&hm:]), byte(ns-1), upSym))
+		cf := uint32((*[6]byte)(heap[uint(s)&hm:])[1]) - 1
 		s0 := le16(cu[2:]) - ns - cf
 		if 2*cf <= s0 {
 			upFreq = 1 + b2u(5*cf > s0)
@@ -72,12 +72,12 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		} else if c1 = m.allocContext(); c1 == 0 {
 			return 0
 		}
-		u := unit(heap, c1)
-		u[0], u[1], u[2], u[3] = 1, 0, upSym, byte(upFreq)
-		u[4], u[5], u[6], u[7] = byte(upSucc), byte(upSucc>>8), byte(upSucc>>16), byte(upSucc>>24)
-		u[8], u[9], u[10], u[11] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
+		u := (*[12]byte)(heap[uint(c1)&hm:])
+		put32(u[0:], 1|uint32(upSym)<<16|upFreq<<24) // NumStats 1, OneState's symbol and frequency
+		put32(u[4:], upSucc)
+		put32(u[8:], c)
 		num--
-		put32(state(heap, m.stack[num])[2:], c1)
+		put32((*[6]byte)(heap[uint(m.stack[num])&hm:])[2:], c1)
 		c = c1
 	}
 	return c
@@ -91,10 +91,10 @@ func (m *ModelH) updateModel() {
 		return
 	}
 	hm := uint(len(heap)) - heapPad // as in decode
-	fs := state(heap, m.found)
+	fs := (*[6]byte)(heap[uint(m.found)&hm:])
 	fsym, ffreq, fSucc := fs[0], uint32(fs[1]), le32(fs[2:])
 	if ffreq < maxFreq/4 {
-		if suf := le32(unit(heap, m.minCtx)[8:]); suf != 0 {
+		if suf := le32((*[12]byte)(heap[uint(m.minCtx)&hm:])[8:]); suf != 0 {
 			cu := (*[12]byte)(heap[uint(suf)&hm:])
 			if le16(cu[0:]) == 1 {
 				if cu[3] < 32 {
@@ -128,7 +128,7 @@ func (m *ModelH) updateModel() {
 		put32(fs[2:], c)
 		return
 	}
-	*at(heap, m.text) = fsym
+	*&heap[uint(m.text)&hm] = fsym
 	m.text++
 	succ := m.text
 	if m.text >= m.unitsStart {
@@ -155,7 +155,7 @@ func (m *ModelH) updateModel() {
 		put32(fs[2:], succ)
 		fSucc = m.minCtx
 	}
-	minCtx := unit(heap, m.minCtx)
+	minCtx := (*[12]byte)(heap[uint(m.minCtx)&hm:])
 	ns := uint32(minCtx[0]) | uint32(minCtx[1])<<8
 	s0 := le16(minCtx[2:]) - ns - (ffreq - 1)
 	for c := m.maxCtx; c != m.minCtx; {
@@ -173,7 +173,7 @@ func (m *ModelH) updateModel() {
 					j := i + 1
 					p := m.freeList[j]
 					if p != 0 {
-						m.freeList[j] = le32(unit(heap, p)[4:])
+						m.freeList[j] = le32((*[12]byte)(heap[uint(p)&hm:])[4:])
 						m.stamps[j]--
 					} else if n := u2b(i2u(j)); n <= m.hiUnit-m.loUnit {
 						p = m.loUnit
@@ -185,10 +185,10 @@ func (m *ModelH) updateModel() {
 					old := le32(cu[4:])
 					m.copyUnits(p, old, oldNU)
 					fn := (*[12]byte)(heap[uint(old)&hm:])
-					fn[0], fn[1], fn[2], fn[3] = 0xFF, 0xFF, 0xFF, 0xFF
+					put32(fn[0:], emptyNode)
 					put32(fn[4:], m.freeList[i])
 					nu := i2u(i)
-					fn[8], fn[9], fn[10], fn[11] = byte(nu), byte(nu>>8), byte(nu>>16), byte(nu>>24)
+					put32(fn[8:], nu)
 					m.freeList[i] = old
 					m.stamps[i]++
 					put32(cu[4:], p)
@@ -200,7 +200,7 @@ func (m *ModelH) updateModel() {
 			// AllocUnits(0), its common cases inline.
 			p := m.freeList[0]
 			if p != 0 {
-				m.freeList[0] = le32(unit(heap, p)[4:])
+				m.freeList[0] = le32((*[12]byte)(heap[uint(p)&hm:])[4:])
 				m.stamps[0]--
 			} else if m.hiUnit-m.loUnit >= unitSize {
 				p = m.loUnit
@@ -209,7 +209,7 @@ func (m *ModelH) updateModel() {
 				m.restart()
 				return
 			}
-			ps := state(heap, p)
+			ps := (*[6]byte)(heap[uint(p)&hm:])
 			*ps = *(*[6]byte)(cu[2:8])
 			put32(cu[4:], p)
 			f := uint32(ps[1])
@@ -231,12 +231,12 @@ func (m *ModelH) updateModel() {
 			cf = 4 + b2u(cf >= 9*sum) + b2u(cf >= 12*sum) + b2u(cf >= 15*sum)
 			sf += cf
 		}
-		cu[2], cu[3] = byte(sf), byte(sf>>8)
+		put16(cu[2:], sf)
 		stats := uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
 		s := (*[6]byte)(heap[uint(stats+ns1*6)&hm:])
 		s[0] = fsym
 		s[1] = byte(cf)
-		s[2], s[3], s[4], s[5] = byte(succ), byte(succ>>8), byte(succ>>16), byte(succ>>24)
+		put32(s[2:], succ)
 		put16(cu[0:], ns1+1)
 		c = uint32(cu[8]) | uint32(cu[9])<<8 | uint32(cu[10])<<16 | uint32(cu[11])<<24
 	}

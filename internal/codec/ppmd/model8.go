@@ -151,7 +151,7 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		return 0
 	}
 	hm := uint(len(heap)) - heapPad // as in ModelH.decode
-	fs := state(heap, m.found)
+	fs := (*[6]byte)(heap[uint(m.found)&hm:])
 	upBranch := uint32(fs[2]) | uint32(fs[3])<<8 | uint32(fs[4])<<16 | uint32(fs[5])<<24
 	fsym := fs[0]
 	ps := &m.stack
@@ -174,18 +174,18 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 			s, s1 = s1, 0
 		case cu[0] != 0:
 			s = le32(cu[4:])
-			s += uint32(findSym(stateArr(heap, s), cu[0], fsym))
-			if st := state(heap, s); st[1] < maxFreq-9 {
+			s += uint32(findSym((*[maxStatesBytes]byte)(heap[uint(s)&hm:]), cu[0], fsym))
+			if st := (*[6]byte)(heap[uint(s)&hm:]); st[1] < maxFreq-9 {
 				st[1]++
 				put16(cu[2:], le16(cu[2:])+1)
 			}
 		default:
 			s = c + 2
-			if unit(heap, le32(cu[8:]))[0] == 0 && cu[3] < 24 {
+			if (*[12]byte)(heap[uint(le32(cu[8:]))&hm:])[0] == 0 && cu[3] < 24 {
 				cu[3]++
 			}
 		}
-		if succ := le32(state(heap, s)[2:]); succ != upBranch {
+		if succ := le32((*[6]byte)(heap[uint(s)&hm:])[2:]); succ != upBranch {
 			c = succ
 			if num == 0 {
 				return c
@@ -201,17 +201,17 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	if num == 0 {
 		return c
 	}
-	upSym := *at(heap, upBranch)
+	upSym := *&heap[uint(upBranch)&hm]
 	upSucc := upBranch + 1
 	flags := byte(0x10*hi40(uint32(fsym)) + 0x08*hi40(uint32(upSym)))
-	cu := unit(heap, c)
+	cu := (*[12]byte)(heap[uint(c)&hm:])
 	var upFreq uint32
 	if cu[0] == 0 {
 		upFreq = uint32(cu[3])
 	} else {
 		s := le32(cu[4:])
-		s += uint32(findSym(stateArr(heap, s), cu[0], upSym))
-		cf := uint32(state(heap, s)[1]) - 1
+		s += uint32(findSym((*[maxStatesBytes]byte)(heap[uint(s)&hm:]), cu[0], upSym))
+		cf := uint32((*[6]byte)(heap[uint(s)&hm:])[1]) - 1
 		s0 := le16(cu[2:]) - uint32(cu[0]) - cf
 		if 2*cf <= s0 {
 			upFreq = 1
@@ -231,15 +231,12 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 		} else if c1 = m.allocContext(); c1 == 0 {
 			return 0
 		}
-		u := unit(heap, c1)
-		u[0] = 0
-		u[1] = flags
-		u[2] = upSym
-		u[3] = byte(upFreq)
-		u[4], u[5], u[6], u[7] = byte(upSucc), byte(upSucc>>8), byte(upSucc>>16), byte(upSucc>>24)
-		u[8], u[9], u[10], u[11] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
+		u := (*[12]byte)(heap[uint(c1)&hm:])
+		put32(u[0:], uint32(flags)<<8|uint32(upSym)<<16|upFreq<<24) // NumStats-1 0, Flags, OneState's symbol and frequency
+		put32(u[4:], upSucc)
+		put32(u[8:], c)
 		num--
-		put32(state(heap, ps[num])[2:], c1)
+		put32((*[6]byte)(heap[uint(ps[num])&hm:])[2:], c1)
 		c = c1
 		if num == 0 {
 			return c
@@ -306,12 +303,12 @@ func (m *ModelI) updateModel() {
 		return
 	}
 	hm := uint(len(heap)) - heapPad // as in ModelH.decode
-	fs := state(heap, m.found)
+	fs := (*[6]byte)(heap[uint(m.found)&hm:])
 	fSucc := uint32(fs[2]) | uint32(fs[3])<<8 | uint32(fs[4])<<16 | uint32(fs[5])<<24
 	fFreq, fSym := uint32(fs[1]), fs[0]
 	var s uint32
 	if fFreq < maxFreq/4 {
-		if suf := le32(unit(heap, m.minCtx)[8:]); suf != 0 {
+		if suf := le32((*[12]byte)(heap[uint(m.minCtx)&hm:])[8:]); suf != 0 {
 			cu := (*[12]byte)(heap[uint(suf)&hm:])
 			if cu[0] == 0 {
 				s = suf + 2
@@ -341,7 +338,7 @@ func (m *ModelI) updateModel() {
 	c := m.maxCtx
 	if m.orderFall == 0 && fSucc != 0 {
 		cs := m.createSuccessors(true, s, m.minCtx)
-		put32(state(heap, m.found)[2:], cs)
+		put32((*[6]byte)(heap[uint(m.found)&hm:])[2:], cs)
 		if cs == 0 {
 			m.restoreModel(c)
 		} else {
@@ -349,7 +346,7 @@ func (m *ModelI) updateModel() {
 		}
 		return
 	}
-	*at(heap, m.text) = fSym
+	*&heap[uint(m.text)&hm] = fSym
 	m.text++
 	succ := m.text
 	if m.text >= m.unitsStart {
@@ -378,12 +375,12 @@ func (m *ModelI) updateModel() {
 			m.text--
 		}
 	}
-	minCtx := unit(heap, m.minCtx)
+	minCtx := (*[12]byte)(heap[uint(m.minCtx)&hm:])
 	ns := uint32(minCtx[0])
 	s0 := le16(minCtx[2:]) - ns - fFreq
 	flag := byte(0x08 * hi40(uint32(fSym)))
 	for c != m.minCtx {
-		cu := unit(heap, c)
+		cu := (*[12]byte)(heap[uint(c)&hm:])
 		ns1 := uint32(cu[0])
 		if ns1 != 0 {
 			if ns1&1 != 0 {
@@ -396,7 +393,7 @@ func (m *ModelI) updateModel() {
 					j := i + 1
 					p := m.freeList[j]
 					if p != 0 {
-						m.freeList[j] = le32(unit(heap, p)[4:])
+						m.freeList[j] = le32((*[12]byte)(heap[uint(p)&hm:])[4:])
 						m.stamps[j]--
 					} else if n := u2b(i2u(j)); n <= m.hiUnit-m.loUnit {
 						p = m.loUnit
@@ -407,7 +404,7 @@ func (m *ModelI) updateModel() {
 					}
 					old := le32(cu[4:])
 					m.copyUnits(p, old, oldNU)
-					fn := unit(heap, old)
+					fn := (*[12]byte)(heap[uint(old)&hm:])
 					put32(fn[0:], emptyNode)
 					put32(fn[4:], m.freeList[i])
 					put32(fn[8:], i2u(i))
@@ -423,7 +420,7 @@ func (m *ModelI) updateModel() {
 			// AllocUnits(0), its common cases inline.
 			p := m.freeList[0]
 			if p != 0 {
-				m.freeList[0] = le32(unit(heap, p)[4:])
+				m.freeList[0] = le32((*[12]byte)(heap[uint(p)&hm:])[4:])
 				m.stamps[0]--
 			} else if m.hiUnit-m.loUnit >= unitSize {
 				p = m.loUnit
@@ -432,7 +429,7 @@ func (m *ModelI) updateModel() {
 				m.restoreModel(c)
 				return
 			}
-			ps := state(heap, p)
+			ps := (*[6]byte)(heap[uint(p)&hm:])
 			*ps = *(*[6]byte)(cu[2:8])
 			put32(cu[4:], p)
 			f := uint32(ps[1])
@@ -459,12 +456,12 @@ func (m *ModelI) updateModel() {
 			n = 4 + b2u(cf > 9*sum) + b2u(cf > 12*sum) + b2u(cf > 15*sum)
 			sf += n
 		}
-		cu[2], cu[3] = byte(sf), byte(sf>>8)
+		put16(cu[2:], sf)
 		stats := uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
 		s2 := (*[6]byte)(heap[uint(stats+(ns1+1)*6)&hm:])
 		s2[0] = fSym
 		s2[1] = byte(n)
-		s2[2], s2[3], s2[4], s2[5] = byte(succ), byte(succ>>8), byte(succ>>16), byte(succ>>24)
+		put32(s2[2:], succ)
 		cu[1] |= flag
 		cu[0] = byte(ns1 + 1)
 		c = uint32(cu[8]) | uint32(cu[9])<<8 | uint32(cu[10])<<16 | uint32(cu[11])<<24

@@ -233,19 +233,23 @@ func TestBadParams(t *testing.T) {
 	}
 }
 
+// fuzzMaxInput bounds the fuzzers' inputs.
+const fuzzMaxInput = 192
+
 func FuzzPPMdH(f *testing.F) {
+	// As FuzzPPMdI: short inputs, a cleared heap.
 	for _, fx := range loadFixtures(f) {
-		n := len(fx.packed)
-		if n > 4096 {
-			n = 4096
-		}
+		n := min(len(fx.packed), fuzzMaxInput)
 		f.Add(byte(fx.order), fx.packed[:n], true)
 	}
 	f.Add(byte(6), []byte{0, 1, 2, 3, 4, 5, 6, 7, 8}, false)
 	m, _ := NewH(6, 1<<16)
 	f.Fuzz(func(t *testing.T, order byte, data []byte, z bool) {
+		data = data[:min(len(data), fuzzMaxInput)]
+		clear(m.heap)
 		o := int(order)%(MaxOrder-1) + 2
-		if err := m.Reset(o, 1<<16); err != nil {
+		// 2 to 16 KiB: short inputs fill the heap, restarting the model.
+		if err := m.Reset(o, MinMemSize<<(order>>6)); err != nil {
 			t.Fatal(err)
 		}
 		var rc RangeDecoder

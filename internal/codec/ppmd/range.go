@@ -145,6 +145,16 @@ func (rc *RangeDecoder) threshold(total uint32) uint32 {
 	return rc.code / r
 }
 
+// thresholdI is threshold for variant I, whose decoder, as 7-Zip's since
+// 20.01, cuts a total above the range down to the range (it decodes
+// streams that older 7-Zip, and RAR's coder, reject). The total is at
+// least 1 and the range too (after a failed normalisation as well), so
+// that neither quotient divides by zero.
+func (rc *RangeDecoder) thresholdI(total uint32) uint32 {
+	rc.rng /= total
+	return rc.code / rc.rng
+}
+
 // decode consumes the symbol occupying [start, start+size) of the total
 // passed to threshold.
 func (rc *RangeDecoder) decode(start, size uint32) {
@@ -181,10 +191,13 @@ func (rc *RangeDecoder) normalize() {
 				rc.rng = -rc.low & (rcBot - 1)
 			}
 			if rc.rng == 0 || rc.err != nil {
-				// Only invalid data gets here; stop rather than spin.
+				// Only invalid data gets here; stop rather than spin,
+				// leaving a range that thresholdI can divide by (the
+				// decoders finish their symbol before they see err).
 				if rc.err == nil {
 					rc.err = ErrCorrupt
 				}
+				rc.rng |= 1
 				return
 			}
 			// next, inline.

@@ -151,3 +151,36 @@ func TestFootprint(t *testing.T) {
 		t.Error("Footprint of impossible sizes")
 	}
 }
+
+// TestSumAboveRangeI checks variant I's cut of a total above the range
+// (7-Zip's PPMD8_CORRECT_SUM_RANGE, since 20.01): a root context whose
+// SummFreq (0xA000) exceeds the coder's range (0x9000) is decoded with
+// the range as its total, one unit a count, where the coder used to
+// fail. The coder's state is set directly: 7-Zip's encoder applies the
+// same cut, so no stream of ours could be told apart from one 7-Zip wrote.
+func TestSumAboveRangeI(t *testing.T) {
+	for _, tc := range []struct {
+		code uint32
+		sym  int
+		err  error
+	}{
+		{5, 5, nil},             // count 5: the sixth of 256 states of frequency 1
+		{255, 255, nil},         // the last state
+		{0x1000, 0, ErrEndMark}, // the escape, from the root: the end marker
+	} {
+		m, err := NewI(6, 1<<16, RestoreRestart)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rc RangeDecoder
+		if err := rc.InitI(bytes.NewReader(make([]byte, 64))); err != nil {
+			t.Fatal(err)
+		}
+		put16(unit(m.heap, m.minCtx)[2:], 0xA000)
+		rc.rng, rc.code = 0x9000, tc.code
+		sym, err := m.DecodeSymbol(&rc)
+		if err != tc.err || (err == nil && sym != tc.sym) {
+			t.Errorf("code %#x: symbol %d, %v; want %d, %v", tc.code, sym, err, tc.sym, tc.err)
+		}
+	}
+}
