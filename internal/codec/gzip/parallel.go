@@ -83,10 +83,12 @@ func MemoryUse(threads int) int64 {
 }
 
 // jobsFor is how many pieces are in flight with the given thread count:
-// one per worker, one being read out, one waiting, and enough to cover the
-// read-ahead of the sequential decoder that bridges a break (40 KiB).
+// one per thread (the reading goroutine's is the one being read out or
+// decoded on it), one more waiting, and enough to cover the read-ahead of
+// the sequential decoder that bridges a break (40 KiB). More pieces only
+// add memory, each written cold.
 func jobsFor(threads int) int {
-	return threads + 2 + (40<<10)/partSize
+	return threads + 1 + (40<<10)/partSize
 }
 
 // job is one piece: its input, and what a worker made of it.
