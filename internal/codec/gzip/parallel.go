@@ -34,10 +34,16 @@ import (
 // when it ends; or it stops at once when its start cannot be used.
 //
 // The caller's goroutine is one of the Threads: Threads-1 goroutines are
-// started, and while the caller waits for a piece it does a task none of
-// them has taken (help). With two threads that is the schedule of two
-// cores: one decodes with the known window while the other decodes the
-// next piece ahead, and each hands the other the window when it ends.
+// started, and the caller decodes one piece in Threads itself, from the
+// known start and window to the first block boundary past the piece, as
+// it gives the output out (stream), straight into the caller's buffer: no
+// markers, no piece buffer written and read back. It also decodes a
+// worker's piece no worker has started when the chain reaches it (steal:
+// the workers have no processor), and while it waits for a piece it
+// resolves markers no worker has taken (help). With two threads that is
+// the schedule of two cores: one decodes with the known window while the
+// other decodes the next piece ahead, and each hands the other the window
+// when it ends.
 //
 // A member decodes sequentially for its first switchAt compressed bytes:
 // small members never start a worker, and the window is known when
@@ -57,6 +63,11 @@ var (
 // tests turn it off to have pieces decoded with markers whatever the
 // timing.
 var hints = true
+
+// steal lets the reading goroutine decode a piece no worker has started
+// when it reaches it; tests turn it off to have the workers' pieces
+// used whatever the timing.
+var steal = true
 
 // maxAttempts bounds the candidate block starts a worker decodes from in
 // one piece.
@@ -98,6 +109,7 @@ type job struct {
 	own  int    // bytes of buf that are the piece's own
 	last bool   // the input ends with this piece
 	from int64  // bit position where the search for a block starts
+	self bool   // the reading goroutine decodes it as it gives it out (stream)
 
 	done    chan struct{} // a worker finished a task
 	pending bool          // a task was handed out and its done not received
@@ -143,7 +155,7 @@ type hint struct {
 // setHint gives j its hint, unless it has one: pos and the window there,
 // which fill writes.
 func (j *job) setHint(pos int64, fill func(win []byte)) {
-	if !hints || !j.claim.CompareAndSwap(false, true) {
+	if !hints || j.self || !j.claim.CompareAndSwap(false, true) {
 		return
 	}
 	j.hintBuf.pos = pos
@@ -226,11 +238,11 @@ type parallel struct {
 	vi    int
 	outq  []*job // pieces whose output is to be read out, in order
 
-	work    chan *job
-	resolve chan *job
-	self    *worker // the reading goroutine's decoders (help)
-	wg      sync.WaitGroup
-	stop    atomic.Bool
+	tasks tasks
+	self  *worker // the reading goroutine's decoders (help)
+	nth   int     // pieces dispatched
+	wg    sync.WaitGroup
+	stop  atomic.Bool
 
 	carry  []byte // read past the last piece dispatched: the next one's first bytes
 	next   int64  // the member data's offset of the next piece
@@ -266,6 +278,80 @@ type parStats struct {
 	marked  int64 // output decoded with markers
 	slabs   int   // allocations of the decode's memory
 	helped  int   // tasks done by the goroutine reading the output
+	streams int   // pieces the goroutine reading the output decoded as it gave them out
+}
+
+// tasks is the work the goroutines share: resolutions first, then pieces
+// to decode in input order. A piece no goroutine has taken can be taken
+// back (cancel).
+type tasks struct {
+	mu      sync.Mutex
+	resolve []*job
+	decode  []*job
+	closed  bool
+	wake    chan struct{} // one token: there may be a task, or closed
+}
+
+// push adds a task and wakes a worker.
+func (t *tasks) push(j *job, resolve bool) {
+	t.mu.Lock()
+	if resolve {
+		t.resolve = append(t.resolve, j)
+	} else {
+		t.decode = append(t.decode, j)
+	}
+	t.mu.Unlock()
+	t.signal()
+}
+
+// signal wakes a worker, unless one is being woken already.
+func (t *tasks) signal() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take removes the next task, a resolution first (only those when
+// resolveOnly is set); ok is false when there is none.
+func (t *tasks) take(resolveOnly bool) (j *job, resolve, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case len(t.resolve) > 0:
+		j, t.resolve = t.resolve[0], t.resolve[1:]
+		resolve = true
+	case len(t.decode) > 0 && !resolveOnly:
+		j, t.decode = t.decode[0], t.decode[1:]
+	default:
+		return nil, false, false
+	}
+	if len(t.resolve)+len(t.decode) > 0 {
+		t.signal() // for another worker
+	}
+	return j, resolve, true
+}
+
+// cancel takes back j's decode task, and reports whether no goroutine
+// had taken it.
+func (t *tasks) cancel(j *job) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, k := range t.decode {
+		if k == j {
+			t.decode = append(t.decode[:i], t.decode[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// close makes the workers return once the tasks are done.
+func (t *tasks) close() {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	close(t.wake)
 }
 
 // sliceReader reads a byte slice.
@@ -288,8 +374,7 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	stats.members++
 	p.win = p.winBuf[0][:copy(p.winBuf[0][:], window[len(window)-inflate.MarkerWindow:])]
 	n := jobsFor(threads)
-	p.work = make(chan *job, n)
-	p.resolve = make(chan *job, n)
+	p.tasks.wake = make(chan struct{}, 1)
 	// Every piece's buffers (16-bit output, byte output, input) in one
 	// allocation made once, on huge pages where the kernel gives them and
 	// rounded to whole ones: a first touch on 4 KiB pages costs a page
@@ -331,27 +416,24 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 func (p *parallel) run(w *worker) {
 	defer p.wg.Done()
 	for {
-		var j *job
-		select {
-		case j = <-p.resolve:
-			w.resolve(j)
-			j.done <- struct{}{}
-			runtime.Gosched()
-			continue
-		default:
-		}
-		select {
-		case j = <-p.resolve:
-			w.resolve(j)
-		case j = <-p.work:
-			if j == nil {
+		j, resolve, ok := p.tasks.take(false)
+		if !ok {
+			p.tasks.mu.Lock()
+			closed := p.tasks.closed
+			p.tasks.mu.Unlock()
+			if closed {
 				return
 			}
-			if !p.stop.Load() {
-				w.decode(j)
-			} else {
-				j.start = -1
-			}
+			<-p.tasks.wake
+			continue
+		}
+		switch {
+		case resolve:
+			w.resolve(j)
+		case !p.stop.Load():
+			w.decode(j)
+		default:
+			j.start = -1
 		}
 		j.done <- struct{}{}
 		// The reader waiting for j was made runnable on this thread's
@@ -597,9 +679,19 @@ func (p *parallel) dispatch() bool {
 	if len(p.queue) > 1 {
 		p.queue[len(p.queue)-2].next.Store(j)
 	}
+	// The reading goroutine decodes one piece in threads itself, as it
+	// gives the output out: from a known start with the window, into the
+	// caller's buffer (hot in cache), with no markers to resolve and no
+	// piece buffer to write and read back. The workers decode the others
+	// ahead.
+	j.self = p.nth%p.threads == 0
+	p.nth++
+	j.start = -1
 	p.hintNext()
-	j.pending = true
-	p.work <- j
+	if !j.self {
+		j.pending = true
+		p.tasks.push(j, false)
+	}
 	return true
 }
 
@@ -633,29 +725,16 @@ func (p *parallel) await(j *job) {
 	}
 }
 
-// help does a task no worker has taken, a resolution first, on the
-// goroutine reading the output, and reports whether there was one. Its
-// goroutine is the one thread of the decode that would otherwise sleep:
-// when the output it waits for is not ready, it decodes (most often the
-// piece after, whose window it is then handed) instead of waking a
-// worker's thread and parking its own.
+// help resolves a piece's markers no worker has taken, on the goroutine
+// reading the output, and reports whether there was one. It takes no
+// piece to decode: those are the workers' while this goroutine decodes
+// its own pieces (stream), and one taken here would leave a worker idle.
 func (p *parallel) help() bool {
-	var j *job
-	select {
-	case j = <-p.resolve:
-		p.self.resolve(j)
-	default:
-		select {
-		case j = <-p.work:
-			if !p.stop.Load() {
-				p.self.decode(j)
-			} else {
-				j.start = -1
-			}
-		default:
-			return false
-		}
+	j, _, ok := p.tasks.take(true)
+	if !ok {
+		return false
 	}
+	p.self.resolve(j)
 	j.done <- struct{}{}
 	p.stats.helped++
 	return true
@@ -746,6 +825,17 @@ func (p *parallel) chain(block bool) {
 			return
 		}
 		j := p.queue[p.vi]
+		stream := j.self
+		if steal && j.pending && p.tasks.cancel(j) {
+			// No worker has started it: the reading goroutine decodes
+			// it (the workers are behind, or have no processor).
+			j.pending, stream = false, true
+		}
+		if stream && p.pos < j.ownEnd() {
+			p.stats.streams++
+			p.stream(j.ownEnd())
+			return
+		}
 		if !p.ready(j) {
 			if !block {
 				return
@@ -799,7 +889,7 @@ func (p *parallel) use(j *job) {
 	p.outq = append(p.outq, j)
 	if len(j.marks) > 0 && !j.resolved {
 		j.pending = true
-		p.resolve <- j
+		p.tasks.push(j, true)
 	}
 }
 
@@ -807,6 +897,13 @@ func (p *parallel) use(j *job) {
 // at or past bit target.
 func (p *parallel) bridge(target int64) {
 	p.stats.bridges++
+	p.stream(target)
+}
+
+// stream starts the sequential decode from pos to the first block
+// boundary at or past bit target: a bridge, or a piece the reading
+// goroutine decodes as it gives it out.
+func (p *parallel) stream(target int64) {
 	p.fbOn, p.fbTgt = true, target
 	p.fbBase = p.pos / 8
 	p.walk, p.walkOff = 0, p.fbBase
@@ -918,8 +1015,11 @@ func (p *parallel) finish(rest []byte) (crc, size uint32, _ []byte) {
 func (p *parallel) shutdown() {
 	p.stop.Store(true)
 	for _, j := range p.queue {
+		if j.pending && p.tasks.cancel(j) {
+			j.pending = false
+		}
 		p.await(j)
 	}
-	close(p.work)
+	p.tasks.close()
 	p.wg.Wait()
 }
