@@ -266,19 +266,47 @@ type parallel struct {
 	walk    int   // the queue index of the piece the walker reads
 	walkOff int64 // the member data offset the walker reads next
 
+	mem   *slab // the pieces' and workers' memory; the workers keep it reachable
 	stats *parStats
+}
+
+// slab is the memory of a parallel decode, mapped outside the Go heap
+// (hugemem.Mapped): tens of MiB held for the whole member, which the
+// garbage collector would otherwise count towards its next cycle. The
+// Reader keeps it for the next member and unmaps it when the stream ends
+// or is closed; a Reader dropped without either unmaps it once
+// unreachable.
+type slab struct {
+	b     []byte
+	unmap func()
+}
+
+// alloc replaces s's memory by n zeroed bytes.
+func (s *slab) alloc(n int) {
+	s.free()
+	s.b, s.unmap = hugemem.Mapped(n)
+	runtime.AddCleanup(s, func(unmap func()) { unmap() }, s.unmap)
+}
+
+// free unmaps s's memory, if any: no piece may use it any more.
+func (s *slab) free() {
+	if s.unmap != nil {
+		s.unmap()
+	}
+	s.b, s.unmap = nil, nil
 }
 
 // parStats counts what parallel decodes did, for tests to see every path
 // taken.
 type parStats struct {
-	members int   // members decoded in parallel
-	used    int   // pieces whose output was used
-	bridges int   // sequential decodes bridging a break
-	marked  int64 // output decoded with markers
-	slabs   int   // allocations of the decode's memory
-	helped  int   // tasks done by the goroutine reading the output
-	streams int   // pieces the goroutine reading the output decoded as it gave them out
+	members   int   // members decoded in parallel
+	used      int   // pieces whose output was used
+	bridges   int   // sequential decodes bridging a break
+	marked    int64 // output decoded with markers
+	slabs     int   // allocations of the decode's memory
+	slabBytes int   // the last one's size
+	helped    int   // tasks done by the goroutine reading the output
+	streams   int   // pieces the goroutine reading the output decoded as it gave them out
 }
 
 // tasks is the work the goroutines share: resolutions first, then pieces
@@ -369,8 +397,8 @@ func (r *sliceReader) Read(p []byte) (int, error) {
 // newParallel starts decoding in parallel from src, whose first byte holds
 // the next bit at bit skip, a block boundary with window before it (32 KiB
 // at least), after the member's first crc, size bytes.
-func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size uint32, fb *inflate.Inflater, slab *[]byte, stats *parStats) *parallel {
-	p := &parallel{src: src, threads: threads, pos: int64(skip), crc: crc, size: size, fb: fb, stats: stats}
+func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size uint32, fb *inflate.Inflater, mem *slab, stats *parStats) *parallel {
+	p := &parallel{src: src, threads: threads, pos: int64(skip), crc: crc, size: size, fb: fb, mem: mem, stats: stats}
 	stats.members++
 	p.win = p.winBuf[0][:copy(p.winBuf[0][:], window[len(window)-inflate.MarkerWindow:])]
 	n := jobsFor(threads)
@@ -387,19 +415,20 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	if r := hugemem.RoundUp(total); r <= total+total/8 {
 		total = r
 	}
-	if len(*slab) < total {
-		*slab = hugemem.Aligned(total)
+	if len(mem.b) < total {
+		mem.alloc(total)
 		stats.slabs++
+		stats.slabBytes = total
 	}
 	for i := range n {
-		b := (*slab)[i*per : (i+1)*per]
+		b := mem.b[i*per : (i+1)*per]
 		j := &job{done: make(chan struct{}, 1), mbuf: symbols(b[:2*out]), data: b[2*out : 3*out : 3*out], buf: b[3*out : 3*out : 3*out+in]}
 		b = b[align(3*out+in):]
 		j.win = b[:0:inflate.MarkerWindow]
 		j.hintBuf.win = (*[inflate.MarkerWindow]byte)(b[inflate.MarkerWindow:])
 		p.jobs = append(p.jobs, j)
 	}
-	workers := (*slab)[n*per:]
+	workers := mem.b[n*per:]
 	p.free = append(p.free, p.jobs...)
 	// The goroutine reading the output is one of the threads (see help):
 	// with one goroutine per thread, none waits for a processor.

@@ -437,7 +437,7 @@ func TestParallelConfig(t *testing.T) {
 	if _, err := io.Copy(io.Discard, z); err != nil || z.stats.members != 1 {
 		t.Fatalf("%v, %+v", err, z.stats)
 	}
-	if made, grown := int64(len(z.slab)), int64(jobsFor(3))*3*int64(hardCap); made > MemoryUse(3)-grown {
+	if made, grown := int64(z.stats.slabBytes), int64(jobsFor(3))*3*int64(hardCap); made > MemoryUse(3)-grown {
 		t.Errorf("slab of %d bytes, MemoryUse(3) counts %d", made, MemoryUse(3)-grown)
 	}
 }
