@@ -129,22 +129,33 @@ type job struct {
 	end    int64 // block boundary where the output ends
 	final  bool  // the output ends with the final block
 	mbuf   []uint16
-	marks  []uint16 // the output from start, markers unresolved
-	data   []byte   // the output: marks resolved, then nplain more bytes
+	marks  []uint16 // the output from start, markers unresolved; then resolved in place (see resolveMarks)
+	data   []byte   // data[len(marks):] the output after marks: nplain bytes
 	nplain int      // bytes decoded with a known window after marks
 	crcP   uint32   // CRC-32 of those
 
 	// Resolving and reading out.
 	win      []byte // the window before the piece
 	crcR     uint32 // CRC-32 of marks resolved
-	resolved bool   // marks are resolved into data
+	resolved bool   // marks are resolved, into their own memory (see marked)
 	inOutput bool   // in the output queue and not all read out
 	counted  bool   // its CRC and size are the member's
 	rd       int    // data[:rd] is read out
 }
 
-// output is j's output, once resolved.
-func (j *job) output() []byte { return j.data[:len(j.marks)+j.nplain] }
+// marked is the output of j's marks once resolved: byte i is in the
+// memory of marks[i/2], which resolveMarks has read by then.
+func (j *job) marked() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(j.marks))), len(j.marks))
+}
+
+// plain is j's output after its marks.
+func (j *job) plain() []byte {
+	if j.nplain == 0 {
+		return nil
+	}
+	return j.data[len(j.marks) : len(j.marks)+j.nplain]
+}
 
 // hint is where a piece's output must start, and the window there.
 type hint struct {
@@ -177,6 +188,18 @@ func windowAfter(win, before []byte, marks []uint16, plain []byte) {
 		}
 		win[need-k+i] = byte(v)
 	}
+	need -= k
+	copy(win[:need], before[len(before)-need:])
+}
+
+// windowAfterBytes is windowAfter for marks already resolved (marked).
+func windowAfterBytes(win, before, marked, plain []byte) {
+	need := len(win)
+	k := min(len(plain), need)
+	copy(win[need-k:], plain[len(plain)-k:])
+	need -= k
+	k = min(len(marked), need)
+	copy(win[need-k:], marked[len(marked)-k:])
 	need -= k
 	copy(win[:need], before[len(before)-need:])
 }
@@ -481,23 +504,16 @@ func (w *worker) decode(j *job) {
 	if h == nil || h.pos != j.start {
 		return
 	}
+	// The next piece's window first (it may be decoding), from the marks
+	// before they are resolved in place.
+	if n := j.next.Load(); n != nil && !j.final {
+		n.setHint(j.end, func(win []byte) { windowAfter(win, h.win[:], j.marks, j.plain()) })
+	}
 	if len(j.marks) > 0 {
 		// The window came while j decoded: its markers are resolved
 		// here, without a task of their own.
 		copy(w.lut[inflate.Marker:], h.win[:])
 		w.resolveMarks(j)
-	}
-	if j.final {
-		return
-	}
-	if n := j.next.Load(); n != nil {
-		n.setHint(j.end, func(win []byte) {
-			var plain []byte
-			if j.nplain > 0 {
-				plain = j.data[len(j.marks) : len(j.marks)+j.nplain]
-			}
-			windowAfter(win, h.win[:], j.marks, plain)
-		})
 	}
 }
 
@@ -611,19 +627,20 @@ func (w *worker) resolve(j *job) {
 	w.resolveMarks(j)
 }
 
-// resolveMarks resolves j's markers by the window in w.lut.
+// resolveMarks resolves j's markers by the window in w.lut, in place:
+// the bytes go to the first half of the marks' memory (marked), which
+// spares writing another buffer (and faulting it in). Byte i is written
+// after marks[i/2] is read, as lookup goes forward.
 func (w *worker) resolveMarks(j *job) {
 	j.resolved = true
-	if len(j.data) < len(j.marks) {
-		j.data = grow(j.data, len(j.marks))
-	}
 	lut := w.lut
 	var crc uint32
 	// In blocks whose bytes the CRC reads while they are in cache.
 	const block = 16 << 10
+	all := j.marked()
 	for i := 0; i < len(j.marks); i += block {
 		marks := j.marks[i:min(i+block, len(j.marks))]
-		out := j.data[i : i+len(marks)]
+		out := all[i : i+len(marks)]
 		lookup(out, marks, lut)
 		crc = verify.UpdateCRC32(crc, out)
 	}
@@ -632,7 +649,9 @@ func (w *worker) resolveMarks(j *job) {
 
 // lookup writes lut[v] to out for each symbol v of marks (as long),
 // sixteen at a time through array views, which need no bounds check per
-// symbol.
+// symbol. out may be the first half of marks' memory: each group of
+// sixteen is read before it is written, and the bytes written belong to
+// symbols read before.
 func lookup(out []byte, marks []uint16, lut *[1 << 16]byte) {
 	out = out[:len(marks)]
 	i := 0
@@ -907,11 +926,11 @@ func (p *parallel) use(j *job) {
 	if &p.win[0] == &nw[0] {
 		nw = &p.winBuf[1]
 	}
-	var plain []byte
-	if j.nplain > 0 {
-		plain = j.data[len(j.marks) : len(j.marks)+j.nplain]
+	if j.resolved {
+		windowAfterBytes(nw[:], j.win, j.marked(), j.plain())
+	} else {
+		windowAfter(nw[:], j.win, j.marks, j.plain())
 	}
-	windowAfter(nw[:], j.win, j.marks, plain)
 	p.win = nw[:]
 	p.pos, p.final = j.end, j.final
 	j.inOutput, j.counted, j.rd = true, false, 0
@@ -984,8 +1003,13 @@ func (p *parallel) give(b []byte) ([]byte, error) {
 				p.size += uint32(len(j.marks) + j.nplain)
 				j.counted = true
 			}
-			if out := j.output(); j.rd < len(out) {
-				s := out[j.rd:min(len(out), j.rd+len(b))]
+			if n := len(j.marks) + j.nplain; j.rd < n {
+				var s []byte
+				if j.rd < len(j.marks) {
+					s = j.marked()[j.rd:min(len(j.marks), j.rd+len(b))]
+				} else {
+					s = j.data[j.rd:min(n, j.rd+len(b))]
+				}
 				j.rd += len(s)
 				p.count += int64(len(s))
 				return s, nil

@@ -591,5 +591,15 @@ func TestLookup(t *testing.T) {
 				t.Fatalf("n %d: out[%d] written", n, i)
 			}
 		}
+		// In place, as resolveMarks does: the bytes over the first half
+		// of the symbols' memory.
+		j := &job{marks: symbols(make([]byte, 2*n))}
+		copy(j.marks, marks)
+		lookup(j.marked(), j.marks, lut)
+		for i, v := range marks {
+			if got := j.marked()[i]; got != lut[v] {
+				t.Fatalf("n %d in place: out[%d] = %#x, want %#x", n, i, got, lut[v])
+			}
+		}
 	}
 }
