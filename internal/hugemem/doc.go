@@ -9,7 +9,11 @@
 // "madvise" mode, the common default), one fault per 2 MiB, and random
 // access to a big window or model also misses the TLB far less. The advice is a hint: where the
 // kernel refuses it, the buffer is an ordinary slice. Elsewhere than Linux,
-// Bytes is make.
+// Bytes is make, and Mapped too.
+//
+// Mapped maps a buffer outside the Go heap, for one a decoder holds for a
+// long time and frees explicitly (gzip's parallel pieces): the garbage
+// collector does not count it towards its next cycle.
 //
 // The base and huge page sizes are the system's: 4 KiB and 2 MiB on amd64
 // and most arm64 kernels, but arm64 kernels built with 16 or 64 KiB pages

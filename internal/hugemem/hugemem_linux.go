@@ -104,3 +104,47 @@ func Aligned(n int) []byte {
 	_ = unix.Madvise(b[:n/page*page], unix.MADV_HUGEPAGE)
 	return b
 }
+
+// Mapped returns a zeroed slice of length and capacity n mapped from the
+// kernel outside the Go heap, and the function that unmaps it (it may be
+// called more than once; the slice must not be used after). The garbage
+// collector neither counts it towards its next cycle nor zeroes it on
+// reuse, and the pages come zeroed from the kernel on first touch. From
+// Min bytes and one huge page on, it starts on a huge-page boundary and
+// is advised MADV_HUGEPAGE, as Aligned. Where the kernel refuses the
+// mapping, the slice is Aligned's and unmapping does nothing.
+func Mapped(n int) ([]byte, func()) {
+	if n <= 0 {
+		return nil, func() {}
+	}
+	page, huge := sizes()
+	align := page
+	if huge != 0 && n >= Min && n >= huge {
+		align = huge
+	}
+	size := (n + page - 1) &^ (page - 1)
+	if size < n || size > math.MaxInt-align {
+		return Aligned(n), func() {}
+	}
+	total := size + align - page
+	p, err := unix.MmapPtr(-1, 0, nil, uintptr(total), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return Aligned(n), func() {}
+	}
+	// Trim the mapping to size bytes from the first aligned address.
+	off := (uintptr(align) - uintptr(p)%uintptr(align)) % uintptr(align)
+	if off > 0 {
+		_ = unix.MunmapPtr(p, off)
+	}
+	base := unsafe.Add(p, off)
+	if tail := uintptr(total) - off - uintptr(size); tail > 0 {
+		_ = unix.MunmapPtr(unsafe.Add(base, size), tail)
+	}
+	if align == huge {
+		_ = unix.Madvise(unsafe.Slice((*byte)(base), size), unix.MADV_HUGEPAGE)
+	}
+	var once sync.Once
+	return unsafe.Slice((*byte)(base), n), func() {
+		once.Do(func() { _ = unix.MunmapPtr(base, uintptr(size)) })
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"unsafe"
 )
 
-// TestAligned checks that Aligned starts on a huge page of this system's
+// TestAligned checks that Aligned and Mapped start on a huge page of this system's
 // size, read from the kernel.
 func TestAligned(t *testing.T) {
 	page, huge := sizes()
@@ -27,6 +27,11 @@ func TestAligned(t *testing.T) {
 		if a := uintptr(unsafe.Pointer(unsafe.SliceData(Aligned(n)))) % uintptr(huge); a != 0 {
 			t.Errorf("Aligned(%d) starts %d bytes past a %d-byte huge-page boundary", n, a, huge)
 		}
+		m, unmap := Mapped(n)
+		if a := uintptr(unsafe.Pointer(unsafe.SliceData(m))) % uintptr(huge); a != 0 {
+			t.Errorf("Mapped(%d) starts %d bytes past a %d-byte huge-page boundary", n, a, huge)
+		}
+		unmap()
 	}
 }
 

@@ -10,3 +10,7 @@ func Aligned(n int) []byte { return make([]byte, n) }
 
 // RoundUp returns n: there are no huge pages to fill.
 func RoundUp(n int) int { return n }
+
+// Mapped returns a zeroed slice of length and capacity n on the Go heap,
+// and a function that does nothing.
+func Mapped(n int) ([]byte, func()) { return make([]byte, n), func() {} }

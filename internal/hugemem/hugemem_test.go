@@ -7,6 +7,16 @@ import (
 func TestBytes(t *testing.T) {
 	testAlloc(t, "Bytes", Bytes)
 	testAlloc(t, "Aligned", Aligned)
+	var unmaps []func()
+	testAlloc(t, "Mapped", func(n int) []byte {
+		b, unmap := Mapped(n)
+		unmaps = append(unmaps, unmap)
+		return b
+	})
+	for _, unmap := range unmaps {
+		unmap()
+		unmap()
+	}
 }
 
 func testAlloc(t *testing.T, name string, alloc func(int) []byte) {

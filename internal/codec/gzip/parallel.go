@@ -34,10 +34,16 @@ import (
 // when it ends; or it stops at once when its start cannot be used.
 //
 // The caller's goroutine is one of the Threads: Threads-1 goroutines are
-// started, and while the caller waits for a piece it does a task none of
-// them has taken (help). With two threads that is the schedule of two
-// cores: one decodes with the known window while the other decodes the
-// next piece ahead, and each hands the other the window when it ends.
+// started, and the caller decodes one piece in Threads itself, from the
+// known start and window to the first block boundary past the piece, as
+// it gives the output out (stream), straight into the caller's buffer: no
+// markers, no piece buffer written and read back. It also decodes a
+// worker's piece no worker has started when the chain reaches it (steal:
+// the workers have no processor), and while it waits for a piece it
+// resolves markers no worker has taken (help). With two threads that is
+// the schedule of two cores: one decodes with the known window while the
+// other decodes the next piece ahead, and each hands the other the window
+// when it ends.
 //
 // A member decodes sequentially for its first switchAt compressed bytes:
 // small members never start a worker, and the window is known when
@@ -57,6 +63,11 @@ var (
 // tests turn it off to have pieces decoded with markers whatever the
 // timing.
 var hints = true
+
+// steal lets the reading goroutine decode a piece no worker has started
+// when it reaches it; tests turn it off to have the workers' pieces
+// used whatever the timing.
+var steal = true
 
 // maxAttempts bounds the candidate block starts a worker decodes from in
 // one piece.
@@ -83,10 +94,12 @@ func MemoryUse(threads int) int64 {
 }
 
 // jobsFor is how many pieces are in flight with the given thread count:
-// one per worker, one being read out, one waiting, and enough to cover the
-// read-ahead of the sequential decoder that bridges a break (40 KiB).
+// one per thread (the reading goroutine's is the one being read out or
+// decoded on it), one more waiting, and enough to cover the read-ahead of
+// the sequential decoder that bridges a break (40 KiB). More pieces only
+// add memory, each written cold.
 func jobsFor(threads int) int {
-	return threads + 2 + (40<<10)/partSize
+	return threads + 1 + (40<<10)/partSize
 }
 
 // job is one piece: its input, and what a worker made of it.
@@ -96,6 +109,7 @@ type job struct {
 	own  int    // bytes of buf that are the piece's own
 	last bool   // the input ends with this piece
 	from int64  // bit position where the search for a block starts
+	self bool   // the reading goroutine decodes it as it gives it out (stream)
 
 	done    chan struct{} // a worker finished a task
 	pending bool          // a task was handed out and its done not received
@@ -115,22 +129,33 @@ type job struct {
 	end    int64 // block boundary where the output ends
 	final  bool  // the output ends with the final block
 	mbuf   []uint16
-	marks  []uint16 // the output from start, markers unresolved
-	data   []byte   // the output: marks resolved, then nplain more bytes
+	marks  []uint16 // the output from start, markers unresolved; then resolved in place (see resolveMarks)
+	data   []byte   // data[len(marks):] the output after marks: nplain bytes
 	nplain int      // bytes decoded with a known window after marks
 	crcP   uint32   // CRC-32 of those
 
 	// Resolving and reading out.
 	win      []byte // the window before the piece
 	crcR     uint32 // CRC-32 of marks resolved
-	resolved bool   // marks are resolved into data
+	resolved bool   // marks are resolved, into their own memory (see marked)
 	inOutput bool   // in the output queue and not all read out
 	counted  bool   // its CRC and size are the member's
 	rd       int    // data[:rd] is read out
 }
 
-// output is j's output, once resolved.
-func (j *job) output() []byte { return j.data[:len(j.marks)+j.nplain] }
+// marked is the output of j's marks once resolved: byte i is in the
+// memory of marks[i/2], which resolveMarks has read by then.
+func (j *job) marked() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(j.marks))), len(j.marks))
+}
+
+// plain is j's output after its marks.
+func (j *job) plain() []byte {
+	if j.nplain == 0 {
+		return nil
+	}
+	return j.data[len(j.marks) : len(j.marks)+j.nplain]
+}
 
 // hint is where a piece's output must start, and the window there.
 type hint struct {
@@ -141,7 +166,7 @@ type hint struct {
 // setHint gives j its hint, unless it has one: pos and the window there,
 // which fill writes.
 func (j *job) setHint(pos int64, fill func(win []byte)) {
-	if !hints || !j.claim.CompareAndSwap(false, true) {
+	if !hints || j.self || !j.claim.CompareAndSwap(false, true) {
 		return
 	}
 	j.hintBuf.pos = pos
@@ -163,6 +188,18 @@ func windowAfter(win, before []byte, marks []uint16, plain []byte) {
 		}
 		win[need-k+i] = byte(v)
 	}
+	need -= k
+	copy(win[:need], before[len(before)-need:])
+}
+
+// windowAfterBytes is windowAfter for marks already resolved (marked).
+func windowAfterBytes(win, before, marked, plain []byte) {
+	need := len(win)
+	k := min(len(plain), need)
+	copy(win[need-k:], plain[len(plain)-k:])
+	need -= k
+	k = min(len(marked), need)
+	copy(win[need-k:], marked[len(marked)-k:])
 	need -= k
 	copy(win[:need], before[len(before)-need:])
 }
@@ -224,11 +261,11 @@ type parallel struct {
 	vi    int
 	outq  []*job // pieces whose output is to be read out, in order
 
-	work    chan *job
-	resolve chan *job
-	self    *worker // the reading goroutine's decoders (help)
-	wg      sync.WaitGroup
-	stop    atomic.Bool
+	tasks tasks
+	self  *worker // the reading goroutine's decoders (help)
+	nth   int     // pieces dispatched
+	wg    sync.WaitGroup
+	stop  atomic.Bool
 
 	carry  []byte // read past the last piece dispatched: the next one's first bytes
 	next   int64  // the member data's offset of the next piece
@@ -252,18 +289,120 @@ type parallel struct {
 	walk    int   // the queue index of the piece the walker reads
 	walkOff int64 // the member data offset the walker reads next
 
+	mem   *slab // the pieces' and workers' memory; the workers keep it reachable
 	stats *parStats
+}
+
+// slab is the memory of a parallel decode, mapped outside the Go heap
+// (hugemem.Mapped): tens of MiB held for the whole member, which the
+// garbage collector would otherwise count towards its next cycle. The
+// Reader keeps it for the next member and unmaps it when the stream ends
+// or is closed; a Reader dropped without either unmaps it once
+// unreachable.
+type slab struct {
+	b     []byte
+	unmap func()
+}
+
+// alloc replaces s's memory by n zeroed bytes.
+func (s *slab) alloc(n int) {
+	s.free()
+	s.b, s.unmap = hugemem.Mapped(n)
+	runtime.AddCleanup(s, func(unmap func()) { unmap() }, s.unmap)
+}
+
+// free unmaps s's memory, if any: no piece may use it any more.
+func (s *slab) free() {
+	if s.unmap != nil {
+		s.unmap()
+	}
+	s.b, s.unmap = nil, nil
 }
 
 // parStats counts what parallel decodes did, for tests to see every path
 // taken.
 type parStats struct {
-	members int   // members decoded in parallel
-	used    int   // pieces whose output was used
-	bridges int   // sequential decodes bridging a break
-	marked  int64 // output decoded with markers
-	slabs   int   // allocations of the decode's memory
-	helped  int   // tasks done by the goroutine reading the output
+	members   int   // members decoded in parallel
+	used      int   // pieces whose output was used
+	bridges   int   // sequential decodes bridging a break
+	marked    int64 // output decoded with markers
+	slabs     int   // allocations of the decode's memory
+	slabBytes int   // the last one's size
+	helped    int   // tasks done by the goroutine reading the output
+	streams   int   // pieces the goroutine reading the output decoded as it gave them out
+}
+
+// tasks is the work the goroutines share: resolutions first, then pieces
+// to decode in input order. A piece no goroutine has taken can be taken
+// back (cancel).
+type tasks struct {
+	mu      sync.Mutex
+	resolve []*job
+	decode  []*job
+	closed  bool
+	wake    chan struct{} // one token: there may be a task, or closed
+}
+
+// push adds a task and wakes a worker.
+func (t *tasks) push(j *job, resolve bool) {
+	t.mu.Lock()
+	if resolve {
+		t.resolve = append(t.resolve, j)
+	} else {
+		t.decode = append(t.decode, j)
+	}
+	t.mu.Unlock()
+	t.signal()
+}
+
+// signal wakes a worker, unless one is being woken already.
+func (t *tasks) signal() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take removes the next task, a resolution first (only those when
+// resolveOnly is set); ok is false when there is none.
+func (t *tasks) take(resolveOnly bool) (j *job, resolve, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case len(t.resolve) > 0:
+		j, t.resolve = t.resolve[0], t.resolve[1:]
+		resolve = true
+	case len(t.decode) > 0 && !resolveOnly:
+		j, t.decode = t.decode[0], t.decode[1:]
+	default:
+		return nil, false, false
+	}
+	if len(t.resolve)+len(t.decode) > 0 {
+		t.signal() // for another worker
+	}
+	return j, resolve, true
+}
+
+// cancel takes back j's decode task, and reports whether no goroutine
+// had taken it.
+func (t *tasks) cancel(j *job) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, k := range t.decode {
+		if k == j {
+			t.decode = append(t.decode[:i], t.decode[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// close makes the workers return once the tasks are done.
+func (t *tasks) close() {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	close(t.wake)
 }
 
 // sliceReader reads a byte slice.
@@ -281,13 +420,12 @@ func (r *sliceReader) Read(p []byte) (int, error) {
 // newParallel starts decoding in parallel from src, whose first byte holds
 // the next bit at bit skip, a block boundary with window before it (32 KiB
 // at least), after the member's first crc, size bytes.
-func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size uint32, fb *inflate.Inflater, slab *[]byte, stats *parStats) *parallel {
-	p := &parallel{src: src, threads: threads, pos: int64(skip), crc: crc, size: size, fb: fb, stats: stats}
+func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size uint32, fb *inflate.Inflater, mem *slab, stats *parStats) *parallel {
+	p := &parallel{src: src, threads: threads, pos: int64(skip), crc: crc, size: size, fb: fb, mem: mem, stats: stats}
 	stats.members++
 	p.win = p.winBuf[0][:copy(p.winBuf[0][:], window[len(window)-inflate.MarkerWindow:])]
 	n := jobsFor(threads)
-	p.work = make(chan *job, n)
-	p.resolve = make(chan *job, n)
+	p.tasks.wake = make(chan struct{}, 1)
 	// Every piece's buffers (16-bit output, byte output, input) in one
 	// allocation made once, on huge pages where the kernel gives them and
 	// rounded to whole ones: a first touch on 4 KiB pages costs a page
@@ -300,19 +438,20 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	if r := hugemem.RoundUp(total); r <= total+total/8 {
 		total = r
 	}
-	if len(*slab) < total {
-		*slab = hugemem.Aligned(total)
+	if len(mem.b) < total {
+		mem.alloc(total)
 		stats.slabs++
+		stats.slabBytes = total
 	}
 	for i := range n {
-		b := (*slab)[i*per : (i+1)*per]
+		b := mem.b[i*per : (i+1)*per]
 		j := &job{done: make(chan struct{}, 1), mbuf: symbols(b[:2*out]), data: b[2*out : 3*out : 3*out], buf: b[3*out : 3*out : 3*out+in]}
 		b = b[align(3*out+in):]
 		j.win = b[:0:inflate.MarkerWindow]
 		j.hintBuf.win = (*[inflate.MarkerWindow]byte)(b[inflate.MarkerWindow:])
 		p.jobs = append(p.jobs, j)
 	}
-	workers := (*slab)[n*per:]
+	workers := mem.b[n*per:]
 	p.free = append(p.free, p.jobs...)
 	// The goroutine reading the output is one of the threads (see help):
 	// with one goroutine per thread, none waits for a processor.
@@ -329,27 +468,24 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 func (p *parallel) run(w *worker) {
 	defer p.wg.Done()
 	for {
-		var j *job
-		select {
-		case j = <-p.resolve:
-			w.resolve(j)
-			j.done <- struct{}{}
-			runtime.Gosched()
-			continue
-		default:
-		}
-		select {
-		case j = <-p.resolve:
-			w.resolve(j)
-		case j = <-p.work:
-			if j == nil {
+		j, resolve, ok := p.tasks.take(false)
+		if !ok {
+			p.tasks.mu.Lock()
+			closed := p.tasks.closed
+			p.tasks.mu.Unlock()
+			if closed {
 				return
 			}
-			if !p.stop.Load() {
-				w.decode(j)
-			} else {
-				j.start = -1
-			}
+			<-p.tasks.wake
+			continue
+		}
+		switch {
+		case resolve:
+			w.resolve(j)
+		case !p.stop.Load():
+			w.decode(j)
+		default:
+			j.start = -1
 		}
 		j.done <- struct{}{}
 		// The reader waiting for j was made runnable on this thread's
@@ -368,23 +504,16 @@ func (w *worker) decode(j *job) {
 	if h == nil || h.pos != j.start {
 		return
 	}
+	// The next piece's window first (it may be decoding), from the marks
+	// before they are resolved in place.
+	if n := j.next.Load(); n != nil && !j.final {
+		n.setHint(j.end, func(win []byte) { windowAfter(win, h.win[:], j.marks, j.plain()) })
+	}
 	if len(j.marks) > 0 {
 		// The window came while j decoded: its markers are resolved
 		// here, without a task of their own.
 		copy(w.lut[inflate.Marker:], h.win[:])
 		w.resolveMarks(j)
-	}
-	if j.final {
-		return
-	}
-	if n := j.next.Load(); n != nil {
-		n.setHint(j.end, func(win []byte) {
-			var plain []byte
-			if j.nplain > 0 {
-				plain = j.data[len(j.marks) : len(j.marks)+j.nplain]
-			}
-			windowAfter(win, h.win[:], j.marks, plain)
-		})
 	}
 }
 
@@ -498,19 +627,20 @@ func (w *worker) resolve(j *job) {
 	w.resolveMarks(j)
 }
 
-// resolveMarks resolves j's markers by the window in w.lut.
+// resolveMarks resolves j's markers by the window in w.lut, in place:
+// the bytes go to the first half of the marks' memory (marked), which
+// spares writing another buffer (and faulting it in). Byte i is written
+// after marks[i/2] is read, as lookup goes forward.
 func (w *worker) resolveMarks(j *job) {
 	j.resolved = true
-	if len(j.data) < len(j.marks) {
-		j.data = grow(j.data, len(j.marks))
-	}
 	lut := w.lut
 	var crc uint32
 	// In blocks whose bytes the CRC reads while they are in cache.
 	const block = 16 << 10
+	all := j.marked()
 	for i := 0; i < len(j.marks); i += block {
 		marks := j.marks[i:min(i+block, len(j.marks))]
-		out := j.data[i : i+len(marks)]
+		out := all[i : i+len(marks)]
 		lookup(out, marks, lut)
 		crc = verify.UpdateCRC32(crc, out)
 	}
@@ -519,7 +649,9 @@ func (w *worker) resolveMarks(j *job) {
 
 // lookup writes lut[v] to out for each symbol v of marks (as long),
 // sixteen at a time through array views, which need no bounds check per
-// symbol.
+// symbol. out may be the first half of marks' memory: each group of
+// sixteen is read before it is written, and the bytes written belong to
+// symbols read before.
 func lookup(out []byte, marks []uint16, lut *[1 << 16]byte) {
 	out = out[:len(marks)]
 	i := 0
@@ -595,9 +727,19 @@ func (p *parallel) dispatch() bool {
 	if len(p.queue) > 1 {
 		p.queue[len(p.queue)-2].next.Store(j)
 	}
+	// The reading goroutine decodes one piece in threads itself, as it
+	// gives the output out: from a known start with the window, into the
+	// caller's buffer (hot in cache), with no markers to resolve and no
+	// piece buffer to write and read back. The workers decode the others
+	// ahead.
+	j.self = p.nth%p.threads == 0
+	p.nth++
+	j.start = -1
 	p.hintNext()
-	j.pending = true
-	p.work <- j
+	if !j.self {
+		j.pending = true
+		p.tasks.push(j, false)
+	}
 	return true
 }
 
@@ -631,29 +773,16 @@ func (p *parallel) await(j *job) {
 	}
 }
 
-// help does a task no worker has taken, a resolution first, on the
-// goroutine reading the output, and reports whether there was one. Its
-// goroutine is the one thread of the decode that would otherwise sleep:
-// when the output it waits for is not ready, it decodes (most often the
-// piece after, whose window it is then handed) instead of waking a
-// worker's thread and parking its own.
+// help resolves a piece's markers no worker has taken, on the goroutine
+// reading the output, and reports whether there was one. It takes no
+// piece to decode: those are the workers' while this goroutine decodes
+// its own pieces (stream), and one taken here would leave a worker idle.
 func (p *parallel) help() bool {
-	var j *job
-	select {
-	case j = <-p.resolve:
-		p.self.resolve(j)
-	default:
-		select {
-		case j = <-p.work:
-			if !p.stop.Load() {
-				p.self.decode(j)
-			} else {
-				j.start = -1
-			}
-		default:
-			return false
-		}
+	j, _, ok := p.tasks.take(true)
+	if !ok {
+		return false
 	}
+	p.self.resolve(j)
 	j.done <- struct{}{}
 	p.stats.helped++
 	return true
@@ -744,6 +873,17 @@ func (p *parallel) chain(block bool) {
 			return
 		}
 		j := p.queue[p.vi]
+		stream := j.self
+		if steal && j.pending && p.tasks.cancel(j) {
+			// No worker has started it: the reading goroutine decodes
+			// it (the workers are behind, or have no processor).
+			j.pending, stream = false, true
+		}
+		if stream && p.pos < j.ownEnd() {
+			p.stats.streams++
+			p.stream(j.ownEnd())
+			return
+		}
 		if !p.ready(j) {
 			if !block {
 				return
@@ -786,18 +926,18 @@ func (p *parallel) use(j *job) {
 	if &p.win[0] == &nw[0] {
 		nw = &p.winBuf[1]
 	}
-	var plain []byte
-	if j.nplain > 0 {
-		plain = j.data[len(j.marks) : len(j.marks)+j.nplain]
+	if j.resolved {
+		windowAfterBytes(nw[:], j.win, j.marked(), j.plain())
+	} else {
+		windowAfter(nw[:], j.win, j.marks, j.plain())
 	}
-	windowAfter(nw[:], j.win, j.marks, plain)
 	p.win = nw[:]
 	p.pos, p.final = j.end, j.final
 	j.inOutput, j.counted, j.rd = true, false, 0
 	p.outq = append(p.outq, j)
 	if len(j.marks) > 0 && !j.resolved {
 		j.pending = true
-		p.resolve <- j
+		p.tasks.push(j, true)
 	}
 }
 
@@ -805,6 +945,13 @@ func (p *parallel) use(j *job) {
 // at or past bit target.
 func (p *parallel) bridge(target int64) {
 	p.stats.bridges++
+	p.stream(target)
+}
+
+// stream starts the sequential decode from pos to the first block
+// boundary at or past bit target: a bridge, or a piece the reading
+// goroutine decodes as it gives it out.
+func (p *parallel) stream(target int64) {
 	p.fbOn, p.fbTgt = true, target
 	p.fbBase = p.pos / 8
 	p.walk, p.walkOff = 0, p.fbBase
@@ -856,8 +1003,13 @@ func (p *parallel) give(b []byte) ([]byte, error) {
 				p.size += uint32(len(j.marks) + j.nplain)
 				j.counted = true
 			}
-			if out := j.output(); j.rd < len(out) {
-				s := out[j.rd:min(len(out), j.rd+len(b))]
+			if n := len(j.marks) + j.nplain; j.rd < n {
+				var s []byte
+				if j.rd < len(j.marks) {
+					s = j.marked()[j.rd:min(len(j.marks), j.rd+len(b))]
+				} else {
+					s = j.data[j.rd:min(n, j.rd+len(b))]
+				}
 				j.rd += len(s)
 				p.count += int64(len(s))
 				return s, nil
@@ -916,8 +1068,11 @@ func (p *parallel) finish(rest []byte) (crc, size uint32, _ []byte) {
 func (p *parallel) shutdown() {
 	p.stop.Store(true)
 	for _, j := range p.queue {
+		if j.pending && p.tasks.cancel(j) {
+			j.pending = false
+		}
 		p.await(j)
 	}
-	close(p.work)
+	p.tasks.close()
 	p.wg.Wait()
 }

@@ -55,7 +55,7 @@ type Reader struct {
 	par     *parallel // the member decoding in parallel, if any
 	rest    []byte    // input the parallel decoder read past a member
 	wbuf    []byte    // WriteTo's buffer
-	slab    []byte    // the parallel decode's memory, kept for the next member
+	slab    *slab     // the parallel decode's memory, kept for the next member
 	stats   parStats
 
 	in      input
@@ -152,7 +152,10 @@ func (z *Reader) goParallel() {
 		z.inf.ResetAt(&z.in, skip, win, -1, 0)
 		return
 	}
-	z.par = newParallel(&z.in, z.threads, skip, win, z.crc.Sum32(), z.size, z.inf, &z.slab, &z.stats)
+	if z.slab == nil {
+		z.slab = new(slab)
+	}
+	z.par = newParallel(&z.in, z.threads, skip, win, z.crc.Sum32(), z.size, z.inf, z.slab, &z.stats)
 }
 
 // Sequential makes z decode on the goroutine calling Read from now on:
@@ -253,6 +256,11 @@ func (z *Reader) produce(b []byte) ([]byte, error) {
 			z.err = z.inputErr(err)
 		}
 	}
+	if z.par == nil && z.slab != nil {
+		// The stream ended (or failed): the parallel decode's memory goes
+		// back to the kernel; a Reset maps it again when needed.
+		z.slab.free()
+	}
 	return nil, z.err
 }
 
@@ -261,6 +269,9 @@ func (z *Reader) produce(b []byte) ([]byte, error) {
 // compress/gzip's.
 func (z *Reader) Close() error {
 	z.stopParallel()
+	if z.slab != nil {
+		z.slab.free()
+	}
 	if z.err == nil || z.err == io.EOF {
 		z.err = errClosed
 	}
