@@ -51,6 +51,13 @@ type DirOptions struct {
 	// Buffer bounds the bytes of held files buffered for the writer pool
 	// at once (0: 16 MiB).
 	Buffer int64
+	// Staged says that the destination is a directory this extraction
+	// made, empty, that nothing else writes in until the caller moves its
+	// items out (a hidden stage: see staged.go). Files are then created
+	// under their own names, with no temporary name, unnamed file or
+	// rename each; one that fails its check is removed before the caller
+	// moves anything.
+	Staged bool
 }
 
 // Dir writes entries below a destination directory opened with os.Root, so
@@ -111,12 +118,20 @@ type dirMeta struct {
 
 // NewDir opens (creating if needed) the destination directory dest.
 func NewDir(dest string, opt DirOptions) (*Dir, error) {
+	if testStaged {
+		opt.Staged = true
+	}
 	d, err := newDir(dest, opt)
 	if err == nil && testNamed {
 		d.noTmpfile.Store(true)
 	}
 	return d, err
 }
+
+// testStaged makes every Dir staged (see staged.go), whatever is in it:
+// the tests of the ordinary path run again through the files created
+// under their own names (see TestStagedPath).
+var testStaged bool
 
 // testNamed makes every Dir write files under temporary names, as on a
 // file system without O_TMPFILE (the tests of that path; see
@@ -183,7 +198,10 @@ func (d *Dir) put(e *archive.Entry, r io.Reader) error {
 	}
 	switch e.Type {
 	case archive.TypeFile, archive.TypeSymlink, archive.TypeHardlink:
-		d.supersede(p) // a later entry of a name is the file, as in tar
+		// A later entry of a name is the file, as in tar.
+		if err := d.supersede(p); err != nil {
+			return err
+		}
 	}
 	switch e.Type {
 	case archive.TypeDir:
@@ -455,6 +473,12 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 	if d.queueable(e) {
 		return d.putQueued(p, e, r, perm)
 	}
+	switch f, exact, err := d.createDirect(p, perm); {
+	case err == nil:
+		return d.writeDirect(p, e, r, f, perm, exact)
+	case !errors.Is(err, errNoFastPath):
+		return err
+	}
 	// A Pending file waits for its verdict under a temporary name; any
 	// other is committed when its data ends (unnamed until then where
 	// the system allows it).
@@ -482,26 +506,9 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 // written (err: how that went): its mode, times and identity, then its
 // commit, or its hold when Pending.
 func (d *Dir) finishFile(p string, e *archive.Entry, f *wfile, perm fs.FileMode, exact bool, err error) error {
-	if err == nil && !exact {
-		err = f.Chmod(perm)
-	}
-	var mtime time.Time
-	if err == nil && !e.ModTime.IsZero() && !d.opt.NoTimes {
-		at := e.AccessTime
-		if at.IsZero() {
-			at = e.ModTime
-		}
-		err = f.setTimes(at, e.ModTime)
-		mtime = e.ModTime
-	}
-	if err == nil && len(d.opt.Quarantine) > 0 {
-		if qerr := f.quarantine(d.opt.Quarantine); qerr != nil && !errors.Is(qerr, errors.ErrUnsupported) {
-			err = qerr
-		}
-	}
 	var info ident
 	if err == nil {
-		info, err = f.ident(mtime) // the identity of the file written
+		info, err = d.fileMeta(e, f, perm, exact)
 	}
 	if f.tmp == "" {
 		// Unnamed: named (committed, or kept as broken) before the
@@ -533,6 +540,34 @@ func (d *Dir) finishFile(p string, e *archive.Entry, f *wfile, perm fs.FileMode,
 		return nil
 	}
 	return d.place(f.tmp, p, info)
+}
+
+// fileMeta gives the file f, whose data was written, its mode (unless
+// created with it: exact), times and quarantine, and returns the identity
+// it is recorded by.
+func (d *Dir) fileMeta(e *archive.Entry, f *wfile, perm fs.FileMode, exact bool) (ident, error) {
+	if !exact {
+		if err := f.Chmod(perm); err != nil {
+			return ident{}, err
+		}
+	}
+	var mtime time.Time
+	if !e.ModTime.IsZero() && !d.opt.NoTimes {
+		at := e.AccessTime
+		if at.IsZero() {
+			at = e.ModTime
+		}
+		if err := f.setTimes(at, e.ModTime); err != nil {
+			return ident{}, err
+		}
+		mtime = e.ModTime
+	}
+	if len(d.opt.Quarantine) > 0 {
+		if err := f.quarantine(d.opt.Quarantine); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			return ident{}, err
+		}
+	}
+	return f.ident(mtime) // the identity of the file written
 }
 
 // placeUnnamed commits the unnamed file f (info) as p: linked there if p

@@ -179,6 +179,43 @@ func (d *Dir) create(p string, perm fs.FileMode, named bool) (*wfile, bool, erro
 	return &wfile{fd: fd, dir: h, d: d, tmp: tmp, name: p}, exact, nil
 }
 
+// createDirect creates the file for the resolved path p under its own
+// name, in a stage (see staged.go), with mode perm where the umask gives it
+// exactly that (reporting whether it did). It fails with errNoFastPath
+// when the file takes the ordinary way: not staged, or p taken.
+func (d *Dir) createDirect(p string, perm fs.FileMode) (*wfile, bool, error) {
+	if !d.staged() {
+		return nil, false, errNoFastPath
+	}
+	h, err := d.dirFD(parent(p))
+	if err != nil {
+		return nil, false, err
+	}
+	if !d.claim(p, ident{dev: h.dev, claimed: true}) {
+		d.release(h)
+		return nil, false, errNoFastPath
+	}
+	create, exact := uint32(0o600), false
+	if perm&^fs.ModePerm == 0 && perm&realUmask() == 0 {
+		create, exact = uint32(perm), true
+	}
+	fd, err := unix.Openat(h.fd, path.Base(p), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+	if err != nil {
+		d.release(h)
+		d.unclaim(p, false)
+		if err == unix.EEXIST {
+			return nil, false, errNoFastPath // the policy decides
+		}
+		return nil, false, &fs.PathError{Op: "openat", Path: p, Err: err}
+	}
+	f := &wfile{fd: fd, dir: h, d: d, name: p}
+	if err := d.created(p); err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	return f, exact, nil
+}
+
 func (f *wfile) err(op string, err error) error {
 	return &fs.PathError{Op: op, Path: f.name, Err: err}
 }

@@ -32,6 +32,12 @@ func (d *Dir) create(p string, _ fs.FileMode, _ bool) (*wfile, bool, error) {
 	return &wfile{File: f, d: d, tmp: tmp}, false, nil
 }
 
+// createDirect: files are created under temporary names here (see
+// staged.go).
+func (d *Dir) createDirect(string, fs.FileMode) (*wfile, bool, error) {
+	return nil, false, errNoFastPath
+}
+
 // setTimes sets the times of the file, by its temporary name.
 func (f *wfile) setTimes(at, mt time.Time) error { return f.d.root.Chtimes(f.tmp, at, mt) }
 

@@ -23,6 +23,7 @@ type hold struct {
 	state  int       // waiting, committed or failed
 	err    error     // for a file that failed: why
 	job    *writeJob // its write by the pool, when queued (see wait)
+	direct bool      // a file held under its own name (tmp is name: see staged.go)
 }
 
 const (
@@ -33,14 +34,20 @@ const (
 
 // supersede gives the resolved path p to the entry being put: a held file
 // of that path will not be committed there (its hard links, held with it,
-// still are).
-func (d *Dir) supersede(p string) {
+// still are); one held under that very name is moved aside first.
+func (d *Dir) supersede(p string) error {
 	d.mu.Lock()
-	if h := d.heldName[p]; h != nil {
+	h := d.heldName[p]
+	if h != nil {
 		h.name = ""
 		delete(d.heldName, p)
 	}
+	direct := h != nil && h.direct
 	d.mu.Unlock()
+	if direct {
+		return d.moveAside(h, p)
+	}
+	return nil
 }
 
 // Settle commits (err nil) or discards a Pending entry that Put holds. The
@@ -111,18 +118,31 @@ func (d *Dir) Settle(e *archive.Entry, err error) error {
 				d.drop(l.tmp)
 			}
 		}
-		if h.name == "" {
+		switch {
+		case h.name == "":
 			d.drop(h.tmp)
+			return err
+		case h.direct:
+			// Removed here unless its write failed (its writer
+			// removed what it made, if anything).
+			d.unclaim(h.name, h.job == nil || h.job.err == nil)
 			return err
 		}
 		return d.discard(h.tmp, h.name, err)
 	}
 	h.state = committed
 	var errs []error
-	if h.name == "" {
+	switch {
+	case h.name == "":
 		d.drop(h.tmp)
-	} else if cerr := d.place(h.tmp, h.name, h.info); cerr != nil {
-		errs = append(errs, cerr)
+	case h.direct:
+		if cerr := d.settleDirect(h.name, h.info); cerr != nil {
+			errs = append(errs, cerr)
+		}
+	default:
+		if cerr := d.place(h.tmp, h.name, h.info); cerr != nil {
+			errs = append(errs, cerr)
+		}
 	}
 	for _, l := range h.links {
 		if l.own && l.state == waiting {
@@ -207,6 +227,9 @@ func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
 	l := &hold{name: p, tmp: tmp, info: info, file: file, own: !e.Pending}
 	d.mu.Lock()
 	file.info = info
+	if file.direct {
+		d.made[file.name] = info // it has two links now
+	}
 	file.links = append(file.links, l)
 	if e.Pending {
 		d.held[e] = l

@@ -27,6 +27,10 @@ type ident struct {
 	size     int64 // for a file written (ino 0): its size
 	mtime    int64 // and its mtime in seconds, when set (timed)
 	timed    bool
+	// claimed: a file being written under its own name in a stage (see
+	// staged.go), known as any regular file of one link on dev until
+	// its data is written.
+	claimed bool
 }
 
 func identOf(fi fs.FileInfo) ident {
@@ -57,6 +61,8 @@ func (i ident) same(fi fs.FileInfo) bool {
 		return false
 	case i.ino != 0:
 		return ino == i.ino
+	case i.claimed:
+		return fi.Mode().IsRegular() && nlink == 1
 	}
 	// A file written, known by what it was written as (see ident). File
 	// systems keep mtimes to 2 s at worst (FAT).

@@ -106,6 +106,7 @@ func temps(dest string) bool {
 var errStream = archive.Corruptf("gzip: CRC mismatch")
 
 func TestDirPendingHeldUntilSettled(t *testing.T) {
+	skipStaged(t, "a held file waits under its own name in a stage")
 	dest := t.TempDir()
 	d, _ := NewDir(dest, DirOptions{})
 	e, r := pending("a/f", "data")
@@ -218,7 +219,11 @@ func TestDirPendingHardlink(t *testing.T) {
 	if err := d.Settle(e, nil); err != nil {
 		t.Fatal(err)
 	}
-	sameTree(t, "file settled", dest, true, map[string]string{"sub": "/", "h2": "one"})
+	want := map[string]string{"sub": "/", "h2": "one"}
+	if testStaged {
+		want["f"] = "two" // held under its own name in a stage
+	}
+	sameTree(t, "file settled", dest, true, want)
 	if err := d.Settle(l, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -51,6 +51,7 @@ type writeJob struct {
 	at      time.Time
 	mt      time.Time
 	w       *writers
+	held    *hold // the entry held (direct and tmp change under d.mu only)
 	done    chan struct{}
 	err     error // set before done is closed
 }
@@ -283,9 +284,14 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	}
 	w.acquire(int64(cap(m.b)))
 	j := &writeJob{dir: h, fd: -1, tmp: tempName(p), name: p, data: m.b, perm: perm, done: make(chan struct{})}
-	if !h.noTmpfile.Load() && d.heldFDs.Add(1) <= maxHeldFDs() {
+	// In a stage, under its own name (see staged.go).
+	direct := d.staged() && d.claim(p, ident{dev: h.dev, claimed: true})
+	switch {
+	case direct:
+		j.tmp = p
+	case !h.noTmpfile.Load() && d.heldFDs.Add(1) <= maxHeldFDs():
 		j.unnamed = true
-	} else if !h.noTmpfile.Load() {
+	case !h.noTmpfile.Load():
 		d.heldFDs.Add(-1)
 	}
 	var mtime time.Time
@@ -296,7 +302,8 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		}
 		mtime = e.ModTime
 	}
-	held := &hold{name: p, tmp: j.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j}
+	held := &hold{name: p, tmp: j.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: direct}
+	j.held = held
 	d.mu.Lock()
 	d.temps[j.tmp] = struct{}{}
 	d.held[e] = held
@@ -375,7 +382,17 @@ func (d *Dir) writeHeld(j *writeJob) error {
 	}
 	if !j.unnamed {
 		fd, err = unix.Openat(j.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+		if err == unix.EEXIST && j.held.direct {
+			// Its own name is taken (staged, see staged.go): held
+			// under a temporary name then, for the policy to decide
+			// at its commit.
+			base = d.unstage(j)
+			fd, err = unix.Openat(j.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+		}
 		if err != nil {
+			if j.held.direct {
+				d.track(j.tmp, false) // nothing of it is there
+			}
 			return &fs.PathError{Op: "openat", Path: j.tmp, Err: err}
 		}
 	}
@@ -407,6 +424,20 @@ func (d *Dir) writeHeld(j *writeJob) error {
 	}
 	d.mu.Unlock()
 	return err
+}
+
+// unstage moves the write j, claimed under its own name, to a temporary
+// name (its base returned): the name was taken after all.
+func (d *Dir) unstage(j *writeJob) string {
+	tmp := tempName(j.name)
+	d.mu.Lock()
+	delete(d.made, j.name)
+	delete(d.temps, j.name)
+	d.temps[tmp] = struct{}{}
+	j.tmp = tmp
+	j.held.tmp, j.held.direct = tmp, false
+	d.mu.Unlock()
+	return path.Base(tmp)
 }
 
 // maxHeldFDs bounds the held files kept open unnamed: half the
@@ -522,6 +553,7 @@ func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
 		<-h.job.done
 		switch c.werr = h.job.err; {
 		case c.werr != nil:
+		case h.direct: // at its name already
 		case h.job.fd >= 0:
 			c.err, c.werr = d.linkHeld(h)
 		default:
@@ -543,8 +575,14 @@ func (d *Dir) finishCommit(c *fastCommit) error {
 	switch {
 	case c.werr != nil:
 		h.state, h.err = failed, c.werr
-		d.track(h.tmp, false)
+		if h.direct {
+			d.unclaim(h.name, false) // removed by its writer, if made
+		} else {
+			d.track(h.tmp, false)
+		}
 		return c.werr
+	case h.direct:
+		return d.settleDirect(h.name, h.info)
 	case c.err != nil:
 		return d.placeOver(h.tmp, h.name, h.info)
 	}

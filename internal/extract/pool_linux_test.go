@@ -45,6 +45,7 @@ func putAsync(t *testing.T, d *Dir, e *archive.Entry, data string) {
 // TestPoolLaterWinsFirstSlow: of two held entries of one name, the later
 // is the file even when the earlier's write finishes last.
 func TestPoolLaterWinsFirstSlow(t *testing.T) {
+	skipStaged(t, "a later entry of a name held under it in a stage waits for its write, to move it aside")
 	dest := t.TempDir()
 	d, _ := NewDir(dest, DirOptions{})
 	release := slowWrites(t, "f")
