@@ -8,9 +8,9 @@ import (
 )
 
 // storedReader is implemented by random-access readers whose files are
-// (mostly) byte ranges of the archive file, as they are: ISO 9660 images.
-// StoredSpans gives those ranges by entry, sorted by offset and not
-// overlapping; OpenSpan reads one range as a file's data is read.
+// (mostly) byte ranges of the archive file, as they are: ISO 9660 and UDF
+// images. StoredSpans gives those ranges by entry, sorted by offset and
+// not overlapping; OpenSpan reads one range as a file's data is read.
 type storedReader interface {
 	StoredSpans() []archive.Span
 	OpenSpan(off, n int64) io.ReadCloser

@@ -321,7 +321,8 @@ func timestamp(b []byte) time.Time {
 	}
 	ns := int64(b[9])*10_000_000 + int64(b[10])*100_000 + int64(b[11])*1000
 	if b[4] < 1 || b[4] > 12 {
-		return time.Date(int(year), time.Month(b[4]), int(b[5]), int(b[6]), int(b[7]), int(b[8]), int(ns), time.FixedZone("", int(off)*60)).UTC()
+		// Whole seconds of ns apart: up to 2.58e9 ns overflow a 32-bit int.
+		return time.Date(int(year), time.Month(b[4]), int(b[5]), int(b[6]), int(b[7]), int(b[8])+int(ns/1e9), int(ns%1e9), time.FixedZone("", int(off)*60)).UTC()
 	}
 	days := daysFromCivil(year, int64(b[4]), int64(b[5]))
 	secs := days*86400 + int64(b[6])*3600 + int64(b[7])*60 + int64(b[8]) - off*60

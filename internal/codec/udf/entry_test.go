@@ -11,7 +11,9 @@ import (
 	"unicode/utf16"
 )
 
-// refTimestamp is timestamp as time.Date in a FixedZone gives it.
+// refTimestamp is timestamp as time.Date in a FixedZone gives it (the
+// fractions' whole seconds given as seconds, so that a 32-bit int holds
+// the rest).
 func refTimestamp(b []byte) time.Time {
 	tz := binary.LittleEndian.Uint16(b)
 	year := int(int16(binary.LittleEndian.Uint16(b[2:])))
@@ -25,8 +27,8 @@ func refTimestamp(b []byte) time.Time {
 			loc = time.FixedZone("", off*60)
 		}
 	}
-	ns := int(b[9])*10_000_000 + int(b[10])*100_000 + int(b[11])*1000
-	return time.Date(year, time.Month(b[4]), int(b[5]), int(b[6]), int(b[7]), int(b[8]), ns, loc).UTC()
+	ns := int64(b[9])*10_000_000 + int64(b[10])*100_000 + int64(b[11])*1000 // past 2^31: int64
+	return time.Date(year, time.Month(b[4]), int(b[5]), int(b[6]), int(b[7]), int(b[8])+int(ns/1e9), int(ns%1e9), loc).UTC()
 }
 
 // TestTimestamp: the counted seconds give time.Date's value (the same
