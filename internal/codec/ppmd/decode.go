@@ -200,14 +200,11 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		// The symbol is stored before the coder normalises (the call
 		// would have it spilled); it counts only once that succeeded.
 		dst[n] = sym
-		// 7-Zip's coder normalises on the range alone, and only its
-		// normalisation fails (its range is at least 2^24, above any
-		// total); RAR's threshold fails on a range below the total.
-		if rc.isRAR {
-			if rc.normRAR(); rc.err != nil {
-				return n, 0
-			}
-		} else if rc.rng < rcTop {
+		// Both coders normalise only below 2^24 (see normalize); only
+		// that fails 7-Zip's coder (its range is at least 2^24, above
+		// any total), and RAR's threshold, which fails on a range below
+		// the total, leaves one below 2^24 too.
+		if rc.rng < rcTop {
 			if rc.normalize(); rc.err != nil {
 				return n, 0
 			}
@@ -215,9 +212,7 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	}
 	return n, 0
 stop:
-	if rc.isRAR {
-		rc.normRAR()
-	} else if rc.rng < rcTop {
+	if rc.rng < rcTop {
 		rc.normalize()
 	}
 	return n, e
@@ -236,9 +231,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
-		if rc.isRAR {
-			rc.normRAR()
-		} else if rc.rng < rcTop {
+		if rc.rng < rcTop {
 			rc.normalize()
 		}
 		mu := (*[12]byte)(heap[uint(mc)&hm:])
