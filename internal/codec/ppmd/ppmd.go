@@ -149,7 +149,7 @@ type ModelH struct {
 	see     [25][16]see
 	dummy   see
 
-	charMask [256]byte // 0 for the symbols masked after escapes, 0xFF for the others
+	charMask [256]byte // 0 for the symbols masked by a symbol's escapes, 0xFF for the others; all 0xFF between symbols
 	stack    [MaxOrder]uint32
 	failed   bool // met data no encoder writes: decodes nothing until Reset
 }
@@ -173,6 +173,7 @@ func (m *ModelH) Reset(order, memSize int) error {
 		return archive.Limitf("ppmd: model of %d bytes does not fit this system's address space", memSize)
 	}
 	m.failed = false
+	m.charMask = allUnmasked
 	m.maxOrder = order
 	m.restart()
 	m.dummy.shift = periodBits
