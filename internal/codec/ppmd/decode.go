@@ -142,9 +142,12 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 					m.found -= 6
 					if f > maxFreq {
 						m.rescale()
+						m.nextContext()
+						goto next
 					}
-					m.nextContext()
-				} else if succ := le32(rec[2:]); m.orderFall == 0 && succ > m.text {
+					rec = prev // NextContext, inline
+				}
+				if succ := le32(rec[2:]); m.orderFall == 0 && succ > m.text {
 					m.minCtx, m.maxCtx = succ, succ
 				} else {
 					m.updateModel()

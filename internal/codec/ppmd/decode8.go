@@ -123,9 +123,12 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 					m.found -= 6
 					if f > maxFreq {
 						m.rescale()
+						m.nextContext()
+						goto next
 					}
-					m.nextContext()
-				} else if succ := le32(rec[2:]); m.orderFall == 0 && succ >= m.unitsStart {
+					rec = prev // NextContext, inline
+				}
+				if succ := le32(rec[2:]); m.orderFall == 0 && succ >= m.unitsStart {
 					m.minCtx, m.maxCtx = succ, succ
 				} else {
 					m.updateModel()
