@@ -18,8 +18,9 @@
 // masks its offset to the heap's range, so that no offset read from the
 // heap can reach outside it. Data no encoder writes (a count outside the
 // range coder's total, a variant I cut-off that frees nothing, a RAR
-// range too narrow for a total) ends decoding with ErrCorrupt, and the
-// model decodes nothing more until it is Reset.
+// range too narrow for a total; variant I cuts such a total down to the
+// range, as 7-Zip 20.01 and later do) ends decoding with ErrCorrupt, and
+// the model decodes nothing more until it is Reset.
 package ppmd
 
 import (
