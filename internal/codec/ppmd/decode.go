@@ -142,9 +142,12 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 					m.found -= 6
 					if f > maxFreq {
 						m.rescale()
+						m.nextContext()
+						goto next
 					}
-					m.nextContext()
-				} else if succ := le32(rec[2:]); m.orderFall == 0 && succ > m.text {
+					rec = prev // NextContext, inline
+				}
+				if succ := le32(rec[2:]); m.orderFall == 0 && succ > m.text {
 					m.minCtx, m.maxCtx = succ, succ
 				} else {
 					m.updateModel()
@@ -157,9 +160,7 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			}
 			m.hiBitsFlag = uint32(hb2Flag[*at(heap, m.found)])
 			rc.decode(hi, summ-hi)
-			mask := &m.charMask
-			unmaskAll(mask)
-			maskAll(st, ctx[0]-1, mask) // ns-1's low byte, reloaded
+			maskAll(st, ctx[0]-1, &m.charMask) // ns-1's low byte, reloaded
 		} else {
 			freq := ctx[3]
 			sym = ctx[2]
@@ -185,7 +186,6 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			}
 			*prob -= getMean(*prob)
 			m.initEsc = uint32(expEscape[*prob>>10])
-			unmaskAll(&m.charMask)
 			m.charMask[sym] = 0
 			m.prevSuccess = 0
 		}
@@ -200,14 +200,11 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		// The symbol is stored before the coder normalises (the call
 		// would have it spilled); it counts only once that succeeded.
 		dst[n] = sym
-		// 7-Zip's coder normalises on the range alone, and only its
-		// normalisation fails (its range is at least 2^24, above any
-		// total); RAR's threshold fails on a range below the total.
-		if rc.isRAR {
-			if rc.normRAR(); rc.err != nil {
-				return n, 0
-			}
-		} else if rc.rng < rcTop {
+		// Both coders normalise only below 2^24 (see normalize); only
+		// that fails 7-Zip's coder (its range is at least 2^24, above
+		// any total), and RAR's threshold, which fails on a range below
+		// the total, leaves one below 2^24 too.
+		if rc.rng < rcTop {
 			if rc.normalize(); rc.err != nil {
 				return n, 0
 			}
@@ -215,9 +212,7 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	}
 	return n, 0
 stop:
-	if rc.isRAR {
-		rc.normRAR()
-	} else if rc.rng < rcTop {
+	if rc.rng < rcTop {
 		rc.normalize()
 	}
 	return n, e
@@ -235,12 +230,12 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 	hm := uint(len(heap)) - heapPad // as in decode
 	mask := &m.charMask
 	mc := m.minCtx
+	first := mc // whose states decode masked
 	for {
-		if rc.isRAR {
-			rc.normRAR()
-		} else if rc.rng < rcTop {
+		if rc.rng < rcTop {
 			rc.normalize()
 		}
+		pc := mc // the context just escaped from
 		mu := (*[12]byte)(heap[uint(mc)&hm:])
 		numMasked := uint32(mu[0]) | uint32(mu[1])<<8
 		var ctx *[12]byte
@@ -250,6 +245,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 				mc = suf
 			} else {
 				m.minCtx = mc
+				unmaskAll(mask)
 				return -1
 			}
 			if ctx = unit(heap, mc); le16(ctx[0:]) != numMasked {
@@ -284,6 +280,18 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 		count := rc.threshold(total)
 		if count < hi {
 			off, acc := findUnmasked(st, last, mask, count)
+			// Clear the mask for the next symbol's escapes: after one
+			// escape the masked symbols are the first context's states;
+			// after more, the union of the contexts escaped from, which
+			// the last of them need not hold (rescale drops states), so
+			// all of it.
+			if pu := unit(heap, pc); pc != first {
+				unmaskAll(mask)
+			} else if numMasked == 1 {
+				mask[pu[2]] = 0xFF
+			} else {
+				unmaskStates(stateArr(heap, le32(pu[4:])), byte(numMasked-1), mask)
+			}
 			rec := state(heap, s+uint32(off))
 			f := uint32(rec[1])
 			rc.decode(acc-f, f)
@@ -302,6 +310,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 			return int(sym)
 		}
 		if count >= total {
+			unmaskAll(mask)
 			return -2
 		}
 		rc.decode(hi, total-hi)
@@ -388,6 +397,24 @@ func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count u
 		acc += uint32(q[1]) & uint32(mask[q[0]])
 	}
 	return i, acc
+}
+
+// unmaskStates unmasks the symbols of the states in st, a context's
+// state array of last+1 states; from 7 states on it clears all of the
+// mask, in fewer instructions.
+func unmaskStates(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) {
+	if last >= 6 {
+		unmaskAll(mask)
+		return
+	}
+	n := uint(last) + 1
+	_, _ = arr[0], mask[0] // nil checks, once
+	for i, lim := uint(0), n>>1*12; i < lim; i += 12 {
+		q := (*[12]byte)(arr[i:])
+		mask[q[0]] = 0xFF
+		mask[q[6]] = 0xFF
+	}
+	mask[arr[(n-1)*6]] = 0xFF
 }
 
 // maskAll masks the symbols of the states in st.

@@ -123,9 +123,12 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 					m.found -= 6
 					if f > maxFreq {
 						m.rescale()
+						m.nextContext()
+						goto next
 					}
-					m.nextContext()
-				} else if succ := le32(rec[2:]); m.orderFall == 0 && succ >= m.unitsStart {
+					rec = prev // NextContext, inline
+				}
+				if succ := le32(rec[2:]); m.orderFall == 0 && succ >= m.unitsStart {
 					m.minCtx, m.maxCtx = succ, succ
 				} else {
 					m.updateModel()
@@ -173,8 +176,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		sym = byte(e)
 	next:
 		dst[n] = sym // before the coder's call, as ModelH.decode
-		// normRAR, written out (its inline mark would be a NOP).
-		if rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot {
+		if rc.rng < rcTop { // normalize has the exact condition
 			rc.normalize()
 		}
 		if rc.err != nil || m.failed {
@@ -183,7 +185,9 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	}
 	return n, 0
 stop:
-	rc.normRAR()
+	if rc.rng < rcTop {
+		rc.normalize()
+	}
 	return n, e
 }
 
@@ -199,8 +203,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
-		// normRAR, written out (its inline mark would be a NOP).
-		if rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot {
+		if rc.rng < rcTop { // as in decode
 			rc.normalize()
 		}
 		numMasked := uint32((*[12]byte)(heap[uint(mc)&hm:])[0])

@@ -18,8 +18,9 @@
 // masks its offset to the heap's range, so that no offset read from the
 // heap can reach outside it. Data no encoder writes (a count outside the
 // range coder's total, a variant I cut-off that frees nothing, a RAR
-// range too narrow for a total) ends decoding with ErrCorrupt, and the
-// model decodes nothing more until it is Reset.
+// range too narrow for a total; variant I cuts such a total down to the
+// range, as 7-Zip 20.01 and later do) ends decoding with ErrCorrupt, and
+// the model decodes nothing more until it is Reset.
 package ppmd
 
 import (
@@ -149,7 +150,7 @@ type ModelH struct {
 	see     [25][16]see
 	dummy   see
 
-	charMask [256]byte // 0 for the symbols masked after escapes, 0xFF for the others
+	charMask [256]byte // 0 for the symbols masked by a symbol's escapes, 0xFF for the others; all 0xFF between symbols
 	stack    [MaxOrder]uint32
 	failed   bool // met data no encoder writes: decodes nothing until Reset
 }
@@ -173,6 +174,7 @@ func (m *ModelH) Reset(order, memSize int) error {
 		return archive.Limitf("ppmd: model of %d bytes does not fit this system's address space", memSize)
 	}
 	m.failed = false
+	m.charMask = allUnmasked
 	m.maxOrder = order
 	m.restart()
 	m.dummy.shift = periodBits

@@ -412,3 +412,51 @@ func TestMaskHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskClearBetweenSymbols checks variant H's charMask invariant: every
+// symbol unmasks what its escapes masked, so that the mask is clear
+// between symbols (on the fixtures, and on arbitrary input up to its
+// error or end marker).
+func TestMaskClearBetweenSymbols(t *testing.T) {
+	check := func(name string, m *ModelH, rc *RangeDecoder, n int) {
+		for i := 0; i < n; i++ {
+			_, err := m.DecodeSymbol(rc)
+			if err != nil && !errors.Is(err, ErrEndMark) {
+				return // a failed model is Reset before it decodes again
+			}
+			if m.charMask != allUnmasked {
+				t.Fatalf("%s: mask not clear after symbol %d", name, i)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	for _, f := range loadFixtures(t) {
+		m, _ := NewH(f.order, f.mem)
+		var rc RangeDecoder
+		if err := rc.Init7z(bytes.NewReader(f.packed)); err != nil {
+			t.Fatal(err)
+		}
+		check(f.name, m, &rc, f.size)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	m, _ := NewH(6, 1<<12)
+	for k := 0; k < 200; k++ {
+		data := make([]byte, 64+r.IntN(512))
+		for i := range data {
+			data[i] = byte(r.Uint32())
+		}
+		data[0] = 0
+		m.Reset(2+r.IntN(30), MinMemSize<<r.IntN(3))
+		var rc RangeDecoder
+		if k&1 == 0 {
+			if rc.Init7z(bytes.NewReader(data)) != nil {
+				continue
+			}
+		} else if rc.InitRAR(bytes.NewReader(data)) != nil {
+			continue
+		}
+		check("random", m, &rc, 8*len(data))
+	}
+}

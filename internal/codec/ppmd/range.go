@@ -168,18 +168,15 @@ func (rc *RangeDecoder) decode(start, size uint32) {
 // reads the coder between a decode and the next threshold or bit, so
 // they do it before the next threshold of an escape and once a symbol is
 // decoded, which keeps the call, and the register spills around it, off
-// the paths of the symbol decoders. 7-Zip's coder normalises when its
-// range is below 2^24; normRAR is the check of RAR's (and variant I's),
-// on the exact condition under which its normalize reads.
-func (rc *RangeDecoder) normRAR() {
-	if rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot {
-		rc.normalize()
-	}
-}
+// the paths of the symbol decoders. Both coders call normalize only when
+// the range is below 2^24: 7-Zip's normalises exactly then, RAR's (and
+// variant I's) at most then (when the range's ends share their top byte,
+// or it is below 2^15), which normalize checks itself; one test of the
+// range instead of RAR's exact condition, or of which coder it is.
 
-// normalize refills the range after decode, kept out of line so that
-// norm inlines. Both coders are refilled here, reading the input without
-// further calls: it runs for about every fourth symbol.
+// normalize refills the range after decode. Both coders are refilled
+// here, reading the input without further calls: it runs for about
+// every fourth symbol.
 func (rc *RangeDecoder) normalize() {
 	if rc.isRAR {
 		// RAR's carry-less coder.
