@@ -721,20 +721,21 @@ func (p *parallel) dispatch() bool {
 	j.from = max(p.pos, j.a*8)
 	p.next += int64(j.own)
 	p.queue = append(p.queue, j)
+	// The reading goroutine decodes one piece in threads itself, as it
+	// gives the output out: from a known start with the window, into the
+	// caller's buffer (hot in cache), with no markers to resolve and no
+	// piece buffer to write and read back. The workers decode the others
+	// ahead. (Set before the piece is published to the worker of the
+	// piece before, which reads self in setHint.)
+	j.self = p.nth%p.threads == 0
+	p.nth++
+	j.start = -1
 	j.hint.Store(nil)
 	j.claim.Store(false)
 	j.next.Store(nil)
 	if len(p.queue) > 1 {
 		p.queue[len(p.queue)-2].next.Store(j)
 	}
-	// The reading goroutine decodes one piece in threads itself, as it
-	// gives the output out: from a known start with the window, into the
-	// caller's buffer (hot in cache), with no markers to resolve and no
-	// piece buffer to write and read back. The workers decode the others
-	// ahead.
-	j.self = p.nth%p.threads == 0
-	p.nth++
-	j.start = -1
 	p.hintNext()
 	if !j.self {
 		j.pending = true
