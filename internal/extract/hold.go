@@ -228,7 +228,9 @@ func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
 	d.mu.Lock()
 	file.info = info
 	if file.direct {
-		d.made[file.name] = info // it has two links now
+		claim := info // it has two links now, and is still claimed
+		claim.claimed = true
+		d.made[file.name] = claim
 	}
 	file.links = append(file.links, l)
 	if e.Pending {

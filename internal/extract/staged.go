@@ -65,9 +65,14 @@ func (d *Dir) created(p string) error {
 
 // unclaim gives up the claim of p, removing the file there first when
 // remove is set (it is the claimed file: nothing else writes in a stage).
+// What a concurrent entry recorded at p since (a directory made there
+// first: the archive contradicting itself) is left as it is.
 func (d *Dir) unclaim(p string, remove bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if m, ok := d.made[p]; ok && !m.claimed {
+		return
+	}
 	if remove {
 		d.unlink(p)
 	}
