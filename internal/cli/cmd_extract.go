@@ -52,6 +52,9 @@ unar). A compressed stream holding a tar is extracted as the tar.
 
 Every file is written under a temporary name (unnamed on Linux where it can be)
 and put in place only after its checksum passed: a failed entry leaves nothing behind (unless --keep-broken).
+Into a new or empty directory, files are written in a hidden stage there
+(.unpack-stage-*), a failed one removed, and the stage's items moved into the
+directory at the end, never replacing a name that appeared meanwhile.
 Entries whose path would leave the destination (absolute, "..", through a
 symlink) are refused; the others still extract. Existing files are never
 replaced silently: choose --overwrite or --skip-existing. --to-tar holds its
