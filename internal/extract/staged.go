@@ -32,6 +32,24 @@ func (d *Dir) staged() bool {
 	return d.opt.Staged && !d.opt.KeepBroken && len(d.opt.Quarantine) == 0
 }
 
+// stagedFree reports whether the resolved path p is known to be free
+// without a look: in a stage, where everything there is this
+// extraction's and recorded, nothing was put at p and its directory is
+// the stage or one made.
+func (d *Dir) stagedFree(p string) bool {
+	if !d.opt.Staged {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, taken := d.made[p]; taken {
+		return false
+	}
+	dir := parent(p)
+	_, madeDir := d.made[dir]
+	return dir == "" || madeDir
+}
+
 // claim reserves the resolved path p for a file created under its own
 // name, recorded as id: it fails (false) if this extraction put anything
 // at p, or after Abort.
