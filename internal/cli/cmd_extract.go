@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -49,6 +52,9 @@ unar). A compressed stream holding a tar is extracted as the tar.
 
 Every file is written under a temporary name (unnamed on Linux where it can be)
 and put in place only after its checksum passed: a failed entry leaves nothing behind (unless --keep-broken).
+Into a new or empty directory, files are written in a hidden stage there
+(.unpack-stage-*), a failed one removed, and the stage's items moved into the
+directory at the end, never replacing a name that appeared meanwhile.
 Entries whose path would leave the destination (absolute, "..", through a
 symlink) are refused; the others still extract. Existing files are never
 replaced silently: choose --overwrite or --skip-existing. --to-tar holds its
@@ -266,6 +272,16 @@ func extractSink(f *Factory, o *ExtractOptions, path string, buffer int64, warn 
 		dopt.Policy = extract.Skip
 	}
 	if o.Output != "" {
+		// Into a new or empty directory through a stage in it: files are
+		// created under their own names there (see extract.DirOptions).
+		if stage := newStage(o.Output); stage != "" {
+			sopt := dopt
+			sopt.Staged = true
+			if d, err := extract.NewDir(stage, sopt); err == nil {
+				return d, func() error { return moveOut(stage, o.Output) }, nil
+			}
+			os.Remove(stage)
+		}
 		d, err := extract.NewDir(o.Output, dopt)
 		return d, nil, err
 	}
@@ -275,6 +291,7 @@ func extractSink(f *Factory, o *ExtractOptions, path string, buffer int64, warn 
 	if err != nil {
 		return nil, nil, err
 	}
+	dopt.Staged = true
 	d, err := extract.NewDir(stage, dopt)
 	if err != nil {
 		os.Remove(stage)
@@ -293,11 +310,11 @@ func unstage(f *Factory, o *ExtractOptions, stage, path string) error {
 		return os.Remove(stage)
 	case len(items) == 1:
 		name := items[0].Name()
-		if _, err := os.Lstat(name); os.IsNotExist(err) {
-			if err := os.Rename(filepath.Join(stage, name), name); err != nil {
-				return err
-			}
+		switch err := moveItem(filepath.Join(stage, name), name); {
+		case err == nil:
 			return os.Remove(stage)
+		case !errors.Is(err, fs.ErrExist):
+			return err
 		}
 		if o.Overwrite && !items[0].IsDir() {
 			if fi, err := os.Lstat(name); err == nil && !fi.IsDir() {
@@ -309,8 +326,11 @@ func unstage(f *Factory, o *ExtractOptions, stage, path string) error {
 		}
 	}
 	dest := freeName(archive.Stem(path))
-	if err := os.Rename(stage, dest); err != nil {
-		return err
+	for err := moveItem(stage, dest); err != nil; err = moveItem(stage, dest) {
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		dest = freeName(archive.Stem(path)) // taken meanwhile
 	}
 	if len(items) == 1 && !o.Quiet {
 		fmt.Fprintf(f.ErrOut, "unpack: %s: %s exists; extracted into %s/\n", termtext.Escape(path), termtext.Escape(items[0].Name()), termtext.Escape(dest))
@@ -327,4 +347,83 @@ func freeName(base string) string {
 		}
 		name = fmt.Sprintf("%s-%d", base, i)
 	}
+}
+
+// newStage makes a hidden stage in dest, made if missing, when dest is
+// new or empty, and returns its path; "" when dest holds anything or the
+// stage cannot be made (the ordinary way then). Nothing but this
+// extraction writes in the stage (mode 0700, a random name).
+func newStage(dest string) string {
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return ""
+	}
+	f, err := os.Open(dest)
+	if err != nil {
+		return ""
+	}
+	_, err = f.Readdirnames(1)
+	f.Close()
+	if err != io.EOF {
+		return ""
+	}
+	stage, err := os.MkdirTemp(dest, ".unpack-stage-")
+	if err != nil {
+		return ""
+	}
+	return stage
+}
+
+// moveOut moves the top-level items of stage into dest, never replacing
+// a name: an item whose name appeared in dest during the extraction stays
+// in the stage, and the error names it. The stage is removed once empty.
+func moveOut(stage, dest string) error {
+	if testBeforeMoveOut != nil {
+		testBeforeMoveOut(stage, dest)
+	}
+	items, err := os.ReadDir(stage)
+	if err != nil {
+		return err
+	}
+	var left []string
+	for _, it := range items {
+		n := it.Name()
+		if err := moveItem(filepath.Join(stage, n), filepath.Join(dest, n)); err != nil {
+			if !errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("%w (what is not moved is left in %s)", err, termtext.Escape(stage))
+			}
+			left = append(left, termtext.Escape(n))
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("not replaced: %s appeared in %s during the extraction; the extracted ones are left in %s",
+			strings.Join(left, ", "), termtext.Escape(dest), termtext.Escape(stage))
+	}
+	return os.Remove(stage)
+}
+
+// testBeforeMoveOut, when set, is called before a stage is moved out (the
+// tests' changes to the destination meanwhile).
+var testBeforeMoveOut func(stage, dest string)
+
+// moveItem renames old to new unless new exists (fs.ErrExist). A
+// directory without write permission for its owner (needed to move it
+// into another directory) gets it for the move.
+func moveItem(old, new string) error {
+	err := renameNoReplace(old, new)
+	if !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	fi, serr := os.Lstat(old)
+	if serr != nil || !fi.IsDir() || fi.Mode()&0o200 != 0 {
+		return err
+	}
+	mode := fi.Mode() & (fs.ModePerm | fs.ModeSticky | fs.ModeSetgid)
+	if os.Chmod(old, mode|0o200) != nil {
+		return err
+	}
+	if err := renameNoReplace(old, new); err != nil {
+		os.Chmod(old, mode)
+		return err
+	}
+	return os.Chmod(new, mode)
 }

@@ -363,6 +363,12 @@ func kind(fi fs.FileInfo) string {
 }
 
 func (d *Dir) putDir(p string, e *archive.Entry) error {
+	if d.stagedFree(p) {
+		// Made without a look first (the look if it is there after all).
+		if err := d.putNewDir(p, e); !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
 	fi, err := d.lstat(p)
 	switch {
 	case err == nil && fi.IsDir():
@@ -384,10 +390,15 @@ func (d *Dir) putDir(p string, e *archive.Entry) error {
 			return err
 		}
 	}
+	return d.putNewDir(p, e)
+}
+
+// putNewDir makes the directory p, found free.
+func (d *Dir) putNewDir(p string, e *archive.Entry) error {
 	if err := d.mkParent(p); err != nil {
 		return err
 	}
-	fi, err = d.mkdir(p)
+	fi, err := d.mkdir(p)
 	if err != nil {
 		if fi, serr := d.lstat(p); serr == nil && !fi.IsDir() && d.mine(p, fi) {
 			return archive.Corruptf("already exists: a %s extracted from this archive is in the way", kind(fi))
@@ -883,6 +894,11 @@ func (d *Dir) applyDirMeta() {
 	})
 	for _, n := range names {
 		m := d.dirMeta[n]
+		// In a stage a directory made stays the one its handle holds
+		// (none is replaced, nothing else writes there).
+		if d.opt.Staged && d.setDirMetaByHandle(n, m) {
+			continue
+		}
 		if fi, err := d.lstat(n); err != nil || !fi.IsDir() || !m.info.same(fi) {
 			continue // no longer the directory the entry made or named
 		}

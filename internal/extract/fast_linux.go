@@ -542,6 +542,19 @@ func (d *Dir) mkdirAt(p string) (fs.FileInfo, error) {
 	return si, nil
 }
 
+// setDirMetaByHandle gives the directory p its mode and times on its
+// handle, if one is open (reporting whether it was).
+func (d *Dir) setDirMetaByHandle(p string, m dirMeta) bool {
+	d.fdMu.Lock()
+	h := d.fds[p]
+	d.fdMu.Unlock()
+	if h == nil {
+		return false
+	}
+	d.setDirMetaOn(p, m)
+	return true
+}
+
 // setDirMetaOn gives the directory p its mode and times: on its handle
 // when it has one, else through the root.
 func (d *Dir) setDirMetaOn(p string, m dirMeta) {

@@ -38,6 +38,9 @@ func (d *Dir) createDirect(string, fs.FileMode) (*wfile, bool, error) {
 	return nil, false, errNoFastPath
 }
 
+// setDirMetaByHandle: no directory handles here.
+func (d *Dir) setDirMetaByHandle(string, dirMeta) bool { return false }
+
 // setTimes sets the times of the file, by its temporary name.
 func (f *wfile) setTimes(at, mt time.Time) error { return f.d.root.Chtimes(f.tmp, at, mt) }
 

@@ -65,8 +65,9 @@ func (d *Dir) Settle(e *archive.Entry, err error) error {
 		delete(d.heldName, h.name)
 	}
 	d.mu.Unlock()
+	var werr error
 	if h != nil {
-		if werr := h.wait(); werr != nil && err == nil {
+		if werr = h.wait(); werr != nil && err == nil {
 			err = werr // its data never reached the disk whole
 		}
 		// An unnamed held file goes with its descriptor, or is named
@@ -125,7 +126,7 @@ func (d *Dir) Settle(e *archive.Entry, err error) error {
 		case h.direct:
 			// Removed here unless its write failed (its writer
 			// removed what it made, if anything).
-			d.unclaim(h.name, h.job == nil || h.job.err == nil)
+			d.unclaim(h.name, werr == nil)
 			return err
 		}
 		return d.discard(h.tmp, h.name, err)
@@ -228,7 +229,9 @@ func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
 	d.mu.Lock()
 	file.info = info
 	if file.direct {
-		d.made[file.name] = info // it has two links now
+		claim := info // it has two links now, and is still claimed
+		claim.claimed = true
+		d.made[file.name] = claim
 	}
 	file.links = append(file.links, l)
 	if e.Pending {

@@ -32,6 +32,24 @@ func (d *Dir) staged() bool {
 	return d.opt.Staged && !d.opt.KeepBroken && len(d.opt.Quarantine) == 0
 }
 
+// stagedFree reports whether the resolved path p is known to be free
+// without a look: in a stage, where everything there is this
+// extraction's and recorded, nothing was put at p and its directory is
+// the stage or one made.
+func (d *Dir) stagedFree(p string) bool {
+	if !d.opt.Staged {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, taken := d.made[p]; taken {
+		return false
+	}
+	dir := parent(p)
+	_, madeDir := d.made[dir]
+	return dir == "" || madeDir
+}
+
 // claim reserves the resolved path p for a file created under its own
 // name, recorded as id: it fails (false) if this extraction put anything
 // at p, or after Abort.
@@ -65,9 +83,14 @@ func (d *Dir) created(p string) error {
 
 // unclaim gives up the claim of p, removing the file there first when
 // remove is set (it is the claimed file: nothing else writes in a stage).
+// What a concurrent entry recorded at p since (a directory made there
+// first: the archive contradicting itself) is left as it is.
 func (d *Dir) unclaim(p string, remove bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if m, ok := d.made[p]; ok && !m.claimed {
+		return
+	}
 	if remove {
 		d.unlink(p)
 	}

@@ -1,6 +1,10 @@
 package tar
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+)
 
 // blockSize is the tar record unit: headers are one block, data is padded
 // to a whole number of blocks.
@@ -74,16 +78,34 @@ func (b *block) isZero() bool {
 // the checksum field taken as spaces, accepted as unsigned (POSIX) or as
 // signed bytes (old Sun and BSD tars), as GNU tar does.
 func (b *block) checksumOK() bool {
-	var u, s int64
-	for i, c := range b {
-		if offChksum <= i && i < offChksum+8 {
-			c = ' '
+	u, high := b.byteSums()
+	// The checksum field counts as eight spaces.
+	for _, c := range b[offChksum : offChksum+8] {
+		u -= int64(c)
+		if c >= 0x80 {
+			high--
 		}
-		u += int64(c)
-		s += int64(int8(c))
 	}
+	u += 8 * ' '
+	s := u - 256*high // each byte of 0x80 or more is 256 less signed
 	want, ok := parseNumeric(b[offChksum:offChksum+8], true)
 	return ok && (want == u || want == s)
+}
+
+// byteSums returns the sum of the block's bytes and how many of them are
+// 0x80 or more, eight bytes at a time: per word the bytes are added in
+// four 16-bit lanes (64 words of at most 2 × 255 a lane stay below 2^16).
+func (b *block) byteSums() (sum, high int64) {
+	const lo = 0x00FF00FF00FF00FF
+	var lanes uint64
+	h := 0
+	for i := 0; i < blockSize; i += 8 {
+		w := binary.LittleEndian.Uint64(b[i : i+8])
+		lanes += w&lo + w>>8&lo
+		h += bits.OnesCount64(w & 0x8080808080808080)
+	}
+	sum = int64(lanes&0xFFFF + lanes>>16&0xFFFF + lanes>>32&0xFFFF + lanes>>48)
+	return sum, int64(h)
 }
 
 // name returns the header's name: prefix "/" name when a ustar (or star)

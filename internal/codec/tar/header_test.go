@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -296,6 +298,51 @@ func TestBase256Size(t *testing.T) {
 		_, _, err := readAll(t, tarOf(gnuHdr("bad", '0', 0).set(offSize, f).bytes()))
 		if !errors.Is(err, archive.ErrCorrupt) {
 			t.Errorf("size %q: %v", f, err)
+		}
+	}
+}
+
+// TestChecksumWords: the word-at-a-time checksum accepts exactly what the
+// byte loop accepts (unsigned and signed sums), on blocks of every byte
+// value, the checksum field's own bytes included.
+func TestChecksumWords(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 20000 {
+		var b block
+		for j := range b {
+			switch i % 4 {
+			case 0:
+				b[j] = byte(r.IntN(256))
+			case 1:
+				b[j] = 0xFF
+			case 2:
+				b[j] = byte(0x80 + r.IntN(128))
+			default:
+				b[j] = byte(r.IntN(128))
+			}
+		}
+		var u, s int64
+		for j, c := range b {
+			if offChksum <= j && j < offChksum+8 {
+				c = ' '
+			}
+			u += int64(c)
+			s += int64(int8(c))
+		}
+		want := u
+		if i%2 == 1 {
+			want = s
+		}
+		if r.IntN(8) == 0 {
+			want += int64(r.IntN(3)) - 1 // sometimes wrong
+		}
+		field := fmt.Sprintf("%07o\x00", want)
+		if want < 0 || len(field) != 8 {
+			continue
+		}
+		copy(b[offChksum:], field)
+		if got, ok := b.checksumOK(), want == u || want == s; got != ok {
+			t.Fatalf("block %d: checksumOK %v, want %v (unsigned %d, signed %d, field %d)", i, got, ok, u, s, want)
 		}
 	}
 }
