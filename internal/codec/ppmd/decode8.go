@@ -206,12 +206,11 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 		if rc.rng < rcTop { // as in decode
 			rc.normalize()
 		}
-		numMasked := uint32((*[12]byte)(heap[uint(mc)&hm:])[0])
-		var ctx *[12]byte
+		ctx := (*[12]byte)(heap[uint(mc)&hm:])
+		numMasked := uint32(ctx[0])
 		for {
 			m.orderFall++
-			mu := (*[12]byte)(heap[uint(mc)&hm:])
-			suf := uint32(mu[8]) | uint32(mu[9])<<8 | uint32(mu[10])<<16 | uint32(mu[11])<<24
+			suf := uint32(ctx[8]) | uint32(ctx[9])<<8 | uint32(ctx[10])<<16 | uint32(ctx[11])<<24
 			if suf == 0 {
 				m.minCtx = mc
 				return -1
