@@ -84,8 +84,9 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				rc.decode(0, hi)
 				sym = st[0]
 				summ := uint32(ctx[2]) | uint32(ctx[3])<<8
-				m.prevSuccess = b2u(2*hi >= summ)
-				m.runLength += int32(m.prevSuccess)
+				ps := b2u(2*hi >= summ)
+				m.prevSuccess = ps
+				m.runLength += int32(ps)
 				put16(ctx[2:], summ+4)
 				hi += 4
 				st[1] = byte(hi)
