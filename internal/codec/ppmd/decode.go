@@ -238,10 +238,10 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 		pc := mc // the context just escaped from
 		mu := (*[12]byte)(heap[uint(mc)&hm:])
 		numMasked := uint32(mu[0]) | uint32(mu[1])<<8
-		var ctx *[12]byte
+		ctx := mu
 		for {
 			m.orderFall++
-			if suf := le32(unit(heap, mc)[8:]); suf != 0 {
+			if suf := le32(ctx[8:]); suf != 0 {
 				mc = suf
 			} else {
 				m.minCtx = mc

@@ -84,8 +84,9 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				rc.decode(0, hi)
 				sym = st[0]
 				summ := uint32(ctx[2]) | uint32(ctx[3])<<8
-				m.prevSuccess = b2u(2*hi >= summ)
-				m.runLength += int32(m.prevSuccess)
+				ps := b2u(2*hi >= summ)
+				m.prevSuccess = ps
+				m.runLength += int32(ps)
 				put16(ctx[2:], summ+4)
 				hi += 4
 				st[1] = byte(hi)
@@ -206,12 +207,11 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 		if rc.rng < rcTop { // as in decode
 			rc.normalize()
 		}
-		numMasked := uint32((*[12]byte)(heap[uint(mc)&hm:])[0])
-		var ctx *[12]byte
+		ctx := (*[12]byte)(heap[uint(mc)&hm:])
+		numMasked := uint32(ctx[0])
 		for {
 			m.orderFall++
-			mu := (*[12]byte)(heap[uint(mc)&hm:])
-			suf := uint32(mu[8]) | uint32(mu[9])<<8 | uint32(mu[10])<<16 | uint32(mu[11])<<24
+			suf := uint32(ctx[8]) | uint32(ctx[9])<<8 | uint32(ctx[10])<<16 | uint32(ctx[11])<<24
 			if suf == 0 {
 				m.minCtx = mc
 				return -1

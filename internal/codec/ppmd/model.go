@@ -46,7 +46,7 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 		m.stack[num] = s
 		num++
 	}
-	upSym := *&heap[uint(upBranch)&hm]
+	upSym := heap[uint(upBranch)&hm]
 	upSucc := upBranch + 1
 	cu := (*[12]byte)(heap[uint(c)&hm:])
 	var upFreq uint32
@@ -128,7 +128,7 @@ func (m *ModelH) updateModel() {
 		put32(fs[2:], c)
 		return
 	}
-	*&heap[uint(m.text)&hm] = fsym
+	heap[uint(m.text)&hm] = fsym
 	m.text++
 	succ := m.text
 	if m.text >= m.unitsStart {

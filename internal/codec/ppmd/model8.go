@@ -201,7 +201,7 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	if num == 0 {
 		return c
 	}
-	upSym := *&heap[uint(upBranch)&hm]
+	upSym := heap[uint(upBranch)&hm]
 	upSucc := upBranch + 1
 	flags := byte(0x10*hi40(uint32(fsym)) + 0x08*hi40(uint32(upSym)))
 	cu := (*[12]byte)(heap[uint(c)&hm:])
@@ -346,7 +346,7 @@ func (m *ModelI) updateModel() {
 		}
 		return
 	}
-	*&heap[uint(m.text)&hm] = fSym
+	heap[uint(m.text)&hm] = fSym
 	m.text++
 	succ := m.text
 	if m.text >= m.unitsStart {
