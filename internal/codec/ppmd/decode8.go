@@ -176,7 +176,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		}
 		sym = byte(e)
 	next:
-		dst[n] = sym // before the coder's call, as ModelH.decode
+		dst[n] = sym        // before the coder's call, as ModelH.decode
 		if rc.rng < rcTop { // normalize has the exact condition
 			rc.normalize()
 		}
