@@ -379,7 +379,7 @@ func TestParallelCaps(t *testing.T) {
 }
 
 // TestParallelClose stops a parallel decode in the middle: the workers
-// end, and reads fail.
+// end, the slab is unmapped, and reads fail.
 func TestParallelClose(t *testing.T) {
 	setSizes(t, 3000, 2000, 256<<10, 300<<10)
 	gz := bigMember(t)
@@ -398,6 +398,9 @@ func TestParallelClose(t *testing.T) {
 	if _, err := z.Read(make([]byte, 10)); err != errClosed {
 		t.Errorf("read after close: %v", err)
 	}
+	if z.slab.b != nil {
+		t.Error("the slab is still mapped after Close")
+	}
 	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -410,6 +413,10 @@ func TestParallelClose(t *testing.T) {
 	}
 	if got, err := io.ReadAll(z); err != nil || !bytes.Equal(got, oracle(t, gz)) {
 		t.Errorf("after Reset: %v", err)
+	}
+	// Mapped again for the new stream, unmapped at its end.
+	if z.stats.slabs != 2 || z.slab.b != nil {
+		t.Errorf("%+v, slab of %d bytes at the end", z.stats, len(z.slab.b))
 	}
 	z.Close()
 }
