@@ -431,7 +431,9 @@ func (d *Dir) writeHeld(j *writeJob) error {
 func (d *Dir) unstage(j *writeJob) string {
 	tmp := tempName(j.name)
 	d.mu.Lock()
-	delete(d.made, j.name)
+	if m := d.made[j.name]; m.claimed { // not what an entry made there since
+		delete(d.made, j.name)
+	}
 	delete(d.temps, j.name)
 	d.temps[tmp] = struct{}{}
 	j.tmp = tmp

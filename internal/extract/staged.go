@@ -88,6 +88,7 @@ func (d *Dir) created(p string) error {
 func (d *Dir) unclaim(p string, remove bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	delete(d.temps, p)
 	if m, ok := d.made[p]; ok && !m.claimed {
 		return
 	}
@@ -95,7 +96,6 @@ func (d *Dir) unclaim(p string, remove bool) {
 		d.unlink(p)
 	}
 	delete(d.made, p)
-	delete(d.temps, p)
 }
 
 // settleDirect records the file written at p (info) as committed.
