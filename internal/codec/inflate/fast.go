@@ -375,7 +375,16 @@ func (f *Inflater) codeLengthSym() (uint32, bool) {
 
 // dynamic reads a dynamic block's code lengths and builds its tables.
 func (f *Inflater) dynamic() bool {
-	nlit, ndist, err := readCodeLengths(f, &f.lengths, f.d64)
+	if f.iend-f.ip < headerInput {
+		f.topUp()
+	}
+	var nlit, ndist int
+	var err error
+	if f.iend-f.ip >= headerInput {
+		nlit, ndist, err = f.fastCodeLengths(&f.lengths)
+	} else {
+		nlit, ndist, err = readCodeLengths(f, &f.lengths, f.d64)
+	}
 	if err == nil {
 		m := f.mode()
 		if !buildTable(f.tables.lit[:], f.lengths.all[:nlit], litRootBits, symEntries[m][0]) ||
