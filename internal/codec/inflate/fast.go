@@ -380,9 +380,21 @@ func (f *Inflater) dynamic() bool {
 	}
 	var nlit, ndist int
 	var err error
-	if f.iend-f.ip >= headerInput {
+	switch {
+	case f.iend-f.ip >= headerInput:
 		nlit, ndist, err = f.fastCodeLengths(&f.lengths)
-	} else {
+	case f.srcErr != nil:
+		// The rest of the input is short: read it over zero padding,
+		// then check that only input was consumed.
+		f.padInput(headerInput)
+		nlit, ndist, err = f.fastCodeLengths(&f.lengths)
+		if f.consumedPastEnd() {
+			f.inputEnded()
+			err = errNoInput
+		} else {
+			f.unpad()
+		}
+	default:
 		nlit, ndist, err = readCodeLengths(f, &f.lengths, f.d64)
 	}
 	if err == nil {

@@ -9,8 +9,9 @@ import "encoding/binary"
 const headerInput = (14+19*3+(288+32)*14)/8 + 1 + 8
 
 // fastCodeLengths is readCodeLengths (same results and errors) for an
-// Inflater whose buffer holds headerInput bytes from ip: the bit buffer is
-// refilled eight bytes at a time as the fast loop does, and the code
+// Inflater whose buffer holds headerInput bytes from ip, input or zero
+// padding (then the caller checks consumedPastEnd first): the bit buffer
+// is refilled eight bytes at a time as the fast loop does, and the code
 // length code is looked up in its table directly.
 func (f *Inflater) fastCodeLengths(c *codeLengths) (nlit, ndist int, err error) {
 	in := f.in[:]
@@ -56,8 +57,13 @@ func (f *Inflater) fastCodeLengths(c *codeLengths) (nlit, ndist int, err error) 
 		e := t[bitbuf&(clenTableSize-1)]
 		if e&flagInvalid != 0 {
 			// The code is incomplete and these bits are not a code:
-			// as sym reports it.
-			f.err = ErrSymbol
+			// as sym reports it, a short input if fewer than
+			// maxCodeLen bits of input are left.
+			if 8*(f.iend-ip)+int(bitsleft) >= maxCodeLen {
+				f.err = ErrSymbol
+			} else {
+				f.inputEnded()
+			}
 			return 0, 0, errNoInput
 		}
 		take(consumeOf(e))
@@ -90,4 +96,10 @@ func (f *Inflater) fastCodeLengths(c *codeLengths) (nlit, ndist int, err error) 
 		return 0, 0, ErrCodeLengths
 	}
 	return nlit, ndist, nil
+}
+
+// consumedPastEnd reports whether the bits consumed reach past the input
+// into the zero padding after it.
+func (f *Inflater) consumedPastEnd() bool {
+	return 8*(f.ip-f.iend) > int(f.bitsleft)
 }

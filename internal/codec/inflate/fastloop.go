@@ -34,29 +34,34 @@ func (f *Inflater) huffman() {
 		case f.iend-f.ip >= fastInput:
 			f.fast(f.iend - fastInput)
 		case f.srcErr != nil && 8*(f.iend-f.ip)+int(f.bitsleft) >= tailBits:
-			f.padInput()
+			f.padInput(tailPad)
 			f.fast(f.iend - tailSlack)
-			if f.ip > f.iend {
-				// Give back the padding loaded: zero bits above
-				// bitsleft, none of them consumed.
-				f.bitsleft -= uint(8 * (f.ip - f.iend))
-				f.ip = f.iend
-			}
+			f.unpad()
 		default:
 			f.slow()
 		}
 	}
 }
 
-// padInput zeroes the tailPad bytes after the input, moving the input to
-// the front of the buffer first if they do not fit.
-func (f *Inflater) padInput() {
-	if f.iend+tailPad > inBufSize {
+// padInput zeroes the pad bytes after the input, moving the input to the
+// front of the buffer first if they do not fit (the input is short: the
+// source has ended).
+func (f *Inflater) padInput(pad int) {
+	if f.iend+pad > inBufSize {
 		keep := min(f.ip, 8)
 		n := copy(f.in[:], f.in[f.ip-keep:f.iend])
 		f.ip, f.iend = keep, n
 	}
-	clear(f.in[f.iend : f.iend+tailPad])
+	clear(f.in[f.iend : f.iend+pad])
+}
+
+// unpad gives back the zero padding loaded past the input: zero bits
+// above bitsleft, none of them consumed.
+func (f *Inflater) unpad() {
+	if f.ip > f.iend {
+		f.bitsleft -= uint(8 * (f.ip - f.iend))
+		f.ip = f.iend
+	}
 }
 
 // Short-period matches are written as eight-byte words holding the period
