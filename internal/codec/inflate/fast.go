@@ -375,7 +375,28 @@ func (f *Inflater) codeLengthSym() (uint32, bool) {
 
 // dynamic reads a dynamic block's code lengths and builds its tables.
 func (f *Inflater) dynamic() bool {
-	nlit, ndist, err := readCodeLengths(f, &f.lengths, f.d64)
+	if f.iend-f.ip < headerInput {
+		f.topUp()
+	}
+	var nlit, ndist int
+	var err error
+	switch {
+	case f.iend-f.ip >= headerInput:
+		nlit, ndist, err = f.fastCodeLengths(&f.lengths)
+	case f.srcErr != nil:
+		// The rest of the input is short: read it over zero padding,
+		// then check that only input was consumed.
+		f.padInput(headerInput)
+		nlit, ndist, err = f.fastCodeLengths(&f.lengths)
+		if f.consumedPastEnd() {
+			f.inputEnded()
+			err = errNoInput
+		} else {
+			f.unpad()
+		}
+	default:
+		nlit, ndist, err = readCodeLengths(f, &f.lengths, f.d64)
+	}
 	if err == nil {
 		m := f.mode()
 		if !buildTable(f.tables.lit[:], f.lengths.all[:nlit], litRootBits, symEntries[m][0]) ||

@@ -231,3 +231,69 @@ func TestResetDict(t *testing.T) {
 		t.Fatalf("without the dictionary: %v", err)
 	}
 }
+
+// TestInflaterTail cuts streams at every length near their end (short ones
+// everywhere), where the fast loop and the reading of a dynamic header run
+// over zero padding once the source has ended: output and
+// error must be those of the byte-at-a-time Reader, whatever the read
+// sizes, and the bytes after a whole stream come back from Rest.
+func TestInflaterTail(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	var streams [][]byte
+	for _, size := range []int{500, 3000} {
+		for _, data := range shapes(rng, size) {
+			for _, level := range []int{flate.BestSpeed, flate.DefaultCompression, flate.HuffmanOnly} {
+				var buf bytes.Buffer
+				w, _ := flate.NewWriter(&buf, level)
+				w.Write(data)
+				w.Close()
+				streams = append(streams, buf.Bytes())
+			}
+		}
+	}
+	raw, _ := farStream(t)
+	f := [2]*Inflater{NewInflater(nil, false), NewInflater(nil, true)}
+	check := func(b []byte, d64 bool, wrap func(io.Reader) io.Reader) {
+		t.Helper()
+		want, werr := io.ReadAll(NewReader(bytes.NewReader(b), d64))
+		g := f[0]
+		if d64 {
+			g = f[1]
+		}
+		g.Reset(wrap(bytes.NewReader(b)))
+		got, gerr := io.ReadAll(g)
+		if !bytes.Equal(got, want) || (werr == nil) != (gerr == nil) || gerr != nil && errors.Is(gerr, archive.ErrCorrupt) != errors.Is(werr, archive.ErrCorrupt) {
+			t.Fatalf("%d bytes: Reader %d bytes, %v; Inflater %d bytes, %v", len(b), len(want), werr, len(got), gerr)
+		}
+	}
+	for _, s := range streams {
+		// Short streams are cut everywhere, headers included (read
+		// over zero padding too).
+		from := max(0, len(s)-120)
+		if len(s) <= 1000 {
+			from = 0
+		}
+		for n := from; n <= len(s); n++ {
+			for _, rd := range readers {
+				check(s[:n], false, rd.wrap)
+			}
+		}
+		// Trailing bytes after the stream: Rest gives them back.
+		tail := []byte("after the stream, more than the padding: 0123456789")
+		for k := 0; k <= len(tail); k += 7 {
+			b := append(bytes.Clone(s), tail[:k]...)
+			f[0].Reset(bytes.NewReader(b))
+			got, err := io.ReadAll(f[0])
+			want, _ := flateOracle(s)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("with %d bytes after: %d bytes, %v", k, len(got), err)
+			}
+			if r := f[0].Rest(); !bytes.Equal(r, tail[:k]) {
+				t.Fatalf("with %d bytes after: Rest %q", k, r)
+			}
+		}
+	}
+	for n := len(raw) - 200; n <= len(raw); n++ {
+		check(raw[:n], true, readers[0].wrap)
+	}
+}

@@ -7,19 +7,60 @@ import "encoding/binary"
 // refill loads eight bytes.
 const fastInput = 32
 
+// At the end of the source the fast loop goes on over zero padding, as
+// long as the bits it consumes are input: one iteration consumes at most
+// tailBits (two literals, then a length and a distance: 22+20+28 bits,
+// 22+31+29 with Deflate64's lengths), and after each refill at least 56
+// bits are buffered, so an iteration that starts with ip ≤ iend-tailSlack
+// consumes only bits below iend. Its refills (with the one on entry, at
+// most three before the last) load up to 3*7+8-tailSlack = 25 bytes past
+// iend; tailPad rounds that up.
+const (
+	tailBits  = 88
+	tailSlack = (tailBits - 56) / 8
+	tailPad   = 32
+)
+
 // huffman decodes a compressed block until it ends or the output chunk is
-// full: the fast loop while eight-byte loads stay inside the input read,
-// symbol by symbol near its end.
+// full: the fast loop while eight-byte loads stay inside the input read
+// (or its zero padding once the source has ended), symbol by symbol near
+// its end.
 func (f *Inflater) huffman() {
 	for f.op < f.flushAt && f.err == nil && f.state == stateHuffman {
 		if f.iend-f.ip < fastInput {
 			f.topUp()
 		}
-		if f.iend-f.ip >= fastInput {
-			f.fast()
-		} else {
+		switch {
+		case f.iend-f.ip >= fastInput:
+			f.fast(f.iend - fastInput)
+		case f.srcErr != nil && 8*(f.iend-f.ip)+int(f.bitsleft) >= tailBits:
+			f.padInput(tailPad)
+			f.fast(f.iend - tailSlack)
+			f.unpad()
+		default:
 			f.slow()
 		}
+	}
+}
+
+// padInput zeroes the pad bytes after the input, moving the input to the
+// front of the buffer first if they do not fit (the input is short: the
+// source has ended).
+func (f *Inflater) padInput(pad int) {
+	if f.iend+pad > inBufSize {
+		keep := min(f.ip, 8)
+		n := copy(f.in[:], f.in[f.ip-keep:f.iend])
+		f.ip, f.iend = keep, n
+	}
+	clear(f.in[f.iend : f.iend+pad])
+}
+
+// unpad gives back the zero padding loaded past the input: zero bits
+// above bitsleft, none of them consumed.
+func (f *Inflater) unpad() {
+	if f.ip > f.iend {
+		f.bitsleft -= uint(8 * (f.ip - f.iend))
+		f.ip = f.iend
 	}
 }
 
@@ -86,14 +127,15 @@ func match(buf *outBuf, op, dist, length int) {
 // three literals from the root table (11 bits each). Deflate64's length
 // with 16 extra bits is followed by a conditional refill.
 //
-// Entering, the input holds at least fastInput bytes and op < flushAt;
-// the loop stops when either no longer holds, at the end of the block or
-// at an error. Indexes are masked (see inBuf): they stay inside anyway.
-func (f *Inflater) fast() {
+// Entering, the input holds at least fastInput bytes (or tailBits bits
+// before zero padding, see huffman) and op < flushAt; the loop stops when
+// ip passes ipLimit or op reaches flushAt, at the end of the block or at
+// an error. Indexes are masked (see inBuf): they stay inside anyway.
+func (f *Inflater) fast(ipLimit int) {
 	buf := f.out
 	in, out := f.in[:], buf[:] // slices of constant length: no nil checks
 	ip, op := f.ip, f.op
-	ipLimit, opLimit := f.iend-fastInput, f.flushAt
+	opLimit := f.flushAt
 	bitbuf, bitsleft := f.bitbuf, f.bitsleft
 	lt, dt := f.lit, f.dist
 	const lmask, dmask = 1<<litRootBits - 1, 1<<distRootBits - 1
