@@ -177,8 +177,21 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		sym = byte(e)
 	next:
 		dst[n] = sym // before the coder's call, as ModelH.decode
-		if rc.rng < rcTop { // normalize has the exact condition
-			rc.normalize()
+		// About half the ranges below 2^24 need no normalisation in
+		// this coder (their ends differ in the top byte): RAR's exact
+		// condition, tested only below 2^24, saves those calls.
+		if rc.rng < rcTop && (rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot) {
+			// The common case, a byte shifted in from the buffer,
+			// inline; normalize for more.
+			if rc.rng >= rcBot && rc.pos < len(rc.buf) {
+				rc.code = rc.code<<8 | uint32(rc.buf[rc.pos])
+				rc.pos++
+				rc.rng <<= 8
+				rc.low <<= 8
+			}
+			if rc.rng < rcTop && (rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot) {
+				rc.normalize()
+			}
 		}
 		if rc.err != nil || m.failed {
 			return n, 0
@@ -204,7 +217,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
-		if rc.rng < rcTop { // as in decode
+		if rc.rng < rcTop && (rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot) { // as in decode
 			rc.normalize()
 		}
 		ctx := (*[12]byte)(heap[uint(mc)&hm:])
