@@ -205,8 +205,17 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		// any total), and RAR's threshold, which fails on a range below
 		// the total, leaves one below 2^24 too.
 		if rc.rng < rcTop {
-			if rc.normalize(); rc.err != nil {
-				return n, 0
+			// 7-Zip's coder's common case, a byte shifted in from the
+			// buffer, inline; normalize for more, and for RAR's coder.
+			if !rc.isRAR && rc.pos < len(rc.buf) {
+				rc.code = rc.code<<8 | uint32(rc.buf[rc.pos])
+				rc.pos++
+				rc.rng <<= 8
+			}
+			if rc.rng < rcTop {
+				if rc.normalize(); rc.err != nil {
+					return n, 0
+				}
 			}
 		}
 	}
