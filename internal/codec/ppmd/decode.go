@@ -208,9 +208,7 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			// 7-Zip's coder's common case, a byte shifted in from the
 			// buffer, inline; normalize for more, and for RAR's coder.
 			if !rc.isRAR && rc.pos < len(rc.buf) {
-				rc.code = rc.code<<8 | uint32(rc.buf[rc.pos])
-				rc.pos++
-				rc.rng <<= 8
+				rc.shift7z()
 			}
 			if rc.rng < rcTop {
 				if rc.normalize(); rc.err != nil {
@@ -242,7 +240,12 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 	first := mc // whose states decode masked
 	for {
 		if rc.rng < rcTop {
-			rc.normalize()
+			if !rc.isRAR && rc.pos < len(rc.buf) { // as in decode
+				rc.shift7z()
+			}
+			if rc.rng < rcTop {
+				rc.normalize()
+			}
 		}
 		pc := mc // the context just escaped from
 		mu := (*[12]byte)(heap[uint(mc)&hm:])

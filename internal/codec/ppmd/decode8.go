@@ -184,10 +184,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			// The common case, a byte shifted in from the buffer,
 			// inline; normalize for more.
 			if rc.rng >= rcBot && rc.pos < len(rc.buf) {
-				rc.code = rc.code<<8 | uint32(rc.buf[rc.pos])
-				rc.pos++
-				rc.rng <<= 8
-				rc.low <<= 8
+				rc.shiftRAR()
 			}
 			if rc.rng < rcTop && (rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot) {
 				rc.normalize()
@@ -218,7 +215,12 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 	mc := m.minCtx
 	for {
 		if rc.rng < rcTop && (rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot) { // as in decode
-			rc.normalize()
+			if rc.rng >= rcBot && rc.pos < len(rc.buf) {
+				rc.shiftRAR()
+			}
+			if rc.rng < rcTop && (rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot) {
+				rc.normalize()
+			}
 		}
 		ctx := (*[12]byte)(heap[uint(mc)&hm:])
 		numMasked := uint32(ctx[0])
