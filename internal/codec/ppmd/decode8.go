@@ -180,13 +180,13 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		// About half the ranges below 2^24 need no normalisation in
 		// this coder (their ends differ in the top byte): RAR's exact
 		// condition, tested only below 2^24, saves those calls.
-		if rc.rng < rcTop && (rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot) {
+		if rc.rng < rcTop && rc.unnormalRAR() {
 			// The common case, a byte shifted in from the buffer,
 			// inline; normalize for more.
 			if rc.rng >= rcBot && rc.pos < len(rc.buf) {
 				rc.shiftRAR()
 			}
-			if rc.rng < rcTop && (rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot) {
+			if rc.rng < rcTop && rc.unnormalRAR() {
 				rc.normalize()
 			}
 		}
@@ -214,11 +214,11 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
-		if rc.rng < rcTop && (rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot) { // as in decode
+		if rc.rng < rcTop && rc.unnormalRAR() { // as in decode
 			if rc.rng >= rcBot && rc.pos < len(rc.buf) {
 				rc.shiftRAR()
 			}
-			if rc.rng < rcTop && (rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot) {
+			if rc.rng < rcTop && rc.unnormalRAR() {
 				rc.normalize()
 			}
 		}

@@ -230,6 +230,12 @@ func (rc *RangeDecoder) normalize() {
 	}
 }
 
+// unnormalRAR reports whether RAR's coder normalises a range below 2^24:
+// when its ends share their top byte, or it is below 2^15.
+func (rc *RangeDecoder) unnormalRAR() bool {
+	return rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot
+}
+
 // shift7z and shiftRAR are one step of normalize's loop for 7-Zip's and
 // RAR's coder, for the models to inline where the range needs one byte
 // and the buffer holds it (rc.pos < len(rc.buf)); they call normalize
