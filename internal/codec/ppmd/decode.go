@@ -207,7 +207,7 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		if rc.rng < rcTop {
 			// 7-Zip's coder's common case, a byte shifted in from the
 			// buffer, inline; normalize for more, and for RAR's coder.
-			if !rc.isRAR && rc.pos < len(rc.buf) {
+			if !rc.isRAR && uint(rc.pos) < uint(len(rc.buf)) {
 				rc.shift7z()
 			}
 			if rc.rng < rcTop {
@@ -240,7 +240,7 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 	first := mc // whose states decode masked
 	for {
 		if rc.rng < rcTop {
-			if !rc.isRAR && rc.pos < len(rc.buf) { // as in decode
+			if !rc.isRAR && uint(rc.pos) < uint(len(rc.buf)) { // as in decode
 				rc.shift7z()
 			}
 			if rc.rng < rcTop {

@@ -183,7 +183,7 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		if rc.rng < rcTop && rc.unnormalRAR() {
 			// The common case, a byte shifted in from the buffer,
 			// inline; normalize for more.
-			if rc.rng >= rcBot && rc.pos < len(rc.buf) {
+			if rc.rng >= rcBot && uint(rc.pos) < uint(len(rc.buf)) {
 				rc.shiftRAR()
 			}
 			if rc.rng < rcTop && rc.unnormalRAR() {
@@ -215,7 +215,7 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 	mc := m.minCtx
 	for {
 		if rc.rng < rcTop && rc.unnormalRAR() { // as in decode
-			if rc.rng >= rcBot && rc.pos < len(rc.buf) {
+			if rc.rng >= rcBot && uint(rc.pos) < uint(len(rc.buf)) {
 				rc.shiftRAR()
 			}
 			if rc.rng < rcTop && rc.unnormalRAR() {

@@ -238,8 +238,8 @@ func (rc *RangeDecoder) unnormalRAR() bool {
 
 // shift7z and shiftRAR are one step of normalize's loop for 7-Zip's and
 // RAR's coder, for the models to inline where the range needs one byte
-// and the buffer holds it (rc.pos < len(rc.buf)); they call normalize
-// for the rest. RAR's coder shifts when its range is at least 2^15 and
+// and the buffer holds it (uint(rc.pos) < uint(len(rc.buf)), unsigned so
+// that it proves the index in range); they call normalize for the rest. RAR's coder shifts when its range is at least 2^15 and
 // its ends share their top byte.
 func (rc *RangeDecoder) shift7z() {
 	rc.code = rc.code<<8 | uint32(rc.buf[rc.pos])
