@@ -205,8 +205,15 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		// any total), and RAR's threshold, which fails on a range below
 		// the total, leaves one below 2^24 too.
 		if rc.rng < rcTop {
-			if rc.normalize(); rc.err != nil {
-				return n, 0
+			// 7-Zip's coder's common case, a byte shifted in from the
+			// buffer, inline; normalize for more, and for RAR's coder.
+			if !rc.isRAR && uint(rc.pos) < uint(len(rc.buf)) {
+				rc.shift7z()
+			}
+			if rc.rng < rcTop {
+				if rc.normalize(); rc.err != nil {
+					return n, 0
+				}
 			}
 		}
 	}
@@ -233,7 +240,12 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 	first := mc // whose states decode masked
 	for {
 		if rc.rng < rcTop {
-			rc.normalize()
+			if !rc.isRAR && uint(rc.pos) < uint(len(rc.buf)) { // as in decode
+				rc.shift7z()
+			}
+			if rc.rng < rcTop {
+				rc.normalize()
+			}
 		}
 		pc := mc // the context just escaped from
 		mu := (*[12]byte)(heap[uint(mc)&hm:])

@@ -176,9 +176,19 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		}
 		sym = byte(e)
 	next:
-		dst[n] = sym        // before the coder's call, as ModelH.decode
-		if rc.rng < rcTop { // normalize has the exact condition
-			rc.normalize()
+		dst[n] = sym // before the coder's call, as ModelH.decode
+		// About half the ranges below 2^24 need no normalisation in
+		// this coder (their ends differ in the top byte): RAR's exact
+		// condition, tested only below 2^24, saves those calls.
+		if rc.rng < rcTop && rc.unnormalRAR() {
+			// The common case, a byte shifted in from the buffer,
+			// inline; normalize for more.
+			if rc.rng >= rcBot && uint(rc.pos) < uint(len(rc.buf)) {
+				rc.shiftRAR()
+			}
+			if rc.rng < rcTop && rc.unnormalRAR() {
+				rc.normalize()
+			}
 		}
 		if rc.err != nil || m.failed {
 			return n, 0
@@ -204,8 +214,13 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 	mask := &m.charMask
 	mc := m.minCtx
 	for {
-		if rc.rng < rcTop { // as in decode
-			rc.normalize()
+		if rc.rng < rcTop && rc.unnormalRAR() { // as in decode
+			if rc.rng >= rcBot && uint(rc.pos) < uint(len(rc.buf)) {
+				rc.shiftRAR()
+			}
+			if rc.rng < rcTop && rc.unnormalRAR() {
+				rc.normalize()
+			}
 		}
 		ctx := (*[12]byte)(heap[uint(mc)&hm:])
 		numMasked := uint32(ctx[0])

@@ -105,13 +105,21 @@ func Footprint(memSize int64) int64 {
 // from scanning past its states.
 func findSym(st *[maxStatesBytes]byte, last, sym byte) uint {
 	lim := uint(last) * 6
-	for i := uint(0); i < lim; i += 12 {
-		// i and lim are multiples of 6: i+6 <= lim.
+	// Four states a step: the view holds the states past the last (a
+	// state array is at most 256*6 bytes), and a match past it is
+	// clipped to it. i and lim are multiples of 6: i+6 <= lim.
+	for i := uint(0); i < lim; i += 24 {
 		if st[i] == sym {
 			return i
 		}
 		if st[i+6] == sym {
 			return i + 6
+		}
+		if st[i+12] == sym {
+			return min(i+12, lim)
+		}
+		if st[i+18] == sym {
+			return min(i+18, lim)
 		}
 	}
 	return lim

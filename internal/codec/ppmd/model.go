@@ -63,6 +63,9 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 			upFreq = 1 + (2*cf+3*s0-1)/(2*s0)
 		}
 	}
+	// The new contexts' first word, NumStats 1 and OneState's symbol and
+	// frequency, computed once (Go does not hoist it out of the loop).
+	head := 1 | uint32(upSym)<<16 | upFreq<<24
 	for num > 0 {
 		// AllocContext, its common case here, so that the loop has no call.
 		var c1 uint32
@@ -73,7 +76,7 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 			return 0
 		}
 		u := (*[12]byte)(heap[uint(c1)&hm:])
-		put32(u[0:], 1|uint32(upSym)<<16|upFreq<<24) // NumStats 1, OneState's symbol and frequency
+		put32(u[0:], head)
 		put32(u[4:], upSucc)
 		put32(u[8:], c)
 		num--

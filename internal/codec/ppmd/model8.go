@@ -222,6 +222,10 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 			upFreq = 1 + (cf+2*s0-3)/s0
 		}
 	}
+	// The new contexts' first word, NumStats-1 0, Flags and OneState's
+	// symbol and frequency, computed once (Go does not hoist it out of
+	// the loop).
+	head := uint32(flags)<<8 | uint32(upSym)<<16 | upFreq<<24
 	for {
 		// AllocContext, its common case here, so that the loop has no call.
 		var c1 uint32
@@ -232,7 +236,7 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 			return 0
 		}
 		u := (*[12]byte)(heap[uint(c1)&hm:])
-		put32(u[0:], uint32(flags)<<8|uint32(upSym)<<16|upFreq<<24) // NumStats-1 0, Flags, OneState's symbol and frequency
+		put32(u[0:], head)
 		put32(u[4:], upSucc)
 		put32(u[8:], c)
 		num--

@@ -460,3 +460,31 @@ func TestMaskClearBetweenSymbols(t *testing.T) {
 		check("random", m, &rc, 8*len(data))
 	}
 }
+
+// TestFindSym checks findSym against a plain search: the first state of
+// the symbol, else the last state, whatever lies past the states.
+func TestFindSym(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 1; n <= 256; n++ {
+		for trial := 0; trial < 20; trial++ {
+			var st [maxStatesBytes]byte
+			for i := range st {
+				st[i] = byte(r.IntN(8)) // few symbols: repeats, and matches past the states
+			}
+			for i := 0; i < n; i++ {
+				st[i*6] = byte(r.IntN(16))
+			}
+			sym := byte(r.IntN(16))
+			want := (n - 1) * 6
+			for i := 0; i < n; i++ {
+				if st[i*6] == sym {
+					want = i * 6
+					break
+				}
+			}
+			if got := findSym(&st, byte(n-1), sym); int(got) != want {
+				t.Fatalf("%d states, symbol %d: findSym %d, want %d", n, sym, got, want)
+			}
+		}
+	}
+}

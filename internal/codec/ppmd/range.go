@@ -230,6 +230,30 @@ func (rc *RangeDecoder) normalize() {
 	}
 }
 
+// unnormalRAR reports whether RAR's coder normalises a range below 2^24:
+// when its ends share their top byte, or it is below 2^15.
+func (rc *RangeDecoder) unnormalRAR() bool {
+	return rc.low^(rc.low+rc.rng) < rcTop || rc.rng < rcBot
+}
+
+// shift7z and shiftRAR are one step of normalize's loop for 7-Zip's and
+// RAR's coder, for the models to inline where the range needs one byte
+// and the buffer holds it (uint(rc.pos) < uint(len(rc.buf)), unsigned so
+// that it proves the index in range); they call normalize for the rest. RAR's coder shifts when its range is at least 2^15 and
+// its ends share their top byte.
+func (rc *RangeDecoder) shift7z() {
+	rc.code = rc.code<<8 | uint32(rc.buf[rc.pos])
+	rc.pos++
+	rc.rng <<= 8
+}
+
+func (rc *RangeDecoder) shiftRAR() {
+	rc.code = rc.code<<8 | uint32(rc.buf[rc.pos])
+	rc.pos++
+	rc.rng <<= 8
+	rc.low <<= 8
+}
+
 // bit decodes a binary choice with probability size0/2^14 for 0. 7-Zip
 // splits the whole range; RAR decodes the choice as a symbol of total
 // 2^14, which leaves out the range's remainder below 2^14 units.
