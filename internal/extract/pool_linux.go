@@ -283,12 +283,15 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		return err
 	}
 	w.acquire(int64(cap(m.b)))
-	j := &writeJob{dir: h, fd: -1, tmp: tempName(p), name: p, data: m.b, perm: perm, done: make(chan struct{})}
-	// In a stage, under its own name (see staged.go).
+	j := &writeJob{dir: h, fd: -1, tmp: p, name: p, data: m.b, perm: perm, done: make(chan struct{})}
+	// In a stage, under its own name (see staged.go); else under a
+	// temporary name (drawn only then: it costs a random read).
 	direct := d.staged() && d.claim(p, ident{dev: h.dev, claimed: true})
+	if !direct {
+		j.tmp = tempName(p)
+	}
 	switch {
 	case direct:
-		j.tmp = p
 	case !h.noTmpfile.Load() && d.heldFDs.Add(1) <= maxHeldFDs():
 		j.unnamed = true
 	case !h.noTmpfile.Load():
