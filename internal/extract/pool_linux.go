@@ -528,9 +528,9 @@ func (h *hold) wait() error {
 // fastCommit is the commit of a held file the pool renames into place.
 type fastCommit struct {
 	h    *hold
-	done chan struct{}
-	werr error // its write failed (nothing is on disk)
-	err  error // the rename failed: the policy decides (place)
+	done chan struct{} // nil: done when made
+	werr error         // its write failed (nothing is on disk)
+	err  error         // the rename failed: the policy decides (place)
 }
 
 // commitQueued starts the commit of e, with its verdict err, on the pool
@@ -549,8 +549,18 @@ func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
 	}
 	delete(d.held, e)
 	delete(d.heldName, h.name)
+	direct := h.direct
 	d.mu.Unlock()
 	h.state = committed
+	if direct {
+		select {
+		case <-h.job.done:
+			// Written at its name already (so it stays direct): its
+			// commit is only recorded, with no hand-over to the pool.
+			return &fastCommit{h: h, werr: h.job.err}
+		default:
+		}
+	}
 	c := &fastCommit{h: h, done: make(chan struct{})}
 	run := func() {
 		// Its write was queued before it: done, or being done by
@@ -575,7 +585,9 @@ func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
 // finishCommit waits for the commit c and records it, or, when the rename
 // failed, leaves it to the policy as any commit.
 func (d *Dir) finishCommit(c *fastCommit) error {
-	<-c.done
+	if c.done != nil {
+		<-c.done
+	}
 	h := c.h
 	switch {
 	case c.werr != nil:
