@@ -308,7 +308,9 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	held := &hold{name: p, tmp: j.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: direct}
 	j.held = held
 	d.mu.Lock()
-	d.temps[j.tmp] = struct{}{}
+	if !direct { // a direct one was named by claim
+		d.temps[j.tmp] = struct{}{}
+	}
 	d.held[e] = held
 	d.heldName[p] = held
 	d.mu.Unlock()
