@@ -283,7 +283,12 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		return err
 	}
 	w.acquire(int64(cap(m.b)))
-	j := &writeJob{dir: h, fd: -1, tmp: p, name: p, data: m.b, perm: perm, done: make(chan struct{})}
+	// The job and its hold live as long as each other: one allocation.
+	hj := &struct {
+		h hold
+		j writeJob
+	}{j: writeJob{dir: h, fd: -1, tmp: p, name: p, data: m.b, perm: perm, done: make(chan struct{})}}
+	j := &hj.j
 	// In a stage, under its own name (see staged.go); else under a
 	// temporary name (drawn only then: it costs a random read).
 	direct := d.staged() && d.claim(p, ident{dev: h.dev, claimed: true})
@@ -305,7 +310,8 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		}
 		mtime = e.ModTime
 	}
-	held := &hold{name: p, tmp: j.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: direct}
+	held := &hj.h
+	*held = hold{name: p, tmp: j.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: direct}
 	j.held = held
 	d.mu.Lock()
 	if !direct { // a direct one was named by claim
