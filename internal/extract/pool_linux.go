@@ -52,8 +52,11 @@ type writeJob struct {
 	mt      time.Time
 	w       *writers
 	held    *hold // the entry held (direct and tmp change under d.mu only)
-	done    chan struct{}
-	err     error // set before done is closed
+	// finished is set (under w.mu, with a w.cond broadcast) once the
+	// write is over: a flag, not a channel, for what a held file keeps
+	// until its verdict is small.
+	finished bool
+	err      error // set before finished
 }
 
 // writers is the pool: its goroutines and the bound on buffered bytes.
@@ -140,10 +143,26 @@ func (w *writers) done(j *writeJob) {
 	w.mu.Lock()
 	w.bytes -= int64(cap(j.data))
 	w.free.put(j.data, w.limit/4)
+	j.data = nil
+	j.finished = true
 	w.mu.Unlock()
 	w.cond.Broadcast()
-	j.data = nil
-	close(j.done)
+}
+
+// waitDone waits for the write j to be over (queued: see hold.wait).
+func (w *writers) waitDone(j *writeJob) {
+	w.mu.Lock()
+	for !j.finished {
+		w.cond.Wait()
+	}
+	w.mu.Unlock()
+}
+
+// isDone reports whether the write j is over.
+func (w *writers) isDone(j *writeJob) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return j.finished
 }
 
 // buffer returns an empty buffer of at least n bytes (n <= maxQueued).
@@ -287,7 +306,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	hj := &struct {
 		h hold
 		j writeJob
-	}{j: writeJob{dir: h, fd: -1, tmp: p, name: p, data: m.b, perm: perm, done: make(chan struct{})}}
+	}{j: writeJob{dir: h, fd: -1, tmp: p, name: p, data: m.b, perm: perm, w: w}}
 	j := &hj.j
 	// In a stage, under its own name (see staged.go); else under a
 	// temporary name (drawn only then: it costs a random read).
@@ -320,7 +339,6 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	d.held[e] = held
 	d.heldName[p] = held
 	d.mu.Unlock()
-	j.w = w
 	// The job's handle is given back once written: a commit opens its
 	// directory again (the handles a writer holds stay few).
 	if !w.queue(func() { j.err = d.writeHeld(j); d.release(h); w.done(j) }, int64(cap(m.b))) {
@@ -529,7 +547,7 @@ func (h *hold) wait() error {
 		return nil
 	}
 	j.w.flush()
-	<-j.done
+	j.w.waitDone(j)
 	return j.err
 }
 
@@ -560,20 +578,16 @@ func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
 	direct := h.direct
 	d.mu.Unlock()
 	h.state = committed
-	if direct {
-		select {
-		case <-h.job.done:
-			// Written at its name already (so it stays direct): its
-			// commit is only recorded, with no hand-over to the pool.
-			return &fastCommit{h: h, werr: h.job.err}
-		default:
-		}
+	if direct && h.job.w.isDone(h.job) {
+		// Written at its name already (so it stays direct): its commit
+		// is only recorded, with no hand-over to the pool.
+		return &fastCommit{h: h, werr: h.job.err}
 	}
 	c := &fastCommit{h: h, done: make(chan struct{})}
 	run := func() {
 		// Its write was queued before it: done, or being done by
 		// another writer.
-		<-h.job.done
+		h.job.w.waitDone(h.job)
 		switch c.werr = h.job.err; {
 		case c.werr != nil:
 		case h.direct: // at its name already
