@@ -562,16 +562,17 @@ type fastCommit struct {
 // commitQueued starts the commit of e, with its verdict err, on the pool
 // when e is a held file written by the pool, that passed, keeps its name
 // and has no hard links: its commit is a rename to a name of its own,
-// independent of every other such commit. Else it returns nil.
-func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
+// independent of every other such commit; c (the caller's: SettleAll
+// makes them all at once) is then filled in. Else it returns false.
+func (d *Dir) commitQueued(e *archive.Entry, err error, c *fastCommit) bool {
 	if err != nil {
-		return nil
+		return false
 	}
 	d.mu.Lock()
 	h := d.held[e]
 	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.heldName[h.name] != h || d.aborted {
 		d.mu.Unlock()
-		return nil
+		return false
 	}
 	delete(d.held, e)
 	delete(d.heldName, h.name)
@@ -581,9 +582,10 @@ func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
 	if direct && h.job.w.isDone(h.job) {
 		// Written at its name already (so it stays direct): its commit
 		// is only recorded, with no hand-over to the pool.
-		return &fastCommit{h: h, werr: h.job.err}
+		*c = fastCommit{h: h, werr: h.job.err}
+		return true
 	}
-	c := &fastCommit{h: h, done: make(chan struct{})}
+	*c = fastCommit{h: h, done: make(chan struct{})}
 	run := func() {
 		// Its write was queued before it: done, or being done by
 		// another writer.
@@ -601,7 +603,7 @@ func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
 	if !d.pool.Load().queue(run, 0) {
 		run()
 	}
-	return c
+	return true
 }
 
 // finishCommit waits for the commit c and records it, or, when the rename
