@@ -194,7 +194,9 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 			}
 		})
 		// laidOut maps a Pending entry as read to the entry the sink holds
-		// (layout may rename it).
+		// when layout may rename it (else it is the entry as read: the
+		// verdicts are of entries put, see held).
+		renames := o.renames()
 		laidOut := map[*archive.Entry]*archive.Entry{}
 		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout && !o.ToTar,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
@@ -205,12 +207,15 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				if o.Verbose {
 					r.aside(func() { fmt.Fprintln(f.ErrOut, termtext.Escape(e.Name)) }) // one line at a time from the workers
 				}
-				if e.Pending {
+				if e.Pending && renames {
 					laidOut[read] = e
 				}
 				return sink.Put(e, data)
 			},
 			func(vs []archive.Verdict) []error {
+				if !renames {
+					return settleAll(sink, vs)
+				}
 				errs := make([]error, len(vs))
 				var todo []archive.Verdict
 				var at []int

@@ -83,7 +83,7 @@ func matchAny(patterns []string, name string) bool {
 // layout returns the entry as it is to be written (a copy with its name,
 // and hard-link target, rewritten), or nil to skip it.
 func (o *SelectOptions) layout(e *archive.Entry) *archive.Entry {
-	if o.StripComponents == 0 && !o.Flat {
+	if !o.renames() {
 		return e
 	}
 	c := *e
@@ -98,6 +98,10 @@ func (o *SelectOptions) layout(e *archive.Entry) *archive.Entry {
 	}
 	return &c
 }
+
+// renames reports whether layout may give an entry another name (or drop
+// it): else it returns every entry as it is.
+func (o *SelectOptions) renames() bool { return o.StripComponents != 0 || o.Flat }
 
 func (o *SelectOptions) rename(name string) string {
 	n := strings.Trim(strings.TrimPrefix(name, "./"), "/")

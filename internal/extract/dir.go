@@ -88,7 +88,8 @@ type Dir struct {
 	held     map[*archive.Entry]*hold // Pending entries awaiting their verdict
 	heldName map[string]*hold         // the held file each resolved path will get
 
-	dirs sync.Map // paths known to be directories (see isDir)
+	dirs    sync.Map               // paths known to be directories (see isDir)
+	lastDir atomic.Pointer[string] // the last one isDir found in dirs
 
 	fdMu sync.Mutex
 	fds  map[string]*dirHandle // open directories (Linux, see dirFD)

@@ -170,8 +170,9 @@ func (d *Dir) SettleAll(vs []archive.Verdict) []error {
 		}
 		idx, cs = idx[:0], cs[:0]
 	}
+	commits := make([]fastCommit, len(vs)) // one allocation, not one each
 	for i, v := range vs {
-		if c := d.commitQueued(v.Entry, v.Err); c != nil {
+		if c := &commits[i]; d.commitQueued(v.Entry, v.Err, c) {
 			idx, cs = append(idx, i), append(cs, c)
 			continue
 		}

@@ -140,7 +140,16 @@ func (d *Dir) resolve(start, rel string, seen *[]string) (string, error) {
 // Once seen, a directory stays one for the whole extraction: no entry
 // replaces a directory (checkTarget, putDir), so this needs no new look.
 func (d *Dir) isDir(q string) bool {
+	// The entries of a directory come in a run: its name is kept from
+	// the last hit (dirs only grows, so a name once in it stays).
+	if last := d.lastDir.Load(); last != nil && *last == q {
+		return true
+	}
 	_, ok := d.dirs.Load(q)
+	if ok {
+		last := q // allocated here only, not on every call
+		d.lastDir.Store(&last)
+	}
 	return ok
 }
 

@@ -52,8 +52,11 @@ type writeJob struct {
 	mt      time.Time
 	w       *writers
 	held    *hold // the entry held (direct and tmp change under d.mu only)
-	done    chan struct{}
-	err     error // set before done is closed
+	// finished is set (under w.mu, with a w.cond broadcast) once the
+	// write is over: a flag, not a channel, for what a held file keeps
+	// until its verdict is small.
+	finished bool
+	err      error // set before finished
 }
 
 // writers is the pool: its goroutines and the bound on buffered bytes.
@@ -140,10 +143,26 @@ func (w *writers) done(j *writeJob) {
 	w.mu.Lock()
 	w.bytes -= int64(cap(j.data))
 	w.free.put(j.data, w.limit/4)
+	j.data = nil
+	j.finished = true
 	w.mu.Unlock()
 	w.cond.Broadcast()
-	j.data = nil
-	close(j.done)
+}
+
+// waitDone waits for the write j to be over (queued: see hold.wait).
+func (w *writers) waitDone(j *writeJob) {
+	w.mu.Lock()
+	for !j.finished {
+		w.cond.Wait()
+	}
+	w.mu.Unlock()
+}
+
+// isDone reports whether the write j is over.
+func (w *writers) isDone(j *writeJob) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return j.finished
 }
 
 // buffer returns an empty buffer of at least n bytes (n <= maxQueued).
@@ -283,12 +302,20 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		return err
 	}
 	w.acquire(int64(cap(m.b)))
-	j := &writeJob{dir: h, fd: -1, tmp: tempName(p), name: p, data: m.b, perm: perm, done: make(chan struct{})}
-	// In a stage, under its own name (see staged.go).
+	// The job and its hold live as long as each other: one allocation.
+	hj := &struct {
+		h hold
+		j writeJob
+	}{j: writeJob{dir: h, fd: -1, tmp: p, name: p, data: m.b, perm: perm, w: w}}
+	j := &hj.j
+	// In a stage, under its own name (see staged.go); else under a
+	// temporary name (drawn only then: it costs a random read).
 	direct := d.staged() && d.claim(p, ident{dev: h.dev, claimed: true})
+	if !direct {
+		j.tmp = tempName(p)
+	}
 	switch {
 	case direct:
-		j.tmp = p
 	case !h.noTmpfile.Load() && d.heldFDs.Add(1) <= maxHeldFDs():
 		j.unnamed = true
 	case !h.noTmpfile.Load():
@@ -302,14 +329,16 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		}
 		mtime = e.ModTime
 	}
-	held := &hold{name: p, tmp: j.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: direct}
+	held := &hj.h
+	*held = hold{name: p, tmp: j.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: direct}
 	j.held = held
 	d.mu.Lock()
-	d.temps[j.tmp] = struct{}{}
+	if !direct { // a direct one was named by claim
+		d.temps[j.tmp] = struct{}{}
+	}
 	d.held[e] = held
 	d.heldName[p] = held
 	d.mu.Unlock()
-	j.w = w
 	// The job's handle is given back once written: a commit opens its
 	// directory again (the handles a writer holds stay few).
 	if !w.queue(func() { j.err = d.writeHeld(j); d.release(h); w.done(j) }, int64(cap(m.b))) {
@@ -518,41 +547,49 @@ func (h *hold) wait() error {
 		return nil
 	}
 	j.w.flush()
-	<-j.done
+	j.w.waitDone(j)
 	return j.err
 }
 
 // fastCommit is the commit of a held file the pool renames into place.
 type fastCommit struct {
 	h    *hold
-	done chan struct{}
-	werr error // its write failed (nothing is on disk)
-	err  error // the rename failed: the policy decides (place)
+	done chan struct{} // nil: done when made
+	werr error         // its write failed (nothing is on disk)
+	err  error         // the rename failed: the policy decides (place)
 }
 
 // commitQueued starts the commit of e, with its verdict err, on the pool
 // when e is a held file written by the pool, that passed, keeps its name
 // and has no hard links: its commit is a rename to a name of its own,
-// independent of every other such commit. Else it returns nil.
-func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
+// independent of every other such commit; c (the caller's: SettleAll
+// makes them all at once) is then filled in. Else it returns false.
+func (d *Dir) commitQueued(e *archive.Entry, err error, c *fastCommit) bool {
 	if err != nil {
-		return nil
+		return false
 	}
 	d.mu.Lock()
 	h := d.held[e]
 	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.heldName[h.name] != h || d.aborted {
 		d.mu.Unlock()
-		return nil
+		return false
 	}
 	delete(d.held, e)
 	delete(d.heldName, h.name)
+	direct := h.direct
 	d.mu.Unlock()
 	h.state = committed
-	c := &fastCommit{h: h, done: make(chan struct{})}
+	if direct && h.job.w.isDone(h.job) {
+		// Written at its name already (so it stays direct): its commit
+		// is only recorded, with no hand-over to the pool.
+		*c = fastCommit{h: h, werr: h.job.err}
+		return true
+	}
+	*c = fastCommit{h: h, done: make(chan struct{})}
 	run := func() {
 		// Its write was queued before it: done, or being done by
 		// another writer.
-		<-h.job.done
+		h.job.w.waitDone(h.job)
 		switch c.werr = h.job.err; {
 		case c.werr != nil:
 		case h.direct: // at its name already
@@ -566,13 +603,15 @@ func (d *Dir) commitQueued(e *archive.Entry, err error) *fastCommit {
 	if !d.pool.Load().queue(run, 0) {
 		run()
 	}
-	return c
+	return true
 }
 
 // finishCommit waits for the commit c and records it, or, when the rename
 // failed, leaves it to the policy as any commit.
 func (d *Dir) finishCommit(c *fastCommit) error {
-	<-c.done
+	if c.done != nil {
+		<-c.done
+	}
 	h := c.h
 	switch {
 	case c.werr != nil:

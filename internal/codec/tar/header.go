@@ -78,34 +78,49 @@ func (b *block) isZero() bool {
 // the checksum field taken as spaces, accepted as unsigned (POSIX) or as
 // signed bytes (old Sun and BSD tars), as GNU tar does.
 func (b *block) checksumOK() bool {
-	u, high := b.byteSums()
+	want, ok := parseNumeric(b[offChksum:offChksum+8], true)
+	if !ok {
+		return false
+	}
 	// The checksum field counts as eight spaces.
+	u := b.byteSum() + 8*' '
 	for _, c := range b[offChksum : offChksum+8] {
 		u -= int64(c)
+	}
+	if want == u {
+		return true
+	}
+	// Signed: each byte of 0x80 or more is 256 less (counted only for a
+	// header whose unsigned sum did not match: rare).
+	high := b.highBytes()
+	for _, c := range b[offChksum : offChksum+8] {
 		if c >= 0x80 {
 			high--
 		}
 	}
-	u += 8 * ' '
-	s := u - 256*high // each byte of 0x80 or more is 256 less signed
-	want, ok := parseNumeric(b[offChksum:offChksum+8], true)
-	return ok && (want == u || want == s)
+	return want == u-256*high
 }
 
-// byteSums returns the sum of the block's bytes and how many of them are
-// 0x80 or more, eight bytes at a time: per word the bytes are added in
-// four 16-bit lanes (64 words of at most 2 × 255 a lane stay below 2^16).
-func (b *block) byteSums() (sum, high int64) {
+// byteSum returns the sum of the block's bytes, eight bytes at a time: per
+// word the bytes are added in four 16-bit lanes (64 words of at most
+// 2 × 255 a lane stay below 2^16).
+func (b *block) byteSum() int64 {
 	const lo = 0x00FF00FF00FF00FF
 	var lanes uint64
-	h := 0
 	for i := 0; i < blockSize; i += 8 {
 		w := binary.LittleEndian.Uint64(b[i : i+8])
 		lanes += w&lo + w>>8&lo
-		h += bits.OnesCount64(w & 0x8080808080808080)
 	}
-	sum = int64(lanes&0xFFFF + lanes>>16&0xFFFF + lanes>>32&0xFFFF + lanes>>48)
-	return sum, int64(h)
+	return int64(lanes&0xFFFF + lanes>>16&0xFFFF + lanes>>32&0xFFFF + lanes>>48)
+}
+
+// highBytes returns how many of the block's bytes are 0x80 or more.
+func (b *block) highBytes() int64 {
+	h := 0
+	for i := 0; i < blockSize; i += 8 {
+		h += bits.OnesCount64(binary.LittleEndian.Uint64(b[i:i+8]) & 0x8080808080808080)
+	}
+	return int64(h)
 }
 
 // name returns the header's name: prefix "/" name when a ustar (or star)

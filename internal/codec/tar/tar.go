@@ -32,11 +32,12 @@ type Reader struct {
 	pax paxRecords
 
 	// The current entry.
-	left   int64      // stored data bytes not yet consumed
-	pad    int64      // padding after them
-	data   bool       // the entry's data can be read (a file)
-	entErr error      // the entry fails alone (a sparse map that cannot be parsed)
-	sp     *sparseRun // the holes and regions of a sparse file, nil for a dense one
+	left   int64            // stored data bytes not yet consumed
+	pad    int64            // padding after them
+	data   bool             // the entry's data can be read (a file)
+	entErr error            // the entry fails alone (a sparse map that cannot be parsed)
+	sp     *sparseRun       // the holes and regions of a sparse file, nil for a dense one
+	lim    io.LimitedReader // copyData's reader, kept here: no allocation per entry
 }
 
 // Open reads a tar archive from in.R.
@@ -440,7 +441,8 @@ func (r *Reader) copyData(w io.Writer, n int64) (int64, error) {
 		}
 		return done, nil
 	}
-	return archive.Copy(w, io.LimitReader(dataReader{r}, n))
+	r.lim = io.LimitedReader{R: dataReader{r}, N: n}
+	return archive.Copy(w, &r.lim)
 }
 
 // dataReader reads the entry's stored bytes (Reader.readData).
