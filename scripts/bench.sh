@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar Z lzo"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb cab lzh arj xar zip-ppmd gz-cores wim-xpress wim-lzx wim-lzms wim-solid chm msi"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb rpm cab lzh arj xar zip-ppmd gz-cores wim-xpress wim-lzx wim-lzms wim-solid chm msi"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -285,6 +285,24 @@ f.seek(d + 0x20); f.write(struct.pack('<i', 0))" "$W/chmsrc.chm" && mv "$W/chmsr
           dpkg-deb --root-owner-group -Zxz -b "$W/debroot" "$a" >/dev/null
       fi
       printf 'x -c\t%s\tdpkg-deb --fsys-tarfile\tdpkg-deb --fsys-tarfile %s\n' "$U x -c $a" "$a" ;;
+    rpm)
+      # 32 MiB (16 MiB of text, 16 MiB of binary records) in an rpm with a
+      # zstd payload (rpmbuild -19, Fedora's default). unpack x -c writes
+      # the files; rpm2cpio the decompressed cpio payload; bsdtar reads the
+      # rpm itself. 7zz gives only the compressed payload: no 7zz row.
+      a=$W/t.rpm
+      if [ ! -s "$a" ]; then
+        rm -rf "$W/rpmtop" && mkdir -p "$W/rpmtop/SPECS" "$W/rpmtop/RPMS" && \
+          head -c 16M "$W/text.raw" > "$W/rpmtop/text" && head -c 16M "$W/binary.raw" > "$W/rpmtop/binary" && \
+          printf '%s\n' 'Name: t' 'Version: 1' 'Release: 1' 'Summary: t' 'License: MIT' 'BuildArch: noarch' \
+            '%description' 't' '%install' 'mkdir -p %{buildroot}/usr/share/t' \
+            "cp $W/rpmtop/text $W/rpmtop/binary %{buildroot}/usr/share/t/" '%files' '/usr/share/t' \
+            > "$W/rpmtop/SPECS/t.spec" && \
+          rpmbuild --quiet --define "_topdir $W/rpmtop" --define "_binary_payload w19.zstdio" \
+            -bb "$W/rpmtop/SPECS/t.spec" >/dev/null 2>&1 && mv "$W"/rpmtop/RPMS/noarch/t-1-1.noarch.rpm "$a"
+      fi
+      printf 'x -c\t%s\trpm2cpio\trpm2cpio %s\n' "$U x -c $a" "$a"
+      printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a" ;;
     xar)
       # 32 MiB in a XAR (bsdtar's default: zlib data, SHA-1 checksums): the
       # first 16 MiB of the text and of the mixed input.
