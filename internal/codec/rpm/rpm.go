@@ -300,6 +300,12 @@ type payload struct {
 	md5        hash.Hash
 	md5Want    []byte
 	err        error
+
+	// The digests are computed on another goroutine, one chunk at a time,
+	// over a copy of what Read returned; hashed is closed when the chunk
+	// in flight is done, and nothing touches buf or the hashes before it is.
+	buf    []byte
+	hashed chan struct{}
 }
 
 func (p *payload) Read(b []byte) (int, error) {
@@ -308,11 +314,8 @@ func (p *payload) Read(b []byte) (int, error) {
 	}
 	n, err := p.r.Read(b)
 	p.read += int64(n)
-	if p.digest != nil {
-		p.digest.Write(b[:n])
-	}
-	if p.md5 != nil {
-		p.md5.Write(b[:n])
+	if n > 0 && (p.digest != nil || p.md5 != nil) {
+		p.hash(b[:n])
 	}
 	if err == io.EOF {
 		if cerr := p.finish(); cerr != nil {
@@ -324,8 +327,37 @@ func (p *payload) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// hash waits for the chunk in flight, then hands a copy of b to a new
+// goroutine that adds it to the digests, so that they are computed beside
+// the decoding.
+func (p *payload) hash(b []byte) {
+	p.wait()
+	c := append(p.buf[:0], b...)
+	p.buf = c
+	done := make(chan struct{})
+	p.hashed = done
+	go func() {
+		if p.digest != nil {
+			p.digest.Write(c)
+		}
+		if p.md5 != nil {
+			p.md5.Write(c)
+		}
+		close(done)
+	}()
+}
+
+// wait returns once no chunk is being hashed.
+func (p *payload) wait() {
+	if p.hashed != nil {
+		<-p.hashed
+		p.hashed = nil
+	}
+}
+
 // finish checks the size and digests once the payload has ended.
 func (p *payload) finish() error {
+	p.wait()
 	if p.size >= 0 && p.read != p.size {
 		return archive.Corruptf("rpm: payload of %d bytes, the signature says %d", p.read, p.size)
 	}
