@@ -44,7 +44,9 @@ func openRPM(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 		cov = nil
 	}
 	stream = &drainAtEnd{r: stream, rest: stored}
-	r.tarInStream = newTarInStream(bufio.NewReaderSize(stream, 64<<10), cov,
+	// No buffer here: the cpio reader's own is filled by the decoder
+	// (one copy of the decoded bytes fewer).
+	r.tarInStream = newTarInStream(stream, cov,
 		func(r io.Reader) entryReader { return cpio.NewReader(r) })
 	return r, nil
 }
