@@ -100,8 +100,8 @@ func (f *FileSeq) offset() int64 {
 // Readers goroutines at once (see readAhead): each is then called from
 // them, on the run's chunks in any order and at the same time, so it must
 // add up what it sees in a way that allows that (a sum, atomically). Each
-// chunk is seen whole before w is given it; bytes that each saw may still
-// not reach w when Send fails.
+// chunk is seen whole before w is given it; when Send fails, each may
+// have seen bytes that never reached w (the caller's check is moot then).
 func (f *FileSeq) Send(w io.Writer, n int64, each func([]byte)) (done int64, rerr, werr error) {
 	direct := f.ra != nil && n-int64(f.R.Buffered()) >= directMin
 	for done < n {
@@ -186,8 +186,10 @@ func (f *FileSeq) sendDirect(w io.Writer, n int64, each func([]byte)) (done int6
 // bytes (reader r the chunks r, r+Readers, …) ahead into 2·Readers
 // buffers, each chunk given to each by its reader, while this goroutine
 // writes them to w in order. The kernel's copies of the file's pages,
-// most of such a run's cost, and each's work then run on several cores. It stops at the first short chunk (the
-// end of the input, or rerr) or werr, and returns once no reader runs.
+// most of such a run's cost, and each's work then run on several cores.
+// It stops at the first short chunk (the end of the input, or rerr) or
+// werr, and returns once no reader runs; each may have seen chunks past
+// the one it stopped at.
 func (f *FileSeq) readAhead(w io.Writer, off, n int64, each func([]byte)) (done int64, rerr, werr error) {
 	readers := int64(f.Readers)
 	slots := 2 * readers
