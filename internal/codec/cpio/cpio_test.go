@@ -257,10 +257,20 @@ func FuzzCpio(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	f.Add(newcArchive(true, []string{"big"}, [][]byte{bytes.Repeat([]byte("0123456789abcdef"), 8<<10)}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := readAll(NewReader(bytes.NewReader(data)))
 		if err != nil && !archive.Categorized(err) {
 			t.Fatalf("error of no category: %v", err)
+		}
+		// The same archive as a file (archive.FileSeq's direct reads)
+		// gives what the stream gives.
+		want, werr := readAllBy(NewReader(bytes.NewReader(data)), true)
+		r, _ := Open(&archive.Input{RA: bytes.NewReader(data), Size: int64(len(data))}, nil)
+		got, gerr := readAllBy(r.(*Reader), true)
+		if (werr == nil) != (gerr == nil) || errors.Is(werr, ErrTruncated) != errors.Is(gerr, ErrTruncated) ||
+			fmt.Sprint(want.files) != fmt.Sprint(got.files) {
+			t.Fatalf("stream: %v %v\nfile: %v %v", werr, want.files, gerr, got.files)
 		}
 	})
 }
