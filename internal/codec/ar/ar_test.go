@@ -116,17 +116,53 @@ func FuzzAr(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	big := []byte(Magic + fmt.Sprintf("%-16s%-12d%-6d%-6d%-8o%-10d`\n", "big/", 0, 0, 0, 0o644, 100<<10))
+	f.Add(append(big, bytes.Repeat([]byte("0123456789"), 10<<10)...))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _, err := readAll(data, func(r io.Reader) io.Reader { return r })
-		if err != nil && !archive.Categorized(err) {
-			t.Fatalf("error of no category: %v", err)
+		want, _, werr := readAllBy(data, func(r io.Reader) io.Reader { return r }, true)
+		if werr != nil && !archive.Categorized(werr) {
+			t.Fatalf("error of no category: %v", werr)
+		}
+		// The same archive as a file (archive.FileSeq's direct reads)
+		// gives what the stream gives.
+		got, gerr := readFile(data)
+		if (werr == nil) != (gerr == nil) || errors.Is(werr, ErrTruncated) != errors.Is(gerr, ErrTruncated) ||
+			fmt.Sprint(want) != fmt.Sprint(got) {
+			t.Fatalf("stream: %v %v\nfile: %v %v", werr, want, gerr, got)
 		}
 	})
 }
 
+// readFile reads data as an archive file through Open: the members'
+// SHA-256 and size by name.
+func readFile(data []byte) (map[string]string, error) {
+	ar, err := Open(&archive.Input{RA: bytes.NewReader(data), Size: int64(len(data))}, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := ar.(*Reader)
+	got := map[string]string{}
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return got, nil
+		}
+		if err != nil {
+			return got, err
+		}
+		h := sha256.New()
+		n, err := r.WriteTo(h)
+		if err != nil {
+			return got, err
+		}
+		got[e.Name] = fmt.Sprintf("%x %d", h.Sum(nil), n)
+	}
+}
+
 // TestFileInput: members long enough for WriteTo to read around the input
 // buffer (archive.FileSeq), a BSD long name and odd sizes among them, give
-// their bytes when the archive is a file; a cut archive is truncated.
+// their bytes when the archive is random access (a file); a cut archive is
+// truncated.
 func TestFileInput(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString(Magic)
@@ -150,39 +186,7 @@ func TestFileInput(t *testing.T) {
 		}
 		want[name] = fmt.Sprintf("%x %d", sha256.Sum256(d), n)
 	}
-	read := func(data []byte) (map[string]string, error) {
-		p := filepath.Join(t.TempDir(), "a.a")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		ar, err := Open(&archive.Input{RA: f, Size: int64(len(data))}, nil)
-		if err != nil {
-			return nil, err
-		}
-		r := ar.(*Reader)
-		got := map[string]string{}
-		for {
-			e, err := r.Next()
-			if err == io.EOF {
-				return got, nil
-			}
-			if err != nil {
-				return got, err
-			}
-			h := sha256.New()
-			n, err := r.WriteTo(h)
-			if err != nil {
-				return got, err
-			}
-			got[e.Name] = fmt.Sprintf("%x %d", h.Sum(nil), n)
-		}
-	}
-	got, err := read(b.Bytes())
+	got, err := readFile(b.Bytes())
 	if err != nil || len(got) != len(want) {
 		t.Fatalf("%v, %d members", err, len(got))
 	}
@@ -191,7 +195,7 @@ func TestFileInput(t *testing.T) {
 			t.Errorf("%s: %q, want %q", name, got[name], w)
 		}
 	}
-	if _, err := read(b.Bytes()[:b.Len()-1000]); !errors.Is(err, ErrTruncated) {
+	if _, err := readFile(b.Bytes()[:b.Len()-1000]); !errors.Is(err, ErrTruncated) {
 		t.Errorf("cut: %v", err)
 	}
 }
