@@ -1,0 +1,15 @@
+//go:build !amd64 || !gc || purego
+
+package ppmd
+
+// sumUnmasked is sumUnmaskedGeneric where no assembly is available (or
+// purego).
+func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32 {
+	return sumUnmaskedGeneric(arr, last, mask)
+}
+
+// findUnmasked is findUnmaskedGeneric where no assembly is available (or
+// purego).
+func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count uint32) (uint, uint32) {
+	return findUnmaskedGeneric(arr, last, mask, count)
+}
