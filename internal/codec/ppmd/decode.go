@@ -225,11 +225,12 @@ stop:
 	return n, e
 }
 
-// decodeEscaped continues after an escape from minCtx in the shorter
-// contexts, skipping the symbols already seen: their charMask entries
-// are 0, those of the others 0xFF, so that a state's frequency is
-// freq & mask without a branch.
-func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
+// decodeEscapedGeneric continues after an escape from minCtx in the
+// shorter contexts, skipping the symbols already seen: their charMask
+// entries are 0, those of the others 0xFF, so that a state's frequency
+// is freq & mask without a branch. decodeEscaped is this, or on amd64
+// for 7-Zip's coder its loop in assembly (escape_amd64.s).
+func (m *ModelH) decodeEscapedGeneric(rc *RangeDecoder) int {
 	heap := m.heap
 	if len(heap) < heapPad {
 		return -2

@@ -18,3 +18,48 @@ func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32
 //
 //go:noescape
 func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count uint32) (off uint, acc uint32)
+
+// useEscapeAsm selects escapeH for variant H's escapes with 7-Zip's
+// coder; the tests toggle it to compare the two.
+var useEscapeAsm = true
+
+// escNormalize is escapeH's result when the coder needs normalize: the
+// range is below 2^24 at the top of its loop and the buffer is used up.
+const escNormalize = -3
+
+// escapeH is decodeEscapedGeneric's loop for 7-Zip's coder, up to the
+// symbol's Update2 (without its rescale and updateModel): it returns the
+// symbol and its new frequency, -1 at the end marker, -2 for invalid
+// data, or escNormalize, after which the caller normalises the coder and
+// calls it again (the loop's state between escapes is minCtx and first).
+// heap is &m.heap[0] and hm len(m.heap)-heapPad; it reads and writes the
+// heap only at offsets masked with hm (views of up to heapPad bytes),
+// the coder's buffer only below its length.
+//
+//go:noescape
+func escapeH(m *ModelH, rc *RangeDecoder, heap *byte, hm uint, first uint32) (sym int, f uint32)
+
+// decodeEscaped is decodeEscapedGeneric, with its loop in assembly for
+// 7-Zip's coder.
+func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
+	heap := m.heap
+	if rc.isRAR || !useEscapeAsm || len(heap) < heapPad {
+		return m.decodeEscapedGeneric(rc)
+	}
+	hm, first := uint(len(heap))-heapPad, m.minCtx
+	for {
+		sym, f := escapeH(m, rc, &heap[0], hm, first)
+		if sym >= 0 {
+			if f > maxFreq {
+				m.rescale()
+			}
+			m.runLength = m.initRL
+			m.updateModel()
+			return sym
+		}
+		if sym != escNormalize {
+			return sym
+		}
+		rc.normalize()
+	}
+}

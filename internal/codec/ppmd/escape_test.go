@@ -1,8 +1,12 @@
 package ppmd
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/binary"
+	"io"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -84,5 +88,101 @@ func FuzzEscapeTwins(f *testing.F) {
 		}
 		copy(st[:], data[37:])
 		checkEscapeTwins(t, &st, data[0], &mask, binary.LittleEndian.Uint32(data[33:]))
+	})
+}
+
+// TestEscapeTables checks what escapeH takes for granted: ns2Indx picks a
+// row of the SEE table.
+func TestEscapeTables(t *testing.T) {
+	var m ModelH
+	for i, v := range ns2Indx {
+		if int(v) >= len(m.see) {
+			t.Fatalf("ns2Indx[%d] = %d: no such SEE row", i, v)
+		}
+	}
+}
+
+// escapeTwin decodes the same stream with decodeEscaped in assembly and in
+// Go (on amd64; elsewhere both are Go), a chunk at a time, and compares
+// what they decode, their errors, their models (heap included) and their
+// coders after every chunk.
+func escapeTwin(t *testing.T, name string, order, mem int, packed []byte, bufSize, size, chunk int) {
+	t.Helper()
+	defer func(old bool) { useEscapeAsm = old }(useEscapeAsm)
+	type twin struct {
+		m   *ModelH
+		rc  RangeDecoder
+		out []byte
+		err error
+	}
+	var tw [2]twin
+	for i := range tw {
+		m, err := NewH(order, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw[i].m = m
+		var br io.ByteReader = bytes.NewReader(packed)
+		if bufSize > 0 {
+			br = bufio.NewReaderSize(bytes.NewReader(packed), bufSize)
+		}
+		if tw[i].rc.Init7z(br) != nil {
+			return
+		}
+	}
+	for done := 0; done < size; done += chunk {
+		for i := range tw {
+			useEscapeAsm = i == 0
+			buf := make([]byte, min(chunk, size-done))
+			n, err := tw[i].m.Decode(&tw[i].rc, buf)
+			tw[i].out, tw[i].err = buf[:n], err
+		}
+		a, g := &tw[0], &tw[1]
+		if !bytes.Equal(a.out, g.out) || a.err != g.err {
+			t.Fatalf("%s at %d: assembly %d bytes, %v; Go %d bytes, %v", name, done, len(a.out), a.err, len(g.out), g.err)
+		}
+		ra, rg := a.rc, g.rc
+		if ra.code != rg.code || ra.rng != rg.rng || ra.low != rg.low || ra.pos != rg.pos || ra.err != rg.err {
+			t.Fatalf("%s at %d: coders differ: %+v / %+v", name, done, ra, rg)
+		}
+		if !reflect.DeepEqual(a.m, g.m) {
+			t.Fatalf("%s at %d: models differ", name, done)
+		}
+		if a.err != nil {
+			return
+		}
+	}
+}
+
+// TestEscapeHTwins compares variant H's escapes in assembly and in Go on
+// the fixtures and on arbitrary streams, through readers with buffers of
+// 16 bytes (refills at every point of the loop), 4 KiB, and none (where
+// the assembly hands every normalisation back).
+func TestEscapeHTwins(t *testing.T) {
+	for _, f := range loadFixtures(t) {
+		for _, bs := range []int{16, 4096, 0} {
+			escapeTwin(t, f.name, f.order, f.mem, f.packed, bs, f.size, 1<<16)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for k := 0; k < 300; k++ {
+		data := make([]byte, 16+r.IntN(2048))
+		for i := range data {
+			data[i] = byte(r.Uint32())
+		}
+		data[0] = 0
+		bs := []int{16, 64, 4096, 0}[k%4]
+		escapeTwin(t, "random", 2+r.IntN(63), MinMemSize<<r.IntN(4), data, bs, 8*len(data), 1+r.IntN(64))
+	}
+}
+
+// FuzzEscapeHTwins is TestEscapeHTwins' comparison on arbitrary streams.
+func FuzzEscapeHTwins(f *testing.F) {
+	for _, fx := range loadFixtures(f) {
+		f.Add(byte(fx.order), fx.packed[:min(len(fx.packed), fuzzMaxInput)])
+	}
+	f.Fuzz(func(t *testing.T, order byte, data []byte) {
+		data = data[:min(len(data), fuzzMaxInput)]
+		escapeTwin(t, "fuzz", int(order)%(MaxOrder-1)+2, MinMemSize<<(order>>6), data, 16, 4*len(data)+64, 1+int(order)%32)
 	})
 }
