@@ -257,5 +257,8 @@ func FastPaths() []string {
 	if useCLMUL {
 		p = append(p, clmulName)
 	}
+	if useSum32 == sumSSE2 {
+		p = append(p, "byte sum SSE2")
+	}
 	return p
 }

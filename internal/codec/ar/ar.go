@@ -39,26 +39,34 @@ const (
 
 // Reader is an archive.Reader over an ar archive.
 type Reader struct {
-	r      *bufio.Reader
-	remain int64 // data bytes left in the current member
-	pad    int64 // the padding byte after an odd-sized member
+	in     *archive.FileSeq
+	r      *bufio.Reader // in.R
+	remain int64         // data bytes left in the current member
+	pad    int64         // the padding byte after an odd-sized member
 	names  []byte
 	err    error
 	buf    [headerSize]byte
 }
 
-// Open reads an ar archive from in.R.
+// bufSize is the input buffer the headers are read through (and the data
+// of small members: longer runs bypass it when the input is a file).
+const bufSize = 64 << 10
+
+// Open reads an ar archive from its input: from the file itself when it
+// is one (WriteTo then hands long runs of data to the kernel), else from
+// in.R.
 func Open(in *archive.Input, _ *archive.Options) (archive.Reader, error) {
-	return NewReader(in.R)
+	return newReader(archive.NewFileSeq(in, bufSize))
 }
 
 // NewReader reads the global header from r.
 func NewReader(r io.Reader) (*Reader, error) {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
-	z := &Reader{r: br}
+	return newReader(archive.NewSeq(r, bufSize))
+}
+
+func newReader(in *archive.FileSeq) (*Reader, error) {
+	br := in.R
+	z := &Reader{in: in, r: br}
 	m := z.buf[:len(Magic)]
 	if _, err := io.ReadFull(br, m); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -237,30 +245,21 @@ func (z *Reader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// WriteTo writes the rest of the current member's data to w in large
-// writes straight from the input buffer.
+// WriteTo writes the rest of the current member's data to w: in large
+// writes straight from the input buffer, or, for a long run of a file,
+// through the kernel to a RangeWriter (see archive.FileSeq).
 func (z *Reader) WriteTo(w io.Writer) (int64, error) {
-	var total int64
-	for z.remain > 0 {
-		b, err := z.r.Peek(int(min(z.remain, int64(z.r.Size()))))
-		if len(b) > 0 {
-			m, werr := w.Write(b)
-			z.r.Discard(m)
-			z.remain -= int64(m)
-			total += int64(m)
-			if werr != nil {
-				return total, werr
-			}
-		}
-		if err != nil && z.remain > 0 && err != bufio.ErrBufferFull {
-			if err == io.EOF {
-				err = ErrTruncated
-			} else {
-				err = fmt.Errorf("ar: reading the input: %w", err)
-			}
-			z.err = err
-			return total, err
-		}
+	n, rerr, werr := z.in.Send(w, z.remain, nil)
+	z.remain -= n
+	switch {
+	case werr != nil:
+		return n, werr
+	case rerr != nil:
+		z.err = fmt.Errorf("ar: reading the input: %w", rerr)
+		return n, z.err
+	case z.remain > 0:
+		z.err = ErrTruncated
+		return n, z.err
 	}
-	return total, nil
+	return n, nil
 }

@@ -123,3 +123,75 @@ func FuzzAr(f *testing.F) {
 		}
 	})
 }
+
+// TestFileInput: members long enough for WriteTo to read around the input
+// buffer (archive.FileSeq), a BSD long name and odd sizes among them, give
+// their bytes when the archive is a file; a cut archive is truncated.
+func TestFileInput(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(Magic)
+	want := map[string]string{}
+	for i, n := range []int{1<<20 + 1, 7, 70 << 10, 300<<10 + 3} {
+		d := make([]byte, n)
+		for j := range d {
+			d[j] = byte(j*11 + i + j>>9)
+		}
+		name := fmt.Sprintf("m%d", i)
+		if i == 2 {
+			name = strings.Repeat("long", 6)
+			fmt.Fprintf(&b, "%-16s%-12d%-6d%-6d%-8o%-10d`\n", "#1/24", 0, 0, 0, 0o644, n+24)
+			b.WriteString(name)
+		} else {
+			fmt.Fprintf(&b, "%-16s%-12d%-6d%-6d%-8o%-10d`\n", name+"/", 0, 0, 0, 0o644, n)
+		}
+		b.Write(d)
+		if n%2 == 1 {
+			b.WriteByte('\n')
+		}
+		want[name] = fmt.Sprintf("%x %d", sha256.Sum256(d), n)
+	}
+	read := func(data []byte) (map[string]string, error) {
+		p := filepath.Join(t.TempDir(), "a.a")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		ar, err := Open(&archive.Input{RA: f, Size: int64(len(data))}, nil)
+		if err != nil {
+			return nil, err
+		}
+		r := ar.(*Reader)
+		got := map[string]string{}
+		for {
+			e, err := r.Next()
+			if err == io.EOF {
+				return got, nil
+			}
+			if err != nil {
+				return got, err
+			}
+			h := sha256.New()
+			n, err := r.WriteTo(h)
+			if err != nil {
+				return got, err
+			}
+			got[e.Name] = fmt.Sprintf("%x %d", h.Sum(nil), n)
+		}
+	}
+	got, err := read(b.Bytes())
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("%v, %d members", err, len(got))
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %q, want %q", name, got[name], w)
+		}
+	}
+	if _, err := read(b.Bytes()[:b.Len()-1000]); !errors.Is(err, ErrTruncated) {
+		t.Errorf("cut: %v", err)
+	}
+}

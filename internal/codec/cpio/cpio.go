@@ -111,8 +111,9 @@ type linkKey struct{ dev, ino uint64 }
 
 // Reader is an archive.Reader over a cpio stream.
 type Reader struct {
-	r    *bufio.Reader
-	off  int64 // bytes consumed, for the 4-byte alignment of newc
+	in   *archive.FileSeq
+	r    *bufio.Reader // in.R
+	off  int64         // bytes consumed, for the 4-byte alignment of newc
 	kind Kind
 
 	remain  int64 // data bytes left in the current entry
@@ -127,22 +128,34 @@ type Reader struct {
 	nHeld     int
 	queue     []*archive.Entry // hard links to give before the next header
 	done      bool             // the trailer was read
+	addSum    func([]byte)     // r.add, made once
 	buf       [110]byte
 }
 
-// Open reads a cpio archive from in.R.
+// bufSize is the input buffer the headers are read through (and the data
+// of small files: longer runs bypass it when the input is a file).
+const bufSize = 64 << 10
+
+// Open reads a cpio archive from its input: from the file itself when it
+// is one (WriteTo then hands long runs of data to the kernel), else from
+// in.R.
 func Open(in *archive.Input, _ *archive.Options) (archive.Reader, error) {
-	return NewReader(in.R), nil
+	return newReader(archive.NewFileSeq(in, bufSize)), nil
 }
 
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader) *Reader {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
-	return &Reader{r: br, held: map[linkKey][]*archive.Entry{}}
+	return newReader(archive.NewSeq(r, bufSize))
 }
+
+func newReader(in *archive.FileSeq) *Reader {
+	r := &Reader{in: in, r: in.R, held: map[linkKey][]*archive.Entry{}}
+	r.addSum = r.add
+	return r
+}
+
+// add adds p to the current entry's byte sum.
+func (r *Reader) add(p []byte) { r.sum = verify.UpdateSum32(r.sum, p) }
 
 // Kind is the header format of the entries read so far.
 func (r *Reader) Kind() Kind { return r.kind }
@@ -511,34 +524,27 @@ func (r *Reader) readBinary(h *header) error {
 	return nil
 }
 
-// WriteTo writes the rest of the current entry's data to w in large
-// writes straight from the input buffer, verifying it as Read does.
+// WriteTo writes the rest of the current entry's data to w, verifying it
+// as Read does: in large writes straight from the input buffer, or, for a
+// long run of a file, through the kernel to a RangeWriter when there is no
+// sum to add (see archive.FileSeq).
 func (r *Reader) WriteTo(w io.Writer) (int64, error) {
-	var total int64
-	for r.remain > 0 {
-		b, err := r.r.Peek(int(min(r.remain, int64(r.r.Size()))))
-		if len(b) > 0 {
-			m, werr := w.Write(b)
-			if r.checked {
-				r.sum = verify.UpdateSum32(r.sum, b[:m])
-			}
-			r.r.Discard(m)
-			r.off += int64(m)
-			r.remain -= int64(m)
-			total += int64(m)
-			if werr != nil {
-				return total, werr
-			}
-		}
-		if err != nil && r.remain > 0 && err != bufio.ErrBufferFull {
-			if err == io.EOF {
-				err = ErrTruncated
-			} else {
-				err = fmt.Errorf("cpio: reading the input: %w", err)
-			}
-			r.err = err
-			return total, err
-		}
+	var each func([]byte)
+	if r.checked {
+		each = r.addSum
 	}
-	return total, r.endData()
+	n, rerr, werr := r.in.Send(w, r.remain, each)
+	r.off += n
+	r.remain -= n
+	switch {
+	case werr != nil:
+		return n, werr
+	case rerr != nil:
+		r.err = fmt.Errorf("cpio: reading the input: %w", rerr)
+		return n, r.err
+	case r.remain > 0:
+		r.err = ErrTruncated
+		return n, r.err
+	}
+	return n, r.endData()
 }
