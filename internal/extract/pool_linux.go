@@ -336,7 +336,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	if !direct { // a direct one was named by claim
 		d.temps[j.tmp] = struct{}{}
 	}
-	d.held[e] = held
+	d.held[keyOf(e)] = held
 	d.heldName[p] = held
 	d.mu.Unlock()
 	// The job's handle is given back once written: a commit opens its
@@ -559,22 +559,22 @@ type fastCommit struct {
 	err  error         // the rename failed: the policy decides (place)
 }
 
-// commitQueued starts the commit of e, with its verdict err, on the pool
-// when e is a held file written by the pool, that passed, keeps its name
+// commitQueued starts the commit of the entry k names, with its verdict
+// err, on the pool when it is a held file written by the pool, that passed, keeps its name
 // and has no hard links: its commit is a rename to a name of its own,
 // independent of every other such commit; c (the caller's: SettleAll
 // makes them all at once) is then filled in. Else it returns false.
-func (d *Dir) commitQueued(e *archive.Entry, err error, c *fastCommit) bool {
+func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	if err != nil {
 		return false
 	}
 	d.mu.Lock()
-	h := d.held[e]
+	h := d.held[k]
 	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.heldName[h.name] != h || d.aborted {
 		d.mu.Unlock()
 		return false
 	}
-	delete(d.held, e)
+	delete(d.held, k)
 	delete(d.heldName, h.name)
 	direct := h.direct
 	d.mu.Unlock()

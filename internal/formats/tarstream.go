@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/tar"
 )
 
 // coverage is a stream decoder that tells how many bytes of its output,
@@ -24,15 +25,19 @@ type tarInStream struct {
 	rest io.Reader
 	cov  coverage // nil: no checks, nothing pending
 
+	fresh bool // tr returns a new *Entry every time, kept by no one
+
 	held []heldEntry       // pending entries not yet settled, in order
 	done []archive.Verdict // decided, not yet returned by Settled
 }
 
-// heldEntry is a pending entry and the stream offset its data end at or
-// before (-1 while its data are being read).
+// heldEntry is a pending entry, by its Hold, and the stream offset its
+// data end at or before (-1 while its data are being read). It has no
+// pointer: a one-frame stream holds every entry of the tar to its end,
+// and none of them costs the garbage collector anything.
 type heldEntry struct {
-	e   *archive.Entry
-	end int64
+	hold uint64
+	end  int64
 }
 
 // tarInput counts the bytes the tar reader takes from the stream: once
@@ -63,6 +68,7 @@ func newTarInStream(stream io.Reader, decoder io.Reader, open func(io.Reader) en
 	t.in.r = stream
 	t.cov, _ = decoder.(coverage)
 	t.tr = open(&t.in)
+	_, t.fresh = t.tr.(*tar.Reader)
 	return t
 }
 
@@ -84,10 +90,12 @@ func (t *tarInStream) Next() (*archive.Entry, error) {
 		return nil, err
 	}
 	if t.cov != nil && e.Type != archive.TypeOther {
-		c := *e // a new *Entry for every pending entry
-		c.Pending = true
-		e = &c
-		t.held = append(t.held, heldEntry{e: e, end: -1})
+		if !t.fresh {
+			c := *e // a new *Entry for every pending entry
+			e = &c
+		}
+		e.Pending, e.Hold = true, archive.NextHold()
+		t.held = append(t.held, heldEntry{hold: e.Hold, end: -1})
 	}
 	return e, nil
 }
@@ -154,7 +162,7 @@ func (t *tarInStream) settle(verified int64) {
 		if verified >= 0 && (h.end < 0 || h.end > verified) {
 			break
 		}
-		t.done = append(t.done, archive.Verdict{Entry: h.e})
+		t.done = append(t.done, archive.Verdict{Hold: h.hold})
 	}
 	t.held = t.held[i:]
 }
@@ -162,7 +170,7 @@ func (t *tarInStream) settle(verified int64) {
 // fail fails every held entry with err, which ended the stream.
 func (t *tarInStream) fail(err error) {
 	for _, h := range t.held {
-		t.done = append(t.done, archive.Verdict{Entry: h.e, Err: err})
+		t.done = append(t.done, archive.Verdict{Hold: h.hold, Err: err})
 	}
 	t.held = nil
 }
