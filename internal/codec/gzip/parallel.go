@@ -146,9 +146,9 @@ type job struct {
 	lo        chan struct{} // a task resolved marks[:split]
 	loPushed  bool          // the worker handed out marks[:split] before done (read after done)
 	loPending bool          // a task resolving marks[:split] was handed out and lo not received
-	inOutput bool   // in the output queue and not all read out
-	counted  bool   // its CRC and size are the member's
-	rd       int    // data[:rd] is read out
+	inOutput  bool          // in the output queue and not all read out
+	counted   bool          // its CRC and size are the member's
+	rd        int           // data[:rd] is read out
 }
 
 // marked is the memory of j's marks as bytes (twice as many).
