@@ -952,7 +952,12 @@ func (p *parallel) bits3(pos int64) (uint, bool) {
 func (p *parallel) chain(block bool) {
 	for !p.fbOn && !p.final {
 		p.release(p.pos)
-		for p.dispatch() {
+		// A worker's piece that is done is chained before the next
+		// piece is read and dispatched: its resolution is a task first,
+		// which a worker idle until then takes at once.
+		if p.vi == len(p.queue) || p.queue[p.vi].self || !p.ready(p.queue[p.vi]) {
+			for p.dispatch() {
+			}
 		}
 		if p.vi == len(p.queue) {
 			if p.eof && len(p.carry) == 0 {
