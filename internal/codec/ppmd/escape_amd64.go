@@ -63,3 +63,47 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 		rc.normalize()
 	}
 }
+
+// escSEERow is escapeI's result for a SEE row past the table, where
+// decodeEscapedGeneric's index panics.
+const escSEERow = -4
+
+// escapeI is ModelI.decodeEscapedGeneric's loop up to the symbol's
+// Update2, as escapeH for variant H; normalized skips the coder's
+// normalisation at the top of the loop once (the caller has just called
+// normalize, which may leave the range unnormal after invalid data).
+//
+//go:noescape
+func escapeI(m *ModelI, rc *RangeDecoder, heap *byte, hm uint, normalized bool) (sym int, f uint32)
+
+// decodeEscaped is decodeEscapedGeneric, with its loop in assembly.
+func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
+	heap := m.heap
+	if !useEscapeAsm || len(heap) < heapPad {
+		return m.decodeEscapedGeneric(rc)
+	}
+	hm, normalized := uint(len(heap))-heapPad, false
+	for {
+		sym, f := escapeI(m, rc, &heap[0], hm, normalized)
+		if sym >= 0 {
+			if f > maxFreq {
+				m.rescale()
+			}
+			m.runLength = m.initRL
+			m.updateModel()
+			m.minCtx = m.maxCtx
+			return sym
+		}
+		switch sym {
+		case escNormalize:
+			rc.normalize()
+			normalized = true
+		case escSEERow:
+			ns := heap[uint(m.minCtx)&hm]
+			_ = m.see[ns2IndxI[ns+2]-3] // the index decodeEscapedGeneric panics on
+			panic("ppmd: escapeI: SEE row out of range")
+		default:
+			return sym
+		}
+	}
+}

@@ -598,3 +598,371 @@ normalize:
 	MOVQ $-3, sym+40(FP)
 	MOVL $0, f+48(FP)
 	RET
+
+// func escapeI(m *ModelI, rc *RangeDecoder, heap *byte, hm uint, normalized bool) (sym int, f uint32)
+//
+// ModelI.decodeEscapedGeneric's loop, as escapeH (same registers and
+// frame) with RAR's coder, variant I's SEE contexts and no unmasking.
+TEXT ·escapeI(SB), NOSPLIT, $56-52
+	MOVQ    m+0(FP), R13
+	MOVQ    rc+8(FP), R10
+	MOVQ    heap+16(FP), R12
+	MOVQ    hm+24(FP), R11
+	LEAQ    ModelI_charMask(R13), DI
+	MOVL    ModelI_minCtx(R13), R9
+	MOVBLZX normalized+32(FP), AX
+	TESTL   AX, AX
+	JNZ     ibody
+
+itop:
+	// RAR's coder: normalised when the range is below 2^24 and its ends
+	// share their top byte or it is below 2^15; one byte shifted in from
+	// the buffer when the range is at least 2^15, escNormalize for more.
+	MOVL RangeDecoder_rng(R10), AX
+	CMPL AX, $0x1000000
+	JCC  ibody
+	MOVL RangeDecoder_low(R10), BX
+	LEAL (BX)(AX*1), CX
+	XORL BX, CX
+	CMPL CX, $0x1000000
+	JCS  iunnormal
+	CMPL AX, $0x8000
+	JCC  ibody
+
+iunnormal:
+	CMPL AX, $0x8000
+	JCS  inormalize
+	MOVQ RangeDecoder_pos(R10), SI
+	CMPQ SI, RangeDecoder_buf+8(R10)
+	JCC  inormalize
+	MOVQ RangeDecoder_buf(R10), CX
+	MOVBLZX (CX)(SI*1), DX
+	INCQ SI
+	MOVQ SI, RangeDecoder_pos(R10)
+	MOVL RangeDecoder_code(R10), CX
+	SHLL $8, CX
+	ORL  DX, CX
+	MOVL CX, RangeDecoder_code(R10)
+	SHLL $8, AX
+	MOVL AX, RangeDecoder_rng(R10)
+	SHLL $8, BX
+	MOVL BX, RangeDecoder_low(R10)
+	CMPL AX, $0x1000000
+	JCC  ibody
+	LEAL (BX)(AX*1), CX
+	XORL BX, CX
+	CMPL CX, $0x1000000
+	JCS  inormalize
+	CMPL AX, $0x8000
+	JCS  inormalize
+
+ibody:
+	MOVL    R9, AX
+	ANDQ    R11, AX
+	LEAQ    (R12)(AX*1), SI
+	MOVBLZX 0(SI), DX      // numMasked
+	MOVL    DX, nm-8(SP)
+	MOVL    ModelI_orderFall(R13), CX
+
+iwalk:
+	INCL    CX
+	MOVL    8(SI), AX      // suffix
+	TESTL   AX, AX
+	JZ      iroot
+	MOVL    AX, R9
+	ANDQ    R11, AX
+	LEAQ    (R12)(AX*1), SI
+	MOVBLZX 0(SI), BX      // ns
+	CMPL    BX, DX
+	JEQ     iwalk
+	MOVL    CX, ModelI_orderFall(R13)
+	MOVL    R9, ModelI_minCtx(R13)
+	MOVQ    SI, ctx-16(SP)
+	MOVL    BX, ns-40(SP)
+	MOVL    4(SI), AX      // s, the states
+	MOVL    AX, s-20(SP)
+	ANDQ    R11, AX
+	LEAQ    (R12)(AX*1), R14
+	MOVQ    R14, st-32(SP)
+	LEAL    1(BX), CX      // n = ns+1, 1..256 states
+	MOVL    CX, n-24(SP)
+
+	// hi: sumUnmasked.
+	XORL AX, AX
+	XORL DX, DX
+	MOVL CX, R8
+	SHRL $2, R8
+	JZ   isumtail
+
+isumloop:
+	MOVBLZX 0(R14), BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    1(R14), BX
+	ADDL    BX, AX
+	MOVBLZX 6(R14), SI
+	MOVBLZX (DI)(SI*1), SI
+	ANDL    7(R14), SI
+	ADDL    SI, DX
+	MOVBLZX 12(R14), BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    13(R14), BX
+	ADDL    BX, AX
+	MOVBLZX 18(R14), SI
+	MOVBLZX (DI)(SI*1), SI
+	ANDL    19(R14), SI
+	ADDL    SI, DX
+	ADDQ    $24, R14
+	DECL    R8
+	JNZ     isumloop
+
+isumtail:
+	ANDL    $3, CX
+	LEAQ    tailLanes<>(SB), R8
+	MOVL    (R8)(CX*4), R8
+	MOVBLZX 0(R14), BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    1(R14), BX
+	ANDL    R8, BX
+	ADDL    BX, AX
+	SHRL    $8, R8
+	MOVBLZX 6(R14), SI
+	MOVBLZX (DI)(SI*1), SI
+	ANDL    7(R14), SI
+	ANDL    R8, SI
+	ADDL    SI, DX
+	SHRL    $8, R8
+	MOVBLZX 12(R14), BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    13(R14), BX
+	ANDL    R8, BX
+	ADDL    BX, AX
+	ADDL    DX, AX
+	MOVL    AX, hi-36(SP)
+
+	// MakeEscFreq: se (R8) and escFreq (CX).
+	MOVL ns-40(SP), BX
+	CMPL BX, $0xFF
+	JNE  iseectx
+	LEAQ ModelI_dummy(R13), R8
+	MOVL $1, CX
+	JMP  ithreshold
+
+iseectx:
+	MOVQ    ctx-16(SP), R14
+	MOVBLZX 1(R14), CX         // Flags
+	MOVWLZX 2(R14), AX         // SummFreq
+	LEAL    1(BX), SI
+	LEAL    (SI)(SI*4), DX
+	LEAL    (SI)(DX*2), DX     // 11*(ns+1)
+	CMPL    DX, AX
+	ADCL    $0, CX             // +1 when SummFreq > 11*(ns+1)
+	MOVL    8(R14), AX
+	ANDQ    R11, AX
+	MOVBLZX (R12)(AX*1), AX    // the suffix's ns
+	ADDL    nm-8(SP), AX
+	LEAL    (BX)(BX*1), DX
+	CMPL    DX, AX
+	SBBL    AX, AX
+	ANDL    $2, AX
+	ADDL    AX, CX             // +2 when 2*ns < its ns + numMasked
+	ANDL    $31, CX
+	LEAQ    ·ns2IndxI(SB), AX
+	MOVBLZX 2(AX)(BX*1), AX
+	SUBL    $3, AX
+	MOVBLZX AX, AX
+	CMPL    AX, $24
+	JCC     iseerow
+	SHLQ    $7, AX
+	LEAQ    ModelI_see(R13)(AX*1), R8
+	LEAQ    (R8)(CX*4), R8     // se
+	MOVWLZX see_summ(R8), AX   // se.mean()
+	MOVBLZX see_shift(R8), CX
+	ANDL    $15, CX
+	MOVL    AX, DX
+	SHRL    CX, DX
+	SUBL    DX, AX
+	MOVW    AX, see_summ(R8)
+	MOVL    $1, CX
+	TESTL   DX, DX
+	CMOVLNE DX, CX
+
+ithreshold:
+	// thresholdI of the total cut down to the range (total2, DI's spare
+	// R14); the range is at least 1 (as decodeEscapedGeneric, which would
+	// divide by it: escSEERow's panic for 0).
+	MOVQ    R8, se-48(SP)
+	MOVL    hi-36(SP), BX
+	ADDL    CX, BX             // total
+	MOVL    BX, tot-56(SP)
+	MOVL    RangeDecoder_rng(R10), AX
+	CMPL    AX, BX
+	CMOVLCS AX, BX             // total2 = min(total, rng)
+	TESTL   AX, AX
+	JZ      iseerow
+	XORL    DX, DX
+	DIVL    BX
+	MOVL    AX, SI             // r
+	MOVL    RangeDecoder_code(R10), AX
+	XORL    DX, DX
+	DIVL    SI                 // count
+	MOVL    hi-36(SP), CX
+	CMPL    AX, CX
+	JCS     ifound
+	CMPL    AX, BX
+	JCC     icorrupt
+
+	// An escape: decode(hi, total2-hi), the SEE context's sum, and the
+	// states' symbols masked.
+	SUBL  CX, BX
+	IMULL SI, BX
+	MOVL  BX, RangeDecoder_rng(R10)
+	MOVL  SI, AX
+	IMULL CX, AX
+	SUBL  AX, RangeDecoder_code(R10)
+	ADDL  AX, RangeDecoder_low(R10)
+	MOVQ  se-48(SP), R8
+	MOVL  tot-56(SP), DX
+	ADDW  DX, see_summ(R8)
+	MOVQ  st-32(SP), R14
+	MOVL  n-24(SP), CX
+
+imaskloop:
+	MOVBLZX 0(R14), AX
+	MOVB    $0, (DI)(AX*1)
+	ADDQ    $6, R14
+	DECL    CX
+	JNZ     imaskloop
+	JMP     itop
+
+ifound:
+	// findUnmasked: DX is count less the frequencies so far.
+	MOVL AX, cnt-52(SP)
+	MOVL AX, DX
+	MOVL SI, R9            // r
+	MOVQ st-32(SP), R14
+	MOVL n-24(SP), CX
+	MOVL CX, R8
+	SHRL $2, R8
+	JZ   ifindtail
+
+ifindloop:
+	MOVBLZX 0(R14), BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    1(R14), BX
+	SUBL    BX, DX
+	JCS     ifound0
+	MOVBLZX 6(R14), SI
+	MOVBLZX (DI)(SI*1), SI
+	ANDL    7(R14), SI
+	SUBL    SI, DX
+	JCS     ifound6
+	MOVBLZX 12(R14), BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    13(R14), BX
+	SUBL    BX, DX
+	JCS     ifound12
+	MOVBLZX 18(R14), SI
+	MOVBLZX (DI)(SI*1), SI
+	ANDL    19(R14), SI
+	SUBL    SI, DX
+	JCS     ifound18
+	ADDQ    $24, R14
+	DECL    R8
+	JNZ     ifindloop
+
+ifindtail:
+	MOVL CX, R8
+	ANDL $3, R8
+	JZ   inotfound
+
+ifindtailloop:
+	MOVBLZX 0(R14), BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    1(R14), BX
+	SUBL    BX, DX
+	JCS     ifound0
+	ADDQ    $6, R14
+	DECL    R8
+	JNZ     ifindtailloop
+
+inotfound:
+	ANDL $-2, CX
+	LEAQ (CX)(CX*2), CX
+	ADDQ CX, CX
+	JMP  iupdate
+
+ifound18:
+	ADDQ $6, R14
+
+ifound12:
+	ADDQ $6, R14
+
+ifound6:
+	ADDQ $6, R14
+
+ifound0:
+	MOVQ R14, CX
+	SUBQ st-32(SP), CX
+
+iupdate:
+	// The state at s+off (CX the offset): decode(acc-f, f), se.update(),
+	// Update2's frequencies, in decodeEscapedGeneric's order.
+	MOVL    s-20(SP), AX
+	ADDL    CX, AX
+	MOVL    AX, ModelI_found(R13)
+	ANDQ    R11, AX
+	LEAQ    (R12)(AX*1), R14   // rec
+	MOVBLZX 1(R14), BX         // f
+	MOVL    cnt-52(SP), AX
+	SUBL    DX, AX             // acc
+	SUBL    BX, AX
+	IMULL   R9, AX
+	SUBL    AX, RangeDecoder_code(R10)
+	ADDL    AX, RangeDecoder_low(R10)
+	MOVL    R9, AX
+	IMULL   BX, AX
+	MOVL    AX, RangeDecoder_rng(R10)
+	MOVQ    se-48(SP), R8
+	MOVBLZX see_shift(R8), CX
+	CMPL    CX, $7
+	JCC     iupdated
+	DECB    see_count(R8)
+	JNZ     iupdated
+	SHLW    $1, see_summ(R8)
+	MOVL    $3, AX
+	SHLL    CX, AX
+	MOVB    AX, see_count(R8)
+	INCB    see_shift(R8)
+
+iupdated:
+	ADDL    $4, BX
+	MOVB    BX, 1(R14)
+	MOVQ    ctx-16(SP), AX
+	ADDW    $4, 2(AX)
+	MOVBLZX 0(R14), AX
+	MOVQ    AX, sym+40(FP)
+	MOVL    BX, f+48(FP)
+	RET
+
+iroot:
+	MOVL CX, ModelI_orderFall(R13)
+	MOVL R9, ModelI_minCtx(R13)
+	MOVQ $-1, sym+40(FP)
+	MOVL $0, f+48(FP)
+	RET
+
+icorrupt:
+	MOVL SI, RangeDecoder_rng(R10)
+	MOVQ $-2, sym+40(FP)
+	MOVL $0, f+48(FP)
+	RET
+
+inormalize:
+	MOVQ $-3, sym+40(FP)
+	MOVL $0, f+48(FP)
+	RET
+
+iseerow:
+	MOVQ $-4, sym+40(FP)
+	MOVL $0, f+48(FP)
+	RET

@@ -21,3 +21,7 @@ var useEscapeAsm = false
 // decodeEscaped is decodeEscapedGeneric where no assembly is available
 // (or purego).
 func (m *ModelH) decodeEscaped(rc *RangeDecoder) int { return m.decodeEscapedGeneric(rc) }
+
+// decodeEscaped is decodeEscapedGeneric where no assembly is available
+// (or purego).
+func (m *ModelI) decodeEscaped(rc *RangeDecoder) int { return m.decodeEscapedGeneric(rc) }

@@ -105,28 +105,28 @@ func TestEscapeTables(t *testing.T) {
 // escapeTwin decodes the same stream with decodeEscaped in assembly and in
 // Go (on amd64; elsewhere both are Go), a chunk at a time, and compares
 // what they decode, their errors, their models (heap included) and their
-// coders after every chunk.
-func escapeTwin(t *testing.T, name string, order, mem int, packed []byte, bufSize, size, chunk int) {
+// coders after every chunk. newModel returns a model, a ModelH or a
+// ModelI, and the coder's Init for it. With perturb, both coders' ranges
+// are set to the same small value between chunks, as invalid data may
+// leave them: totals above the range, normalisations of several bytes.
+func escapeTwin(t *testing.T, name string, newModel func() (twinModel, func(*RangeDecoder, io.ByteReader) error), packed []byte, bufSize, size, chunk int, perturb *rand.Rand) {
 	t.Helper()
 	defer func(old bool) { useEscapeAsm = old }(useEscapeAsm)
 	type twin struct {
-		m   *ModelH
+		m   twinModel
 		rc  RangeDecoder
 		out []byte
 		err error
 	}
 	var tw [2]twin
 	for i := range tw {
-		m, err := NewH(order, mem)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, init := newModel()
 		tw[i].m = m
 		var br io.ByteReader = bytes.NewReader(packed)
 		if bufSize > 0 {
 			br = bufio.NewReaderSize(bytes.NewReader(packed), bufSize)
 		}
-		if tw[i].rc.Init7z(br) != nil {
+		if init(&tw[i].rc, br) != nil {
 			return
 		}
 	}
@@ -151,6 +151,35 @@ func escapeTwin(t *testing.T, name string, order, mem int, packed []byte, bufSiz
 		if a.err != nil {
 			return
 		}
+		if perturb != nil {
+			a.rc.rng = 1 + uint32(perturb.IntN(1<<20))
+			g.rc.rng = a.rc.rng
+		}
+	}
+}
+
+// twinModel is a ModelH or a ModelI.
+type twinModel interface {
+	Decode(rc *RangeDecoder, dst []byte) (int, error)
+}
+
+func modelH(order, mem int) func() (twinModel, func(*RangeDecoder, io.ByteReader) error) {
+	return func() (twinModel, func(*RangeDecoder, io.ByteReader) error) {
+		m, err := NewH(order, mem)
+		if err != nil {
+			panic(err)
+		}
+		return m, (*RangeDecoder).Init7z
+	}
+}
+
+func modelI(order, mem, restore int) func() (twinModel, func(*RangeDecoder, io.ByteReader) error) {
+	return func() (twinModel, func(*RangeDecoder, io.ByteReader) error) {
+		m, err := NewI(order, mem, restore)
+		if err != nil {
+			panic(err)
+		}
+		return m, (*RangeDecoder).InitI
 	}
 }
 
@@ -161,7 +190,7 @@ func escapeTwin(t *testing.T, name string, order, mem int, packed []byte, bufSiz
 func TestEscapeHTwins(t *testing.T) {
 	for _, f := range loadFixtures(t) {
 		for _, bs := range []int{16, 4096, 0} {
-			escapeTwin(t, f.name, f.order, f.mem, f.packed, bs, f.size, 1<<16)
+			escapeTwin(t, f.name, modelH(f.order, f.mem), f.packed, bs, f.size, 1<<16, nil)
 		}
 	}
 	r := rand.New(rand.NewPCG(5, 6))
@@ -172,7 +201,7 @@ func TestEscapeHTwins(t *testing.T) {
 		}
 		data[0] = 0
 		bs := []int{16, 64, 4096, 0}[k%4]
-		escapeTwin(t, "random", 2+r.IntN(63), MinMemSize<<r.IntN(4), data, bs, 8*len(data), 1+r.IntN(64))
+		escapeTwin(t, "random", modelH(2+r.IntN(63), MinMemSize<<r.IntN(4)), data, bs, 8*len(data), 1+r.IntN(64), []*rand.Rand{nil, r}[k/2%2])
 	}
 }
 
@@ -183,6 +212,36 @@ func FuzzEscapeHTwins(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, order byte, data []byte) {
 		data = data[:min(len(data), fuzzMaxInput)]
-		escapeTwin(t, "fuzz", int(order)%(MaxOrder-1)+2, MinMemSize<<(order>>6), data, 16, 4*len(data)+64, 1+int(order)%32)
+		escapeTwin(t, "fuzz", modelH(int(order)%(MaxOrder-1)+2, MinMemSize<<(order>>6)), data, 16, 4*len(data)+64, 1+int(order)%32, nil)
+	})
+}
+
+// TestEscapeITwins is TestEscapeHTwins for variant I.
+func TestEscapeITwins(t *testing.T) {
+	for _, f := range loadFixturesI(t) {
+		for _, bs := range []int{16, 4096, 0} {
+			escapeTwin(t, f.name, modelI(f.order, f.mem, f.restore), f.packed, bs, f.size, 1<<16, nil)
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for k := 0; k < 300; k++ {
+		data := make([]byte, 16+r.IntN(2048))
+		for i := range data {
+			data[i] = byte(r.Uint32())
+		}
+		bs := []int{16, 64, 4096, 0}[k%4]
+		escapeTwin(t, "random", modelI(2+r.IntN(MaxOrderI-1), MinMemSize<<r.IntN(8), r.IntN(2)), data, bs, 8*len(data), 1+r.IntN(64), []*rand.Rand{nil, r}[k/2%2])
+	}
+}
+
+// FuzzEscapeITwins is TestEscapeITwins' comparison on fuzzed streams.
+func FuzzEscapeITwins(f *testing.F) {
+	for _, fx := range loadFixturesI(f) {
+		f.Add(byte(fx.order), byte(fx.restore), fx.packed[:min(len(fx.packed), fuzzMaxInput)])
+	}
+	f.Fuzz(func(t *testing.T, order, restore byte, data []byte) {
+		data = data[:min(len(data), fuzzMaxInput)]
+		escapeTwin(t, "fuzz", modelI(int(order)%(MaxOrderI-1)+2, MinMemSize<<(restore>>1&7), int(restore&1)),
+			data, 16, 4*len(data)+64, 1+int(order)%32, nil)
 	})
 }
