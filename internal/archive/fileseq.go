@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"runtime"
+	"sync"
 )
 
 // A format read in one pass from its start (cpio, ar) parses its headers
@@ -35,7 +37,22 @@ type FileSeq struct {
 	sec  *io.SectionReader // R's source: ra from base
 	base int64
 	buf  []byte // for runs whose bytes must be seen, made on first use
+
+	// Readers is how many goroutines may read a run of at least
+	// parallelMin bytes whose bytes must be seen, each a share of its
+	// chunks, while the caller's sees and writes them in order; 1 or less:
+	// the caller's alone. NewFileSeq sets it from GOMAXPROCS, at most
+	// maxReaders.
+	Readers int
+	bufs    [][]byte // the parallel reads' chunks, made on first use
 }
+
+// The parallel reads of a run: from parallelMin bytes on, by up to
+// maxReaders goroutines, into two chunks of directSize bytes per reader.
+const (
+	parallelMin = 4 << 20
+	maxReaders  = 4
+)
 
 // NewFileSeq reads in from its start: through a buffer of bufSize bytes
 // over in.RA when the input is random access of a known size (in.R is
@@ -47,6 +64,7 @@ func NewFileSeq(in *Input, bufSize int) *FileSeq {
 		f.src, _ = in.RA.(RangeSource)
 		f.sec = io.NewSectionReader(in.RA, 0, in.Size)
 		f.R = bufio.NewReaderSize(f.sec, bufSize)
+		f.Readers = min(runtime.GOMAXPROCS(0), maxReaders)
 		return f
 	}
 	return NewSeq(in.R, bufSize)
@@ -69,16 +87,21 @@ func (f *FileSeq) offset() int64 {
 }
 
 // Send writes the next n bytes of the input to w and consumes them;
-// each, when not nil, sees every byte (in order) before w does. It
-// returns how many bytes it wrote, fewer than n with nil errors when the
-// input ends first, and the error that stopped it: rerr reading the input
-// (as the source gave it), werr writing to w (as w gave it).
+// each, when not nil, sees every byte before w does. It returns how many
+// bytes it wrote, fewer than n with nil errors when the input ends first,
+// and the error that stopped it: rerr reading the input (as the source
+// gave it), werr writing to w (as w gave it).
 //
 // Bytes already in R's buffer are written from it. A longer run on a
 // random-access input is then written without the buffer: to a
 // RangeWriter through RangeSource.SendRange when each is nil, else read
-// into Send's own buffer, checked and written from it; R then reads on
-// from after it.
+// into Send's own buffers, seen by each and written from them; R then
+// reads on from after it. A run of parallelMin bytes or more is read by
+// Readers goroutines at once (see readAhead): each is then called from
+// them, on the run's chunks in any order and at the same time, so it must
+// add up what it sees in a way that allows that (a sum, atomically). Each
+// chunk is seen whole before w is given it; bytes that each saw may still
+// not reach w when Send fails.
 func (f *FileSeq) Send(w io.Writer, n int64, each func([]byte)) (done int64, rerr, werr error) {
 	direct := f.ra != nil && n-int64(f.R.Buffered()) >= directMin
 	for done < n {
@@ -127,6 +150,8 @@ func (f *FileSeq) sendDirect(w io.Writer, n int64, each func([]byte)) (done int6
 		} else {
 			werr = err
 		}
+	} else if f.Readers > 1 && n >= parallelMin {
+		done, rerr, werr = f.readAhead(w, off, n, each)
 	} else {
 		if f.buf == nil {
 			f.buf = make([]byte, directSize)
@@ -153,5 +178,83 @@ func (f *FileSeq) sendDirect(w io.Writer, n int64, each func([]byte)) (done int6
 	f.base = off + done
 	*f.sec = *io.NewSectionReader(f.ra, f.base, f.size-f.base)
 	f.R.Reset(f.sec)
+	return done, rerr, werr
+}
+
+// readAhead writes the n bytes at off to w as sendDirect does through its
+// buffer, but with Readers goroutines reading the chunks of directSize
+// bytes (reader r the chunks r, r+Readers, …) ahead into 2·Readers
+// buffers, each chunk given to each by its reader, while this goroutine
+// writes them to w in order. The kernel's copies of the file's pages,
+// most of such a run's cost, and each's work then run on several cores. It stops at the first short chunk (the
+// end of the input, or rerr) or werr, and returns once no reader runs.
+func (f *FileSeq) readAhead(w io.Writer, off, n int64, each func([]byte)) (done int64, rerr, werr error) {
+	readers := int64(f.Readers)
+	slots := 2 * readers
+	if int64(len(f.bufs)) < slots {
+		f.bufs = make([][]byte, slots)
+		for i := range f.bufs {
+			f.bufs[i] = make([]byte, directSize)
+		}
+	}
+	type chunk struct {
+		n   int
+		err error
+	}
+	// A slot's token (free) is held by the reader of its next chunk until
+	// that chunk is in ready, then by this goroutine until it is written:
+	// each channel holds at most one value, and no send blocks.
+	ready := make([]chan chunk, slots)
+	free := make([]chan struct{}, slots)
+	for i := range slots {
+		ready[i] = make(chan chunk, 1)
+		free[i] = make(chan struct{}, 1)
+		free[i] <- struct{}{}
+	}
+	stop := make(chan struct{})
+	chunks := (n + directSize - 1) / directSize
+	size := func(j int64) int64 { return min(directSize, n-j*directSize) }
+	var wg sync.WaitGroup
+	for r := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := r; j < chunks; j += readers {
+				s := j % slots
+				select {
+				case <-free[s]:
+				case <-stop:
+					return
+				}
+				k, err := f.ra.ReadAt(f.bufs[s][:size(j)], off+j*directSize)
+				if each != nil && k > 0 {
+					each(f.bufs[s][:k])
+				}
+				ready[s] <- chunk{k, err}
+			}
+		}()
+	}
+	for j := range chunks {
+		s := j % slots
+		c := <-ready[s]
+		if c.n > 0 {
+			p := f.bufs[s][:c.n]
+			var m int
+			m, werr = w.Write(p)
+			done += int64(m)
+			if werr != nil {
+				break
+			}
+		}
+		if int64(c.n) < size(j) {
+			if c.err != io.EOF {
+				rerr = c.err
+			}
+			break
+		}
+		free[s] <- struct{}{}
+	}
+	close(stop)
+	wg.Wait()
 	return done, rerr, werr
 }

@@ -3,9 +3,11 @@ package archive
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
@@ -55,16 +57,17 @@ func seqFile(t *testing.T, b []byte) *rangeFile {
 	return &rangeFile{File: f}
 }
 
-// TestFileSeqSend: runs of every length around the buffer and the direct
-// threshold, from every kind of input and to every kind of writer, give
-// the input's bytes in order, the reads through R before and after each
-// run included; each sees them all.
+// TestFileSeqSend: runs of every length around the buffer, the direct and
+// the parallel thresholds, from every kind of input, to every kind of
+// writer and with 0 to 3 readers, give the input's bytes in order, the
+// reads through R before and after each run included; each sees them all.
 func TestFileSeqSend(t *testing.T) {
-	data := seqData(3<<20 + 12345)
+	data := seqData(16<<20 + 12345)
 	f := seqFile(t, data)
 	const buf = 16 << 10
 	lengths := []int64{0, 1, 100, buf - 1, buf, buf + 1, directMin - 1, directMin, directMin + 1,
-		directMin + buf, directSize - 1, directSize + 7, 1 << 20, 1<<20 + 3}
+		directMin + buf, directSize - 1, directSize + 7, 1 << 20, 1<<20 + 3,
+		parallelMin - 1, parallelMin, parallelMin + 3*directSize + 5}
 	inputs := map[string]func() *FileSeq{
 		"file":    func() *FileSeq { return NewFileSeq(&Input{RA: f, Size: int64(len(data))}, buf) },
 		"readat":  func() *FileSeq { return NewFileSeq(&Input{RA: f.File, Size: int64(len(data))}, buf) },
@@ -74,60 +77,80 @@ func TestFileSeqSend(t *testing.T) {
 	for name, open := range inputs {
 		for _, ranged := range []bool{false, true} {
 			for _, sum := range []bool{false, true} {
-				s := open()
-				var out rangeBuf
-				var w io.Writer = &out.Buffer
-				if ranged {
-					w = &out
-				}
-				var seen int64
-				var each func([]byte)
-				if sum {
-					each = func(p []byte) {
-						if !bytes.Equal(p, data[seen:seen+int64(len(p))]) {
-							t.Fatalf("%s: each saw other bytes at %d", name, seen)
-						}
-						seen += int64(len(p))
-					}
-				}
-				var off int64
-				var head [7]byte
-				for _, n := range lengths {
-					if _, err := io.ReadFull(s.R, head[:]); err != nil {
-						t.Fatalf("%s: header read at %d: %v", name, off, err)
-					}
-					if !bytes.Equal(head[:], data[off:off+7]) {
-						t.Fatalf("%s: header at %d: other bytes", name, off)
-					}
-					off += 7
-					seen = off
-					out.Reset()
-					k, rerr, werr := s.Send(w, n, each)
-					if k != n || rerr != nil || werr != nil {
-						t.Fatalf("%s ranged=%v: Send(%d) at %d = %d, %v, %v", name, ranged, n, off, k, rerr, werr)
-					}
-					if !bytes.Equal(out.Bytes(), data[off:off+n]) {
-						t.Fatalf("%s ranged=%v: Send(%d) at %d: other bytes", name, ranged, n, off)
-					}
-					if sum && seen != off+n {
-						t.Fatalf("%s: each saw %d bytes of %d", name, seen-off, n)
-					}
-					off += n
-				}
-				// Past the end: short, no error, and R at the end.
-				n := int64(len(data)) - off
-				k, rerr, werr := s.Send(w, n+100, each)
-				if k != n || rerr != nil || werr != nil {
-					t.Fatalf("%s: Send past the end = %d, %v, %v; want %d", name, k, rerr, werr, n)
-				}
-				if _, err := s.R.ReadByte(); err != io.EOF {
-					t.Fatalf("%s: R after the end: %v", name, err)
+				for readers := range 4 {
+					name := fmt.Sprintf("%s/ranged=%v/sum=%v/readers=%d", name, ranged, sum, readers)
+					s := open()
+					s.Readers = readers
+					sendAll(t, name, s, data, lengths, ranged, sum)
 				}
 			}
 		}
 	}
 	if f.sent == 0 {
 		t.Errorf("no run went through SendRange")
+	}
+}
+
+// sendAll reads a 7-byte header through s.R, then a run of each length
+// with Send, then the rest, checking what they give against data.
+func sendAll(t *testing.T, name string, s *FileSeq, data []byte, lengths []int64, ranged, sum bool) {
+	t.Helper()
+	var out rangeBuf
+	var w io.Writer = &out.Buffer
+	if ranged {
+		w = &out
+	}
+	// each may see a run's chunks in any order and at once: it adds up the
+	// bytes and their count.
+	var seenSum, seenN atomic.Uint64
+	var each func([]byte)
+	if sum {
+		each = func(p []byte) {
+			var t uint64
+			for _, c := range p {
+				t += uint64(c)
+			}
+			seenSum.Add(t)
+			seenN.Add(uint64(len(p)))
+		}
+	}
+	var off int64
+	var head [7]byte
+	for _, n := range lengths {
+		if _, err := io.ReadFull(s.R, head[:]); err != nil {
+			t.Fatalf("%s: header read at %d: %v", name, off, err)
+		}
+		if !bytes.Equal(head[:], data[off:off+7]) {
+			t.Fatalf("%s: header at %d: other bytes", name, off)
+		}
+		off += 7
+		seenSum.Store(0)
+		seenN.Store(0)
+		out.Reset()
+		k, rerr, werr := s.Send(w, n, each)
+		if k != n || rerr != nil || werr != nil {
+			t.Fatalf("%s: Send(%d) at %d = %d, %v, %v", name, n, off, k, rerr, werr)
+		}
+		if !bytes.Equal(out.Bytes(), data[off:off+n]) {
+			t.Fatalf("%s: Send(%d) at %d: other bytes", name, n, off)
+		}
+		var want uint64
+		for _, c := range data[off : off+n] {
+			want += uint64(c)
+		}
+		if sum && (seenN.Load() != uint64(n) || seenSum.Load() != want) {
+			t.Fatalf("%s: each saw %d bytes of %d, sum %d of %d", name, seenN.Load(), n, seenSum.Load(), want)
+		}
+		off += n
+	}
+	// Past the end: short, no error, and R at the end.
+	n := int64(len(data)) - off
+	k, rerr, werr := s.Send(w, n+100, each)
+	if k != n || rerr != nil || werr != nil {
+		t.Fatalf("%s: Send past the end = %d, %v, %v; want %d", name, k, rerr, werr, n)
+	}
+	if _, err := s.R.ReadByte(); err != io.EOF {
+		t.Fatalf("%s: R after the end: %v", name, err)
 	}
 }
 
@@ -162,17 +185,23 @@ func (w *seqFailWriter) Write(p []byte) (int, error) {
 // TestFileSeqErrors: a read error is rerr, a write error werr, each after
 // the bytes that made it.
 func TestFileSeqErrors(t *testing.T) {
-	data := seqData(1 << 20)
+	data := seqData(8 << 20)
 	for _, buf := range []int{4 << 10, 64 << 10} {
-		s := NewFileSeq(&Input{RA: seqFailAt{bytes.NewReader(data), 500_000}, Size: int64(len(data))}, buf)
-		k, rerr, werr := s.Send(io.Discard, 900_000, nil)
-		if k != 500_000 || !errors.Is(rerr, errSeqRead) || werr != nil {
-			t.Errorf("buf %d: read error: %d, %v, %v", buf, k, rerr, werr)
-		}
-		s = NewFileSeq(&Input{RA: bytes.NewReader(data), Size: int64(len(data))}, buf)
-		k, rerr, werr = s.Send(&seqFailWriter{after: 300_000}, 900_000, nil)
-		if k != 300_000 || rerr != nil || werr == nil {
-			t.Errorf("buf %d: write error: %d, %v, %v", buf, k, rerr, werr)
+		for readers := range 4 {
+			for _, at := range []int64{500_000, 5_000_000} {
+				s := NewFileSeq(&Input{RA: seqFailAt{bytes.NewReader(data), at}, Size: int64(len(data))}, buf)
+				s.Readers = readers
+				k, rerr, werr := s.Send(io.Discard, 6_000_000, func([]byte) {})
+				if k != at || !errors.Is(rerr, errSeqRead) || werr != nil {
+					t.Errorf("buf %d readers %d: read error at %d: %d, %v, %v", buf, readers, at, k, rerr, werr)
+				}
+				s = NewFileSeq(&Input{RA: bytes.NewReader(data), Size: int64(len(data))}, buf)
+				s.Readers = readers
+				k, rerr, werr = s.Send(&seqFailWriter{after: int(at)}, 6_000_000, func([]byte) {})
+				if k != at || rerr != nil || werr == nil {
+					t.Errorf("buf %d readers %d: write error at %d: %d, %v, %v", buf, readers, at, k, rerr, werr)
+				}
+			}
 		}
 	}
 }

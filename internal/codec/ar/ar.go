@@ -55,8 +55,12 @@ const bufSize = 64 << 10
 // Open reads an ar archive from its input: from the file itself when it
 // is one (WriteTo then hands long runs of data to the kernel), else from
 // in.R.
-func Open(in *archive.Input, _ *archive.Options) (archive.Reader, error) {
-	return newReader(archive.NewFileSeq(in, bufSize))
+func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
+	s := archive.NewFileSeq(in, bufSize)
+	if opt != nil && opt.Threads > 0 {
+		s.Readers = min(s.Readers, opt.Threads) // at most opt.Threads goroutines
+	}
+	return newReader(s)
 }
 
 // NewReader reads the global header from r.

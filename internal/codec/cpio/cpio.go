@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -116,9 +117,9 @@ type Reader struct {
 	off  int64         // bytes consumed, for the 4-byte alignment of newc
 	kind Kind
 
-	remain  int64 // data bytes left in the current entry
-	pad     int64 // padding after the data
-	sum     uint32
+	remain  int64         // data bytes left in the current entry
+	pad     int64         // padding after the data
+	sum     atomic.Uint32 // FileSeq's readers add to it at once
 	want    uint32
 	checked bool // the current entry's data carries a checksum
 	err     error
@@ -139,8 +140,17 @@ const bufSize = 64 << 10
 // Open reads a cpio archive from its input: from the file itself when it
 // is one (WriteTo then hands long runs of data to the kernel), else from
 // in.R.
-func Open(in *archive.Input, _ *archive.Options) (archive.Reader, error) {
-	return newReader(archive.NewFileSeq(in, bufSize)), nil
+func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
+	return newReader(fileSeq(in, opt)), nil
+}
+
+// fileSeq is the input of Open, read by at most opt.Threads goroutines.
+func fileSeq(in *archive.Input, opt *archive.Options) *archive.FileSeq {
+	s := archive.NewFileSeq(in, bufSize)
+	if opt != nil && opt.Threads > 0 {
+		s.Readers = min(s.Readers, opt.Threads)
+	}
+	return s
 }
 
 // NewReader returns a Reader over r.
@@ -154,8 +164,9 @@ func newReader(in *archive.FileSeq) *Reader {
 	return r
 }
 
-// add adds p to the current entry's byte sum.
-func (r *Reader) add(p []byte) { r.sum = verify.UpdateSum32(r.sum, p) }
+// add adds p to the current entry's byte sum; FileSeq may call it from
+// several goroutines at once (a sum adds in any order).
+func (r *Reader) add(p []byte) { r.sum.Add(verify.UpdateSum32(0, p)) }
 
 // Kind is the header format of the entries read so far.
 func (r *Reader) Kind() Kind { return r.kind }
@@ -249,7 +260,8 @@ func (r *Reader) entry(h *header, name string) (*archive.Entry, error) {
 	}
 	r.remain, r.pad = h.size, padding(h.kind, r.off+h.size)
 	r.checked = h.kind == CRC
-	r.sum, r.want = 0, h.check
+	r.sum.Store(0)
+	r.want = h.check
 	switch h.mode & modeType {
 	case modeReg, 0:
 		e.Type = archive.TypeFile
@@ -354,7 +366,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 	r.off += int64(n)
 	r.remain -= int64(n)
 	if r.checked {
-		r.sum = verify.UpdateSum32(r.sum, p[:n])
+		r.add(p[:n])
 	}
 	if err == io.EOF {
 		if r.remain > 0 {
@@ -390,9 +402,9 @@ func (r *Reader) endData() error {
 	}
 	if r.checked {
 		r.checked = false
-		if r.sum != r.want {
+		if sum := r.sum.Load(); sum != r.want {
 			return &verify.MismatchError{Kind: verify.Sum32,
-				Want: binary.BigEndian.AppendUint32(nil, r.want), Got: binary.BigEndian.AppendUint32(nil, r.sum)}
+				Want: binary.BigEndian.AppendUint32(nil, r.want), Got: binary.BigEndian.AppendUint32(nil, sum)}
 		}
 	}
 	return nil

@@ -301,7 +301,7 @@ func newcArchive(crc bool, names []string, data [][]byte) []byte {
 // WriteTo alike when the archive is a file; a flipped byte deep in a crc
 // entry fails its sum; a cut archive is truncated.
 func TestFileInput(t *testing.T) {
-	sizes := []int{0, 3, 70 << 10, 1<<20 + 1, 5, 300<<10 + 2}
+	sizes := []int{0, 3, 70 << 10, 1<<20 + 1, 5, 300<<10 + 2, 5<<20 + 9} // the last read by several goroutines
 	var names []string
 	var data [][]byte
 	want := map[string]string{}
@@ -348,11 +348,16 @@ func TestFileInput(t *testing.T) {
 			t.Errorf("crc %v cut: %v", crc, err)
 		}
 	}
-	bad := newcArchive(true, names, data)
-	bad[bytes.Index(bad, []byte("f3"))+600<<10] ^= 4
-	_, err := readAllBy(open(t, bad), true)
-	var mm *verify.MismatchError
-	if !errors.As(err, &mm) || !strings.HasPrefix(err.Error(), "f3:") {
-		t.Errorf("flipped: %v", err)
+	for _, f := range []struct {
+		name string
+		at   int
+	}{{"f3", 600 << 10}, {"f6", 3 << 20}} {
+		bad := newcArchive(true, names, data)
+		bad[bytes.Index(bad, []byte(f.name))+f.at] ^= 4
+		_, err := readAllBy(open(t, bad), true)
+		var mm *verify.MismatchError
+		if !errors.As(err, &mm) || !strings.HasPrefix(err.Error(), f.name+":") {
+			t.Errorf("%s flipped: %v", f.name, err)
+		}
 	}
 }
