@@ -43,13 +43,13 @@ const defaultBuffer = 16 << 20
 // end, so this is kept small), and the task, dropped once written.
 type writeJob struct {
 	w    *writers
-	fd   int        // once written: its open descriptor when unnamed, else -1
 	task *writeTask // the write to do; nil once finished
+	err  error      // set before finished
+	fd   int32      // once written: its open descriptor when unnamed, else -1
 	// finished is set (under w.mu, with a w.cond broadcast) once the
 	// write is over: a flag, not a channel, for what a held file keeps
 	// until its verdict is small.
 	finished bool
-	err      error // set before finished
 }
 
 // writeTask is what a writer needs to write a held file. Only putQueued,
@@ -450,7 +450,7 @@ func (d *Dir) writeHeld(j *writeJob) error {
 		err = f.setTimes(t.at, t.mt)
 	}
 	if t.unnamed && err == nil {
-		j.fd = fd // open until its commit links it (see linkHeld)
+		j.fd = int32(fd) // open until its commit links it (see linkHeld)
 	} else if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -504,7 +504,7 @@ var maxHeldFDs = sync.OnceValue(func() int64 {
 // descriptor.
 func (d *Dir) closeHeld(j *writeJob) {
 	if j != nil && j.fd >= 0 {
-		unix.Close(j.fd)
+		unix.Close(int(j.fd))
 		j.fd = -1
 		d.heldFDs.Add(-1)
 	}
@@ -535,7 +535,7 @@ func (d *Dir) linkHeldAs(j *writeJob, p string) error {
 		return err
 	}
 	defer d.release(h)
-	return d.linkAs(&wfile{fd: j.fd, dir: h}, p)
+	return d.linkAs(&wfile{fd: int(j.fd), dir: h}, p)
 }
 
 // linkHeld commits the unnamed held file h by linking it under its name,
