@@ -16,14 +16,16 @@ type hold struct {
 	tmp    string
 	info   ident
 	target string    // for a symlink: its target
-	dir    bool      // a directory: its metadata waits
 	file   *hold     // for a hard link: the held file it links to
 	links  []*hold   // the hard links held with this file
-	own    bool      // for a hard link: its own verdict passed (or it had none)
-	state  int       // waiting, committed or failed
 	err    error     // for a file that failed: why
 	job    *writeJob // its write by the pool, when queued (see wait)
-	direct bool      // a file held under its own name (tmp is name: see staged.go)
+	// The small fields together: a one-frame tar.zst holds every file
+	// of its tree to the end.
+	state  int8 // waiting, committed or failed
+	dir    bool // a directory: its metadata waits
+	own    bool // for a hard link: its own verdict passed (or it had none)
+	direct bool // a file held under its own name (tmp is name: see staged.go)
 }
 
 const (

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bufio"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -25,7 +26,8 @@ type tarInStream struct {
 	rest io.Reader
 	cov  coverage // nil: no checks, nothing pending
 
-	fresh bool // tr returns a new *Entry every time, kept by no one
+	fresh bool        // tr returns a new *Entry every time, kept by no one
+	tar   *tar.Reader // tr, when read straight from the stream's buffer (see newTarStream)
 
 	held []heldEntry       // pending entries not yet settled, in order
 	done []archive.Verdict // decided, not yet returned by Settled
@@ -70,6 +72,25 @@ func newTarInStream(stream io.Reader, decoder io.Reader, open func(io.Reader) en
 	t.tr = open(&t.in)
 	_, t.fresh = t.tr.(*tar.Reader)
 	return t
+}
+
+// newTarStream reads the tar in the decoded stream, buffered by br: the
+// tar reader takes entries' data straight from br's buffer (no copy
+// through a counting reader), and tells itself where their data end.
+func newTarStream(br *bufio.Reader, decoder io.Reader, opt *archive.Options) *tarInStream {
+	t := &tarInStream{rest: br, fresh: true}
+	t.cov, _ = decoder.(coverage)
+	t.tar = tar.NewReader(br, opt)
+	t.tr = t.tar
+	return t
+}
+
+// taken is how many bytes of the stream the tar reader has taken.
+func (t *tarInStream) taken() int64 {
+	if t.tar != nil {
+		return t.tar.Offset()
+	}
+	return t.in.n
 }
 
 // Next returns the next entry; every entry but a device or FIFO is Pending
@@ -149,7 +170,7 @@ func (t *tarInStream) Settled() []archive.Verdict {
 // yet known: at or before what the tar reader has taken.
 func (t *tarInStream) dataEnded() {
 	if k := len(t.held) - 1; k >= 0 && t.held[k].end < 0 {
-		t.held[k].end = t.in.n
+		t.held[k].end = t.taken()
 	}
 }
 
