@@ -955,9 +955,8 @@ func (p *parallel) chain(block bool) {
 		// A worker's piece that is done is chained before the next
 		// piece is read and dispatched: its resolution is a task first,
 		// which a worker idle until then takes at once.
-		if p.vi == len(p.queue) || p.queue[p.vi].self || !p.ready(p.queue[p.vi]) {
-			for p.dispatch() {
-			}
+		// (Checked again after each piece read: it may be done by then.)
+		for (p.vi == len(p.queue) || p.queue[p.vi].self || !p.ready(p.queue[p.vi])) && p.dispatch() {
 		}
 		if p.vi == len(p.queue) {
 			if p.eof && len(p.carry) == 0 {
