@@ -26,11 +26,12 @@ func openRPM(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 	}
 	var stored io.Reader = &source{r: p.Payload}
 	stream, cov := stored, io.Reader(nil)
-	r := &rpmReader{}
+	r := &rpmReader{payload: p.Payload}
 	if p.Compressor != "" {
 		f := rpmCompressors[p.Compressor]
 		dec, err := streams[f](bufio.NewReaderSize(stored, 64<<10), opt)
 		if err != nil {
+			p.Payload.Close()
 			return nil, archive.Decoded(string(f), err)
 		}
 		r.closer, _ = dec.(io.Closer)
@@ -43,7 +44,9 @@ func openRPM(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 		cov = nil
 	}
 	stream = &drainAtEnd{r: stream, rest: stored}
-	r.tarInStream = newTarInStream(bufio.NewReaderSize(stream, 64<<10), cov,
+	// No buffer here: the cpio reader's own is filled by the decoder
+	// (one copy of the decoded bytes fewer).
+	r.tarInStream = newTarInStream(stream, cov,
 		func(r io.Reader) entryReader { return cpio.NewReader(r) })
 	return r, nil
 }
@@ -51,7 +54,8 @@ func openRPM(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
 // rpmReader is the cpio archive of an RPM's payload.
 type rpmReader struct {
 	*tarInStream
-	closer io.Closer
+	closer  io.Closer // the decoder
+	payload io.Closer // the payload's hashing, after the decoder reading it
 }
 
 func (r *rpmReader) Close() error {
@@ -61,6 +65,7 @@ func (r *rpmReader) Close() error {
 			err = cerr
 		}
 	}
+	r.payload.Close()
 	return err
 }
 

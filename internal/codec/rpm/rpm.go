@@ -83,7 +83,9 @@ type Package struct {
 	Digested bool
 	// Payload reads the compressed payload and checks its digests at its
 	// end (a *verify.MismatchError, or archive.ErrCorrupt for its size).
-	Payload io.Reader
+	// Closing it (it is an io.ReadCloser) stops the hashing of a payload
+	// not read to its end.
+	Payload io.ReadCloser
 }
 
 // header is one parsed header structure.
@@ -301,12 +303,24 @@ type payload struct {
 	md5Want    []byte
 	err        error
 
-	// The digests are computed on another goroutine, one chunk at a time,
-	// over a copy of what Read returned; hashed is closed when the chunk
-	// in flight is done, and nothing touches buf or the hashes before it is.
-	buf    []byte
+	// The digests are computed on another goroutine (hasher) over copies
+	// of what Read returned, gathered in chunks of hashChunk bytes: full
+	// takes them to it in order, free brings them back. Up to hashDepth
+	// chunks wait in full, so that the decoding reading the payload does
+	// not wait for the hashing of each chunk. hashed is closed once the
+	// hasher has seen every chunk and full was closed.
+	cur    []byte
+	full   chan []byte
+	free   chan []byte
 	hashed chan struct{}
 }
+
+// The payload hashing's chunks: hashDepth+2 of hashChunk bytes in all (the
+// one filling, the one hashed, those waiting).
+const (
+	hashChunk = 128 << 10
+	hashDepth = 4
+)
 
 func (p *payload) Read(b []byte) (int, error) {
 	if p.err != nil {
@@ -327,32 +341,67 @@ func (p *payload) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// hash waits for the chunk in flight, then hands a copy of b to a new
-// goroutine that adds it to the digests, so that they are computed beside
-// the decoding.
+// hash copies b into the chunk being filled, handing each full chunk to
+// the hasher (started on the first call).
 func (p *payload) hash(b []byte) {
-	p.wait()
-	c := append(p.buf[:0], b...)
-	p.buf = c
-	done := make(chan struct{})
-	p.hashed = done
-	go func() {
+	if p.full == nil {
+		p.full = make(chan []byte, hashDepth)
+		p.free = make(chan []byte, hashDepth+2)
+		p.hashed = make(chan struct{})
+		for range hashDepth + 1 {
+			p.free <- make([]byte, 0, hashChunk)
+		}
+		p.cur = make([]byte, 0, hashChunk)
+		go p.hasher(p.full, p.free, p.hashed)
+	}
+	for len(b) > 0 {
+		n := min(len(b), cap(p.cur)-len(p.cur))
+		p.cur = append(p.cur, b[:n]...)
+		b = b[n:]
+		if len(p.cur) == cap(p.cur) {
+			p.full <- p.cur
+			p.cur = (<-p.free)[:0]
+		}
+	}
+}
+
+// hasher adds the chunks of full to the digests, in order, until full is
+// closed.
+func (p *payload) hasher(full <-chan []byte, free chan<- []byte, hashed chan<- struct{}) {
+	for c := range full {
 		if p.digest != nil {
 			p.digest.Write(c)
 		}
 		if p.md5 != nil {
 			p.md5.Write(c)
 		}
-		close(done)
-	}()
+		free <- c
+	}
+	close(hashed)
 }
 
-// wait returns once no chunk is being hashed.
+// wait hands the hasher the last chunk, stops it and returns once it has
+// hashed everything.
 func (p *payload) wait() {
-	if p.hashed != nil {
-		<-p.hashed
-		p.hashed = nil
+	if p.full == nil {
+		return
 	}
+	if len(p.cur) > 0 {
+		p.full <- p.cur
+	}
+	close(p.full)
+	<-p.hashed
+	p.full, p.free, p.cur = nil, nil, nil
+}
+
+// Close stops the hashing of a payload not read to its end.
+func (p *payload) Close() error {
+	if p.full != nil {
+		close(p.full)
+		<-p.hashed
+		p.full, p.free, p.cur = nil, nil, nil
+	}
+	return nil
 }
 
 // finish checks the size and digests once the payload has ended.

@@ -2,6 +2,9 @@ package rpm
 
 import (
 	"bytes"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/testutil"
+	"github.com/unpack-dev/unpack/internal/verify"
 )
 
 var compressors = map[string]string{
@@ -115,4 +119,65 @@ func FuzzOpen(f *testing.F) {
 			t.Fatalf("uncategorized error %v", err)
 		}
 	})
+}
+
+// newPayload is a payload of data whose SHA-256 digest and MD5 are those
+// of want.
+func newPayload(data, want []byte) *payload {
+	d := sha256.Sum256(want)
+	m := md5.Sum(want)
+	return &payload{r: bytes.NewReader(data), size: int64(len(data)),
+		digest: verify.New(verify.SHA256), digestKind: verify.SHA256, digestWant: hex.EncodeToString(d[:]),
+		md5: verify.New(verify.MD5), md5Want: m[:]}
+}
+
+// TestPayloadHashing reads payloads around the hashing's chunk size, in
+// reads of several sizes: the digests pass on the data, fail on a flipped
+// byte anywhere; a payload closed half read stops its hasher.
+func TestPayloadHashing(t *testing.T) {
+	for _, n := range []int{0, 1, hashChunk - 1, hashChunk, hashChunk + 1, (hashDepth + 3) * hashChunk, 3*hashChunk*hashDepth + 77} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i*7 + i>>12)
+		}
+		for _, step := range []int{1000, 64 << 10, 1 << 20} {
+			p := newPayload(data, data)
+			got, err := io.ReadAll(io.LimitReader(p, int64(n)+1)) // LimitReader: reads of up to 512 bytes growing
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("%d bytes: %v", n, err)
+			}
+			p = newPayload(data, data)
+			buf := make([]byte, step)
+			for {
+				_, err := p.Read(buf)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("%d bytes in %d: %v", n, step, err)
+				}
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		bad := bytes.Clone(data)
+		bad[n*2/3] ^= 1
+		p := newPayload(bad, data)
+		if _, err := io.ReadAll(p); !errors.Is(err, archive.ErrChecksum) {
+			t.Fatalf("%d bytes flipped: %v", n, err)
+		}
+		p = newPayload(data, data)
+		io.ReadFull(p, make([]byte, n/2+1))
+		hashed := p.hashed
+		p.Close()
+		if hashed != nil {
+			select {
+			case <-hashed:
+			default:
+				t.Fatalf("%d bytes: the hasher runs on after Close", n)
+			}
+		}
+		p.Close()
+	}
 }
