@@ -125,6 +125,34 @@ func (h *held) is(i int, v *archive.Verdict) bool {
 	return x.hold == 0 && i < len(h.ents) && h.ents[i] == v.Entry
 }
 
+// find returns the index in the list of the undecided entry the verdict v
+// is on, looking from from on (verdicts come in archive order), or -1.
+// Holds grow in archive order: one is looked for up to the first larger
+// one, so that the verdicts of entries never put (not selected) cost
+// no search of the whole list each.
+func (h *held) find(from int, v *archive.Verdict) int {
+	if v.Hold != 0 {
+		for i := from; i < len(h.list); i++ {
+			switch x := &h.list[i]; {
+			case x.hold == v.Hold:
+				if x.decided {
+					return -1
+				}
+				return i
+			case x.hold > v.Hold:
+				return -1
+			}
+		}
+		return -1
+	}
+	for k := range h.list {
+		if i := (from + k) % len(h.list); h.is(i, v) {
+			return i
+		}
+	}
+	return -1
+}
+
 // settleFunc settles held entries with their verdicts, in order, and
 // returns each one's result (a sink's SettleAll: the commits of
 // independent files may go in parallel).
@@ -143,20 +171,18 @@ func (h *held) drain() {
 	var at []int // their places in h.list
 	next := 0    // verdicts come in archive order: look there first
 	for _, v := range vs {
-		for k := range h.list {
-			i := (next + k) % len(h.list)
-			if h.is(i, &v) {
-				if v.Entry == nil && i < len(h.ents) {
-					v.Entry = h.ents[i] // for a settle function that reports it (-v)
-				}
-				if v.Err != nil && h.r.sums != nil {
-					h.r.sums.drop(h.name(i))
-				}
-				todo, at = append(todo, v), append(at, i)
-				next = i + 1
-				break
-			}
+		i := h.find(next, &v)
+		if i < 0 {
+			continue // an entry not put (not selected)
 		}
+		if v.Entry == nil && i < len(h.ents) {
+			v.Entry = h.ents[i] // for a settle function that reports it (-v)
+		}
+		if v.Err != nil && h.r.sums != nil {
+			h.r.sums.drop(h.name(i))
+		}
+		todo, at = append(todo, v), append(at, i)
+		next = i + 1
 	}
 	if len(todo) > 0 {
 		for k, err := range h.settle(todo) {

@@ -814,14 +814,26 @@ func (d *Dir) track(tmp string, add bool) {
 	d.mu.Unlock()
 }
 
+// removeTemps removes the temporary files in flight or held, and the
+// files being written or held under their own names in a stage (claimed
+// in made: see staged.go); d.mu is held.
+func (d *Dir) removeTemps() {
+	for tmp := range d.temps {
+		d.root.Remove(tmp)
+	}
+	for p, m := range d.made {
+		if m.claimed {
+			d.root.Remove(p)
+		}
+	}
+}
+
 // Abort removes every temporary file in flight or held; used on interrupt.
 func (d *Dir) Abort() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.aborted = true
-	for tmp := range d.temps {
-		d.root.Remove(tmp)
-	}
+	d.removeTemps()
 	for tmp := range d.old {
 		d.unlink(tmp)
 	}
@@ -856,9 +868,7 @@ func (d *Dir) Close() error {
 			unsettled = append(unsettled, k.name(h))
 		}
 	}
-	for tmp := range d.temps {
-		d.root.Remove(tmp)
-	}
+	d.removeTemps()
 	clear(d.held)
 	clear(d.heldName)
 	clear(d.temps)
