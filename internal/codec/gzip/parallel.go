@@ -245,7 +245,7 @@ type worker struct {
 }
 
 // workerMem is the memory of a worker's decoders, window and table.
-var workerMem = align(inflate.MarkerDecoderMem) + align(inflate.InflaterMem) + 1<<16 + inflate.MarkerWindow
+var workerMem = align(inflate.InflaterMem) + 1<<16 + inflate.MarkerWindow
 
 // align rounds n up to a multiple of 64 (a cache line; what the decoders'
 // memory needs is 8).
@@ -255,8 +255,9 @@ func align(n int) int { return (n + 63) &^ 63 }
 // mem, workerMem bytes from an aligned start.
 func newWorker(stop *atomic.Bool, mem []byte) *worker {
 	w := &worker{stop: stop}
-	w.md = inflate.NewMarkerDecoderIn(mem[:inflate.MarkerDecoderMem])
-	mem = mem[align(inflate.MarkerDecoderMem):]
+	// The marker decoder decodes into the pieces' buffers (see
+	// decodeOnly).
+	w.md = inflate.NewMarkerDecoder()
 	w.inf = inflate.NewInflaterIn(nil, mem[:inflate.InflaterMem])
 	mem = mem[align(inflate.InflaterMem):]
 	w.lut = (*[1 << 16]byte)(mem)
@@ -606,12 +607,18 @@ func (w *worker) decodeOnly(j *job) {
 			// followed by a whole block too.
 			minBlocks = 2
 		}
-		var res inflate.Result
-		res, j.mbuf = w.md.Decode(j.mbuf, j.buf, cand, stop, softCap, hardCap, minBlocks)
+		// Into the piece's 16-bit buffer in place: it holds the
+		// decoder's ring (inflate.MarkerRingLen). An output that outgrows
+		// it comes back in a larger buffer, kept for the piece's next
+		// uses.
+		res, marks := w.md.Decode(j.mbuf, j.buf, cand, stop, softCap, hardCap, minBlocks)
+		if cap(marks) > cap(j.mbuf) {
+			j.mbuf = marks
+		}
 		if res.Blocks < minBlocks && res.Outcome != inflate.Final {
 			continue
 		}
-		j.start, j.stored, j.marks = abs, stored, j.mbuf
+		j.start, j.stored, j.marks = abs, stored, marks
 		j.end, j.final = j.a*8+res.End, res.Outcome == inflate.Final
 		switch res.Outcome {
 		case inflate.Clean:
