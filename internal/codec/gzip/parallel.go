@@ -130,7 +130,7 @@ type job struct {
 	final  bool  // the output ends with the final block
 	mbuf   []uint16
 	marks  []uint16 // the output from start, markers unresolved; then resolved in place (see resolveMarks)
-	data   []byte   // data[len(marks):] the output after marks: nplain bytes
+	data   []byte   // data[:nplain] the output after marks
 	nplain int      // bytes decoded with a known window after marks
 	crcP   uint32   // CRC-32 of those
 
@@ -148,7 +148,7 @@ type job struct {
 	loPending bool          // a task resolving marks[:split] was handed out and lo not received
 	inOutput  bool          // in the output queue and not all read out
 	counted   bool          // its CRC and size are the member's
-	rd        int           // data[:rd] is read out
+	rd        int           // the output's first rd bytes (marks, then data) are read out
 }
 
 // marked is the memory of j's marks as bytes (twice as many).
@@ -171,7 +171,7 @@ func (j *job) plain() []byte {
 	if j.nplain == 0 {
 		return nil
 	}
-	return j.data[len(j.marks) : len(j.marks)+j.nplain]
+	return j.data[:j.nplain]
 }
 
 // hint is where a piece's output must start, and the window there.
@@ -245,7 +245,7 @@ type worker struct {
 }
 
 // workerMem is the memory of a worker's decoders, window and table.
-var workerMem = align(inflate.MarkerDecoderMem) + align(inflate.InflaterMem) + 1<<16 + inflate.MarkerWindow
+var workerMem = align(inflate.InflaterMem) + 1<<16 + inflate.MarkerWindow
 
 // align rounds n up to a multiple of 64 (a cache line; what the decoders'
 // memory needs is 8).
@@ -255,8 +255,9 @@ func align(n int) int { return (n + 63) &^ 63 }
 // mem, workerMem bytes from an aligned start.
 func newWorker(stop *atomic.Bool, mem []byte) *worker {
 	w := &worker{stop: stop}
-	w.md = inflate.NewMarkerDecoderIn(mem[:inflate.MarkerDecoderMem])
-	mem = mem[align(inflate.MarkerDecoderMem):]
+	// The marker decoder decodes into the pieces' buffers (see
+	// decodeOnly).
+	w.md = inflate.NewMarkerDecoder()
 	w.inf = inflate.NewInflaterIn(nil, mem[:inflate.InflaterMem])
 	mem = mem[align(inflate.InflaterMem):]
 	w.lut = (*[1 << 16]byte)(mem)
@@ -606,12 +607,18 @@ func (w *worker) decodeOnly(j *job) {
 			// followed by a whole block too.
 			minBlocks = 2
 		}
-		var res inflate.Result
-		res, j.mbuf = w.md.Decode(j.mbuf, j.buf, cand, stop, softCap, hardCap, minBlocks)
+		// Into the piece's 16-bit buffer in place: it holds the
+		// decoder's ring (inflate.MarkerRingLen). An output that outgrows
+		// it comes back in a larger buffer, kept for the piece's next
+		// uses.
+		res, marks := w.md.Decode(j.mbuf, j.buf, cand, stop, softCap, hardCap, minBlocks)
+		if cap(marks) > cap(j.mbuf) {
+			j.mbuf = marks
+		}
 		if res.Blocks < minBlocks && res.Outcome != inflate.Final {
 			continue
 		}
-		j.start, j.stored, j.marks = abs, stored, j.mbuf
+		j.start, j.stored, j.marks = abs, stored, marks
 		j.end, j.final = j.a*8+res.End, res.Outcome == inflate.Final
 		switch res.Outcome {
 		case inflate.Clean:
@@ -651,14 +658,14 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 	var err error
 	var crc uint32
 	for n < room && err == nil {
-		if len(j.data) <= len(j.marks)+n {
-			j.data = grow(j.data, min(max(2*len(j.data), len(j.marks)+n+64<<10), hardCap))
+		if len(j.data) <= n {
+			j.data = grow(j.data, min(max(2*len(j.data), n+64<<10), hardCap))
 		}
 		var m int
-		m, err = w.inf.Read(j.data[len(j.marks)+n:])
+		m, err = w.inf.Read(j.data[n:min(len(j.data), room)])
 		// The CRC of each read while its bytes are in cache, rather than
 		// one more pass over the piece's output from memory.
-		crc = verify.UpdateCRC32(crc, j.data[len(j.marks)+n:len(j.marks)+n+m])
+		crc = verify.UpdateCRC32(crc, j.data[n:n+m])
 		n += m
 	}
 	switch {
@@ -669,7 +676,7 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 		bit, out := w.inf.LastBoundary()
 		n = int(out)
 		j.end = j.a*8 + base*8 + bit
-		crc = verify.UpdateCRC32(0, j.data[len(j.marks):len(j.marks)+n])
+		crc = verify.UpdateCRC32(0, j.data[:n])
 	}
 	j.nplain = n
 	j.crcP = crc
@@ -1117,7 +1124,8 @@ func (p *parallel) give(b []byte) ([]byte, error) {
 					k := j.rd - len(lo)
 					s = hi[k:min(len(hi), k+len(b))]
 				} else {
-					s = j.data[j.rd:min(n, j.rd+len(b))]
+					k := j.rd - len(j.marks)
+					s = j.data[k:min(j.nplain, k+len(b))]
 				}
 				j.rd += len(s)
 				p.count += int64(len(s))
