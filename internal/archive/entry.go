@@ -6,6 +6,7 @@ package archive
 import (
 	"io"
 	"io/fs"
+	"sync/atomic"
 	"time"
 
 	"github.com/unpack-dev/unpack/internal/verify"
@@ -70,6 +71,13 @@ type Entry struct {
 	// Settler). The reader returns a new *Entry for every pending entry.
 	Pending bool
 
+	// Hold, when not 0, names a Pending entry in its Verdict instead of
+	// the pointer: a number unique in the process (see NextHold), kept by
+	// every copy of the entry. A reader that holds many entries at once
+	// (a tar in a one-frame stream holds every entry to the frame's end)
+	// then keeps no *Entry for them, nor need its consumers.
+	Hold uint64
+
 	// Copy marks a TypeHardlink entry whose file is to be an independent
 	// copy of its Linkname's data, not a link to it: a RAR 5 file copy
 	// read from a stream, whose source's data cannot be read again. A
@@ -108,9 +116,24 @@ type Settler interface {
 
 // Verdict settles one Pending entry.
 type Verdict struct {
-	Entry *Entry // as returned by Next
+	Entry *Entry // as returned by Next; nil when Hold names it
+	Hold  uint64 // the entry's Hold, when it has one
 	Err   error
 }
+
+// Same reports whether the verdict v is on e: by Hold when e has one,
+// else by pointer.
+func (v *Verdict) Same(e *Entry) bool {
+	if e.Hold != 0 {
+		return v.Hold == e.Hold
+	}
+	return v.Entry == e
+}
+
+var holds atomic.Uint64
+
+// NextHold returns a Hold not given before in this process.
+func NextHold() uint64 { return holds.Add(1) }
 
 // HoleWriter is a writer that can take a run of zero bytes without their
 // being written out: a sparse file on disk seeks past it, a verifier with

@@ -195,7 +195,8 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 		})
 		// laidOut maps a Pending entry as read to the entry the sink holds
 		// when layout may rename it (else it is the entry as read: the
-		// verdicts are of entries put, see held).
+		// verdicts are of entries put, see held). An entry with a Hold
+		// needs none: its copy keeps the Hold its verdict names.
 		renames := o.renames()
 		laidOut := map[*archive.Entry]*archive.Entry{}
 		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout && !o.ToTar,
@@ -207,7 +208,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				if o.Verbose {
 					r.aside(func() { fmt.Fprintln(f.ErrOut, termtext.Escape(e.Name)) }) // one line at a time from the workers
 				}
-				if e.Pending && renames {
+				if e.Pending && renames && e.Hold == 0 {
 					laidOut[read] = e
 				}
 				return sink.Put(e, data)
@@ -220,6 +221,10 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				var todo []archive.Verdict
 				var at []int
 				for i, v := range vs {
+					if v.Hold != 0 {
+						todo, at = append(todo, v), append(at, i)
+						continue
+					}
 					held, ok := laidOut[v.Entry]
 					if !ok {
 						errs[i] = v.Err // skipped by layout: nothing was written

@@ -8,27 +8,42 @@ import "github.com/unpack-dev/unpack/internal/archive"
 // from a pipe, whose central directory confirms each entry). Each is
 // reported, and committed or discarded through settle, when the reader's
 // verdict on it arrives.
+//
+// A one-frame tar.zst holds every entry to the frame's end, so what is
+// kept of each is small and has no pointer for the garbage collector to
+// follow: its Hold, its size and its name in an arena; the entry itself
+// only when a report or the settle function needs more than its name
+// (--json, -v) or the verdict names it by pointer (no Hold).
 type held struct {
 	r      *runner
 	path   string
 	settle settleFunc      // the sink's Settle
 	from   archive.Settler // nil: the reader settles nothing
-	list   []heldEntry     // in archive order
+	keep   bool            // keep every entry (--json, -v)
+
+	list  []heldEntry      // in archive order
+	ents  []*archive.Entry // beside list once an entry is kept (nil for the others)
+	errs  map[uint64]error // the outcomes that failed, by heldEntry.seq
+	names []byte           // the arena of the names in list
+	seq   uint64           // the next heldEntry.seq
 }
 
 // heldEntry is an entry whose report waits: for its own verdict, or for
 // those of held entries before it (reports stay in archive order).
 type heldEntry struct {
-	e       *archive.Entry
+	hold    uint64 // its Hold (0: its verdict names the entry kept in ents)
+	seq     uint64
 	size    int64
+	name    int // its name: names[name:name+nameLen]
+	nameLen int
 	decided bool
-	err     error
+	failed  bool // its outcome is in errs
 }
 
 // newHeld returns the tracker of reader's entries; settle nil means
 // nothing is held (the command writes nothing a verdict could undo).
 func newHeld(r *runner, path string, reader archive.Reader, settle settleFunc) *held {
-	h := &held{r: r, path: path, settle: settle}
+	h := &held{r: r, path: path, settle: settle, keep: r.json != nil || r.o.Verbose}
 	h.from, _ = reader.(archive.Settler)
 	return h
 }
@@ -39,12 +54,103 @@ func newHeld(r *runner, path string, reader archive.Reader, settle settleFunc) *
 func (h *held) put(e *archive.Entry, size int64, err error) {
 	switch {
 	case err == nil && e.Pending && h.settle != nil:
-		h.list = append(h.list, heldEntry{e: e, size: size})
+		h.add(e, size, false, nil)
 	case len(h.list) > 0:
-		h.list = append(h.list, heldEntry{e: e, size: size, decided: true, err: err})
+		h.add(e, size, true, err)
 	default:
 		h.r.report(h.path, e, size, err)
 	}
+}
+
+// add appends e to the list: decided with its outcome err, or waiting
+// for its verdict.
+func (h *held) add(e *archive.Entry, size int64, decided bool, err error) {
+	if len(h.list) == 0 {
+		h.names, h.ents = h.names[:0], h.ents[:0]
+	}
+	x := heldEntry{hold: e.Hold, seq: h.seq, size: size, name: len(h.names), nameLen: len(e.Name), decided: decided}
+	h.seq++
+	h.names = append(h.names, e.Name...)
+	if !e.Pending || e.Hold == 0 || h.keep {
+		if len(h.ents) < len(h.list) {
+			h.ents = append(h.ents, make([]*archive.Entry, len(h.list)-len(h.ents))...)
+		}
+		h.ents = append(h.ents, e)
+	} else if len(h.ents) > 0 {
+		h.ents = append(h.ents, nil)
+	}
+	h.list = append(h.list, x)
+	if err != nil {
+		h.fail1(&h.list[len(h.list)-1], err)
+	}
+}
+
+// fail1 records err as the outcome of x.
+func (h *held) fail1(x *heldEntry, err error) {
+	if h.errs == nil {
+		h.errs = map[uint64]error{}
+	}
+	x.failed = true
+	h.errs[x.seq] = err
+}
+
+// entry returns the entry of list[i]: the one kept, or one with only its
+// name.
+func (h *held) entry(i int) *archive.Entry {
+	if i < len(h.ents) && h.ents[i] != nil {
+		return h.ents[i]
+	}
+	x := &h.list[i]
+	return &archive.Entry{Name: string(h.names[x.name : x.name+x.nameLen]), Hold: x.hold, Pending: true}
+}
+
+// name returns the name of list[i].
+func (h *held) name(i int) string {
+	if i < len(h.ents) && h.ents[i] != nil {
+		return h.ents[i].Name
+	}
+	x := &h.list[i]
+	return string(h.names[x.name : x.name+x.nameLen])
+}
+
+// is reports whether the verdict v is on list[i], still undecided.
+func (h *held) is(i int, v *archive.Verdict) bool {
+	x := &h.list[i]
+	if x.decided {
+		return false
+	}
+	if v.Hold != 0 {
+		return x.hold == v.Hold
+	}
+	return x.hold == 0 && i < len(h.ents) && h.ents[i] == v.Entry
+}
+
+// find returns the index in the list of the undecided entry the verdict v
+// is on, looking from from on (verdicts come in archive order), or -1.
+// Holds grow in archive order: one is looked for up to the first larger
+// one, so that the verdicts of entries never put (not selected) cost
+// no search of the whole list each.
+func (h *held) find(from int, v *archive.Verdict) int {
+	if v.Hold != 0 {
+		for i := from; i < len(h.list); i++ {
+			switch x := &h.list[i]; {
+			case x.hold == v.Hold:
+				if x.decided {
+					return -1
+				}
+				return i
+			case x.hold > v.Hold:
+				return -1
+			}
+		}
+		return -1
+	}
+	for k := range h.list {
+		if i := (from + k) % len(h.list); h.is(i, v) {
+			return i
+		}
+	}
+	return -1
 }
 
 // settleFunc settles held entries with their verdicts, in order, and
@@ -58,31 +164,33 @@ func (h *held) drain() {
 		return
 	}
 	vs := h.from.Settled()
-	if len(vs) < 2 {
-		for _, v := range vs {
-			h.verdict(v.Entry, v.Err)
-		}
+	if len(vs) == 0 {
 		return
 	}
 	var todo []archive.Verdict
 	var at []int // their places in h.list
 	next := 0    // verdicts come in archive order: look there first
 	for _, v := range vs {
-		for k := range h.list {
-			i := (next + k) % len(h.list)
-			if x := &h.list[i]; x.e == v.Entry && !x.decided {
-				todo, at = append(todo, v), append(at, i)
-				if v.Err != nil {
-					h.r.sums.drop(v.Entry.Name)
-				}
-				next = i + 1
-				break
-			}
+		i := h.find(next, &v)
+		if i < 0 {
+			continue // an entry not put (not selected)
 		}
+		if v.Entry == nil && i < len(h.ents) {
+			v.Entry = h.ents[i] // for a settle function that reports it (-v)
+		}
+		if v.Err != nil && h.r.sums != nil {
+			h.r.sums.drop(h.name(i))
+		}
+		todo, at = append(todo, v), append(at, i)
+		next = i + 1
 	}
 	if len(todo) > 0 {
 		for k, err := range h.settle(todo) {
-			h.list[at[k]].decided, h.list[at[k]].err = true, err
+			x := &h.list[at[k]]
+			x.decided = true
+			if err != nil {
+				h.fail1(x, err)
+			}
 		}
 	}
 	h.report()
@@ -90,10 +198,29 @@ func (h *held) drain() {
 
 // report reports the decided entries at the head of the list.
 func (h *held) report() {
-	for len(h.list) > 0 && h.list[0].decided {
-		x := h.list[0]
-		h.list = h.list[1:]
-		h.r.report(h.path, x.e, x.size, x.err)
+	n := 0
+	for n < len(h.list) && h.list[n].decided {
+		x := &h.list[n]
+		var err error
+		if x.failed {
+			err = h.errs[x.seq]
+			delete(h.errs, x.seq)
+		}
+		if err != nil || h.keep || n < len(h.ents) && h.ents[n] != nil {
+			h.r.report(h.path, h.entry(n), x.size, err)
+		}
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	h.list = h.list[n:]
+	if len(h.ents) > 0 {
+		clear(h.ents[:min(n, len(h.ents))])
+		h.ents = h.ents[min(n, len(h.ents)):]
+	}
+	if len(h.list) == 0 {
+		h.list, h.ents = h.list[:0], h.ents[:0]
 	}
 }
 
@@ -101,25 +228,30 @@ func (h *held) report() {
 // before their checks (a read error, an interruption).
 func (h *held) fail(err error) {
 	h.drain()
-	for _, x := range h.list {
-		if !x.decided {
-			h.verdict(x.e, err)
-		}
-	}
-}
-
-// verdict settles e, if it is held, and reports what can be reported.
-func (h *held) verdict(e *archive.Entry, err error) {
+	var todo []archive.Verdict
+	var at []int
 	for i := range h.list {
 		x := &h.list[i]
-		if x.e != e || x.decided {
+		if x.decided {
 			continue
 		}
-		if err != nil {
-			h.r.sums.drop(e.Name)
+		if h.r.sums != nil {
+			h.r.sums.drop(h.name(i))
 		}
-		x.decided, x.err = true, h.settle([]archive.Verdict{{Entry: e, Err: err}})[0]
-		break
+		v := archive.Verdict{Hold: x.hold, Err: err}
+		if i < len(h.ents) {
+			v.Entry = h.ents[i]
+		}
+		todo, at = append(todo, v), append(at, i)
+	}
+	if len(todo) > 0 {
+		for k, serr := range h.settle(todo) {
+			x := &h.list[at[k]]
+			x.decided = true
+			if serr != nil {
+				h.fail1(x, serr)
+			}
+		}
 	}
 	h.report()
 }

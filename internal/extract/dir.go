@@ -78,15 +78,15 @@ type Dir struct {
 	umask    fs.FileMode // cleared from every mode applied (0 for root, as GNU tar)
 
 	mu       sync.Mutex
-	aborted  bool                     // Abort was called: nothing more is committed unnamed
-	temps    map[string]struct{}      // temporary files in flight or held (for Abort)
-	made     map[string]ident         // what this extraction made, by resolved path
-	dirMeta  map[string]dirMeta       // directories whose mode and times Close applies
-	links    map[string]string        // symlinks this extraction made → their targets
-	deps     map[string]set           // path → the links whose resolution depends on it
-	linkDeps map[string][]string      // link → the paths it is in deps of
-	held     map[*archive.Entry]*hold // Pending entries awaiting their verdict
-	heldName map[string]*hold         // the held file each resolved path will get
+	aborted  bool                // Abort was called: nothing more is committed unnamed
+	temps    map[string]struct{} // temporary files in flight or held (for Abort)
+	made     map[string]ident    // what this extraction made, by resolved path
+	dirMeta  map[string]dirMeta  // directories whose mode and times Close applies
+	links    map[string]string   // symlinks this extraction made → their targets
+	deps     map[string]set      // path → the links whose resolution depends on it
+	linkDeps map[string][]string // link → the paths it is in deps of
+	held     map[heldKey]*hold   // Pending entries awaiting their verdict
+	heldName map[string]*hold    // the held file each resolved path will get
 
 	dirs    sync.Map               // paths known to be directories (see isDir)
 	lastDir atomic.Pointer[string] // the last one isDir found in dirs
@@ -150,7 +150,7 @@ func newDir(dest string, opt DirOptions) (*Dir, error) {
 	return &Dir{root: root, opt: opt, names: osnames.NewNames(opt.Names), umask: processUmask(), temps: set{}, old: set{},
 		made: map[string]ident{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
 		deps: map[string]set{}, linkDeps: map[string][]string{},
-		held: map[*archive.Entry]*hold{}, heldName: map[string]*hold{}, fds: map[string]*dirHandle{}}, nil
+		held: map[heldKey]*hold{}, heldName: map[string]*hold{}, fds: map[string]*dirHandle{}}, nil
 }
 
 // Stripped is how many entries had a leading "/" or drive letter removed
@@ -421,7 +421,7 @@ func (d *Dir) setDirMeta(p string, e *archive.Entry, fi fs.FileInfo) {
 	d.mu.Lock()
 	d.dirMeta[p] = m
 	if e.Pending {
-		d.held[e] = &hold{name: p, dir: true}
+		d.held[keyOf(e)] = &hold{name: p, dir: true}
 	}
 	d.mu.Unlock()
 }
@@ -546,7 +546,7 @@ func (d *Dir) finishFile(p string, e *archive.Entry, f *wfile, perm fs.FileMode,
 	if e.Pending {
 		d.mu.Lock()
 		h := &hold{name: p, tmp: f.tmp, info: info}
-		d.held[e] = h
+		d.held[keyOf(e)] = h
 		d.heldName[p] = h
 		d.mu.Unlock()
 		return nil
@@ -814,14 +814,26 @@ func (d *Dir) track(tmp string, add bool) {
 	d.mu.Unlock()
 }
 
+// removeTemps removes the temporary files in flight or held, and the
+// files being written or held under their own names in a stage (claimed
+// in made: see staged.go); d.mu is held.
+func (d *Dir) removeTemps() {
+	for tmp := range d.temps {
+		d.root.Remove(tmp)
+	}
+	for p, m := range d.made {
+		if m.claimed {
+			d.root.Remove(p)
+		}
+	}
+}
+
 // Abort removes every temporary file in flight or held; used on interrupt.
 func (d *Dir) Abort() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.aborted = true
-	for tmp := range d.temps {
-		d.root.Remove(tmp)
-	}
+	d.removeTemps()
 	for tmp := range d.old {
 		d.unlink(tmp)
 	}
@@ -847,18 +859,16 @@ func (d *Dir) Close() error {
 	rerr := d.stopReaper()
 	d.mu.Lock()
 	var unsettled []string
-	for e, h := range d.held {
+	for k, h := range d.held {
 		d.closeHeld(h.job)
 		switch {
 		case h.dir:
 			delete(d.dirMeta, h.name) // never verified
 		case h.file == nil || h.state == waiting:
-			unsettled = append(unsettled, e.Name)
+			unsettled = append(unsettled, k.name(h))
 		}
 	}
-	for tmp := range d.temps {
-		d.root.Remove(tmp)
-	}
+	d.removeTemps()
 	clear(d.held)
 	clear(d.heldName)
 	clear(d.temps)

@@ -16,14 +16,16 @@ type hold struct {
 	tmp    string
 	info   ident
 	target string    // for a symlink: its target
-	dir    bool      // a directory: its metadata waits
 	file   *hold     // for a hard link: the held file it links to
 	links  []*hold   // the hard links held with this file
-	own    bool      // for a hard link: its own verdict passed (or it had none)
-	state  int       // waiting, committed or failed
 	err    error     // for a file that failed: why
 	job    *writeJob // its write by the pool, when queued (see wait)
-	direct bool      // a file held under its own name (tmp is name: see staged.go)
+	// The small fields together: a one-frame tar.zst holds every file
+	// of its tree to the end.
+	state  int8 // waiting, committed or failed
+	dir    bool // a directory: its metadata waits
+	own    bool // for a hard link: its own verdict passed (or it had none)
+	direct bool // a file held under its own name (tmp is name: see staged.go)
 }
 
 const (
@@ -58,9 +60,46 @@ func (d *Dir) supersede(p string) error {
 // directory keeps the mode and times of its header only if it passed. For
 // an entry not held, Settle returns err.
 func (d *Dir) Settle(e *archive.Entry, err error) error {
+	return d.settle(keyOf(e), err)
+}
+
+// heldKey names a held entry in Dir.held: by its Hold when it has one
+// (then the sink keeps no *Entry for it), else by pointer.
+type heldKey struct {
+	e    *archive.Entry
+	hold uint64
+}
+
+func keyOf(e *archive.Entry) heldKey {
+	if e.Hold != 0 {
+		return heldKey{hold: e.Hold}
+	}
+	return heldKey{e: e}
+}
+
+func verdictKey(v *archive.Verdict) heldKey {
+	if v.Hold != 0 {
+		return heldKey{hold: v.Hold}
+	}
+	return heldKey{e: v.Entry}
+}
+
+// name names the entry held as h under k, for an error: its name as
+// read, or, named by its Hold, the path it was to take.
+func (k heldKey) name(h *hold) string {
+	switch {
+	case k.e != nil:
+		return k.e.Name
+	case h.name != "":
+		return h.name
+	}
+	return h.tmp
+}
+
+func (d *Dir) settle(k heldKey, err error) error {
 	d.mu.Lock()
-	h := d.held[e]
-	delete(d.held, e)
+	h := d.held[k]
+	delete(d.held, k)
 	if h != nil && h.name != "" && d.heldName[h.name] == h {
 		delete(d.heldName, h.name)
 	}
@@ -172,12 +211,13 @@ func (d *Dir) SettleAll(vs []archive.Verdict) []error {
 	}
 	commits := make([]fastCommit, len(vs)) // one allocation, not one each
 	for i, v := range vs {
-		if c := &commits[i]; d.commitQueued(v.Entry, v.Err, c) {
+		k := verdictKey(&v)
+		if c := &commits[i]; d.commitQueued(k, v.Err, c) {
 			idx, cs = append(idx, i), append(cs, c)
 			continue
 		}
 		flush()
-		out[i] = d.Settle(v.Entry, v.Err)
+		out[i] = d.settle(k, v.Err)
 	}
 	flush()
 	return out
@@ -236,7 +276,7 @@ func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
 	}
 	file.links = append(file.links, l)
 	if e.Pending {
-		d.held[e] = l
+		d.held[keyOf(e)] = l
 	}
 	d.heldName[p] = l
 	d.mu.Unlock()

@@ -304,3 +304,32 @@ func TestDirPendingLinksAndDirs(t *testing.T) {
 		t.Error("the mode of a directory whose verdict failed was applied")
 	}
 }
+
+// TestDirPendingByHold: entries named by their Hold are settled by
+// verdicts that carry no *Entry (a tar in a one-frame stream): a copy of
+// the entry (as the CLI's layout makes) names the same held file, a
+// failed verdict removes its file and the hard link to it, and Close
+// names what was never settled by the path it was to take.
+func TestDirPendingByHold(t *testing.T) {
+	dest := t.TempDir()
+	d, _ := NewDir(dest, DirOptions{})
+	held := func(name, data string) *archive.Entry {
+		e, r := pending(name, data)
+		e.Hold = archive.NextHold()
+		c := *e // the sink gets a copy; the verdict has only the Hold
+		put(t, d, &c, r)
+		return e
+	}
+	ok, bad, never := held("a/ok", "ok"), held("bad", "bad"), held("never", "x")
+	l := &archive.Entry{Name: "l", Type: archive.TypeHardlink, Linkname: "bad", Pending: true, Hold: archive.NextHold()}
+	put(t, d, l, nil)
+	errs := d.SettleAll([]archive.Verdict{{Hold: ok.Hold}, {Hold: bad.Hold, Err: errStream}, {Hold: l.Hold}})
+	if errs[0] != nil || errs[1] != errStream || errs[2] == nil {
+		t.Errorf("SettleAll = %v", errs)
+	}
+	var ue *UnsettledError
+	if err := d.Close(); !errors.As(err, &ue) || !slices.Equal(ue.Entries, []string{never.Name}) {
+		t.Errorf("Close = %v, want the unsettled %s", err, never.Name)
+	}
+	sameTree(t, "settled by hold", dest, false, map[string]string{"a": "/", "a/ok": "ok"})
+}

@@ -38,11 +38,25 @@ const maxQueued = 1 << 20
 // when DirOptions.Buffer is not set.
 const defaultBuffer = 16 << 20
 
-// writeJob is one held file for the pool to write.
+// writeJob is one held file for the pool to write: what stays with its
+// hold until the verdict (a one-frame tar.zst holds every file to the
+// end, so this is kept small), and the task, dropped once written.
 type writeJob struct {
+	w    *writers
+	task *writeTask // the write to do; nil once finished
+	err  error      // set before finished
+	fd   int32      // once written: its open descriptor when unnamed, else -1
+	// finished is set (under w.mu, with a w.cond broadcast) once the
+	// write is over: a flag, not a channel, for what a held file keeps
+	// until its verdict is small.
+	finished bool
+}
+
+// writeTask is what a writer needs to write a held file. Only putQueued,
+// before queueing it, and then its writer use it.
+type writeTask struct {
 	dir     *dirHandle
 	unnamed bool   // to be created unnamed (O_TMPFILE), counted in heldFDs
-	fd      int    // once written: its open descriptor when unnamed, else -1
 	tmp     string // its temporary name (a resolved path in dir), if named
 	name    string // the path it goes to, for errors
 	data    []byte
@@ -50,13 +64,7 @@ type writeJob struct {
 	times   bool // set at and mt
 	at      time.Time
 	mt      time.Time
-	w       *writers
 	held    *hold // the entry held (direct and tmp change under d.mu only)
-	// finished is set (under w.mu, with a w.cond broadcast) once the
-	// write is over: a flag, not a channel, for what a held file keeps
-	// until its verdict is small.
-	finished bool
-	err      error // set before finished
 }
 
 // writers is the pool: its goroutines and the bound on buffered bytes.
@@ -141,9 +149,9 @@ func (w *writers) acquire(n int64) {
 // done ends the write j: its buffer is released, for a later file.
 func (w *writers) done(j *writeJob) {
 	w.mu.Lock()
-	w.bytes -= int64(cap(j.data))
-	w.free.put(j.data, w.limit/4)
-	j.data = nil
+	w.bytes -= int64(cap(j.task.data))
+	w.free.put(j.task.data, w.limit/4)
+	j.task = nil
 	j.finished = true
 	w.mu.Unlock()
 	w.cond.Broadcast()
@@ -289,7 +297,13 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		return err
 	}
 	w := d.writers()
-	m := &memFile{d: d, w: w, p: p, perm: perm, max: min(maxQueued, w.limit)}
+	// The buffering and the task the writer gets: one allocation,
+	// garbage once written.
+	mt := &struct {
+		m memFile
+		t writeTask
+	}{m: memFile{d: d, w: w, p: p, perm: perm, max: min(maxQueued, w.limit)}}
+	m := &mt.m
 	m.b = w.buffer(min(max(e.Size, 0), m.max))
 	_, err = archive.Copy(m, r)
 	if m.f != nil {
@@ -306,37 +320,38 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	hj := &struct {
 		h hold
 		j writeJob
-	}{j: writeJob{dir: h, fd: -1, tmp: p, name: p, data: m.b, perm: perm, w: w}}
-	j := &hj.j
+	}{j: writeJob{fd: -1, w: w, task: &mt.t}}
+	j, t := &hj.j, &mt.t
+	*t = writeTask{dir: h, tmp: p, name: p, data: m.b, perm: perm}
 	// In a stage, under its own name (see staged.go); else under a
 	// temporary name (drawn only then: it costs a random read).
 	direct := d.staged() && d.claim(p, ident{dev: h.dev, claimed: true})
 	if !direct {
-		j.tmp = tempName(p)
+		t.tmp = tempName(p)
 	}
 	switch {
 	case direct:
 	case !h.noTmpfile.Load() && d.heldFDs.Add(1) <= maxHeldFDs():
-		j.unnamed = true
+		t.unnamed = true
 	case !h.noTmpfile.Load():
 		d.heldFDs.Add(-1)
 	}
 	var mtime time.Time
 	if !e.ModTime.IsZero() && !d.opt.NoTimes {
-		j.times, j.at, j.mt = true, e.AccessTime, e.ModTime
-		if j.at.IsZero() {
-			j.at = e.ModTime
+		t.times, t.at, t.mt = true, e.AccessTime, e.ModTime
+		if t.at.IsZero() {
+			t.at = e.ModTime
 		}
 		mtime = e.ModTime
 	}
 	held := &hj.h
-	*held = hold{name: p, tmp: j.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: direct}
-	j.held = held
+	*held = hold{name: p, tmp: t.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: direct}
+	t.held = held
 	d.mu.Lock()
 	if !direct { // a direct one was named by claim
-		d.temps[j.tmp] = struct{}{}
+		d.temps[t.tmp] = struct{}{}
 	}
-	d.held[e] = held
+	d.held[keyOf(e)] = held
 	d.heldName[p] = held
 	d.mu.Unlock()
 	// The job's handle is given back once written: a commit opens its
@@ -386,55 +401,56 @@ func (m *memFile) Write(p []byte) (int, error) {
 // writeHeld is a writer's work: the file j under its temporary name, or,
 // when anything fails, nothing.
 func (d *Dir) writeHeld(j *writeJob) error {
+	t := j.task
 	if testBeforeWrite != nil {
-		testBeforeWrite(j.name)
+		testBeforeWrite(t.name)
 	}
 	create, exact := uint32(0o600), false
-	if j.perm&^fs.ModePerm == 0 && j.perm&realUmask() == 0 {
-		create, exact = uint32(j.perm), true
+	if t.perm&^fs.ModePerm == 0 && t.perm&realUmask() == 0 {
+		create, exact = uint32(t.perm), true
 	}
-	base := path.Base(j.tmp)
+	base := path.Base(t.tmp)
 	fd := -1
 	var err error
-	if j.unnamed {
-		fd, err = unix.Openat(j.dir.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, create)
+	if t.unnamed {
+		fd, err = unix.Openat(t.dir.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, create)
 		if err == unix.EOPNOTSUPP || err == unix.EISDIR || err == unix.EINVAL {
 			// The file system cannot: named, here and from now on.
-			j.dir.noTmpfile.Store(true)
-			j.unnamed = false
+			t.dir.noTmpfile.Store(true)
+			t.unnamed = false
 			d.heldFDs.Add(-1)
 		} else if err != nil {
-			j.unnamed = false
+			t.unnamed = false
 			d.heldFDs.Add(-1)
-			return &fs.PathError{Op: "openat", Path: j.name, Err: err}
+			return &fs.PathError{Op: "openat", Path: t.name, Err: err}
 		}
 	}
-	if !j.unnamed {
-		fd, err = unix.Openat(j.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
-		if err == unix.EEXIST && j.held.direct {
+	if !t.unnamed {
+		fd, err = unix.Openat(t.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+		if err == unix.EEXIST && t.held.direct {
 			// Its own name is taken (staged, see staged.go): held
 			// under a temporary name then, for the policy to decide
 			// at its commit.
-			base = d.unstage(j)
-			fd, err = unix.Openat(j.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+			base = d.unstage(t)
+			fd, err = unix.Openat(t.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 		}
 		if err != nil {
-			if j.held.direct {
-				d.track(j.tmp, false) // nothing of it is there
+			if t.held.direct {
+				d.track(t.tmp, false) // nothing of it is there
 			}
-			return &fs.PathError{Op: "openat", Path: j.tmp, Err: err}
+			return &fs.PathError{Op: "openat", Path: t.tmp, Err: err}
 		}
 	}
-	f := &wfile{fd: fd, dir: j.dir, tmp: j.tmp, name: j.name}
-	_, err = f.Write(j.data)
+	f := &wfile{fd: fd, dir: t.dir, tmp: t.tmp, name: t.name}
+	_, err = f.Write(t.data)
 	if err == nil && !exact {
-		err = f.Chmod(j.perm)
+		err = f.Chmod(t.perm)
 	}
-	if err == nil && j.times {
-		err = f.setTimes(j.at, j.mt)
+	if err == nil && t.times {
+		err = f.setTimes(t.at, t.mt)
 	}
-	if j.unnamed && err == nil {
-		j.fd = fd // open until its commit links it (see linkHeld)
+	if t.unnamed && err == nil {
+		j.fd = int32(fd) // open until its commit links it (see linkHeld)
 	} else if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -445,28 +461,28 @@ func (d *Dir) writeHeld(j *writeJob) error {
 	if err != nil {
 		// Nothing of it stays (Abort may have looked for it before it
 		// was made).
-		if j.unnamed {
+		if t.unnamed {
 			d.closeHeld(j)
 		} else {
-			unix.Unlinkat(j.dir.fd, base, 0)
+			unix.Unlinkat(t.dir.fd, base, 0)
 		}
 	}
 	d.mu.Unlock()
 	return err
 }
 
-// unstage moves the write j, claimed under its own name, to a temporary
+// unstage moves the write t, claimed under its own name, to a temporary
 // name (its base returned): the name was taken after all.
-func (d *Dir) unstage(j *writeJob) string {
-	tmp := tempName(j.name)
+func (d *Dir) unstage(t *writeTask) string {
+	tmp := tempName(t.name)
 	d.mu.Lock()
-	if m := d.made[j.name]; m.claimed { // not what an entry made there since
-		delete(d.made, j.name)
+	if m := d.made[t.name]; m.claimed { // not what an entry made there since
+		delete(d.made, t.name)
 	}
-	delete(d.temps, j.name)
+	delete(d.temps, t.name)
 	d.temps[tmp] = struct{}{}
-	j.tmp = tmp
-	j.held.tmp, j.held.direct = tmp, false
+	t.tmp = tmp
+	t.held.tmp, t.held.direct = tmp, false
 	d.mu.Unlock()
 	return path.Base(tmp)
 }
@@ -488,7 +504,7 @@ var maxHeldFDs = sync.OnceValue(func() int64 {
 // descriptor.
 func (d *Dir) closeHeld(j *writeJob) {
 	if j != nil && j.fd >= 0 {
-		unix.Close(j.fd)
+		unix.Close(int(j.fd))
 		j.fd = -1
 		d.heldFDs.Add(-1)
 	}
@@ -519,7 +535,7 @@ func (d *Dir) linkHeldAs(j *writeJob, p string) error {
 		return err
 	}
 	defer d.release(h)
-	return d.linkAs(&wfile{fd: j.fd, dir: h}, p)
+	return d.linkAs(&wfile{fd: int(j.fd), dir: h}, p)
 }
 
 // linkHeld commits the unnamed held file h by linking it under its name,
@@ -559,22 +575,22 @@ type fastCommit struct {
 	err  error         // the rename failed: the policy decides (place)
 }
 
-// commitQueued starts the commit of e, with its verdict err, on the pool
-// when e is a held file written by the pool, that passed, keeps its name
+// commitQueued starts the commit of the entry k names, with its verdict
+// err, on the pool when it is a held file written by the pool, that passed, keeps its name
 // and has no hard links: its commit is a rename to a name of its own,
 // independent of every other such commit; c (the caller's: SettleAll
 // makes them all at once) is then filled in. Else it returns false.
-func (d *Dir) commitQueued(e *archive.Entry, err error, c *fastCommit) bool {
+func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	if err != nil {
 		return false
 	}
 	d.mu.Lock()
-	h := d.held[e]
+	h := d.held[k]
 	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.heldName[h.name] != h || d.aborted {
 		d.mu.Unlock()
 		return false
 	}
-	delete(d.held, e)
+	delete(d.held, k)
 	delete(d.heldName, h.name)
 	direct := h.direct
 	d.mu.Unlock()

@@ -32,7 +32,7 @@ func (d *Dir) nameHeld(*hold) error { return nil }
 
 type fastCommit struct{}
 
-func (d *Dir) commitQueued(*archive.Entry, error, *fastCommit) bool { return false }
+func (d *Dir) commitQueued(heldKey, error, *fastCommit) bool { return false }
 
 func (d *Dir) finishCommit(*fastCommit) error { return nil }
 

@@ -22,10 +22,10 @@ import (
 // its policy, and a held file under its name is moved aside when a later
 // entry takes the name (moveAside).
 //
-// While a file is written under its name it is recorded as this
-// extraction's (claimed: any regular file of one link there), and named
-// among the temporary files, so that an interrupt (Abort) or Close
-// removes it unless it was settled.
+// While a file is written under its name, and until it is settled, it is
+// recorded as this extraction's and claimed (any regular file of one link
+// there): an interrupt (Abort) or Close removes the claimed files with the
+// temporary ones.
 
 // staged reports whether files may be created under their own names.
 func (d *Dir) staged() bool {
@@ -63,7 +63,6 @@ func (d *Dir) claim(p string, id ident) bool {
 		return false
 	}
 	d.made[p] = id
-	d.temps[p] = struct{}{}
 	return true
 }
 
@@ -75,7 +74,6 @@ func (d *Dir) created(p string) error {
 	defer d.mu.Unlock()
 	if d.aborted {
 		d.unlink(p)
-		delete(d.temps, p)
 		return errAborted
 	}
 	return nil
@@ -88,7 +86,6 @@ func (d *Dir) created(p string) error {
 func (d *Dir) unclaim(p string, remove bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	delete(d.temps, p)
 	if m, ok := d.made[p]; ok && !m.claimed {
 		return
 	}
@@ -106,7 +103,6 @@ func (d *Dir) settleDirect(p string, info ident) error {
 		return errAborted // Abort removed it
 	}
 	d.made[p] = info
-	delete(d.temps, p)
 	delete(d.links, p)
 	d.mu.Unlock()
 	return d.recheck(p)
@@ -140,7 +136,7 @@ func (d *Dir) writeDirect(p string, e *archive.Entry, r io.Reader, f *wfile, per
 	if e.Pending {
 		d.mu.Lock()
 		h := &hold{name: p, tmp: p, info: info, direct: true}
-		d.held[e] = h
+		d.held[keyOf(e)] = h
 		d.heldName[p] = h
 		d.mu.Unlock()
 		return nil

@@ -12,7 +12,6 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/ar"
-	"github.com/unpack-dev/unpack/internal/codec/tar"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -138,8 +137,7 @@ func (d *debReader) nextMember() error {
 				cov = dec
 			}
 		}
-		d.tr = newTarInStream(bufio.NewReaderSize(r, 64<<10), cov,
-			func(r io.Reader) entryReader { return tar.NewReader(r, d.opt) })
+		d.tr = newTarStream(bufio.NewReaderSize(r, 64<<10), cov, d.opt)
 		d.prefix = ""
 		if d.stage == 0 {
 			d.prefix = "DEBIAN/"

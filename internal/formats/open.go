@@ -394,7 +394,7 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 				// and --threads N keep it.
 				g.Sequential()
 			}
-			a.Reader = newTarInStream(br, pendingFrom(d, oo), func(r io.Reader) entryReader { return tar.NewReader(r, opt) })
+			a.Reader = newTarStream(br, pendingFrom(d, oo), opt)
 			return nil
 		}
 		if archive.IsCpioHeader(peek) {

@@ -111,7 +111,7 @@ func TestRPMPendingOnDigest(t *testing.T) {
 		t.Fatalf("intact: %d entries, %d verdicts, %v", len(entries), len(verdicts), err)
 	}
 	for i, e := range entries {
-		if !e.Pending || verdicts[i].Entry != e || verdicts[i].Err != nil {
+		if !e.Pending || !verdicts[i].Same(e) || verdicts[i].Err != nil {
 			t.Errorf("intact: %s pending %v, verdict %+v", e.Name, e.Pending, verdicts[i])
 		}
 	}
@@ -131,7 +131,7 @@ func TestRPMPendingOnDigest(t *testing.T) {
 	}
 	for _, v := range verdicts {
 		if v.Err == nil {
-			t.Errorf("flipped data: %s passed", v.Entry.Name)
+			t.Errorf("flipped data: %s passed", verdictName(entries, v))
 		}
 	}
 	if len(verdicts) != len(entries) {

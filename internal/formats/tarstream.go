@@ -1,9 +1,11 @@
 package formats
 
 import (
+	"bufio"
 	"io"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/tar"
 )
 
 // coverage is a stream decoder that tells how many bytes of its output,
@@ -24,15 +26,20 @@ type tarInStream struct {
 	rest io.Reader
 	cov  coverage // nil: no checks, nothing pending
 
+	fresh bool        // tr returns a new *Entry every time, kept by no one
+	tar   *tar.Reader // tr, when read straight from the stream's buffer (see newTarStream)
+
 	held []heldEntry       // pending entries not yet settled, in order
 	done []archive.Verdict // decided, not yet returned by Settled
 }
 
-// heldEntry is a pending entry and the stream offset its data end at or
-// before (-1 while its data are being read).
+// heldEntry is a pending entry, by its Hold, and the stream offset its
+// data end at or before (-1 while its data are being read). It has no
+// pointer: a one-frame stream holds every entry of the tar to its end,
+// and none of them costs the garbage collector anything.
 type heldEntry struct {
-	e   *archive.Entry
-	end int64
+	hold uint64
+	end  int64
 }
 
 // tarInput counts the bytes the tar reader takes from the stream: once
@@ -63,7 +70,27 @@ func newTarInStream(stream io.Reader, decoder io.Reader, open func(io.Reader) en
 	t.in.r = stream
 	t.cov, _ = decoder.(coverage)
 	t.tr = open(&t.in)
+	_, t.fresh = t.tr.(*tar.Reader)
 	return t
+}
+
+// newTarStream reads the tar in the decoded stream, buffered by br: the
+// tar reader takes entries' data straight from br's buffer (no copy
+// through a counting reader), and tells itself where their data end.
+func newTarStream(br *bufio.Reader, decoder io.Reader, opt *archive.Options) *tarInStream {
+	t := &tarInStream{rest: br, fresh: true}
+	t.cov, _ = decoder.(coverage)
+	t.tar = tar.NewReader(br, opt)
+	t.tr = t.tar
+	return t
+}
+
+// taken is how many bytes of the stream the tar reader has taken.
+func (t *tarInStream) taken() int64 {
+	if t.tar != nil {
+		return t.tar.Offset()
+	}
+	return t.in.n
 }
 
 // Next returns the next entry; every entry but a device or FIFO is Pending
@@ -84,10 +111,12 @@ func (t *tarInStream) Next() (*archive.Entry, error) {
 		return nil, err
 	}
 	if t.cov != nil && e.Type != archive.TypeOther {
-		c := *e // a new *Entry for every pending entry
-		c.Pending = true
-		e = &c
-		t.held = append(t.held, heldEntry{e: e, end: -1})
+		if !t.fresh {
+			c := *e // a new *Entry for every pending entry
+			e = &c
+		}
+		e.Pending, e.Hold = true, archive.NextHold()
+		t.held = append(t.held, heldEntry{hold: e.Hold, end: -1})
 	}
 	return e, nil
 }
@@ -141,7 +170,7 @@ func (t *tarInStream) Settled() []archive.Verdict {
 // yet known: at or before what the tar reader has taken.
 func (t *tarInStream) dataEnded() {
 	if k := len(t.held) - 1; k >= 0 && t.held[k].end < 0 {
-		t.held[k].end = t.in.n
+		t.held[k].end = t.taken()
 	}
 }
 
@@ -154,7 +183,7 @@ func (t *tarInStream) settle(verified int64) {
 		if verified >= 0 && (h.end < 0 || h.end > verified) {
 			break
 		}
-		t.done = append(t.done, archive.Verdict{Entry: h.e})
+		t.done = append(t.done, archive.Verdict{Hold: h.hold})
 	}
 	t.held = t.held[i:]
 }
@@ -162,7 +191,7 @@ func (t *tarInStream) settle(verified int64) {
 // fail fails every held entry with err, which ended the stream.
 func (t *tarInStream) fail(err error) {
 	for _, h := range t.held {
-		t.done = append(t.done, archive.Verdict{Entry: h.e, Err: err})
+		t.done = append(t.done, archive.Verdict{Hold: h.hold, Err: err})
 	}
 	t.held = nil
 }

@@ -63,15 +63,18 @@ func TestTarInStreamSettles(t *testing.T) {
 	}
 	verdicts := map[string]error{}
 	settled := map[string]bool{}
+	var read []*archive.Entry
 	collect := func() {
 		for _, v := range settler.Settled() {
-			if settled[v.Entry.Name] {
-				t.Errorf("%s settled twice", v.Entry.Name)
+			name := verdictName(read, v)
+			if settled[name] {
+				t.Errorf("%s settled twice", name)
 			}
-			settled[v.Entry.Name], verdicts[v.Entry.Name] = true, v.Err
+			settled[name], verdicts[name] = true, v.Err
 		}
 	}
 	e1, err := a.Next()
+	read = append(read, e1)
 	if err != nil || !e1.Pending {
 		t.Fatalf("first entry: %v, pending %v", err, e1 != nil && e1.Pending)
 	}
@@ -80,6 +83,7 @@ func TestTarInStreamSettles(t *testing.T) {
 	}
 	collect()
 	e2, err := a.Next() // reading its header reads past the first member's end
+	read = append(read, e2)
 	if err != nil || !e2.Pending {
 		t.Fatalf("second entry: %v", err)
 	}
@@ -110,5 +114,54 @@ func TestTarInStreamNoChecks(t *testing.T) {
 	e, err := r.Next()
 	if err != nil || e.Pending {
 		t.Fatalf("Next = %v, pending %v", err, e != nil && e.Pending)
+	}
+}
+
+// verdictName is the name of the entry of read that the verdict v is on
+// ("" for none).
+func verdictName(read []*archive.Entry, v archive.Verdict) string {
+	for _, e := range read {
+		if e != nil && v.Same(e) {
+			return e.Name
+		}
+	}
+	return ""
+}
+
+// TestTarInStreamHolds: the pending entries of a tar in a checked stream
+// are named by their Hold, each its own, and the verdicts keep no *Entry.
+func TestTarInStreamHolds(t *testing.T) {
+	tb, _ := tarOf(t, [2]string{"a.txt", "a\n"}, [2]string{"b.txt", "b\n"})
+	p := filepath.Join(t.TempDir(), "a.tar.gz")
+	if err := os.WriteFile(p, gzipMember(t, tb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(p, nil, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	var read []*archive.Entry
+	for {
+		e, err := a.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !e.Pending || e.Hold == 0 || len(read) > 0 && read[len(read)-1].Hold == e.Hold {
+			t.Fatalf("%s: pending %v, hold %d", e.Name, e.Pending, e.Hold)
+		}
+		read = append(read, e)
+	}
+	vs := a.Reader.(archive.Settler).Settled()
+	if len(vs) != 2 {
+		t.Fatalf("%d verdicts, want 2", len(vs))
+	}
+	for i, v := range vs {
+		if v.Entry != nil || v.Err != nil || !v.Same(read[i]) {
+			t.Errorf("verdict %d: %+v, entry %s hold %d", i, v, read[i].Name, read[i].Hold)
+		}
 	}
 }

@@ -130,23 +130,40 @@ type job struct {
 	final  bool  // the output ends with the final block
 	mbuf   []uint16
 	marks  []uint16 // the output from start, markers unresolved; then resolved in place (see resolveMarks)
-	data   []byte   // data[len(marks):] the output after marks: nplain bytes
+	data   []byte   // data[:nplain] the output after marks
 	nplain int      // bytes decoded with a known window after marks
 	crcP   uint32   // CRC-32 of those
 
-	// Resolving and reading out.
-	win      []byte // the window before the piece
-	crcR     uint32 // CRC-32 of marks resolved
-	resolved bool   // marks are resolved, into their own memory (see marked)
-	inOutput bool   // in the output queue and not all read out
-	counted  bool   // its CRC and size are the member's
-	rd       int    // data[:rd] is read out
+	// Resolving and reading out. The marks are resolved in two parts,
+	// marks[:split] and marks[split:], by two goroutines at once (see
+	// resolvedParts).
+	win       []byte        // the window before the piece
+	rwin      []byte        // the window the resolving tasks read: win, or the hint's
+	split     int           // marks[:split] is the first part
+	crcLo     uint32        // CRC-32 of marks[:split] resolved
+	crcR      uint32        // CRC-32 of marks[split:] resolved
+	resolved  bool          // marks[split:] are resolved, and marks[:split] handed out (see resolvedParts)
+	lo        chan struct{} // a task resolved marks[:split]
+	loPushed  bool          // the worker handed out marks[:split] before done (read after done)
+	loPending bool          // a task resolving marks[:split] was handed out and lo not received
+	inOutput  bool          // in the output queue and not all read out
+	counted   bool          // its CRC and size are the member's
+	rd        int           // the output's first rd bytes (marks, then data) are read out
 }
 
-// marked is the output of j's marks once resolved: byte i is in the
-// memory of marks[i/2], which resolveMarks has read by then.
+// marked is the memory of j's marks as bytes (twice as many).
 func (j *job) marked() []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(j.marks))), len(j.marks))
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(j.marks))), 2*len(j.marks))
+}
+
+// resolvedParts is the output of j's marks once resolved, in their own
+// memory: marks[:split] go to bytes [0, split) and marks[split:] to bytes
+// [2*split, split+len(marks)), so that byte k of either part is written
+// after the symbol whose memory holds it is read (see resolveRange), and
+// neither part writes the symbols of the other.
+func (j *job) resolvedParts() (lo, hi []byte) {
+	b := j.marked()
+	return b[:j.split], b[2*j.split : j.split+len(j.marks)]
 }
 
 // plain is j's output after its marks.
@@ -154,7 +171,7 @@ func (j *job) plain() []byte {
 	if j.nplain == 0 {
 		return nil
 	}
-	return j.data[len(j.marks) : len(j.marks)+j.nplain]
+	return j.data[:j.nplain]
 }
 
 // hint is where a piece's output must start, and the window there.
@@ -228,7 +245,7 @@ type worker struct {
 }
 
 // workerMem is the memory of a worker's decoders, window and table.
-var workerMem = align(inflate.MarkerDecoderMem) + align(inflate.InflaterMem) + 1<<16 + inflate.MarkerWindow
+var workerMem = align(inflate.InflaterMem) + 1<<16 + inflate.MarkerWindow
 
 // align rounds n up to a multiple of 64 (a cache line; what the decoders'
 // memory needs is 8).
@@ -238,8 +255,9 @@ func align(n int) int { return (n + 63) &^ 63 }
 // mem, workerMem bytes from an aligned start.
 func newWorker(stop *atomic.Bool, mem []byte) *worker {
 	w := &worker{stop: stop}
-	w.md = inflate.NewMarkerDecoderIn(mem[:inflate.MarkerDecoderMem])
-	mem = mem[align(inflate.MarkerDecoderMem):]
+	// The marker decoder decodes into the pieces' buffers (see
+	// decodeOnly).
+	w.md = inflate.NewMarkerDecoder()
 	w.inf = inflate.NewInflaterIn(nil, mem[:inflate.InflaterMem])
 	mem = mem[align(inflate.InflaterMem):]
 	w.lut = (*[1 << 16]byte)(mem)
@@ -330,6 +348,7 @@ type parStats struct {
 	slabBytes int   // the last one's size
 	helped    int   // tasks done by the goroutine reading the output
 	streams   int   // pieces the goroutine reading the output decoded as it gave them out
+	splits    int   // pieces whose markers were resolved in two parts
 }
 
 // tasks is the work the goroutines share: resolutions first, then pieces
@@ -337,22 +356,39 @@ type parStats struct {
 // back (cancel).
 type tasks struct {
 	mu      sync.Mutex
-	resolve []*job
+	resolve []rtask
 	decode  []*job
 	closed  bool
 	wake    chan struct{} // one token: there may be a task, or closed
+	helpers chan struct{} // one token: there may be a resolution for the reading goroutine (await)
 }
 
-// push adds a task and wakes a worker.
-func (t *tasks) push(j *job, resolve bool) {
+// rtask is a resolution: of marks[:split] when lo is set, else of
+// marks[split:].
+type rtask struct {
+	j  *job
+	lo bool
+}
+
+// push adds a piece to decode and wakes a worker.
+func (t *tasks) push(j *job) {
 	t.mu.Lock()
-	if resolve {
-		t.resolve = append(t.resolve, j)
-	} else {
-		t.decode = append(t.decode, j)
-	}
+	t.decode = append(t.decode, j)
 	t.mu.Unlock()
 	t.signal()
+}
+
+// pushResolve adds resolutions and wakes a worker and the reading
+// goroutine.
+func (t *tasks) pushResolve(r ...rtask) {
+	t.mu.Lock()
+	t.resolve = append(t.resolve, r...)
+	t.mu.Unlock()
+	t.signal()
+	select {
+	case t.helpers <- struct{}{}:
+	default:
+	}
 }
 
 // signal wakes a worker, unless one is being woken already.
@@ -364,23 +400,23 @@ func (t *tasks) signal() {
 }
 
 // take removes the next task, a resolution first (only those when
-// resolveOnly is set); ok is false when there is none.
-func (t *tasks) take(resolveOnly bool) (j *job, resolve, ok bool) {
+// resolveOnly is set); ok is false when there is none, j is nil for a
+// resolution.
+func (t *tasks) take(resolveOnly bool) (j *job, r rtask, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
 	case len(t.resolve) > 0:
-		j, t.resolve = t.resolve[0], t.resolve[1:]
-		resolve = true
+		r, t.resolve = t.resolve[0], t.resolve[1:]
 	case len(t.decode) > 0 && !resolveOnly:
 		j, t.decode = t.decode[0], t.decode[1:]
 	default:
-		return nil, false, false
+		return nil, rtask{}, false
 	}
 	if len(t.resolve)+len(t.decode) > 0 {
 		t.signal() // for another worker
 	}
-	return j, resolve, true
+	return j, r, true
 }
 
 // cancel takes back j's decode task, and reports whether no goroutine
@@ -426,6 +462,7 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	p.win = p.winBuf[0][:copy(p.winBuf[0][:], window[len(window)-inflate.MarkerWindow:])]
 	n := jobsFor(threads)
 	p.tasks.wake = make(chan struct{}, 1)
+	p.tasks.helpers = make(chan struct{}, 1)
 	// Every piece's buffers (16-bit output, byte output, input) in one
 	// allocation made once, on huge pages where the kernel gives them and
 	// rounded to whole ones: a first touch on 4 KiB pages costs a page
@@ -445,7 +482,7 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	}
 	for i := range n {
 		b := mem.b[i*per : (i+1)*per]
-		j := &job{done: make(chan struct{}, 1), mbuf: symbols(b[:2*out]), data: b[2*out : 3*out : 3*out], buf: b[3*out : 3*out : 3*out+in]}
+		j := &job{done: make(chan struct{}, 1), lo: make(chan struct{}, 1), mbuf: symbols(b[:2*out]), data: b[2*out : 3*out : 3*out], buf: b[3*out : 3*out : 3*out+in]}
 		b = b[align(3*out+in):]
 		j.win = b[:0:inflate.MarkerWindow]
 		j.hintBuf.win = (*[inflate.MarkerWindow]byte)(b[inflate.MarkerWindow:])
@@ -468,7 +505,7 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 func (p *parallel) run(w *worker) {
 	defer p.wg.Done()
 	for {
-		j, resolve, ok := p.tasks.take(false)
+		j, r, ok := p.tasks.take(false)
 		if !ok {
 			p.tasks.mu.Lock()
 			closed := p.tasks.closed
@@ -480,10 +517,11 @@ func (p *parallel) run(w *worker) {
 			continue
 		}
 		switch {
-		case resolve:
-			w.resolve(j)
+		case j == nil:
+			w.resolve(r)
+			continue
 		case !p.stop.Load():
-			w.decode(j)
+			w.decode(j, &p.tasks)
 		default:
 			j.start = -1
 		}
@@ -497,8 +535,8 @@ func (p *parallel) run(w *worker) {
 }
 
 // decode decodes j, and hints the next piece when j's start was known.
-func (w *worker) decode(j *job) {
-	j.resolved = false
+func (w *worker) decode(j *job, t *tasks) {
+	j.resolved, j.loPushed, j.split = false, false, 0
 	w.decodeOnly(j)
 	h := j.hint.Load()
 	if h == nil || h.pos != j.start {
@@ -511,10 +549,28 @@ func (w *worker) decode(j *job) {
 	}
 	if len(j.marks) > 0 {
 		// The window came while j decoded: its markers are resolved
-		// here, without a task of their own.
+		// now, without waiting for the chain to use j. The first part
+		// goes to a task, which the reading goroutine takes while it
+		// waits for j; this worker resolves the rest.
+		j.rwin, j.split = h.win[:], splitAt(len(j.marks))
+		if j.split > 0 {
+			j.loPushed = true
+			t.pushResolve(rtask{j, true})
+		}
 		copy(w.lut[inflate.Marker:], h.win[:])
-		w.resolveMarks(j)
+		w.resolveRange(j, false)
+		j.resolved = true
 	}
+}
+
+// splitAt is where marks of length n are cut in two to be resolved by
+// two goroutines at once: 0 (one part) when n is small, so that the
+// second part always holds the last 32 KiB (see use).
+func splitAt(n int) int {
+	if n < 4*inflate.MarkerWindow {
+		return 0
+	}
+	return n / 2
 }
 
 // decodeOnly finds a block start in j's own bytes and decodes from it.
@@ -551,12 +607,18 @@ func (w *worker) decodeOnly(j *job) {
 			// followed by a whole block too.
 			minBlocks = 2
 		}
-		var res inflate.Result
-		res, j.mbuf = w.md.Decode(j.mbuf, j.buf, cand, stop, softCap, hardCap, minBlocks)
+		// Into the piece's 16-bit buffer in place: it holds the
+		// decoder's ring (inflate.MarkerRingLen). An output that outgrows
+		// it comes back in a larger buffer, kept for the piece's next
+		// uses.
+		res, marks := w.md.Decode(j.mbuf, j.buf, cand, stop, softCap, hardCap, minBlocks)
+		if cap(marks) > cap(j.mbuf) {
+			j.mbuf = marks
+		}
 		if res.Blocks < minBlocks && res.Outcome != inflate.Final {
 			continue
 		}
-		j.start, j.stored, j.marks = abs, stored, j.mbuf
+		j.start, j.stored, j.marks = abs, stored, marks
 		j.end, j.final = j.a*8+res.End, res.Outcome == inflate.Final
 		switch res.Outcome {
 		case inflate.Clean:
@@ -596,14 +658,14 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 	var err error
 	var crc uint32
 	for n < room && err == nil {
-		if len(j.data) <= len(j.marks)+n {
-			j.data = grow(j.data, min(max(2*len(j.data), len(j.marks)+n+64<<10), hardCap))
+		if len(j.data) <= n {
+			j.data = grow(j.data, min(max(2*len(j.data), n+64<<10), hardCap))
 		}
 		var m int
-		m, err = w.inf.Read(j.data[len(j.marks)+n:])
+		m, err = w.inf.Read(j.data[n:min(len(j.data), room)])
 		// The CRC of each read while its bytes are in cache, rather than
 		// one more pass over the piece's output from memory.
-		crc = verify.UpdateCRC32(crc, j.data[len(j.marks)+n:len(j.marks)+n+m])
+		crc = verify.UpdateCRC32(crc, j.data[n:n+m])
 		n += m
 	}
 	switch {
@@ -614,37 +676,51 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 		bit, out := w.inf.LastBoundary()
 		n = int(out)
 		j.end = j.a*8 + base*8 + bit
-		crc = verify.UpdateCRC32(0, j.data[len(j.marks):len(j.marks)+n])
+		crc = verify.UpdateCRC32(0, j.data[:n])
 	}
 	j.nplain = n
 	j.crcP = crc
 }
 
-// resolve replaces the markers of j's output by its window and computes
-// the CRC-32 of the bytes.
-func (w *worker) resolve(j *job) {
-	copy(w.lut[inflate.Marker:], j.win)
-	w.resolveMarks(j)
+// resolve does a resolution task: it replaces the markers of one part of
+// j's output by the window and computes the CRC-32 of the bytes, then
+// reports it done.
+func (w *worker) resolve(r rtask) {
+	copy(w.lut[inflate.Marker:], r.j.rwin)
+	w.resolveRange(r.j, r.lo)
+	if r.lo {
+		r.j.lo <- struct{}{}
+	} else {
+		r.j.done <- struct{}{}
+	}
 }
 
-// resolveMarks resolves j's markers by the window in w.lut, in place:
-// the bytes go to the first half of the marks' memory (marked), which
-// spares writing another buffer (and faulting it in). Byte i is written
-// after marks[i/2] is read, as lookup goes forward.
-func (w *worker) resolveMarks(j *job) {
-	j.resolved = true
+// resolveRange resolves the markers of marks[:split] (lo) or
+// marks[split:] by the window in w.lut, in place (resolvedParts): that
+// spares writing another buffer (and faulting it in). Symbol i's byte goes
+// to byte i or split+i of the marks' memory, which lies in symbol i/2 or
+// (split+i)/2, at most i (split <= i), as lookup goes forward.
+func (w *worker) resolveRange(j *job, lo bool) {
 	lut := w.lut
 	var crc uint32
 	// In blocks whose bytes the CRC reads while they are in cache.
 	const block = 16 << 10
 	all := j.marked()
-	for i := 0; i < len(j.marks); i += block {
-		marks := j.marks[i:min(i+block, len(j.marks))]
-		out := all[i : i+len(marks)]
+	from, to, off := j.split, len(j.marks), j.split
+	if lo {
+		from, to, off = 0, j.split, 0
+	}
+	for i := from; i < to; i += block {
+		marks := j.marks[i:min(i+block, to)]
+		out := all[off+i : off+i+len(marks)]
 		lookup(out, marks, lut)
 		crc = verify.UpdateCRC32(crc, out)
 	}
-	j.crcR = crc
+	if lo {
+		j.crcLo = crc
+	} else {
+		j.crcR = crc
+	}
 }
 
 // lookup writes lut[v] to out for each symbol v of marks (as long),
@@ -739,7 +815,7 @@ func (p *parallel) dispatch() bool {
 	p.hintNext()
 	if !j.self {
 		j.pending = true
-		p.tasks.push(j, false)
+		p.tasks.push(j)
 	}
 	return true
 }
@@ -757,46 +833,66 @@ func (p *parallel) hintNext() {
 	j.setHint(p.pos, func(win []byte) { copy(win, p.win) })
 }
 
-// await receives j's task's done, doing the tasks no worker has taken
-// while it waits.
+// await receives j's tasks' done (its decode or the resolution of
+// marks[split:], then that of marks[:split]), doing the resolutions no
+// worker has taken while it waits.
 func (p *parallel) await(j *job) {
-	for j.pending {
+	for j.pending || j.loPending {
+		ch := j.done
+		if !j.pending {
+			ch = j.lo
+		}
 		select {
-		case <-j.done:
-			j.pending = false
-			return
+		case <-ch:
+			p.received(j, ch)
+			continue
 		default:
 		}
 		if !p.help() {
-			<-j.done
-			j.pending = false
+			select {
+			case <-ch:
+				p.received(j, ch)
+			case <-p.tasks.helpers:
+			}
 		}
 	}
 }
 
-// help resolves a piece's markers no worker has taken, on the goroutine
-// reading the output, and reports whether there was one. It takes no
-// piece to decode: those are the workers' while this goroutine decodes
-// its own pieces (stream), and one taken here would leave a worker idle.
+// received notes that j's task reported on ch.
+func (p *parallel) received(j *job, ch chan struct{}) {
+	if ch == j.lo {
+		j.loPending = false
+		return
+	}
+	j.pending = false
+	if j.loPushed {
+		j.loPushed, j.loPending = false, true
+	}
+}
+
+// help resolves a part of a piece's markers no worker has taken, on the
+// goroutine reading the output, and reports whether there was one. It
+// takes no piece to decode: those are the workers' while this goroutine
+// decodes its own pieces (stream), and one taken here would leave a
+// worker idle.
 func (p *parallel) help() bool {
-	j, _, ok := p.tasks.take(true)
+	_, r, ok := p.tasks.take(true)
 	if !ok {
 		return false
 	}
-	p.self.resolve(j)
-	j.done <- struct{}{}
+	p.self.resolve(r)
 	p.stats.helped++
 	return true
 }
 
-// ready reports whether j's task is done, without waiting.
+// ready reports whether j's decode is done, without waiting.
 func (p *parallel) ready(j *job) bool {
 	if !j.pending {
 		return true
 	}
 	select {
 	case <-j.done:
-		j.pending = false
+		p.received(j, j.done)
 		return true
 	default:
 		return false
@@ -863,7 +959,11 @@ func (p *parallel) bits3(pos int64) (uint, bool) {
 func (p *parallel) chain(block bool) {
 	for !p.fbOn && !p.final {
 		p.release(p.pos)
-		for p.dispatch() {
+		// A worker's piece that is done is chained before the next
+		// piece is read and dispatched: its resolution is a task first,
+		// which a worker idle until then takes at once.
+		// (Checked again after each piece read: it may be done by then.)
+		for (p.vi == len(p.queue) || p.queue[p.vi].self || !p.ready(p.queue[p.vi])) && p.dispatch() {
 		}
 		if p.vi == len(p.queue) {
 			if p.eof && len(p.carry) == 0 {
@@ -928,7 +1028,10 @@ func (p *parallel) use(j *job) {
 		nw = &p.winBuf[1]
 	}
 	if j.resolved {
-		windowAfterBytes(nw[:], j.win, j.marked(), j.plain())
+		// marks[split:] hold the last 32 KiB of marks (splitAt), and a
+		// task may still write marks[:split]'s bytes.
+		_, hi := j.resolvedParts()
+		windowAfterBytes(nw[:], j.win, hi, j.plain())
 	} else {
 		windowAfter(nw[:], j.win, j.marks, j.plain())
 	}
@@ -937,8 +1040,13 @@ func (p *parallel) use(j *job) {
 	j.inOutput, j.counted, j.rd = true, false, 0
 	p.outq = append(p.outq, j)
 	if len(j.marks) > 0 && !j.resolved {
-		j.pending = true
-		p.tasks.push(j, true)
+		j.rwin, j.split = j.win, splitAt(len(j.marks))
+		j.pending, j.loPending = true, j.split > 0
+		if j.split > 0 {
+			p.tasks.pushResolve(rtask{j, true}, rtask{j, false})
+		} else {
+			p.tasks.pushResolve(rtask{j, false})
+		}
 	}
 }
 
@@ -999,17 +1107,25 @@ func (p *parallel) give(b []byte) ([]byte, error) {
 			j := p.outq[0]
 			if !j.counted {
 				p.await(j)
-				p.crc = crcCombine(p.crc, j.crcR, int64(len(j.marks)))
+				if j.split > 0 {
+					p.stats.splits++
+				}
+				p.crc = crcCombine(p.crc, j.crcLo, int64(j.split))
+				p.crc = crcCombine(p.crc, j.crcR, int64(len(j.marks)-j.split))
 				p.crc = crcCombine(p.crc, j.crcP, int64(j.nplain))
 				p.size += uint32(len(j.marks) + j.nplain)
 				j.counted = true
 			}
 			if n := len(j.marks) + j.nplain; j.rd < n {
 				var s []byte
-				if j.rd < len(j.marks) {
-					s = j.marked()[j.rd:min(len(j.marks), j.rd+len(b))]
+				if lo, hi := j.resolvedParts(); j.rd < len(lo) {
+					s = lo[j.rd:min(len(lo), j.rd+len(b))]
+				} else if j.rd < len(j.marks) {
+					k := j.rd - len(lo)
+					s = hi[k:min(len(hi), k+len(b))]
 				} else {
-					s = j.data[j.rd:min(n, j.rd+len(b))]
+					k := j.rd - len(j.marks)
+					s = j.data[k:min(j.nplain, k+len(b))]
 				}
 				j.rd += len(s)
 				p.count += int64(len(s))

@@ -351,7 +351,9 @@ func TestParallelPaths(t *testing.T) {
 		ok := st.members == 1 && st.used >= 2 && st.streams > 0
 		switch tc.name {
 		case "markers":
-			ok = ok && st.marked > 0
+			// Pieces of 150 KiB of output or more, all of it marked:
+			// resolved in two parts at once.
+			ok = ok && st.marked > 0 && st.splits > 0
 		case "bridged":
 			ok = st.bridges > 0
 		}
@@ -359,6 +361,27 @@ func TestParallelPaths(t *testing.T) {
 			t.Errorf("%s: %+v", tc.name, st)
 		}
 		t.Logf("%s: %+v", tc.name, st)
+	}
+}
+
+// TestParallelInPlace decodes with the default sizes, where the workers'
+// pieces are decoded in place into their 16-bit buffers (they hold the
+// marker decoder's ring), all of them with markers (no hints).
+func TestParallelInPlace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10 MiB")
+	}
+	raw := testData(10 << 20)["text"]
+	gz := compress(t, compressors["std6"], raw)
+	noSteal(t)
+	hints = false
+	defer func() { hints = true }()
+	got, st, err := decodeWith(gz, Config{Threads: 2})
+	if err != nil || !bytes.Equal(got, raw) {
+		t.Fatalf("%v, output equal %v", err, bytes.Equal(got, raw))
+	}
+	if st.used < 1 || st.marked == 0 || st.splits == 0 {
+		t.Errorf("%+v: want a worker's piece used, marked and resolved in two parts", st)
 	}
 }
 

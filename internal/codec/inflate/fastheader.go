@@ -30,12 +30,9 @@ func (f *Inflater) fastCodeLengths(c *codeLengths) (nlit, ndist int, err error) 
 	defer func() { f.ip, f.bitbuf, f.bitsleft = ip, bitbuf, bitsleft }()
 
 	refill()
-	v := take(14)
-	nlit = int(v&0x1f) + 257
-	ndist = int(v>>5&0x1f) + 1
-	nclen := int(v>>10) + 4
-	if nlit > 286 || (!f.d64 && ndist > 30) {
-		return 0, 0, ErrCodeLengths
+	nlit, ndist, nclen, err := codeCounts(take(14), f.d64)
+	if err != nil {
+		return 0, 0, err
 	}
 	cl := &c.cl
 	*cl = [19]uint8{}
@@ -73,23 +70,8 @@ func (f *Inflater) fastCodeLengths(c *codeLengths) (nlit, ndist int, err error) 
 			i++
 			continue
 		}
-		width, rep, val := uint(7), 11, uint8(0)
-		switch sym {
-		case 16:
-			if i == 0 {
-				return 0, 0, ErrCodeLengths
-			}
-			width, rep, val = 2, 3, all[i-1]
-		case 17:
-			width, rep = 3, 3
-		}
-		rep += int(take(width))
-		if i+rep > len(all) {
-			return 0, 0, ErrCodeLengths
-		}
-		for range rep {
-			all[i] = val
-			i++
+		if i, err = repeatLengths(all, i, sym, take(repeatWidth(sym))); err != nil {
+			return 0, 0, err
 		}
 	}
 	if all[256] == 0 {

@@ -67,11 +67,9 @@ func readCodeLengths(s bitSource, c *codeLengths, d64 bool) (nlit, ndist int, er
 	if !ok {
 		return 0, 0, errNoInput
 	}
-	nlit = int(v&0x1f) + 257
-	ndist = int(v>>5&0x1f) + 1
-	nclen := int(v>>10) + 4
-	if nlit > 286 || (!d64 && ndist > 30) {
-		return 0, 0, ErrCodeLengths
+	nlit, ndist, nclen, err := codeCounts(v, d64)
+	if err != nil {
+		return 0, 0, err
 	}
 	cl := &c.cl
 	*cl = [19]uint8{}
@@ -96,33 +94,70 @@ func readCodeLengths(s bitSource, c *codeLengths, d64 bool) (nlit, ndist int, er
 			i++
 			continue
 		}
-		// 16 repeats the previous length 3-6 times, 17 and 18 repeat a
-		// zero 3-10 and 11-138 times.
-		width, rep, val := uint(7), 11, uint8(0)
-		switch sym {
-		case 16:
-			if i == 0 {
-				return 0, 0, ErrCodeLengths
-			}
-			width, rep, val = 2, 3, all[i-1]
-		case 17:
-			width, rep = 3, 3
-		}
-		v, ok := s.bits(width)
+		v, ok := s.bits(repeatWidth(sym))
 		if !ok {
 			return 0, 0, errNoInput
 		}
-		rep += int(v)
-		if i+rep > len(all) {
-			return 0, 0, ErrCodeLengths
-		}
-		for range rep {
-			all[i] = val
-			i++
+		if i, err = repeatLengths(all, i, sym, v); err != nil {
+			return 0, 0, err
 		}
 	}
 	if all[256] == 0 {
 		return 0, 0, ErrCodeLengths
 	}
 	return nlit, ndist, nil
+}
+
+// The parts of reading a dynamic block's code lengths that both readers
+// share (readCodeLengths, Inflater.fastCodeLengths): they differ only in
+// how they take bits.
+
+// codeCounts decodes the first 14 bits of a dynamic block header: the
+// counts of literal/length, distance and code length code lengths.
+func codeCounts(v uint32, d64 bool) (nlit, ndist, nclen int, err error) {
+	nlit = int(v&0x1f) + 257
+	ndist = int(v>>5&0x1f) + 1
+	nclen = int(v>>10) + 4
+	if nlit > 286 || (!d64 && ndist > 30) {
+		return 0, 0, 0, ErrCodeLengths
+	}
+	return nlit, ndist, nclen, nil
+}
+
+// repeatWidth is how many extra bits code length symbol sym (16, 17 or
+// 18) has.
+func repeatWidth(sym uint32) uint {
+	switch sym {
+	case 16:
+		return 2
+	case 17:
+		return 3
+	}
+	return 7
+}
+
+// repeatLengths writes the lengths that code length symbol sym (16, 17
+// or 18) with extra bits v stands for to all from i, and returns the
+// index after them: 16 repeats the previous length 3-6 times, 17 and 18
+// repeat a zero 3-10 and 11-138 times.
+func repeatLengths(all []uint8, i int, sym, v uint32) (int, error) {
+	rep, val := 11, uint8(0)
+	switch sym {
+	case 16:
+		if i == 0 {
+			return i, ErrCodeLengths
+		}
+		rep, val = 3, all[i-1]
+	case 17:
+		rep = 3
+	}
+	rep += int(v)
+	if i+rep > len(all) {
+		return i, ErrCodeLengths
+	}
+	for range rep {
+		all[i] = val
+		i++
+	}
+	return i, nil
 }

@@ -3,7 +3,6 @@ package inflate
 import (
 	"encoding/binary"
 	"io"
-	"unsafe"
 )
 
 // Decoding without the window, for a decoder of one deflate stream in
@@ -25,10 +24,11 @@ const Marker = 0x8000
 const MarkerWindow = 32 << 10
 
 // MarkerDecoder decodes deflate (not Deflate64) from a block boundary in
-// the middle of a stream held in memory, without its window. Like the
-// Inflater, it decodes into a ring of a power-of-two size (masked indexes
-// need no bounds checks, and the ring stays in cache) and moves the output
-// out of it in large pieces.
+// the middle of a stream held in memory, without its window. It decodes
+// into a ring of a power-of-two size (masked indexes need no bounds
+// checks): the caller's output buffer when it can hold one, so that the
+// output stays where it was decoded (see Decode), else a ring of its own
+// from which it moves the output out in large pieces, like the Inflater.
 type MarkerDecoder struct {
 	src      []byte
 	pos      int    // next byte of src for the bit buffer
@@ -37,9 +37,11 @@ type MarkerDecoder struct {
 	err      error
 
 	ring    *markerRing
-	op      int      // end of the output in ring
-	flushed int      // ring[:flushed] is in dst (or the window before the start)
-	dst     []uint16 // the output moved out of the ring
+	own     *markerRing // the ring when the caller's buffer cannot be one, made on first use
+	direct  bool        // ring is the caller's buffer, and dst is ring[MarkerWindow:flushed]
+	op      int         // end of the output in ring
+	flushed int         // ring[:flushed] is in dst (or the window before the start)
+	dst     []uint16    // the output moved out of the ring
 	maxOut  int
 	flushAt int
 
@@ -58,13 +60,18 @@ type MarkerDecoder struct {
 }
 
 // The ring: the window, then output up to flushAt, then room for a match
-// and the overshoot of word copies.
+// and the overshoot of word copies. It is large enough to hold a parallel
+// gzip piece's output whole (4 Mi symbols, 8 MiB).
 const (
-	ringSize = 1 << 17
+	ringSize = 1 << 22
 	ringMask = ringSize - 1
 )
 
 type markerRing [ringSize + 16]uint16
+
+// MarkerRingLen is the capacity of a Decode buffer that Decode decodes
+// into directly.
+const MarkerRingLen = len(markerRing{})
 
 // Outcome says why MarkerDecoder.Decode stopped.
 type Outcome int
@@ -96,22 +103,7 @@ type Result struct {
 
 // NewMarkerDecoder returns a MarkerDecoder.
 func NewMarkerDecoder() *MarkerDecoder {
-	return &MarkerDecoder{ring: new(markerRing), flushAt: ringSize - maxDeflateMatch - 32}
-}
-
-// MarkerDecoderMem is the memory NewMarkerDecoderIn takes: the ring.
-const MarkerDecoderMem = int(unsafe.Sizeof(markerRing{}))
-
-// NewMarkerDecoderIn is NewMarkerDecoder with its ring, most of its
-// memory, in mem: MarkerDecoderMem bytes from an 8-byte aligned start
-// (see NewInflaterIn). The bytes are used as uint16 only, so their byte
-// order never matters.
-func NewMarkerDecoderIn(mem []byte) *MarkerDecoder {
-	if len(mem) < MarkerDecoderMem || uintptr(unsafe.Pointer(unsafe.SliceData(mem)))%8 != 0 {
-		return NewMarkerDecoder()
-	}
-	ring := (*markerRing)(unsafe.Pointer(unsafe.SliceData(mem)))
-	return &MarkerDecoder{ring: ring, flushAt: ringSize - maxDeflateMatch - 32}
+	return &MarkerDecoder{flushAt: ringSize - maxDeflateMatch - 32}
 }
 
 // Decode decodes src from bit start, a block boundary, until the first
@@ -120,8 +112,12 @@ func NewMarkerDecoderIn(mem []byte) *MarkerDecoder {
 // block (Final), a boundary after which the last 32 KiB hold no marker
 // (Clean) or where Interrupt reports true (Interrupted), or an error, the
 // end of src or more than maxOut symbols of output (Cut, the output then
-// ending at the last boundary within maxOut). The output is appended to
-// dst[:0], which Decode returns.
+// ending at the last boundary within maxOut). When dst's capacity is
+// MarkerRingLen or more, its memory is the ring: the output is decoded in
+// place and returned as dst[MarkerWindow:][:n], unless it outgrows the
+// ring, when it is moved to memory Decode allocates (at least
+// MarkerRingLen long), which it returns. Otherwise the output is appended
+// to dst[:0], which Decode returns.
 func (d *MarkerDecoder) Decode(dst []uint16, src []byte, start, stopBit int64, stopOut, maxOut, minBlocks int) (Result, []uint16) {
 	res := Result{End: start}
 	if start < 0 || start >= int64(len(src))*8 {
@@ -132,11 +128,23 @@ func (d *MarkerDecoder) Decode(dst []uint16, src []byte, start, stopBit int64, s
 	d.refill()
 	d.bitbuf >>= start % 8
 	d.bitsleft -= uint(start % 8)
+	d.direct = cap(dst) >= MarkerRingLen
+	if d.direct {
+		d.ring = (*markerRing)(dst[:MarkerRingLen])
+	} else {
+		if d.own == nil {
+			d.own = new(markerRing)
+		}
+		d.ring = d.own
+	}
 	for i := range MarkerWindow {
 		d.ring[i] = Marker + uint16(i)
 	}
 	d.op, d.flushed = MarkerWindow, MarkerWindow
 	d.dst, d.maxOut = dst[:0], maxOut
+	if d.direct {
+		d.dst = d.ring[MarkerWindow:MarkerWindow]
+	}
 	d.lastMarker, d.scanned = -1, 0
 	end, n := start, 0 // the last boundary whose output is in dst
 	for {
@@ -183,13 +191,24 @@ func (d *MarkerDecoder) flush() bool {
 		d.fail(errOutputLimit)
 		return false
 	}
-	if n := len(d.dst) + d.op - d.flushed; n > cap(d.dst) {
-		// Doubling: fewer copies than append's growth of large slices.
-		dst := make([]uint16, len(d.dst), max(2*cap(d.dst), n, 4*len(d.src)))
-		copy(dst, d.dst)
-		d.dst = dst
+	switch n := len(d.dst) + d.op - d.flushed; {
+	case d.direct && d.op < d.flushAt:
+		// The output stays in the ring.
+		d.dst = d.ring[MarkerWindow:d.op]
+	case d.direct:
+		// It outgrew the ring: it moves out, and the ring goes on as one.
+		dst := make([]uint16, n, max(2*n, 4*len(d.src), MarkerRingLen))
+		copy(dst, d.ring[MarkerWindow:d.op])
+		d.dst, d.direct = dst, false
+	default:
+		if n > cap(d.dst) {
+			// Doubling: fewer copies than append's growth of large slices.
+			dst := make([]uint16, len(d.dst), max(2*cap(d.dst), n, 4*len(d.src)))
+			copy(dst, d.dst)
+			d.dst = dst
+		}
+		d.dst = append(d.dst, d.ring[d.flushed:d.op]...)
 	}
-	d.dst = append(d.dst, d.ring[d.flushed:d.op]...)
 	d.flushed = d.op
 	if d.op >= d.flushAt {
 		copy(d.ring[:], d.ring[d.op-MarkerWindow:d.op])

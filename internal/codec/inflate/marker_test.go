@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -237,8 +239,11 @@ func TestFindBlockRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	d := NewMarkerDecoder()
 	found := [2]int{}
-	for name, s := range deflateStreams(t, 150<<10) {
-		src := bytes.Clone(s)
+	// In a fixed order: the planted lengths, and so the counts checked
+	// below, depend on it (98-115 dynamic candidates over map orders).
+	streams := deflateStreams(t, 150<<10)
+	for _, name := range slices.Sorted(maps.Keys(streams)) {
+		src := bytes.Clone(streams[name])
 		for range 8 {
 			i := 1 + rng.IntN(len(src)-4)
 			src[i-1] &= 0x1f
@@ -363,7 +368,8 @@ func FuzzMarkerDecoder(f *testing.F) {
 // TestDecodersIn checks decoders whose memory the caller gives: filled
 // with junk first (a reused buffer), they decode every stream as the ones
 // that allocate their own, and short or misaligned memory falls back to
-// an allocation.
+// an allocation. The MarkerDecoder's memory is its output buffer: one
+// that can hold its ring is decoded into in place.
 func TestDecodersIn(t *testing.T) {
 	junk := func(n int) []byte {
 		b := make([]byte, n+8)
@@ -372,7 +378,14 @@ func TestDecodersIn(t *testing.T) {
 		}
 		return b
 	}
-	imem, mmem := junk(InflaterMem), junk(MarkerDecoderMem)
+	imem := junk(InflaterMem)
+	mjunk := func(n int) []uint16 {
+		b := make([]uint16, n)
+		for i := range b {
+			b[i] = uint16(i*131 + 7)
+		}
+		return b
+	}
 	streams := deflateStreams(t, 100<<10)
 	want := map[string][]byte{}
 	for name, src := range streams {
@@ -383,15 +396,15 @@ func TestDecodersIn(t *testing.T) {
 		want[name] = b
 	}
 	for _, tc := range []struct {
-		name       string
-		imem, mmem []byte
+		name string
+		imem []byte
+		mbuf []uint16
 	}{
-		{"given", imem[:InflaterMem], mmem[:MarkerDecoderMem]},
-		{"short", imem[:InflaterMem-1], mmem[:MarkerDecoderMem-1]},
-		{"misaligned", imem[1 : InflaterMem+1], mmem[1 : MarkerDecoderMem+1]},
+		{"given", imem[:InflaterMem], mjunk(MarkerRingLen)},
+		{"short", imem[:InflaterMem-1], mjunk(MarkerRingLen - 1)},
+		{"misaligned", imem[1 : InflaterMem+1], nil},
 	} {
-		f, d := NewInflaterIn(nil, tc.imem), NewMarkerDecoderIn(tc.mmem)
-		var buf []uint16
+		f, d := NewInflaterIn(nil, tc.imem), NewMarkerDecoder()
 		for name, src := range streams {
 			want := want[name]
 			f.Reset(bytes.NewReader(src))
@@ -399,8 +412,10 @@ func TestDecodersIn(t *testing.T) {
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("%s: %s: Inflater: %v, output equal %v", tc.name, name, err, bytes.Equal(got, want))
 			}
-			var res Result
-			res, buf = d.Decode(buf, src, 0, unboundedOut, unboundedOut, unboundedOut, 1)
+			res, buf := d.Decode(tc.mbuf, src, 0, unboundedOut, unboundedOut, unboundedOut, 1)
+			if inPlace := len(buf) > 0 && len(tc.mbuf) > MarkerWindow && &buf[0] == &tc.mbuf[MarkerWindow]; inPlace != (tc.name == "given") {
+				t.Fatalf("%s: %s: output in the buffer given: %v", tc.name, name, inPlace)
+			}
 			res8 := make([]byte, len(buf))
 			// From the start of a stream no marker is used: it comes out
 			// clean after its first 32 KiB, if not at its end.
@@ -408,5 +423,57 @@ func TestDecodersIn(t *testing.T) {
 				t.Fatalf("%s: %s: MarkerDecoder: %+v, output equal %v", tc.name, name, res, bytes.Equal(res8, want))
 			}
 		}
+	}
+}
+
+// TestMarkerDecoderOutgrowsRing decodes, into a buffer that can hold the
+// ring, an output longer than the ring whose markers never end (the
+// unknown window copied over and over): the output moves out of the
+// buffer and decoding goes on, and it matches the sequential decode.
+func TestMarkerDecoderOutgrowsRing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	w := make([]byte, MarkerWindow)
+	for i := range w {
+		w[i] = byte(rng.Uint32())
+	}
+	// Each piece a copy from the last 32 KiB, so that every byte after
+	// the window comes from it.
+	raw := bytes.Clone(w)
+	for len(raw) < MarkerRingLen+MarkerRingLen/4 {
+		o := len(raw) - MarkerWindow + rng.IntN(MarkerWindow-4096)
+		raw = append(raw, raw[o:o+64+rng.IntN(4000)]...)
+	}
+	var z bytes.Buffer
+	fw, _ := flate.NewWriter(&z, 6)
+	fw.Write(raw)
+	fw.Close()
+	src := z.Bytes()
+	bits, outs, out := blockBounds(t, src)
+	if !bytes.Equal(out, raw) {
+		t.Fatal("sequential decode differs")
+	}
+	// From the first boundary past the window's bytes.
+	i := 1
+	for outs[i] < MarkerWindow {
+		i++
+	}
+	d := NewMarkerDecoder()
+	buf := make([]uint16, MarkerRingLen)
+	res, got := d.Decode(buf, src, bits[i], unboundedOut, unboundedOut, unboundedOut, 1)
+	if res.Outcome != Final || len(got) != len(out)-outs[i] || len(got) <= MarkerRingLen {
+		t.Fatalf("%+v, %d symbols, want Final and %d (more than %d)", res, len(got), len(out)-outs[i], MarkerRingLen)
+	}
+	if &got[0] == &buf[MarkerWindow] || cap(got) < MarkerRingLen {
+		t.Fatalf("output not moved out of the buffer (cap %d)", cap(got))
+	}
+	marks := 0
+	for _, v := range got[len(got)-MarkerWindow:] {
+		if v >= Marker {
+			marks++
+		}
+	}
+	got8 := make([]byte, len(got))
+	if marks == 0 || !Resolve(got8, got, out[:outs[i]]) || !bytes.Equal(got8, out[outs[i]:]) {
+		t.Fatalf("output differs (%d markers in the last 32 KiB)", marks)
 	}
 }

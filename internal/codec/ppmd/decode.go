@@ -225,11 +225,12 @@ stop:
 	return n, e
 }
 
-// decodeEscaped continues after an escape from minCtx in the shorter
-// contexts, skipping the symbols already seen: their charMask entries
-// are 0, those of the others 0xFF, so that a state's frequency is
-// freq & mask without a branch.
-func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
+// decodeEscapedGeneric continues after an escape from minCtx in the
+// shorter contexts, skipping the symbols already seen: their charMask
+// entries are 0, those of the others 0xFF, so that a state's frequency
+// is freq & mask without a branch. decodeEscaped is this, or on amd64
+// for 7-Zip's coder its loop in assembly (escape_amd64.s).
+func (m *ModelH) decodeEscapedGeneric(rc *RangeDecoder) int {
 	heap := m.heap
 	if len(heap) < heapPad {
 		return -2
@@ -354,14 +355,15 @@ func unmaskAll(mask *[256]byte) {
 // The escape helpers take a context's state array and its state count
 // less one (so 1..256 states), a bound that proves their loads in range.
 
-// sumUnmasked returns the sum of the frequencies of the states in st
-// whose symbols are not masked. Contexts escaped to tend to have many
-// states, so it takes four a step; the loads are widened before the
-// AND, so that each state costs three loads, an AND and an add. It is a
-// function of its own so that its loop keeps everything in registers.
+// sumUnmaskedGeneric returns the sum of the frequencies of the states in
+// st whose symbols are not masked. sumUnmasked is this, or its assembly
+// twin (escape_amd64.s). Contexts escaped to tend to have many states,
+// so it takes four a step; the loads are widened before the AND, so that
+// each state costs three loads, an AND and an add. It is a function of
+// its own so that its loop keeps everything in registers.
 //
 //go:noinline
-func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32 {
+func sumUnmaskedGeneric(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32 {
 	n := uint(last) + 1
 	var a, b uint32
 	_, _ = arr[0], mask[0] // nil checks, once
@@ -383,12 +385,14 @@ func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32 {
 	return a + b
 }
 
-// findUnmasked returns the offset in st of the unmasked state whose
+// findUnmaskedGeneric returns the offset in st of the unmasked state whose
 // cumulative frequency first exceeds count, and that cumulative
-// frequency; count is below the sum of the unmasked frequencies.
+// frequency; count is below the sum of the unmasked frequencies (if not:
+// the offset of the last state when their number is odd, else one past
+// it, and the sum). findUnmasked is this, or its assembly twin.
 //
 //go:noinline
-func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count uint32) (uint, uint32) {
+func findUnmaskedGeneric(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count uint32) (uint, uint32) {
 	n := uint(last) + 1
 	acc := uint32(0)
 	_, _ = arr[0], mask[0] // nil checks, once

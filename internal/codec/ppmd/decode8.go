@@ -202,10 +202,11 @@ stop:
 	return n, e
 }
 
-// decodeEscaped continues after an escape from minCtx in the shorter
-// contexts, skipping the symbols already seen (masked), as
-// ModelH.decodeEscaped.
-func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
+// decodeEscapedGeneric continues after an escape from minCtx in the
+// shorter contexts, skipping the symbols already seen (masked), as
+// ModelH.decodeEscapedGeneric. decodeEscaped is this, or on amd64 its
+// loop in assembly (escape_amd64.s).
+func (m *ModelI) decodeEscapedGeneric(rc *RangeDecoder) int {
 	heap := m.heap
 	if len(heap) < heapPad {
 		return -2

@@ -450,6 +450,10 @@ type dataReader struct{ r *Reader }
 
 func (d dataReader) Read(p []byte) (int, error) { return d.r.readData(p) }
 
+// Offset is how many bytes of its input the reader has consumed: once it
+// has returned an entry's last byte, the offset of the byte after it.
+func (r *Reader) Offset() int64 { return r.off }
+
 // Close does nothing; the caller owns the input.
 func (r *Reader) Close() error { return nil }
 
