@@ -71,7 +71,8 @@ const escSEERow = -4
 // escapeI is ModelI.decodeEscapedGeneric's loop up to the symbol's
 // Update2, as escapeH for variant H; normalized skips the coder's
 // normalisation at the top of the loop once (the caller has just called
-// normalize, which may leave the range unnormal after invalid data).
+// normalize, which may leave the range unnormal after invalid data), and
+// without it the loop starts with the mask of the context escaped from.
 //
 //go:noescape
 func escapeI(m *ModelI, rc *RangeDecoder, heap *byte, hm uint, normalized bool) (sym int, f uint32)

@@ -386,13 +386,28 @@ threshold:
 	ADDW  DX, see_summ(R8)
 	MOVQ  st-32(SP), R14
 	MOVL  n-24(SP), CX
+	// maskAll: CX states at R14, two a step, the last again when
+	// their number is even.
+	MOVL    CX, R8
+	SHRL    $1, R8
+	JZ      emasklast
 
-maskloop:
+emaskloop:
 	MOVBLZX 0(R14), AX
 	MOVB    $0, (DI)(AX*1)
-	ADDQ    $6, R14
-	DECL    CX
-	JNZ     maskloop
+	MOVBLZX 6(R14), AX
+	MOVB    $0, (DI)(AX*1)
+	ADDQ    $12, R14
+	DECL    R8
+	JNZ     emaskloop
+
+emasklast:
+	ANDQ    $1, CX
+	DECQ    CX
+	LEAQ    (CX)(CX*2), CX
+	ADDQ    CX, CX             // 0 when their number is odd, else -6
+	MOVBLZX (R14)(CX*1), AX
+	MOVB    $0, (DI)(AX*1)
 	JMP     top
 
 found:
@@ -614,6 +629,63 @@ TEXT ·escapeI(SB), NOSPLIT, $56-52
 	TESTL   AX, AX
 	JNZ     ibody
 
+	// Only the symbols of the context escaped from masked: its one
+	// state's (a binary context) or all of its states'.
+	PCMPEQB X0, X0
+	MOVOU   X0, 0(DI)
+	MOVOU   X0, 16(DI)
+	MOVOU   X0, 32(DI)
+	MOVOU   X0, 48(DI)
+	MOVOU   X0, 64(DI)
+	MOVOU   X0, 80(DI)
+	MOVOU   X0, 96(DI)
+	MOVOU   X0, 112(DI)
+	MOVOU   X0, 128(DI)
+	MOVOU   X0, 144(DI)
+	MOVOU   X0, 160(DI)
+	MOVOU   X0, 176(DI)
+	MOVOU   X0, 192(DI)
+	MOVOU   X0, 208(DI)
+	MOVOU   X0, 224(DI)
+	MOVOU   X0, 240(DI)
+	MOVL    R9, AX
+	ANDQ    R11, AX
+	LEAQ    (R12)(AX*1), SI
+	MOVBLZX 0(SI), CX
+	TESTL   CX, CX
+	JNZ     iprepmulti
+	MOVBLZX 2(SI), AX
+	MOVB    $0, (DI)(AX*1)
+	JMP     itop
+
+iprepmulti:
+	INCL    CX                 // ns+1 states
+	MOVL    4(SI), AX
+	ANDQ    R11, AX
+	LEAQ    (R12)(AX*1), R14
+	// maskAll: CX states at R14, two a step, the last again when
+	// their number is even.
+	MOVL    CX, R8
+	SHRL    $1, R8
+	JZ      iprepmasklast
+
+iprepmaskloop:
+	MOVBLZX 0(R14), AX
+	MOVB    $0, (DI)(AX*1)
+	MOVBLZX 6(R14), AX
+	MOVB    $0, (DI)(AX*1)
+	ADDQ    $12, R14
+	DECL    R8
+	JNZ     iprepmaskloop
+
+iprepmasklast:
+	ANDQ    $1, CX
+	DECQ    CX
+	LEAQ    (CX)(CX*2), CX
+	ADDQ    CX, CX             // 0 when their number is odd, else -6
+	MOVBLZX (R14)(CX*1), AX
+	MOVB    $0, (DI)(AX*1)
+
 itop:
 	// RAR's coder: normalised when the range is below 2^24 and its ends
 	// share their top byte or it is below 2^15; one byte shifted in from
@@ -825,13 +897,28 @@ ithreshold:
 	ADDW  DX, see_summ(R8)
 	MOVQ  st-32(SP), R14
 	MOVL  n-24(SP), CX
+	// maskAll: CX states at R14, two a step, the last again when
+	// their number is even.
+	MOVL    CX, R8
+	SHRL    $1, R8
+	JZ      iemasklast
 
-imaskloop:
+iemaskloop:
 	MOVBLZX 0(R14), AX
 	MOVB    $0, (DI)(AX*1)
-	ADDQ    $6, R14
-	DECL    CX
-	JNZ     imaskloop
+	MOVBLZX 6(R14), AX
+	MOVB    $0, (DI)(AX*1)
+	ADDQ    $12, R14
+	DECL    R8
+	JNZ     iemaskloop
+
+iemasklast:
+	ANDQ    $1, CX
+	DECQ    CX
+	LEAQ    (CX)(CX*2), CX
+	ADDQ    CX, CX             // 0 when their number is odd, else -6
+	MOVBLZX (R14)(CX*1), AX
+	MOVB    $0, (DI)(AX*1)
 	JMP     itop
 
 ifound:
