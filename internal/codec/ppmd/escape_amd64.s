@@ -859,9 +859,9 @@ iseectx:
 	CMOVLNE DX, CX
 
 ithreshold:
-	// thresholdI of the total cut down to the range (total2, DI's spare
-	// R14); the range is at least 1 (as decodeEscapedGeneric, which would
-	// divide by it: escSEERow's panic for 0).
+	// thresholdI of the total cut down to the range (total2): the range
+	// is at least 1 (escZeroRange for 0, where decodeEscapedGeneric's
+	// division panics).
 	MOVQ    R8, se-48(SP)
 	MOVL    hi-36(SP), BX
 	ADDL    CX, BX             // total
@@ -870,7 +870,7 @@ ithreshold:
 	CMPL    AX, BX
 	CMOVLCS AX, BX             // total2 = min(total, rng)
 	TESTL   AX, AX
-	JZ      iseerow
+	JZ      izerorange
 	XORL    DX, DX
 	DIVL    BX
 	MOVL    AX, SI             // r
@@ -1051,5 +1051,10 @@ inormalize:
 
 iseerow:
 	MOVQ $-4, sym+40(FP)
+	MOVL $0, f+48(FP)
+	RET
+
+izerorange:
+	MOVQ $-5, sym+40(FP)
 	MOVL $0, f+48(FP)
 	RET
