@@ -482,35 +482,19 @@ efound0:
 
 unmask:
 	// CX is the state's offset. The mask cleared for the next symbol:
-	// all of it after more than one escape, else pc's states.
+	// after one escape from a binary context its one symbol, else all of
+	// it (the masked symbols are the first context's, or the union of
+	// the contexts escaped from): decodeEscapedGeneric unmasks up to six
+	// states one by one, which ends in the same mask, but its loop's exit
+	// and the tests around it were mispredicted about once an escape.
 	MOVL    pc-4(SP), AX
 	CMPL    AX, first+32(FP)
 	JNE     unmaskall
+	CMPL    nm-8(SP), $1
+	JNE     unmaskall
 	ANDQ    R11, AX
-	LEAQ    (R12)(AX*1), AX
-	MOVL    nm-8(SP), BX
-	CMPL    BX, $1
-	JNE     unmaskstates
-	MOVBLZX 2(AX), BX
+	MOVBLZX 2(R12)(AX*1), BX
 	MOVB    $0xFF, (DI)(BX*1)
-	JMP     update
-
-unmaskstates:
-	DECL    BX
-	MOVBLZX BX, BX
-	CMPL    BX, $6
-	JCC     unmaskall
-	INCL    BX
-	MOVL    4(AX), AX
-	ANDQ    R11, AX
-	LEAQ    (R12)(AX*1), AX
-
-unmaskloop:
-	MOVBLZX 0(AX), SI
-	MOVB    $0xFF, (DI)(SI*1)
-	ADDQ    $6, AX
-	DECL    BX
-	JNZ     unmaskloop
 	JMP     update
 
 unmaskall:
