@@ -64,7 +64,6 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		return 0, -2
 	}
 	hm := uint(len(heap)) - heapPad // as in ModelH.decode
-	mask := &m.charMask
 	n, e := 0, 0
 	for ; n < len(dst); n++ {
 		var sym byte
@@ -142,8 +141,6 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				goto stop
 			}
 			rc.decode(hi, total-hi)
-			unmaskAll(mask)
-			maskAll(st, ctx[0], mask)
 		} else {
 			freq := ctx[3]
 			sym = ctx[2]
@@ -167,8 +164,6 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 			}
 			*prob -= getMean(*prob)
 			m.initEsc = uint32(expEscape[*prob>>10])
-			unmaskAll(mask)
-			mask[sym] = 0
 			m.prevSuccess = 0
 		}
 		if e = m.decodeEscaped(rc); e < 0 {
@@ -203,8 +198,8 @@ stop:
 }
 
 // decodeEscapedGeneric continues after an escape from minCtx in the
-// shorter contexts, skipping the symbols already seen (masked), as
-// ModelH.decodeEscapedGeneric. decodeEscaped is this, or on amd64 its
+// shorter contexts, skipping the symbols already seen (masked, those of
+// minCtx first), as ModelH.decodeEscapedGeneric. decodeEscaped is this, or on amd64 its
 // loop in assembly (escape_amd64.s).
 func (m *ModelI) decodeEscapedGeneric(rc *RangeDecoder) int {
 	heap := m.heap
@@ -214,6 +209,14 @@ func (m *ModelI) decodeEscapedGeneric(rc *RangeDecoder) int {
 	hm := uint(len(heap)) - heapPad // as in ModelH.decode
 	mask := &m.charMask
 	mc := m.minCtx
+	// Only the symbols of minCtx masked: its one state's (a binary
+	// context), or all of its states'.
+	unmaskAll(mask)
+	if ctx := (*[12]byte)(heap[uint(mc)&hm:]); ctx[0] == 0 {
+		mask[ctx[2]] = 0
+	} else {
+		maskAll((*[maxStatesBytes]byte)(heap[uint(le32(ctx[4:]))&hm:]), ctx[0], mask)
+	}
 	for {
 		if rc.rng < rcTop && rc.unnormalRAR() { // as in decode
 			if rc.rng >= rcBot && uint(rc.pos) < uint(len(rc.buf)) {

@@ -2,6 +2,8 @@
 
 package ppmd
 
+import "strconv"
+
 // The escape helpers' loops in assembly (escape_amd64.s): a state costs
 // one instruction less than in Go, which loads its frequency byte on its
 // own before the AND, and the search subtracts from count instead of
@@ -19,8 +21,9 @@ func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32
 //go:noescape
 func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count uint32) (off uint, acc uint32)
 
-// useEscapeAsm selects escapeH for variant H's escapes with 7-Zip's
-// coder; the tests toggle it to compare the two.
+// useEscapeAsm selects escapeH (variant H with 7-Zip's coder) and
+// escapeI for the escapes; the tests toggle it to compare them with the
+// Go loops.
 var useEscapeAsm = true
 
 // escNormalize is escapeH's result when the coder needs normalize: the
@@ -64,14 +67,22 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 	}
 }
 
-// escSEERow is escapeI's result for a SEE row past the table, where
-// decodeEscapedGeneric's index panics.
-const escSEERow = -4
+// escSEERow and escZeroRange are escapeI's results for a SEE row past
+// the table and for a range of 0 at the threshold, where
+// decodeEscapedGeneric's index and division panic (the caller panics
+// the same way; no test or fuzzer has reached either: the first needs a
+// context of one state below one of more, the second a range normalize
+// does not leave).
+const (
+	escSEERow    = -4
+	escZeroRange = -5
+)
 
 // escapeI is ModelI.decodeEscapedGeneric's loop up to the symbol's
 // Update2, as escapeH for variant H; normalized skips the coder's
 // normalisation at the top of the loop once (the caller has just called
-// normalize, which may leave the range unnormal after invalid data).
+// normalize, which may leave the range unnormal after invalid data), and
+// without it the loop starts with the mask of the context escaped from.
 //
 //go:noescape
 func escapeI(m *ModelI, rc *RangeDecoder, heap *byte, hm uint, normalized bool) (sym int, f uint32)
@@ -102,6 +113,9 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 			ns := heap[uint(m.minCtx)&hm]
 			_ = m.see[ns2IndxI[ns+2]-3] // the index decodeEscapedGeneric panics on
 			panic("ppmd: escapeI: SEE row out of range")
+		case escZeroRange:
+			q := rc.code / rc.rng // the division decodeEscapedGeneric panics on
+			panic("ppmd: escapeI: range of 0 at " + strconv.Itoa(int(q)))
 		default:
 			return sym
 		}

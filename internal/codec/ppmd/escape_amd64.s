@@ -386,13 +386,28 @@ threshold:
 	ADDW  DX, see_summ(R8)
 	MOVQ  st-32(SP), R14
 	MOVL  n-24(SP), CX
+	// maskAll: CX states at R14, two a step, the last again when
+	// their number is even.
+	MOVL    CX, R8
+	SHRL    $1, R8
+	JZ      emasklast
 
-maskloop:
+emaskloop:
 	MOVBLZX 0(R14), AX
 	MOVB    $0, (DI)(AX*1)
-	ADDQ    $6, R14
-	DECL    CX
-	JNZ     maskloop
+	MOVBLZX 6(R14), AX
+	MOVB    $0, (DI)(AX*1)
+	ADDQ    $12, R14
+	DECL    R8
+	JNZ     emaskloop
+
+emasklast:
+	ANDQ    $1, CX
+	DECQ    CX
+	LEAQ    (CX)(CX*2), CX
+	ADDQ    CX, CX             // 0 when their number is odd, else -6
+	MOVBLZX (R14)(CX*1), AX
+	MOVB    $0, (DI)(AX*1)
 	JMP     top
 
 found:
@@ -467,35 +482,19 @@ efound0:
 
 unmask:
 	// CX is the state's offset. The mask cleared for the next symbol:
-	// all of it after more than one escape, else pc's states.
+	// after one escape from a binary context its one symbol, else all of
+	// it (the masked symbols are the first context's, or the union of
+	// the contexts escaped from): decodeEscapedGeneric unmasks up to six
+	// states one by one, which ends in the same mask, but its loop's exit
+	// and the tests around it were mispredicted about once an escape.
 	MOVL    pc-4(SP), AX
 	CMPL    AX, first+32(FP)
 	JNE     unmaskall
+	CMPL    nm-8(SP), $1
+	JNE     unmaskall
 	ANDQ    R11, AX
-	LEAQ    (R12)(AX*1), AX
-	MOVL    nm-8(SP), BX
-	CMPL    BX, $1
-	JNE     unmaskstates
-	MOVBLZX 2(AX), BX
+	MOVBLZX 2(R12)(AX*1), BX
 	MOVB    $0xFF, (DI)(BX*1)
-	JMP     update
-
-unmaskstates:
-	DECL    BX
-	MOVBLZX BX, BX
-	CMPL    BX, $6
-	JCC     unmaskall
-	INCL    BX
-	MOVL    4(AX), AX
-	ANDQ    R11, AX
-	LEAQ    (R12)(AX*1), AX
-
-unmaskloop:
-	MOVBLZX 0(AX), SI
-	MOVB    $0xFF, (DI)(SI*1)
-	ADDQ    $6, AX
-	DECL    BX
-	JNZ     unmaskloop
 	JMP     update
 
 unmaskall:
@@ -613,6 +612,63 @@ TEXT ·escapeI(SB), NOSPLIT, $56-52
 	MOVBLZX normalized+32(FP), AX
 	TESTL   AX, AX
 	JNZ     ibody
+
+	// Only the symbols of the context escaped from masked: its one
+	// state's (a binary context) or all of its states'.
+	PCMPEQB X0, X0
+	MOVOU   X0, 0(DI)
+	MOVOU   X0, 16(DI)
+	MOVOU   X0, 32(DI)
+	MOVOU   X0, 48(DI)
+	MOVOU   X0, 64(DI)
+	MOVOU   X0, 80(DI)
+	MOVOU   X0, 96(DI)
+	MOVOU   X0, 112(DI)
+	MOVOU   X0, 128(DI)
+	MOVOU   X0, 144(DI)
+	MOVOU   X0, 160(DI)
+	MOVOU   X0, 176(DI)
+	MOVOU   X0, 192(DI)
+	MOVOU   X0, 208(DI)
+	MOVOU   X0, 224(DI)
+	MOVOU   X0, 240(DI)
+	MOVL    R9, AX
+	ANDQ    R11, AX
+	LEAQ    (R12)(AX*1), SI
+	MOVBLZX 0(SI), CX
+	TESTL   CX, CX
+	JNZ     iprepmulti
+	MOVBLZX 2(SI), AX
+	MOVB    $0, (DI)(AX*1)
+	JMP     itop
+
+iprepmulti:
+	INCL    CX                 // ns+1 states
+	MOVL    4(SI), AX
+	ANDQ    R11, AX
+	LEAQ    (R12)(AX*1), R14
+	// maskAll: CX states at R14, two a step, the last again when
+	// their number is even.
+	MOVL    CX, R8
+	SHRL    $1, R8
+	JZ      iprepmasklast
+
+iprepmaskloop:
+	MOVBLZX 0(R14), AX
+	MOVB    $0, (DI)(AX*1)
+	MOVBLZX 6(R14), AX
+	MOVB    $0, (DI)(AX*1)
+	ADDQ    $12, R14
+	DECL    R8
+	JNZ     iprepmaskloop
+
+iprepmasklast:
+	ANDQ    $1, CX
+	DECQ    CX
+	LEAQ    (CX)(CX*2), CX
+	ADDQ    CX, CX             // 0 when their number is odd, else -6
+	MOVBLZX (R14)(CX*1), AX
+	MOVB    $0, (DI)(AX*1)
 
 itop:
 	// RAR's coder: normalised when the range is below 2^24 and its ends
@@ -787,9 +843,9 @@ iseectx:
 	CMOVLNE DX, CX
 
 ithreshold:
-	// thresholdI of the total cut down to the range (total2, DI's spare
-	// R14); the range is at least 1 (as decodeEscapedGeneric, which would
-	// divide by it: escSEERow's panic for 0).
+	// thresholdI of the total cut down to the range (total2): the range
+	// is at least 1 (escZeroRange for 0, where decodeEscapedGeneric's
+	// division panics).
 	MOVQ    R8, se-48(SP)
 	MOVL    hi-36(SP), BX
 	ADDL    CX, BX             // total
@@ -798,7 +854,7 @@ ithreshold:
 	CMPL    AX, BX
 	CMOVLCS AX, BX             // total2 = min(total, rng)
 	TESTL   AX, AX
-	JZ      iseerow
+	JZ      izerorange
 	XORL    DX, DX
 	DIVL    BX
 	MOVL    AX, SI             // r
@@ -825,13 +881,28 @@ ithreshold:
 	ADDW  DX, see_summ(R8)
 	MOVQ  st-32(SP), R14
 	MOVL  n-24(SP), CX
+	// maskAll: CX states at R14, two a step, the last again when
+	// their number is even.
+	MOVL    CX, R8
+	SHRL    $1, R8
+	JZ      iemasklast
 
-imaskloop:
+iemaskloop:
 	MOVBLZX 0(R14), AX
 	MOVB    $0, (DI)(AX*1)
-	ADDQ    $6, R14
-	DECL    CX
-	JNZ     imaskloop
+	MOVBLZX 6(R14), AX
+	MOVB    $0, (DI)(AX*1)
+	ADDQ    $12, R14
+	DECL    R8
+	JNZ     iemaskloop
+
+iemasklast:
+	ANDQ    $1, CX
+	DECQ    CX
+	LEAQ    (CX)(CX*2), CX
+	ADDQ    CX, CX             // 0 when their number is odd, else -6
+	MOVBLZX (R14)(CX*1), AX
+	MOVB    $0, (DI)(AX*1)
 	JMP     itop
 
 ifound:
@@ -964,5 +1035,10 @@ inormalize:
 
 iseerow:
 	MOVQ $-4, sym+40(FP)
+	MOVL $0, f+48(FP)
+	RET
+
+izerorange:
+	MOVQ $-5, sym+40(FP)
 	MOVL $0, f+48(FP)
 	RET

@@ -14,8 +14,8 @@ func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count u
 	return findUnmaskedGeneric(arr, last, mask, count)
 }
 
-// useEscapeAsm selects escapeH on amd64; the tests toggle it. Here there
-// is no assembly.
+// useEscapeAsm selects the escape loops in assembly on amd64; the tests
+// toggle it. Here there is none.
 var useEscapeAsm = false
 
 // decodeEscaped is decodeEscapedGeneric where no assembly is available

@@ -245,3 +245,38 @@ func FuzzEscapeITwins(f *testing.F) {
 			data, 16, 4*len(data)+64, 1+int(order)%32, nil)
 	})
 }
+
+// BenchmarkEscapeHelpers times sumUnmasked and findUnmasked against their
+// Go twins on contexts of 24 states (about what the escapes of the bench
+// text meet) with a third of the symbols masked.
+func BenchmarkEscapeHelpers(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 10))
+	const n = 24
+	var st [maxStatesBytes]byte
+	for i := range st {
+		st[i] = byte(r.Uint32())
+	}
+	mask := allUnmasked
+	for i := range mask {
+		if r.IntN(3) == 0 {
+			mask[i] = 0
+		}
+	}
+	sum := sumUnmaskedGeneric(&st, n-1, &mask)
+	var sink uint32
+	for _, tc := range []struct {
+		name string
+		f    func()
+	}{
+		{"sum", func() { sink += sumUnmasked(&st, n-1, &mask) }},
+		{"sum-generic", func() { sink += sumUnmaskedGeneric(&st, n-1, &mask) }},
+		{"find", func() { _, acc := findUnmasked(&st, n-1, &mask, sink%sum); sink += acc }},
+		{"find-generic", func() { _, acc := findUnmaskedGeneric(&st, n-1, &mask, sink%sum); sink += acc }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				tc.f()
+			}
+		})
+	}
+}
