@@ -102,15 +102,20 @@ func (b *block) checksumOK() bool {
 }
 
 // byteSum returns the sum of the block's bytes, eight bytes at a time: per
-// word the bytes are added in four 16-bit lanes (64 words of at most
-// 2 × 255 a lane stay below 2^16).
+// word the bytes are added in four 16-bit lanes, the even bytes and the odd
+// ones apart (64 words of at most 255 a lane each, 2 × 64 × 255 in all, stay
+// below 2^16).
 func (b *block) byteSum() int64 {
 	const lo = 0x00FF00FF00FF00FF
-	var lanes uint64
-	for i := 0; i < blockSize; i += 8 {
-		w := binary.LittleEndian.Uint64(b[i : i+8])
-		lanes += w&lo + w>>8&lo
+	var even, odd uint64                 // the even and odd bytes of the words, in lanes
+	for i := 0; i < blockSize; i += 32 { // four words a round
+		q := (*[32]byte)(b[i : i+32])
+		w0, w1 := binary.LittleEndian.Uint64(q[0:]), binary.LittleEndian.Uint64(q[8:])
+		w2, w3 := binary.LittleEndian.Uint64(q[16:]), binary.LittleEndian.Uint64(q[24:])
+		even += w0&lo + w1&lo + w2&lo + w3&lo
+		odd += w0>>8&lo + w1>>8&lo + w2>>8&lo + w3>>8&lo
 	}
+	lanes := even + odd
 	return int64(lanes&0xFFFF + lanes>>16&0xFFFF + lanes>>32&0xFFFF + lanes>>48)
 }
 
