@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -892,18 +894,24 @@ func (d *Dir) Close() error {
 }
 
 func (d *Dir) applyDirMeta() {
-	names := make([]string, 0, len(d.dirMeta))
-	for n := range d.dirMeta {
-		names = append(names, n)
+	// Deepest first (a parent's times after its children are made), each
+	// name's depth counted once.
+	type dirAt struct {
+		name  string
+		depth int
 	}
-	sort.Slice(names, func(i, j int) bool {
-		di, dj := strings.Count(names[i], "/"), strings.Count(names[j], "/")
-		if di != dj {
-			return di > dj
+	dirs := make([]dirAt, 0, len(d.dirMeta))
+	for n := range d.dirMeta {
+		dirs = append(dirs, dirAt{n, strings.Count(n, "/")})
+	}
+	slices.SortFunc(dirs, func(a, b dirAt) int {
+		if a.depth != b.depth {
+			return cmp.Compare(b.depth, a.depth)
 		}
-		return names[i] < names[j]
+		return strings.Compare(a.name, b.name)
 	})
-	for _, n := range names {
+	for _, at := range dirs {
+		n := at.name
 		m := d.dirMeta[n]
 		// In a stage a directory made stays the one its handle holds
 		// (none is replaced, nothing else writes there).

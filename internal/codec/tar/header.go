@@ -102,15 +102,20 @@ func (b *block) checksumOK() bool {
 }
 
 // byteSum returns the sum of the block's bytes, eight bytes at a time: per
-// word the bytes are added in four 16-bit lanes (64 words of at most
-// 2 × 255 a lane stay below 2^16).
+// word the bytes are added in four 16-bit lanes, the even bytes and the odd
+// ones apart (64 words of at most 255 a lane each, 2 × 64 × 255 in all, stay
+// below 2^16).
 func (b *block) byteSum() int64 {
 	const lo = 0x00FF00FF00FF00FF
-	var lanes uint64
-	for i := 0; i < blockSize; i += 8 {
-		w := binary.LittleEndian.Uint64(b[i : i+8])
-		lanes += w&lo + w>>8&lo
+	var even, odd uint64                 // the even and odd bytes of the words, in lanes
+	for i := 0; i < blockSize; i += 32 { // four words a round
+		q := (*[32]byte)(b[i : i+32])
+		w0, w1 := binary.LittleEndian.Uint64(q[0:]), binary.LittleEndian.Uint64(q[8:])
+		w2, w3 := binary.LittleEndian.Uint64(q[16:]), binary.LittleEndian.Uint64(q[24:])
+		even += w0&lo + w1&lo + w2&lo + w3&lo
+		odd += w0>>8&lo + w1>>8&lo + w2>>8&lo + w3>>8&lo
 	}
+	lanes := even + odd
 	return int64(lanes&0xFFFF + lanes>>16&0xFFFF + lanes>>32&0xFFFF + lanes>>48)
 }
 
@@ -145,6 +150,51 @@ func cstring(b []byte) string {
 
 func isOctal(c byte) bool { return '0' <= c && c <= '7' }
 
+// octalField is parseNumeric's fast path for the fields most tars write:
+// 8 or 12 bytes of octal digits up to a NUL or a space in the last byte
+// (or, of 8, in the one before: a checksum). ok is false for any other
+// field, which takes the general way (the same value when this one has
+// one).
+func octalField(f []byte) (int64, bool) {
+	switch len(f) {
+	case 8:
+		// Seven digits (a mode), or six and what follows (a checksum,
+		// "%06o\0 "): the terminator and after read as digits 0, the
+		// value times 8 or 64.
+		w := binary.LittleEndian.Uint64(f)
+		if c := byte(w >> 56); c == 0 || c == ' ' {
+			if v, ok := octal8(w&^(0xFF<<56) | '0'<<56); ok {
+				return int64(v >> 3), true
+			}
+		}
+		if c := byte(w >> 48); c == 0 || c == ' ' {
+			v, ok := octal8(w&^(0xFFFF<<48) | 0x3030<<48)
+			return int64(v >> 6), ok
+		}
+		return 0, false
+	case 12:
+		if c := f[11]; c != 0 && c != ' ' || !isOctal(f[8]) || !isOctal(f[9]) || !isOctal(f[10]) {
+			return 0, false
+		}
+		v, ok := octal8(binary.LittleEndian.Uint64(f))
+		return int64(v<<9 | uint64(f[8]-'0')<<6 | uint64(f[9]-'0')<<3 | uint64(f[10]-'0')), ok
+	}
+	return 0, false
+}
+
+// octal8 returns the value of the 8 octal digits of w (little-endian: its
+// first byte the most significant digit), three bits each, combined in
+// lanes of 2, 4 and 8 digits; ok is false if a byte is no octal digit.
+func octal8(w uint64) (uint64, bool) {
+	if w&0xF8F8F8F8F8F8F8F8 != 0x3030303030303030 { // each byte 0x30-0x37
+		return 0, false
+	}
+	d := w & 0x0707070707070707
+	d = (d<<3 | d>>8) & 0x003F003F003F003F
+	d = (d<<6 | d>>16) & 0x00000FFF00000FFF
+	return (d<<12 | d>>32) & 0xFFFFFF, true
+}
+
 // isSpace is C's isspace in the C locale.
 func isSpace(c byte) bool { return c == ' ' || '\t' <= c && c <= '\r' }
 
@@ -157,6 +207,14 @@ func isSpace(c byte) bool { return c == ' ' || '\t' <= c && c <= '\r' }
 // and star, for values octal cannot hold). ok is false for anything else:
 // blanks only, a stray byte after the digits, a value beyond int64.
 func parseNumeric(f []byte, octalOnly bool) (v int64, ok bool) {
+	if v, ok := octalField(f); ok {
+		return v, true
+	}
+	return parseNumericGeneric(f, octalOnly)
+}
+
+// parseNumericGeneric is parseNumeric without its fast path.
+func parseNumericGeneric(f []byte, octalOnly bool) (v int64, ok bool) {
 	i := 0
 	if len(f) > 0 && f[0] == 0 {
 		i = 1

@@ -346,3 +346,45 @@ func TestChecksumWords(t *testing.T) {
 		}
 	}
 }
+
+// TestOctalField holds parseNumeric's fast path to the general way: on
+// fields of the two lengths it takes, made of digits, terminators and
+// bytes that break them, whenever it gives a value the general way gives
+// the same.
+func TestOctalField(t *testing.T) {
+	alphabet := []byte("012345670123456701234567 \x00\t8x\x80\xff/")
+	r := rand.New(rand.NewPCG(13, 23))
+	taken := 0
+	for n := 0; n < 400000; n++ {
+		f := make([]byte, []int{8, 12}[n%2])
+		for i := range f {
+			f[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		if n%4 < 2 { // most fields as tars write them: digits, then a terminator
+			for i := range f[:len(f)-1] {
+				f[i] = byte('0' + r.IntN(8))
+			}
+			f[len(f)-1] = " \x00\t7"[r.IntN(4)]
+			if len(f) == 8 && n%8 < 2 { // a checksum: six digits, NUL, space
+				f[6] = " \x00\t7"[r.IntN(4)]
+			}
+		}
+		v, ok := octalField(f)
+		if !ok {
+			continue
+		}
+		taken++
+		if gv, gok := parseNumericGeneric(f, true); gv != v || !gok {
+			t.Fatalf("%q: fast path %d, general way %d, %v", f, v, gv, gok)
+		}
+	}
+	if taken < 100000 {
+		t.Errorf("the fast path took %d fields", taken)
+	}
+	for _, f := range []string{"0000644\x00", "0000644 ", "77777777777\x00", "00000000000 ", "7777777\x00", "012345\x00 ", "777777 \x00", "012345\x00x"} {
+		v, ok := octalField([]byte(f))
+		if gv, gok := parseNumericGeneric([]byte(f), false); !ok || v != gv || !gok {
+			t.Errorf("%q: fast path %d, %v; general way %d, %v", f, v, ok, gv, gok)
+		}
+	}
+}
