@@ -467,7 +467,11 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	// allocation made once, on huge pages where the kernel gives them and
 	// rounded to whole ones: a first touch on 4 KiB pages costs a page
 	// fault per 4 KiB, and a buffer's tail past its last whole huge page
-	// was on those (a thousand faults per member).
+	// was on those (a thousand faults per member). At the default sizes
+	// the 16-bit buffer (out symbols, 5 Mi) holds the marker decoder's
+	// ring (inflate.MarkerRingLen, 4 Mi), so a piece is decoded in place
+	// (decodeOnly); with smaller pieces (the tests') the decoder copies
+	// out of a ring of its own.
 	in := partSize + overrun
 	out := min(4*in, hardCap)
 	per := align(3*out+in) + 2*inflate.MarkerWindow
