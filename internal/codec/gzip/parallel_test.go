@@ -14,6 +14,7 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/inflate"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -361,6 +362,15 @@ func TestParallelPaths(t *testing.T) {
 			t.Errorf("%s: %+v", tc.name, st)
 		}
 		t.Logf("%s: %+v", tc.name, st)
+	}
+}
+
+// TestDefaultSizesInPlace checks that at the default sizes a piece's
+// 16-bit buffer holds the marker decoder's ring, so that pieces are
+// decoded in place rather than copied out of a ring (see newParallel).
+func TestDefaultSizesInPlace(t *testing.T) {
+	if out := min(4*(partSize+overrun), hardCap); out < inflate.MarkerRingLen {
+		t.Errorf("16-bit buffers of %d symbols, the ring needs %d", out, inflate.MarkerRingLen)
 	}
 }
 
