@@ -778,7 +778,18 @@ func (p *parallel) dispatch() bool {
 	j.buf = append(j.buf[:0], p.carry...)
 	n := len(j.buf)
 	if !p.eof {
-		m, err := io.ReadFull(p.src, j.buf[n:partSize+overrun])
+		want := j.buf[n : partSize+overrun]
+		if b, ok := p.src.(interface{ buffered() int }); ok {
+			// A piece ends where the source's buffered bytes do, if
+			// they are fewer: after them a buffered source (the
+			// caller's bufio.Reader, whose bytes the sequential start
+			// left) reads whole pieces straight into j.buf rather
+			// than through its buffer, a copy of every byte.
+			if k := b.buffered(); k > 0 && k < len(want) {
+				want = want[:k]
+			}
+		}
+		m, err := io.ReadFull(p.src, want)
 		n += m
 		if err != nil {
 			p.eof = true
