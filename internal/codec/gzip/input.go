@@ -72,6 +72,17 @@ func (in *input) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// buffered is how many bytes Read can give without reading the source:
+// those pending, and those the source holds buffered when it tells
+// (bufio.Reader's Buffered).
+func (in *input) buffered() int {
+	n := in.w - in.r
+	if b, ok := in.src.(interface{ Buffered() int }); ok && in.err == nil {
+		n += b.Buffered()
+	}
+	return n
+}
+
 // readByte returns the next byte, io.EOF at a clean end of the source, or
 // the source's error.
 func (in *input) readByte() (byte, error) {

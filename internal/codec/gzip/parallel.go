@@ -467,7 +467,11 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	// allocation made once, on huge pages where the kernel gives them and
 	// rounded to whole ones: a first touch on 4 KiB pages costs a page
 	// fault per 4 KiB, and a buffer's tail past its last whole huge page
-	// was on those (a thousand faults per member).
+	// was on those (a thousand faults per member). At the default sizes
+	// the 16-bit buffer (out symbols, 5 Mi) holds the marker decoder's
+	// ring (inflate.MarkerRingLen, 4 Mi), so a piece is decoded in place
+	// (decodeOnly); with smaller pieces (the tests') the decoder copies
+	// out of a ring of its own.
 	in := partSize + overrun
 	out := min(4*in, hardCap)
 	per := align(3*out+in) + 2*inflate.MarkerWindow
@@ -774,7 +778,18 @@ func (p *parallel) dispatch() bool {
 	j.buf = append(j.buf[:0], p.carry...)
 	n := len(j.buf)
 	if !p.eof {
-		m, err := io.ReadFull(p.src, j.buf[n:partSize+overrun])
+		want := j.buf[n : partSize+overrun]
+		if b, ok := p.src.(interface{ buffered() int }); ok {
+			// A piece ends where the source's buffered bytes do, if
+			// they are fewer: after them a buffered source (the
+			// caller's bufio.Reader, whose bytes the sequential start
+			// left) reads whole pieces straight into j.buf rather
+			// than through its buffer, a copy of every byte.
+			if k := b.buffered(); k > 0 && k < len(want) {
+				want = want[:k]
+			}
+		}
+		m, err := io.ReadFull(p.src, want)
 		n += m
 		if err != nil {
 			p.eof = true

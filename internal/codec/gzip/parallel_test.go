@@ -1,6 +1,7 @@
 package gzip
 
 import (
+	"bufio"
 	"bytes"
 	stdgzip "compress/gzip"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/codec/inflate"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -361,6 +363,38 @@ func TestParallelPaths(t *testing.T) {
 			t.Errorf("%s: %+v", tc.name, st)
 		}
 		t.Logf("%s: %+v", tc.name, st)
+	}
+}
+
+// TestParallelBuffered decodes from a bufio.Reader, whose buffered bytes
+// at the switch end the first piece (dispatch): the output is the same
+// whatever the buffer's size.
+func TestParallelBuffered(t *testing.T) {
+	raw := testData(1500 << 10)["text"]
+	gz := compress(t, compressors["std6"], raw)
+	setSizes(t, 64<<10, 64<<10, 4<<20, 5<<20)
+	for _, size := range []int{16, 4 << 10, 48<<10 + 3, 64 << 10, 1 << 20} {
+		z, err := NewReaderConfig(bufio.NewReaderSize(bytes.NewReader(gz), size), Config{Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(z)
+		z.Close()
+		if err != nil || !bytes.Equal(got, raw) {
+			t.Fatalf("bufio of %d: %v, output equal %v", size, err, bytes.Equal(got, raw))
+		}
+		if z.stats.members != 1 {
+			t.Errorf("bufio of %d: %+v", size, z.stats)
+		}
+	}
+}
+
+// TestDefaultSizesInPlace checks that at the default sizes a piece's
+// 16-bit buffer holds the marker decoder's ring, so that pieces are
+// decoded in place rather than copied out of a ring (see newParallel).
+func TestDefaultSizesInPlace(t *testing.T) {
+	if out := min(4*(partSize+overrun), hardCap); out < inflate.MarkerRingLen {
+		t.Errorf("16-bit buffers of %d symbols, the ring needs %d", out, inflate.MarkerRingLen)
 	}
 }
 
