@@ -1,6 +1,10 @@
 package cli
 
-import "github.com/unpack-dev/unpack/internal/archive"
+import (
+	"slices"
+
+	"github.com/unpack-dev/unpack/internal/archive"
+)
 
 // held tracks the entries of one archive that a sink keeps uncommitted
 // because they were Pending: the check covering their data comes later in
@@ -70,6 +74,15 @@ func (h *held) add(e *archive.Entry, size int64, decided bool, err error) {
 	}
 	x := heldEntry{hold: e.Hold, seq: h.seq, size: size, name: len(h.names), nameLen: len(e.Name), decided: decided}
 	h.seq++
+	// Doubled when full: a one-frame stream holds every entry to its
+	// end, and append's growth by a quarter would copy the list and the
+	// arena about five times over.
+	if len(h.names)+len(e.Name) > cap(h.names) {
+		h.names = slices.Grow(h.names, max(len(h.names), len(e.Name)))
+	}
+	if len(h.list) == cap(h.list) {
+		h.list = slices.Grow(h.list, max(len(h.list), 16))
+	}
 	h.names = append(h.names, e.Name...)
 	if !e.Pending || e.Hold == 0 || h.keep {
 		if len(h.ents) < len(h.list) {
@@ -167,9 +180,9 @@ func (h *held) drain() {
 	if len(vs) == 0 {
 		return
 	}
-	var todo []archive.Verdict
-	var at []int // their places in h.list
-	next := 0    // verdicts come in archive order: look there first
+	todo := make([]archive.Verdict, 0, len(vs))
+	at := make([]int, 0, len(vs)) // their places in h.list
+	next := 0                     // verdicts come in archive order: look there first
 	for _, v := range vs {
 		i := h.find(next, &v)
 		if i < 0 {

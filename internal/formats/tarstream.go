@@ -3,6 +3,7 @@ package formats
 import (
 	"bufio"
 	"io"
+	"slices"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/tar"
@@ -116,6 +117,9 @@ func (t *tarInStream) Next() (*archive.Entry, error) {
 			e = &c
 		}
 		e.Pending, e.Hold = true, archive.NextHold()
+		if len(t.held) == cap(t.held) { // doubled: see cli's held list
+			t.held = slices.Grow(t.held, max(len(t.held), 16))
+		}
 		t.held = append(t.held, heldEntry{hold: e.Hold, end: -1})
 	}
 	return e, nil
@@ -183,6 +187,9 @@ func (t *tarInStream) settle(verified int64) {
 		if verified >= 0 && (h.end < 0 || h.end > verified) {
 			break
 		}
+	}
+	t.done = slices.Grow(t.done, i) // at the end of a one-frame stream: every entry
+	for _, h := range t.held[:i] {
 		t.done = append(t.done, archive.Verdict{Hold: h.hold})
 	}
 	t.held = t.held[i:]
@@ -190,6 +197,7 @@ func (t *tarInStream) settle(verified int64) {
 
 // fail fails every held entry with err, which ended the stream.
 func (t *tarInStream) fail(err error) {
+	t.done = slices.Grow(t.done, len(t.held))
 	for _, h := range t.held {
 		t.done = append(t.done, archive.Verdict{Hold: h.hold, Err: err})
 	}
