@@ -21,6 +21,10 @@ func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32
 //go:noescape
 func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count uint32) (off uint, acc uint32)
 
+// FastPaths names the assembly paths in use: the escape loops of both
+// variants and their masked-frequency sum and search.
+func FastPaths() []string { return []string{"PPMd escape loops amd64"} }
+
 // useEscapeAsm selects escapeH (variant H with 7-Zip's coder) and
 // escapeI for the escapes; the tests toggle it to compare them with the
 // Go loops.

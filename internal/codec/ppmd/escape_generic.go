@@ -14,6 +14,9 @@ func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count u
 	return findUnmaskedGeneric(arr, last, mask, count)
 }
 
+// FastPaths names the assembly paths in use: none here.
+func FastPaths() []string { return nil }
+
 // useEscapeAsm selects the escape loops in assembly on amd64; the tests
 // toggle it. Here there is none.
 var useEscapeAsm = false
