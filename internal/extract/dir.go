@@ -286,11 +286,22 @@ func parent(p string) string {
 }
 
 // mine reports whether fi, found at p, is what this extraction made there.
+// fi may predate the record: a file seen while a writer was still writing
+// it (claimed then) and settled since, as what it was written as. So when
+// fi does not match, p is looked at again under the lock, where the record
+// and the file agree.
 func (d *Dir) mine(p string, fi fs.FileInfo) bool {
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	m, ok := d.made[p]
-	d.mu.Unlock()
-	return ok && m.same(fi)
+	if !ok {
+		return false
+	}
+	if m.same(fi) {
+		return true
+	}
+	now, err := d.lstat(p)
+	return err == nil && m.same(now)
 }
 
 // mkParent makes the missing directories of the resolved path p.
