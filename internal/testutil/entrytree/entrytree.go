@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/unpack-dev/unpack/internal/archive"
@@ -41,6 +42,39 @@ func Read(r archive.Reader) (map[string]string, error) {
 			t[e.Name] = t[e.Linkname]
 		case archive.TypeSymlink:
 			t["link "+e.Name] = e.Linkname
+		}
+	}
+}
+
+// Sized reads every entry of r: each file as "SHA256 SIZE", each symlink
+// as "-> TARGET", any other entry by its type ("dir", "hardlink"). A file
+// whose data is not the size its entry gives (when it gives one) is an
+// error.
+func Sized(r archive.Reader) (map[string]string, error) {
+	t := map[string]string{}
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return t, nil
+		}
+		if err != nil {
+			return t, err
+		}
+		switch e.Type {
+		case archive.TypeFile:
+			h := sha256.New()
+			n, err := io.Copy(h, r)
+			if err != nil {
+				return t, fmt.Errorf("%s: %w", e.Name, err)
+			}
+			if e.Size >= 0 && n != e.Size {
+				return t, fmt.Errorf("%s: %d bytes, entry says %d", e.Name, n, e.Size)
+			}
+			t[e.Name] = hex.EncodeToString(h.Sum(nil)) + " " + strconv.FormatInt(n, 10)
+		case archive.TypeSymlink:
+			t[e.Name] = "-> " + e.Linkname
+		default:
+			t[e.Name] = e.Type.String()
 		}
 	}
 }
