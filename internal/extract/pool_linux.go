@@ -351,7 +351,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	if !direct { // a direct one was named by claim
 		d.temps[t.tmp] = struct{}{}
 	}
-	d.held[keyOf(e)] = held
+	d.held.put(keyOf(e), held)
 	d.heldName[p] = held
 	d.mu.Unlock()
 	// The job's handle is given back once written: a commit opens its
@@ -585,12 +585,12 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 		return false
 	}
 	d.mu.Lock()
-	h := d.held[k]
+	h := d.held.get(k)
 	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.heldName[h.name] != h || d.aborted {
 		d.mu.Unlock()
 		return false
 	}
-	delete(d.held, k)
+	d.held.take(k)
 	delete(d.heldName, h.name)
 	direct := h.direct
 	d.mu.Unlock()

@@ -136,7 +136,7 @@ func (d *Dir) writeDirect(p string, e *archive.Entry, r io.Reader, f *wfile, per
 	if e.Pending {
 		d.mu.Lock()
 		h := &hold{name: p, tmp: p, info: info, direct: true}
-		d.held[keyOf(e)] = h
+		d.held.put(keyOf(e), h)
 		d.heldName[p] = h
 		d.mu.Unlock()
 		return nil
