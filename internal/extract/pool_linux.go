@@ -348,19 +348,6 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	}{j: writeJob{fd: -1, w: w, task: &mt.t}}
 	j, t := &hj.j, &mt.t
 	*t = writeTask{dir: h, tmp: p, name: p, data: m.b, perm: perm}
-	// In a stage, under its own name (see staged.go); else under a
-	// temporary name (drawn only then: it costs a random read).
-	direct := d.staged() && d.claim(p, ident{dev: h.dev, claimed: true})
-	if !direct {
-		t.tmp = tempName(p)
-	}
-	switch {
-	case direct:
-	case !h.noTmpfile.Load() && d.heldFDs.Add(1) <= maxHeldFDs():
-		t.unnamed = true
-	case !h.noTmpfile.Load():
-		d.heldFDs.Add(-1)
-	}
 	var mtime time.Time
 	if !e.ModTime.IsZero() && !d.opt.NoTimes {
 		t.times, t.at, t.mt = true, e.AccessTime, e.ModTime
@@ -370,15 +357,37 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		mtime = e.ModTime
 	}
 	held := &hj.h
-	*held = hold{name: p, tmp: t.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: direct}
+	*held = hold{name: p, tmp: p, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: true}
 	t.held = held
-	d.mu.Lock()
-	if !direct { // a direct one was named by claim
-		d.temps[t.tmp] = struct{}{}
+	// In a stage, under its own name (see staged.go): claimed and held
+	// under one lock.
+	direct := false
+	if d.staged() {
+		d.mu.Lock()
+		if direct = d.claimLocked(p, ident{dev: h.dev, claimed: true}); direct {
+			d.held.put(keyOf(e), held)
+			d.heldName[p] = held
+		}
+		d.mu.Unlock()
 	}
-	d.held.put(keyOf(e), held)
-	d.heldName[p] = held
-	d.mu.Unlock()
+	if !direct {
+		// Under a temporary name (drawn only now: it costs a random
+		// read).
+		t.tmp = tempName(p)
+		if !h.noTmpfile.Load() {
+			if d.heldFDs.Add(1) <= maxHeldFDs() {
+				t.unnamed = true
+			} else {
+				d.heldFDs.Add(-1)
+			}
+		}
+		held.tmp, held.direct = t.tmp, false
+		d.mu.Lock()
+		d.temps[t.tmp] = struct{}{}
+		d.held.put(keyOf(e), held)
+		d.heldName[p] = held
+		d.mu.Unlock()
+	}
 	// The job's handle is given back once written: a commit opens its
 	// directory again (the handles a writer holds stay few).
 	if !w.queue(func() { j.err = d.writeHeld(j); d.release(h); w.done(j) }, int64(cap(m.b))) {

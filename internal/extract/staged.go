@@ -56,6 +56,11 @@ func (d *Dir) stagedFree(p string) bool {
 func (d *Dir) claim(p string, id ident) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.claimLocked(p, id)
+}
+
+// claimLocked is claim with d.mu held.
+func (d *Dir) claimLocked(p string, id ident) bool {
 	if _, ok := d.made[p]; ok || d.aborted {
 		return false
 	}
