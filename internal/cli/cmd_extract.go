@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -193,6 +194,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 		// needs none: its copy keeps the Hold its verdict names.
 		renames := o.renames()
 		laidOut := map[*archive.Entry]*archive.Entry{}
+		var inline sync.Once
 		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout && !o.ToTar,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
 				read := e
@@ -205,6 +207,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				if e.Pending && renames && e.Hold == 0 {
 					laidOut[read] = e
 				}
+				inline.Do(func() { writeHeldInline(sink, a, r.opt.Threads) })
 				return sink.Put(e, data)
 			},
 			func(vs []archive.Verdict) []error {
@@ -290,6 +293,20 @@ func (w *wrapUp) interrupt() {
 	w.mu.Unlock()
 	if w.finish != nil {
 		w.run()
+	}
+}
+
+// writeHeldInline tells a directory sink to write the held files of a
+// tar.zst itself: its decoder has goroutines of its own (unless --threads 1
+// or one core), which the pool's writers would compete with (measured in
+// docs/BENCHMARKS.md, session 14); a tar.gz, decoded on the reading
+// goroutine, is faster through the pool.
+func writeHeldInline(sink extract.Sink, a *formats.Archive, threads int) {
+	if !a.Tar || a.Format != archive.Zstd || threads == 1 || runtime.GOMAXPROCS(0) < 2 {
+		return
+	}
+	if d, ok := sink.(interface{ WriteHeldInline() }); ok {
+		d.WriteHeldInline()
 	}
 }
 

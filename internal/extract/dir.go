@@ -108,6 +108,7 @@ type Dir struct {
 
 	poolOnce sync.Once
 	pool     atomic.Pointer[writers] // writes held files (Linux, see pool_linux.go)
+	inline   atomic.Bool             // held files are written by Put (WriteHeldInline)
 }
 
 type set = map[string]struct{}
@@ -154,6 +155,13 @@ func newDir(dest string, opt DirOptions) (*Dir, error) {
 		deps: map[string]set{}, linkDeps: map[string][]string{},
 		heldName: map[string]*hold{}, fds: map[string]*dirHandle{}}, nil
 }
+
+// WriteHeldInline makes Put write the held files it is given from now on
+// itself, as any other file, instead of handing them to the writer pool:
+// for a stream whose decoder runs on goroutines of its own (a tar.zst),
+// where the pool's goroutines only compete with the decoder's for the
+// cores and its hand-offs cost more than they overlap.
+func (d *Dir) WriteHeldInline() { d.inline.Store(true) }
 
 // Stripped is how many entries had a leading "/" or drive letter removed
 // from their names (the caller warns once per archive).

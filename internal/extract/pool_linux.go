@@ -93,9 +93,10 @@ const (
 
 // queueable reports whether e is written by the pool: a held file not
 // known to be large, without KeepBroken (a broken one is kept from what
-// was written) and with no attributes but mode and times.
+// was written) and with no attributes but mode and times, unless
+// WriteHeldInline was called.
 func (d *Dir) queueable(e *archive.Entry) bool {
-	return e.Pending && e.Sparse == nil && e.Size <= maxQueued &&
+	return e.Pending && !d.inline.Load() && e.Sparse == nil && e.Size <= maxQueued &&
 		!d.opt.KeepBroken && len(d.opt.Quarantine) == 0
 }
 
