@@ -16,7 +16,7 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 	fs := (*[6]byte)(heap[uint(m.found)&hm:])
 	upBranch := uint32(fs[2]) | uint32(fs[3])<<8 | uint32(fs[4])<<16 | uint32(fs[5])<<24
 	fsym := fs[0]
-	num := 0
+	num := uint(0) // unsigned: the bound below proves m.stack[num]
 	if !skip {
 		m.stack[0] = m.found
 		num = 1
@@ -40,7 +40,7 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 			}
 			break
 		}
-		if num >= len(m.stack) {
+		if num >= uint(len(m.stack)) {
 			return 0
 		}
 		m.stack[num] = s

@@ -155,7 +155,7 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	upBranch := uint32(fs[2]) | uint32(fs[3])<<8 | uint32(fs[4])<<16 | uint32(fs[5])<<24
 	fsym := fs[0]
 	ps := &m.stack
-	num := 0
+	num := uint(0) // unsigned: the bound below proves ps[num]
 	if !skip {
 		ps[num] = m.found
 		num++
@@ -192,7 +192,7 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 			}
 			break
 		}
-		if num >= len(ps) {
+		if num >= uint(len(ps)) {
 			return 0 // a suffix chain longer than the order: never in a model
 		}
 		ps[num] = s
