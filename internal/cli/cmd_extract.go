@@ -186,15 +186,8 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 			r.problem(path, "", err)
 			continue
 		}
-		remove := f.onInterrupt(func() {
-			if a, ok := sink.(abortable); ok {
-				a.Abort()
-			}
-			if finish != nil {
-				sink.Close()
-				finish() // completed files go into place
-			}
-		})
+		w := &wrapUp{sink: sink, finish: finish}
+		remove := f.onInterrupt(w.interrupt)
 		// laidOut maps a Pending entry as read to the entry the sink holds
 		// when layout may rename it (else it is the entry as read: the
 		// verdicts are of entries put, see held). An entry with a Hold
@@ -245,13 +238,12 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 		if s, ok := sink.(interface{ Stripped() int64 }); ok && s.Stripped() > 0 {
 			r.tolerate(path, archive.WarnAbsoluteName, fmt.Sprintf("removed a leading \"/\" or drive letter from %d member names", s.Stripped()))
 		}
-		if err := sink.Close(); err != nil {
-			r.problem(path, "", err)
+		closeErr, finishErr := w.run()
+		if closeErr != nil {
+			r.problem(path, "", closeErr)
 		}
-		if finish != nil {
-			if err := finish(); err != nil {
-				r.problem(path, "", err)
-			}
+		if finishErr != nil {
+			r.problem(path, "", finishErr)
 		}
 		remove()
 	}
@@ -276,6 +268,45 @@ func writeHeldInline(sink extract.Sink, a *formats.Archive, threads int) {
 	}
 	if d, ok := sink.(interface{ WriteHeldInline() }); ok {
 		d.WriteHeldInline()
+	}
+}
+
+// wrapUp closes a sink and runs its finish (the move out of a stage) once,
+// whichever comes first of the extraction's end and an interrupt; the
+// other waits for it, so an interrupt during the final move lets the move
+// complete instead of running a second one beside it.
+type wrapUp struct {
+	sink   extract.Sink
+	finish func() error // nil: nothing to move
+
+	mu                  sync.Mutex
+	done                bool
+	closeErr, finishErr error
+}
+
+func (w *wrapUp) run() (closeErr, finishErr error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.done = true
+		w.closeErr = w.sink.Close()
+		if w.finish != nil {
+			w.finishErr = w.finish()
+		}
+	}
+	return w.closeErr, w.finishErr
+}
+
+// interrupt removes what is in flight, unless the sink is already
+// closed; from a stage, the completed files then go into place.
+func (w *wrapUp) interrupt() {
+	w.mu.Lock()
+	if a, ok := w.sink.(abortable); ok && !w.done {
+		a.Abort()
+	}
+	w.mu.Unlock()
+	if w.finish != nil {
+		w.run()
 	}
 }
 

@@ -132,7 +132,7 @@ func (m *subAlloc) allocUnitsRare(indx uint32) uint32 {
 	i := indx
 	for {
 		i++
-		if i == numIndexes {
+		if i >= numIndexes { // >=: no bounds check on freeList[i] below
 			n := u2b(i2u(indx))
 			m.glueCount--
 			if m.unitsStart-m.text > n {

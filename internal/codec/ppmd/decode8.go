@@ -64,6 +64,9 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		return 0, -2
 	}
 	hm := uint(len(heap)) - heapPad // as in ModelH.decode
+	if rc.err != nil || m.failed {
+		return 0, 0 // in the loop, checked only where they may be set
+	}
 	n, e := 0, 0
 	for ; n < len(dst); n++ {
 		var sym byte
@@ -169,6 +172,9 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		if e = m.decodeEscaped(rc); e < 0 {
 			goto stop
 		}
+		if rc.err != nil {
+			return n, 0 // decodeEscaped normalised
+		}
 		sym = byte(e)
 	next:
 		dst[n] = sym // before the coder's call, as ModelH.decode
@@ -182,10 +188,14 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				rc.shiftRAR()
 			}
 			if rc.rng < rcTop && rc.unnormalRAR() {
-				rc.normalize()
+				if rc.normalize(); rc.err != nil {
+					return n, 0
+				}
 			}
 		}
-		if rc.err != nil || m.failed {
+		// Only restoreModel fails the model, when the updates above
+		// cannot cut it down.
+		if m.failed {
 			return n, 0
 		}
 	}

@@ -18,63 +18,217 @@ DATA tailLanes<>+8(SB)/4, $0x0000FFFF
 DATA tailLanes<>+12(SB)/4, $0x00FFFFFF
 GLOBL tailLanes<>(SB), RODATA|NOPTR, $16
 
+// The blocks that the four functions share, as macros. Labels are
+// arguments: each use names its own.
+
+// MASKED(st, off, r): r is the masked frequency of the state at off(st),
+// the mask at DI.
+#define MASKED(st, off, r) \
+	MOVBLZX off(st), r; \
+	MOVBLZX (DI)(r*1), r; \
+	ANDL    off+1(st), r
+
+// SUM_UNMASKED: AX is the sum of the masked frequencies of the CX states
+// (1..256) at st; it moves st and uses CX, DX, R8 and the temporaries
+// t0..t3. The last n%4 states are summed as a group of three whose lanes
+// past the last state count nothing: no loop exit to mispredict.
+#define SUM_UNMASKED(st, t0, t1, t2, t3, loop, tail) \
+	XORL    AX, AX; \
+	XORL    DX, DX; \
+	MOVL    CX, R8; \
+	SHRL    $2, R8; \
+	JZ      tail; \
+loop: \
+	MASKED(st, 0, t0); \
+	ADDL    t0, AX; \
+	MASKED(st, 6, t1); \
+	ADDL    t1, DX; \
+	MASKED(st, 12, t2); \
+	ADDL    t2, AX; \
+	MASKED(st, 18, t3); \
+	ADDL    t3, DX; \
+	ADDQ    $24, st; \
+	DECL    R8; \
+	JNZ     loop; \
+tail: \
+	ANDL    $3, CX; \
+	LEAQ    tailLanes<>(SB), R8; \
+	MOVL    (R8)(CX*4), R8; \
+	MASKED(st, 0, t0); \
+	ANDL    R8, t0; \
+	ADDL    t0, AX; \
+	SHRL    $8, R8; \
+	MASKED(st, 6, t1); \
+	ANDL    R8, t1; \
+	ADDL    t1, DX; \
+	SHRL    $8, R8; \
+	MASKED(st, 12, t2); \
+	ANDL    R8, t2; \
+	ADDL    t2, AX; \
+	ADDL    DX, AX
+
+// FIND_UNMASKED: the search of the CX states (1..256) at st for the one
+// whose masked frequency makes DX (count less the frequencies so far)
+// borrow; it jumps to f0, f6, f12 or f18 with st at the group of four (or
+// the state) where that happened, and falls through to notfound when no
+// state does. It uses R8 and the temporaries t0..t3.
+#define FIND_UNMASKED(st, t0, t1, t2, t3, loop, tail, tailloop, notfound, f0, f6, f12, f18) \
+	MOVL    CX, R8; \
+	SHRL    $2, R8; \
+	JZ      tail; \
+loop: \
+	MASKED(st, 0, t0); \
+	SUBL    t0, DX; \
+	JCS     f0; \
+	MASKED(st, 6, t1); \
+	SUBL    t1, DX; \
+	JCS     f6; \
+	MASKED(st, 12, t2); \
+	SUBL    t2, DX; \
+	JCS     f12; \
+	MASKED(st, 18, t3); \
+	SUBL    t3, DX; \
+	JCS     f18; \
+	ADDQ    $24, st; \
+	DECL    R8; \
+	JNZ     loop; \
+tail: \
+	MOVL    CX, R8; \
+	ANDL    $3, R8; \
+	JZ      notfound; \
+tailloop: \
+	MASKED(st, 0, t0); \
+	SUBL    t0, DX; \
+	JCS     f0; \
+	ADDQ    $6, st; \
+	DECL    R8; \
+	JNZ     tailloop
+
+// FOUND_AT: st moved to the state found, from the labels that
+// FIND_UNMASKED jumps to; f0 falls through to what follows.
+#define FOUND_AT(st, f18, f12, f6, f0) \
+f18: \
+	ADDQ    $6, st; \
+f12: \
+	ADDQ    $6, st; \
+f6: \
+	ADDQ    $6, st; \
+f0:
+
+// NOTFOUND_OFF: CX from the number of states to the Go twin's offset when
+// no state is found: the last state's when the number is odd, else one
+// past it.
+#define NOTFOUND_OFF \
+	ANDL    $-2, CX; \
+	LEAQ    (CX)(CX*2), CX; \
+	ADDQ    CX, CX
+
+// MASK_ALL: the symbols of the CX states at st masked (their bytes of the
+// mask at DI cleared), two a step, the last again when their number is
+// even. It moves st and uses AX, CX and R8.
+#define MASK_ALL(st, loop, last) \
+	MOVL    CX, R8; \
+	SHRL    $1, R8; \
+	JZ      last; \
+loop: \
+	MOVBLZX 0(st), AX; \
+	MOVB    $0, (DI)(AX*1); \
+	MOVBLZX 6(st), AX; \
+	MOVB    $0, (DI)(AX*1); \
+	ADDQ    $12, st; \
+	DECL    R8; \
+	JNZ     loop; \
+last: \
+	ANDQ    $1, CX; \
+	DECQ    CX; \
+	LEAQ    (CX)(CX*2), CX; \
+	ADDQ    CX, CX; \
+	MOVBLZX (st)(CX*1), AX; \
+	MOVB    $0, (DI)(AX*1)
+
+// UNMASK_ALL: every byte of the mask at DI set (X0 all ones).
+#define UNMASK_ALL \
+	PCMPEQB X0, X0; \
+	MOVOU   X0, 0(DI); \
+	MOVOU   X0, 16(DI); \
+	MOVOU   X0, 32(DI); \
+	MOVOU   X0, 48(DI); \
+	MOVOU   X0, 64(DI); \
+	MOVOU   X0, 80(DI); \
+	MOVOU   X0, 96(DI); \
+	MOVOU   X0, 112(DI); \
+	MOVOU   X0, 128(DI); \
+	MOVOU   X0, 144(DI); \
+	MOVOU   X0, 160(DI); \
+	MOVOU   X0, 176(DI); \
+	MOVOU   X0, 192(DI); \
+	MOVOU   X0, 208(DI); \
+	MOVOU   X0, 224(DI); \
+	MOVOU   X0, 240(DI)
+
+// SEE_MEAN: R8 (the SEE row) moved to the context CX of its row (se), CX
+// its mean (se.mean(), at least 1), the mean taken from its sum. Uses AX
+// and DX.
+#define SEE_MEAN \
+	LEAQ    (R8)(CX*4), R8; \
+	MOVWLZX see_summ(R8), AX; \
+	MOVBLZX see_shift(R8), CX; \
+	ANDL    $15, CX; \
+	MOVL    AX, DX; \
+	SHRL    CX, DX; \
+	SUBL    DX, AX; \
+	MOVW    AX, see_summ(R8); \
+	MOVL    $1, CX; \
+	TESTL   DX, DX; \
+	CMOVLNE DX, CX
+
+// UPDATE_FOUND: the state at s+CX (the frame's s) recorded in the model's
+// found field: decode(acc-f, f) with r in R9 and count less acc in DX,
+// se.update(), Update2's frequencies; returns its symbol and frequency.
+#define UPDATE_FOUND(found, updated) \
+	MOVL    s-20(SP), AX; \
+	ADDL    CX, AX; \
+	MOVL    AX, found(R13); \
+	ANDQ    R11, AX; \
+	LEAQ    (R12)(AX*1), R14; \
+	MOVBLZX 1(R14), BX; \
+	MOVL    cnt-52(SP), AX; \
+	SUBL    DX, AX; \
+	SUBL    BX, AX; \
+	IMULL   R9, AX; \
+	SUBL    AX, RangeDecoder_code(R10); \
+	ADDL    AX, RangeDecoder_low(R10); \
+	MOVL    R9, AX; \
+	IMULL   BX, AX; \
+	MOVL    AX, RangeDecoder_rng(R10); \
+	MOVQ    se-48(SP), R8; \
+	MOVBLZX see_shift(R8), CX; \
+	CMPL    CX, $7; \
+	JCC     updated; \
+	DECB    see_count(R8); \
+	JNZ     updated; \
+	SHLW    $1, see_summ(R8); \
+	MOVL    $3, AX; \
+	SHLL    CX, AX; \
+	MOVB    AX, see_count(R8); \
+	INCB    see_shift(R8); \
+updated: \
+	ADDL    $4, BX; \
+	MOVB    BX, 1(R14); \
+	MOVQ    ctx-16(SP), AX; \
+	ADDW    $4, 2(AX); \
+	MOVBLZX 0(R14), AX; \
+	MOVQ    AX, sym+40(FP); \
+	MOVL    BX, f+48(FP); \
+	RET
+
 // func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32
 TEXT ·sumUnmasked(SB), NOSPLIT|NOFRAME, $0-28
 	MOVQ    arr+0(FP), SI
 	MOVBLZX last+8(FP), CX
 	MOVQ    mask+16(FP), DI
 	INCL    CX             // n, 1..256 states
-	XORL    AX, AX
-	XORL    DX, DX
-	MOVL    CX, R8
-	SHRL    $2, R8         // groups of four
-	JZ      sumtail
-
-sumloop:
-	MOVBLZX 0(SI), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(SI), BX
-	ADDL    BX, AX
-	MOVBLZX 6(SI), R9
-	MOVBLZX (DI)(R9*1), R9
-	ANDL    7(SI), R9
-	ADDL    R9, DX
-	MOVBLZX 12(SI), R10
-	MOVBLZX (DI)(R10*1), R10
-	ANDL    13(SI), R10
-	ADDL    R10, AX
-	MOVBLZX 18(SI), R11
-	MOVBLZX (DI)(R11*1), R11
-	ANDL    19(SI), R11
-	ADDL    R11, DX
-	ADDQ    $24, SI
-	DECL    R8
-	JNZ     sumloop
-
-sumtail:
-	// The last n%4 states as a group of three whose lanes past the last
-	// state count nothing: no loop exit to mispredict.
-	ANDL    $3, CX
-	LEAQ    tailLanes<>(SB), R8
-	MOVL    (R8)(CX*4), R8
-	MOVBLZX 0(SI), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(SI), BX
-	ANDL    R8, BX
-	ADDL    BX, AX
-	SHRL    $8, R8
-	MOVBLZX 6(SI), R9
-	MOVBLZX (DI)(R9*1), R9
-	ANDL    7(SI), R9
-	ANDL    R8, R9
-	ADDL    R9, DX
-	SHRL    $8, R8
-	MOVBLZX 12(SI), R10
-	MOVBLZX (DI)(R10*1), R10
-	ANDL    13(SI), R10
-	ANDL    R8, R10
-	ADDL    R10, AX
-	ADDL    DX, AX
+	SUM_UNMASKED(SI, BX, R9, R10, R11, sumloop, sumtail)
 	MOVL    AX, ret+24(FP)
 	RET
 
@@ -89,72 +243,18 @@ TEXT ·findUnmasked(SB), NOSPLIT|NOFRAME, $0-44
 	MOVL    count+24(FP), DX
 	INCL    CX             // n, 1..256 states
 	MOVQ    SI, R12        // arr, for the offset
-	MOVL    CX, R8
-	SHRL    $2, R8         // groups of four
-	JZ      findtail
-
-findloop:
-	MOVBLZX 0(SI), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(SI), BX
-	SUBL    BX, DX
-	JCS     found0
-	MOVBLZX 6(SI), R9
-	MOVBLZX (DI)(R9*1), R9
-	ANDL    7(SI), R9
-	SUBL    R9, DX
-	JCS     found6
-	MOVBLZX 12(SI), R10
-	MOVBLZX (DI)(R10*1), R10
-	ANDL    13(SI), R10
-	SUBL    R10, DX
-	JCS     found12
-	MOVBLZX 18(SI), R11
-	MOVBLZX (DI)(R11*1), R11
-	ANDL    19(SI), R11
-	SUBL    R11, DX
-	JCS     found18
-	ADDQ    $24, SI
-	DECL    R8
-	JNZ     findloop
-
-findtail:
-	MOVL    CX, R8
-	ANDL    $3, R8
-	JZ      notfound
-
-findtailloop:
-	MOVBLZX 0(SI), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(SI), BX
-	SUBL    BX, DX
-	JCS     found0
-	ADDQ    $6, SI
-	DECL    R8
-	JNZ     findtailloop
+	FIND_UNMASKED(SI, BX, R9, R10, R11, findloop, findtail, findtailloop, notfound, found0, found6, found12, found18)
 
 notfound:
-	// As the Go twin: the offset of the last state when n is odd, else
-	// one past it, and the sum of all.
-	ANDL    $-2, CX
-	LEAQ    (CX)(CX*2), CX
-	ADDQ    CX, CX
+	// As the Go twin: NOTFOUND_OFF's offset and the sum of all.
+	NOTFOUND_OFF
 	MOVQ    CX, off+32(FP)
 	MOVL    count+24(FP), AX
 	SUBL    DX, AX
 	MOVL    AX, acc+40(FP)
 	RET
 
-found18:
-	ADDQ    $6, SI
-
-found12:
-	ADDQ    $6, SI
-
-found6:
-	ADDQ    $6, SI
-
-found0:
+	FOUND_AT(SI, found18, found12, found6, found0)
 	SUBQ    R12, SI
 	MOVQ    SI, off+32(FP)
 	MOVL    count+24(FP), AX
@@ -252,55 +352,7 @@ walk:
 	MOVL    CX, n-24(SP)
 
 	// hi: sumUnmasked.
-	XORL AX, AX
-	XORL DX, DX
-	MOVL CX, R8
-	SHRL $2, R8
-	JZ   esumtail
-
-esumloop:
-	MOVBLZX 0(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(R14), BX
-	ADDL    BX, AX
-	MOVBLZX 6(R14), SI
-	MOVBLZX (DI)(SI*1), SI
-	ANDL    7(R14), SI
-	ADDL    SI, DX
-	MOVBLZX 12(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    13(R14), BX
-	ADDL    BX, AX
-	MOVBLZX 18(R14), SI
-	MOVBLZX (DI)(SI*1), SI
-	ANDL    19(R14), SI
-	ADDL    SI, DX
-	ADDQ    $24, R14
-	DECL    R8
-	JNZ     esumloop
-
-esumtail:
-	ANDL    $3, CX
-	LEAQ    tailLanes<>(SB), R8
-	MOVL    (R8)(CX*4), R8
-	MOVBLZX 0(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(R14), BX
-	ANDL    R8, BX
-	ADDL    BX, AX
-	SHRL    $8, R8
-	MOVBLZX 6(R14), SI
-	MOVBLZX (DI)(SI*1), SI
-	ANDL    7(R14), SI
-	ANDL    R8, SI
-	ADDL    SI, DX
-	SHRL    $8, R8
-	MOVBLZX 12(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    13(R14), BX
-	ANDL    R8, BX
-	ADDL    BX, AX
-	ADDL    DX, AX
+	SUM_UNMASKED(R14, BX, SI, BX, SI, esumloop, esumtail)
 	MOVL    AX, hi-36(SP)
 
 	// MakeEscFreq: se (R8) and escFreq (CX).
@@ -341,17 +393,7 @@ seectx:
 	MOVBLZX (AX)(SI*1), AX     // below 25 (TestEscapeTables): a row of m.see
 	SHLQ    $6, AX
 	LEAQ    ModelH_see(R13)(AX*1), R8
-	LEAQ    (R8)(CX*4), R8     // se
-	MOVWLZX see_summ(R8), AX   // se.mean()
-	MOVBLZX see_shift(R8), CX
-	ANDL    $15, CX
-	MOVL    AX, DX
-	SHRL    CX, DX
-	SUBL    DX, AX
-	MOVW    AX, see_summ(R8)
-	MOVL    $1, CX
-	TESTL   DX, DX
-	CMOVLNE DX, CX
+	SEE_MEAN
 
 threshold:
 	// The range is at least 2^24 here and the total below 2^17: the
@@ -386,28 +428,7 @@ threshold:
 	ADDW  DX, see_summ(R8)
 	MOVQ  st-32(SP), R14
 	MOVL  n-24(SP), CX
-	// maskAll: CX states at R14, two a step, the last again when
-	// their number is even.
-	MOVL    CX, R8
-	SHRL    $1, R8
-	JZ      emasklast
-
-emaskloop:
-	MOVBLZX 0(R14), AX
-	MOVB    $0, (DI)(AX*1)
-	MOVBLZX 6(R14), AX
-	MOVB    $0, (DI)(AX*1)
-	ADDQ    $12, R14
-	DECL    R8
-	JNZ     emaskloop
-
-emasklast:
-	ANDQ    $1, CX
-	DECQ    CX
-	LEAQ    (CX)(CX*2), CX
-	ADDQ    CX, CX             // 0 when their number is odd, else -6
-	MOVBLZX (R14)(CX*1), AX
-	MOVB    $0, (DI)(AX*1)
+	MASK_ALL(R14, emaskloop, emasklast)
 	JMP     top
 
 found:
@@ -417,66 +438,13 @@ found:
 	MOVL SI, R9            // r
 	MOVQ st-32(SP), R14
 	MOVL n-24(SP), CX
-	MOVL CX, R8
-	SHRL $2, R8
-	JZ   efindtail
-
-efindloop:
-	MOVBLZX 0(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(R14), BX
-	SUBL    BX, DX
-	JCS     efound0
-	MOVBLZX 6(R14), SI
-	MOVBLZX (DI)(SI*1), SI
-	ANDL    7(R14), SI
-	SUBL    SI, DX
-	JCS     efound6
-	MOVBLZX 12(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    13(R14), BX
-	SUBL    BX, DX
-	JCS     efound12
-	MOVBLZX 18(R14), SI
-	MOVBLZX (DI)(SI*1), SI
-	ANDL    19(R14), SI
-	SUBL    SI, DX
-	JCS     efound18
-	ADDQ    $24, R14
-	DECL    R8
-	JNZ     efindloop
-
-efindtail:
-	MOVL CX, R8
-	ANDL $3, R8
-	JZ   enotfound
-
-efindtailloop:
-	MOVBLZX 0(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(R14), BX
-	SUBL    BX, DX
-	JCS     efound0
-	ADDQ    $6, R14
-	DECL    R8
-	JNZ     efindtailloop
+	FIND_UNMASKED(R14, BX, SI, BX, SI, efindloop, efindtail, efindtailloop, enotfound, efound0, efound6, efound12, efound18)
 
 enotfound:
-	ANDL $-2, CX
-	LEAQ (CX)(CX*2), CX
-	ADDQ CX, CX
+	NOTFOUND_OFF
 	JMP  unmask
 
-efound18:
-	ADDQ $6, R14
-
-efound12:
-	ADDQ $6, R14
-
-efound6:
-	ADDQ $6, R14
-
-efound0:
+	FOUND_AT(R14, efound18, efound12, efound6, efound0)
 	MOVQ R14, CX
 	SUBQ st-32(SP), CX
 
@@ -498,63 +466,12 @@ unmask:
 	JMP     update
 
 unmaskall:
-	PCMPEQB X0, X0
-	MOVOU   X0, 0(DI)
-	MOVOU   X0, 16(DI)
-	MOVOU   X0, 32(DI)
-	MOVOU   X0, 48(DI)
-	MOVOU   X0, 64(DI)
-	MOVOU   X0, 80(DI)
-	MOVOU   X0, 96(DI)
-	MOVOU   X0, 112(DI)
-	MOVOU   X0, 128(DI)
-	MOVOU   X0, 144(DI)
-	MOVOU   X0, 160(DI)
-	MOVOU   X0, 176(DI)
-	MOVOU   X0, 192(DI)
-	MOVOU   X0, 208(DI)
-	MOVOU   X0, 224(DI)
-	MOVOU   X0, 240(DI)
+	UNMASK_ALL
 
 update:
 	// The state at s+off: decode(acc-f, f), se.update(), Update2's
 	// frequencies, in decodeEscapedGeneric's order.
-	MOVL    s-20(SP), AX
-	ADDL    CX, AX
-	MOVL    AX, ModelH_found(R13)
-	ANDQ    R11, AX
-	LEAQ    (R12)(AX*1), R14   // rec
-	MOVBLZX 1(R14), BX         // f
-	MOVL    cnt-52(SP), AX
-	SUBL    DX, AX             // acc
-	SUBL    BX, AX
-	IMULL   R9, AX
-	SUBL    AX, RangeDecoder_code(R10)
-	ADDL    AX, RangeDecoder_low(R10)
-	MOVL    R9, AX
-	IMULL   BX, AX
-	MOVL    AX, RangeDecoder_rng(R10)
-	MOVQ    se-48(SP), R8
-	MOVBLZX see_shift(R8), CX
-	CMPL    CX, $7
-	JCC     updated
-	DECB    see_count(R8)
-	JNZ     updated
-	SHLW    $1, see_summ(R8)
-	MOVL    $3, AX
-	SHLL    CX, AX
-	MOVB    AX, see_count(R8)
-	INCB    see_shift(R8)
-
-updated:
-	ADDL    $4, BX
-	MOVB    BX, 1(R14)
-	MOVQ    ctx-16(SP), AX
-	ADDW    $4, 2(AX)
-	MOVBLZX 0(R14), AX
-	MOVQ    AX, sym+40(FP)
-	MOVL    BX, f+48(FP)
-	RET
+	UPDATE_FOUND(ModelH_found, updated)
 
 root:
 	MOVQ    CX, ModelH_orderFall(R13)
@@ -567,23 +484,7 @@ corrupt:
 	MOVQ    $-2, AX
 
 clear:
-	PCMPEQB X0, X0
-	MOVOU   X0, 0(DI)
-	MOVOU   X0, 16(DI)
-	MOVOU   X0, 32(DI)
-	MOVOU   X0, 48(DI)
-	MOVOU   X0, 64(DI)
-	MOVOU   X0, 80(DI)
-	MOVOU   X0, 96(DI)
-	MOVOU   X0, 112(DI)
-	MOVOU   X0, 128(DI)
-	MOVOU   X0, 144(DI)
-	MOVOU   X0, 160(DI)
-	MOVOU   X0, 176(DI)
-	MOVOU   X0, 192(DI)
-	MOVOU   X0, 208(DI)
-	MOVOU   X0, 224(DI)
-	MOVOU   X0, 240(DI)
+	UNMASK_ALL
 	MOVQ    AX, sym+40(FP)
 	MOVL    $0, f+48(FP)
 	RET
@@ -615,23 +516,7 @@ TEXT ·escapeI(SB), NOSPLIT, $56-52
 
 	// Only the symbols of the context escaped from masked: its one
 	// state's (a binary context) or all of its states'.
-	PCMPEQB X0, X0
-	MOVOU   X0, 0(DI)
-	MOVOU   X0, 16(DI)
-	MOVOU   X0, 32(DI)
-	MOVOU   X0, 48(DI)
-	MOVOU   X0, 64(DI)
-	MOVOU   X0, 80(DI)
-	MOVOU   X0, 96(DI)
-	MOVOU   X0, 112(DI)
-	MOVOU   X0, 128(DI)
-	MOVOU   X0, 144(DI)
-	MOVOU   X0, 160(DI)
-	MOVOU   X0, 176(DI)
-	MOVOU   X0, 192(DI)
-	MOVOU   X0, 208(DI)
-	MOVOU   X0, 224(DI)
-	MOVOU   X0, 240(DI)
+	UNMASK_ALL
 	MOVL    R9, AX
 	ANDQ    R11, AX
 	LEAQ    (R12)(AX*1), SI
@@ -647,28 +532,7 @@ iprepmulti:
 	MOVL    4(SI), AX
 	ANDQ    R11, AX
 	LEAQ    (R12)(AX*1), R14
-	// maskAll: CX states at R14, two a step, the last again when
-	// their number is even.
-	MOVL    CX, R8
-	SHRL    $1, R8
-	JZ      iprepmasklast
-
-iprepmaskloop:
-	MOVBLZX 0(R14), AX
-	MOVB    $0, (DI)(AX*1)
-	MOVBLZX 6(R14), AX
-	MOVB    $0, (DI)(AX*1)
-	ADDQ    $12, R14
-	DECL    R8
-	JNZ     iprepmaskloop
-
-iprepmasklast:
-	ANDQ    $1, CX
-	DECQ    CX
-	LEAQ    (CX)(CX*2), CX
-	ADDQ    CX, CX             // 0 when their number is odd, else -6
-	MOVBLZX (R14)(CX*1), AX
-	MOVB    $0, (DI)(AX*1)
+	MASK_ALL(R14, iprepmaskloop, iprepmasklast)
 
 itop:
 	// RAR's coder: normalised when the range is below 2^24 and its ends
@@ -744,55 +608,7 @@ iwalk:
 	MOVL    CX, n-24(SP)
 
 	// hi: sumUnmasked.
-	XORL AX, AX
-	XORL DX, DX
-	MOVL CX, R8
-	SHRL $2, R8
-	JZ   isumtail
-
-isumloop:
-	MOVBLZX 0(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(R14), BX
-	ADDL    BX, AX
-	MOVBLZX 6(R14), SI
-	MOVBLZX (DI)(SI*1), SI
-	ANDL    7(R14), SI
-	ADDL    SI, DX
-	MOVBLZX 12(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    13(R14), BX
-	ADDL    BX, AX
-	MOVBLZX 18(R14), SI
-	MOVBLZX (DI)(SI*1), SI
-	ANDL    19(R14), SI
-	ADDL    SI, DX
-	ADDQ    $24, R14
-	DECL    R8
-	JNZ     isumloop
-
-isumtail:
-	ANDL    $3, CX
-	LEAQ    tailLanes<>(SB), R8
-	MOVL    (R8)(CX*4), R8
-	MOVBLZX 0(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(R14), BX
-	ANDL    R8, BX
-	ADDL    BX, AX
-	SHRL    $8, R8
-	MOVBLZX 6(R14), SI
-	MOVBLZX (DI)(SI*1), SI
-	ANDL    7(R14), SI
-	ANDL    R8, SI
-	ADDL    SI, DX
-	SHRL    $8, R8
-	MOVBLZX 12(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    13(R14), BX
-	ANDL    R8, BX
-	ADDL    BX, AX
-	ADDL    DX, AX
+	SUM_UNMASKED(R14, BX, SI, BX, SI, isumloop, isumtail)
 	MOVL    AX, hi-36(SP)
 
 	// MakeEscFreq: se (R8) and escFreq (CX).
@@ -830,17 +646,7 @@ iseectx:
 	JCC     iseerow
 	SHLQ    $7, AX
 	LEAQ    ModelI_see(R13)(AX*1), R8
-	LEAQ    (R8)(CX*4), R8     // se
-	MOVWLZX see_summ(R8), AX   // se.mean()
-	MOVBLZX see_shift(R8), CX
-	ANDL    $15, CX
-	MOVL    AX, DX
-	SHRL    CX, DX
-	SUBL    DX, AX
-	MOVW    AX, see_summ(R8)
-	MOVL    $1, CX
-	TESTL   DX, DX
-	CMOVLNE DX, CX
+	SEE_MEAN
 
 ithreshold:
 	// thresholdI of the total cut down to the range (total2): the range
@@ -881,28 +687,7 @@ ithreshold:
 	ADDW  DX, see_summ(R8)
 	MOVQ  st-32(SP), R14
 	MOVL  n-24(SP), CX
-	// maskAll: CX states at R14, two a step, the last again when
-	// their number is even.
-	MOVL    CX, R8
-	SHRL    $1, R8
-	JZ      iemasklast
-
-iemaskloop:
-	MOVBLZX 0(R14), AX
-	MOVB    $0, (DI)(AX*1)
-	MOVBLZX 6(R14), AX
-	MOVB    $0, (DI)(AX*1)
-	ADDQ    $12, R14
-	DECL    R8
-	JNZ     iemaskloop
-
-iemasklast:
-	ANDQ    $1, CX
-	DECQ    CX
-	LEAQ    (CX)(CX*2), CX
-	ADDQ    CX, CX             // 0 when their number is odd, else -6
-	MOVBLZX (R14)(CX*1), AX
-	MOVB    $0, (DI)(AX*1)
+	MASK_ALL(R14, iemaskloop, iemasklast)
 	JMP     itop
 
 ifound:
@@ -912,108 +697,20 @@ ifound:
 	MOVL SI, R9            // r
 	MOVQ st-32(SP), R14
 	MOVL n-24(SP), CX
-	MOVL CX, R8
-	SHRL $2, R8
-	JZ   ifindtail
-
-ifindloop:
-	MOVBLZX 0(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(R14), BX
-	SUBL    BX, DX
-	JCS     ifound0
-	MOVBLZX 6(R14), SI
-	MOVBLZX (DI)(SI*1), SI
-	ANDL    7(R14), SI
-	SUBL    SI, DX
-	JCS     ifound6
-	MOVBLZX 12(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    13(R14), BX
-	SUBL    BX, DX
-	JCS     ifound12
-	MOVBLZX 18(R14), SI
-	MOVBLZX (DI)(SI*1), SI
-	ANDL    19(R14), SI
-	SUBL    SI, DX
-	JCS     ifound18
-	ADDQ    $24, R14
-	DECL    R8
-	JNZ     ifindloop
-
-ifindtail:
-	MOVL CX, R8
-	ANDL $3, R8
-	JZ   inotfound
-
-ifindtailloop:
-	MOVBLZX 0(R14), BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    1(R14), BX
-	SUBL    BX, DX
-	JCS     ifound0
-	ADDQ    $6, R14
-	DECL    R8
-	JNZ     ifindtailloop
+	FIND_UNMASKED(R14, BX, SI, BX, SI, ifindloop, ifindtail, ifindtailloop, inotfound, ifound0, ifound6, ifound12, ifound18)
 
 inotfound:
-	ANDL $-2, CX
-	LEAQ (CX)(CX*2), CX
-	ADDQ CX, CX
+	NOTFOUND_OFF
 	JMP  iupdate
 
-ifound18:
-	ADDQ $6, R14
-
-ifound12:
-	ADDQ $6, R14
-
-ifound6:
-	ADDQ $6, R14
-
-ifound0:
+	FOUND_AT(R14, ifound18, ifound12, ifound6, ifound0)
 	MOVQ R14, CX
 	SUBQ st-32(SP), CX
 
 iupdate:
 	// The state at s+off (CX the offset): decode(acc-f, f), se.update(),
 	// Update2's frequencies, in decodeEscapedGeneric's order.
-	MOVL    s-20(SP), AX
-	ADDL    CX, AX
-	MOVL    AX, ModelI_found(R13)
-	ANDQ    R11, AX
-	LEAQ    (R12)(AX*1), R14   // rec
-	MOVBLZX 1(R14), BX         // f
-	MOVL    cnt-52(SP), AX
-	SUBL    DX, AX             // acc
-	SUBL    BX, AX
-	IMULL   R9, AX
-	SUBL    AX, RangeDecoder_code(R10)
-	ADDL    AX, RangeDecoder_low(R10)
-	MOVL    R9, AX
-	IMULL   BX, AX
-	MOVL    AX, RangeDecoder_rng(R10)
-	MOVQ    se-48(SP), R8
-	MOVBLZX see_shift(R8), CX
-	CMPL    CX, $7
-	JCC     iupdated
-	DECB    see_count(R8)
-	JNZ     iupdated
-	SHLW    $1, see_summ(R8)
-	MOVL    $3, AX
-	SHLL    CX, AX
-	MOVB    AX, see_count(R8)
-	INCB    see_shift(R8)
-
-iupdated:
-	ADDL    $4, BX
-	MOVB    BX, 1(R14)
-	MOVQ    ctx-16(SP), AX
-	ADDW    $4, 2(AX)
-	MOVBLZX 0(R14), AX
-	MOVQ    AX, sym+40(FP)
-	MOVL    BX, f+48(FP)
-	RET
+	UPDATE_FOUND(ModelI_found, iupdated)
 
 iroot:
 	MOVL CX, ModelI_orderFall(R13)

@@ -529,13 +529,9 @@ func TestPPMdStreamedUnknownSize(t *testing.T) {
 }
 
 func TestMissingVolume(t *testing.T) {
-	dir := t.TempDir()
 	b := readFixture(t, "infozip-split.zip")
-	p := filepath.Join(dir, "x.zip")
-	os.WriteFile(p, b, 0o644)
-	f, _ := os.Open(p)
-	defer f.Close()
-	_, err := Open(&archive.Input{R: f, RA: f, Size: int64(len(b)), Path: p, Name: "x.zip"}, nil)
+	f := testutil.TempFile(t, "x.zip", b)
+	_, err := Open(&archive.Input{R: f, RA: f, Size: int64(len(b)), Path: f.Name(), Name: "x.zip"}, nil)
 	var ve *archive.VolumeError
 	if !errors.Is(err, archive.ErrMissingVolume) || !errors.As(err, &ve) || ve.Volume != "x.z01" {
 		t.Fatalf("got %v, want ErrMissingVolume naming x.z01", err)
