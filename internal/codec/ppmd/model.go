@@ -234,12 +234,18 @@ func (m *ModelH) updateModel() {
 			cf = 4 + b2u(cf >= 9*sum) + b2u(cf >= 12*sum) + b2u(cf >= 15*sum)
 			sf += cf
 		}
-		put16(cu[2:], sf)
+		// The stores written out: an inlined put16 or put32 costs a
+		// NOP, its inline mark, per context updated.
+		cu[2] = byte(sf)
+		cu[3] = byte(sf >> 8)
 		stats := uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
 		s := (*[6]byte)(heap[uint(stats+ns1*6)&hm:])
 		s[0] = fsym
 		s[1] = byte(cf)
-		put32(s[2:], succ)
+		s[2] = byte(succ)
+		s[3] = byte(succ >> 8)
+		s[4] = byte(succ >> 16)
+		s[5] = byte(succ >> 24)
 		put16(cu[0:], ns1+1)
 		c = uint32(cu[8]) | uint32(cu[9])<<8 | uint32(cu[10])<<16 | uint32(cu[11])<<24
 	}

@@ -460,12 +460,18 @@ func (m *ModelI) updateModel() {
 			n = 4 + b2u(cf > 9*sum) + b2u(cf > 12*sum) + b2u(cf > 15*sum)
 			sf += n
 		}
-		put16(cu[2:], sf)
+		// The stores written out: an inlined put16 or put32 costs a
+		// NOP, its inline mark, per context updated.
+		cu[2] = byte(sf)
+		cu[3] = byte(sf >> 8)
 		stats := uint32(cu[4]) | uint32(cu[5])<<8 | uint32(cu[6])<<16 | uint32(cu[7])<<24
 		s2 := (*[6]byte)(heap[uint(stats+(ns1+1)*6)&hm:])
 		s2[0] = fSym
 		s2[1] = byte(n)
-		put32(s2[2:], succ)
+		s2[2] = byte(succ)
+		s2[3] = byte(succ >> 8)
+		s2[4] = byte(succ >> 16)
+		s2[5] = byte(succ >> 24)
 		cu[1] |= flag
 		cu[0] = byte(ns1 + 1)
 		c = uint32(cu[8]) | uint32(cu[9])<<8 | uint32(cu[10])<<16 | uint32(cu[11])<<24
