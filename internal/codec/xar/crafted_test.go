@@ -330,3 +330,45 @@ func TestExtendedAttributes(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// TestSizeExceeded: a file whose data decode to more than its declared
+// <size> hands out no byte past that size, only ErrSize, read in one call
+// or byte by byte, from a file or a pipe.
+func TestSizeExceeded(t *testing.T) {
+	body := []byte("0123456789abcdef")
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write(body)
+	w.Close()
+	data := fmt.Sprintf(`<data><length>%d</length><offset>0</offset><size>6</size>
+<encoding style="application/x-gzip"/></data>`, z.Len())
+	b := makeXar(t, "sha1", fileXML(1, "f", data), z.Bytes())
+	for _, seekable := range []bool{true, false} {
+		for _, chunk := range []int{1 << 20, 1} {
+			r, err := openBytes(t, b, seekable)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := r.Next()
+			if err != nil || e.Size != 6 {
+				t.Fatalf("entry %+v, %v", e, err)
+			}
+			var got []byte
+			buf := make([]byte, chunk)
+			for {
+				n, err := r.Read(buf)
+				got = append(got, buf[:n]...)
+				if err != nil {
+					if !errors.Is(err, ErrSize) {
+						t.Errorf("seekable %v, chunk %d: error %v, want ErrSize", seekable, chunk, err)
+					}
+					break
+				}
+			}
+			r.Close()
+			if string(got) != "012345" {
+				t.Errorf("seekable %v, chunk %d: handed out %q, want the declared 6 bytes", seekable, chunk, got)
+			}
+		}
+	}
+}

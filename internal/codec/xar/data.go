@@ -115,11 +115,14 @@ func (d *dataReader) Read(p []byte) (int, error) {
 	n, err := d.dec.Read(p)
 	if n > 0 {
 		d.n += int64(n)
+		if d.n > d.x.size {
+			// Only the declared bytes go out, with the error.
+			n -= int(d.n - d.x.size)
+			d.n = d.x.size
+			err = ErrSize
+		}
 		if d.ext != nil {
 			d.ext.Write(p[:n])
-		}
-		if d.n > d.x.size {
-			err = ErrSize
 		}
 	}
 	switch err {

@@ -68,7 +68,7 @@ func FuzzXAR(f *testing.F) {
 			}
 			r, err := NewReader(in, &archive.Options{MemLimit: 64 << 20, Threads: 1})
 			if err == nil {
-				_, err = readAll(r)
+				err = readSized(t, r)
 				r.Close()
 			}
 			if err != nil && !archive.Categorized(err) {
@@ -76,6 +76,44 @@ func FuzzXAR(f *testing.F) {
 			}
 		}
 	})
+}
+
+// readSized reads every entry of r as readAll does (every Pending entry
+// settled), and no file hands out more bytes than its declared size,
+// error or not.
+func readSized(t *testing.T, r *Reader) error {
+	pending := map[*archive.Entry]bool{}
+	for {
+		e, err := r.Next()
+		for _, v := range r.Settled() {
+			if v.Err != nil {
+				return v.Err
+			}
+			delete(pending, v.Entry)
+		}
+		if err == io.EOF {
+			if len(pending) != 0 {
+				t.Fatalf("%d entries never settled", len(pending))
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if e.Pending {
+			pending[e] = true
+		}
+		if e.Type != archive.TypeFile {
+			continue
+		}
+		n, err := io.Copy(io.Discard, io.LimitReader(r, 1<<20))
+		if e.Size >= 0 && n > e.Size {
+			t.Fatalf("%s: %d bytes, more than the %d it declares", e.Name, n, e.Size)
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // FuzzPbzx decodes any input as a pbzx stream.
