@@ -521,6 +521,9 @@ func (z *Reader) longSeq(left int) error {
 func (z *Reader) count(start int64) error {
 	z.produced += uint64(len(z.avail))
 	if z.f.hasSize && z.produced > z.f.contentSize {
+		// Only the declared bytes go out, with the error.
+		z.avail = z.avail[:uint64(len(z.avail))-(z.produced-z.f.contentSize)]
+		z.produced = z.f.contentSize
 		return &FrameError{Offset: start, Err: ErrContentSize}
 	}
 	if z.f.contentCheck {

@@ -407,3 +407,41 @@ func TestMakeFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeExceeded: a frame whose blocks decode to more than its declared
+// content size hands out no byte past that size, only ErrContentSize,
+// read in one call or byte by byte, with a large or a small output
+// buffer, for a stored and a compressed block.
+func TestSizeExceeded(t *testing.T) {
+	text := testInputs()["text"][:1000]
+	for name, frame := range map[string][]byte{
+		"stored":     makeFrame(0x68, 0x40, []byte("0123456789abcdef")),
+		"compressed": makeFrame(0x68, 0x40, text),
+	} {
+		const size = 6
+		binary.LittleEndian.PutUint64(frame[6:], size)
+		frame[14] = byte(verify.XXH32Sum(frame[4:14]) >> 8)
+		for _, chunk := range []int{1 << 20, 1} {
+			for _, z := range []*Reader{new(Reader), smallReader(13)} {
+				if err := z.Reset(bytes.NewReader(frame)); err != nil {
+					t.Fatal(err)
+				}
+				var got []byte
+				buf := make([]byte, chunk)
+				for {
+					n, err := z.Read(buf)
+					got = append(got, buf[:n]...)
+					if err != nil {
+						if !errors.Is(err, ErrContentSize) {
+							t.Errorf("%s, chunk %d: error %v, want ErrContentSize", name, chunk, err)
+						}
+						break
+					}
+				}
+				if len(got) != size || !bytes.HasPrefix(text, got) && string(got) != "012345" {
+					t.Errorf("%s, chunk %d: handed out %q, want the declared %d bytes", name, chunk, got, size)
+				}
+			}
+		}
+	}
+}
