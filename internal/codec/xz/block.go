@@ -57,27 +57,31 @@ type nexter interface {
 // read reads decoded bytes; io.EOF marks the end of the block's data.
 func (b *blockReader) read(p []byte) (int, error) {
 	n, err := b.src.Read(p)
-	return n, b.account(n, err)
+	return b.account(n, err)
 }
 
 // next returns the next decoded bytes from the last stage's buffer, valid
 // until the next call; io.EOF marks the end of the block's data.
 func (b *blockReader) next() ([]byte, error) {
 	p, err := b.src.Next()
-	return p, b.account(len(p), err)
+	n, err := b.account(len(p), err)
+	return p[:n], err
 }
 
 // account counts n bytes produced and checks them against the declared
-// size; it categorizes err.
-func (b *blockReader) account(n int, err error) error {
+// size: of bytes past it, only those up to it are counted (and given
+// out), with ErrBlockSize. It categorizes err.
+func (b *blockReader) account(n int, err error) (int, error) {
 	b.out += int64(n)
 	if b.hdr.uncompSize >= 0 && b.out > b.hdr.uncompSize {
-		return ErrBlockSize
+		n -= int(b.out - b.hdr.uncompSize)
+		b.out = b.hdr.uncompSize
+		return n, ErrBlockSize
 	}
 	if err != nil && err != io.EOF {
 		err = b.fail(err)
 	}
-	return err
+	return n, err
 }
 
 // fail prefers the input's own error (truncation, I/O) over the decoder's

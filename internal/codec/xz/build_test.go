@@ -3,6 +3,7 @@ package xz
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -119,6 +120,52 @@ func TestMixedBlocks(t *testing.T) {
 						t.Fatalf("got %d bytes, want %d", len(got), len(want))
 					}
 				})
+			}
+		}
+	}
+}
+
+// TestSizeExceeded: a block that decodes to more than the uncompressed
+// size its header declares hands out no byte past that size, only
+// ErrBlockSize: through Read (in one call or byte by byte) and WriteTo,
+// decoded in the stream or in parallel (which gives none of the block).
+func TestSizeExceeded(t *testing.T) {
+	file := buildXZ([]testBlock{{data: []byte("0123456789abcdef"), sized: true}})
+	h := file[12:]
+	h = h[:(int(h[0])+1)*4]
+	if h[1] != 0xC0 || h[3] != 16 {
+		t.Fatalf("block header % x", h)
+	}
+	h[3] = 6
+	binary.LittleEndian.PutUint32(h[len(h)-4:], crc32.ChecksumIEEE(h[:len(h)-4]))
+	for _, threads := range []int{1, 2} {
+		for _, chunk := range []int{1 << 20, 1, 0} {
+			z, err := NewReader(bytes.NewReader(file), Config{Threads: threads, MemLimit: 64 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []byte
+			if chunk == 0 {
+				var b bytes.Buffer
+				_, err = z.WriteTo(&b)
+				got = b.Bytes()
+			} else {
+				buf := make([]byte, chunk)
+				for {
+					var n int
+					n, err = z.Read(buf)
+					got = append(got, buf[:n]...)
+					if err != nil {
+						break
+					}
+				}
+			}
+			z.Close()
+			if !errors.Is(err, ErrBlockSize) {
+				t.Errorf("threads %d, chunk %d: error %v, want ErrBlockSize", threads, chunk, err)
+			}
+			if want := "012345"; string(got) != want && (threads == 1 || len(got) != 0) {
+				t.Errorf("threads %d, chunk %d: handed out %q, want the declared %q", threads, chunk, got, want)
 			}
 		}
 	}
