@@ -314,6 +314,9 @@ func (z *Reader) block() error {
 	if !compressed {
 		z.out = grow(z.out, int(dlen))
 		if err := z.full(z.out); err != nil {
+			// None of a block cut short goes out: its unread rest is
+			// not data.
+			z.out = z.out[:0]
 			return err
 		}
 	} else {

@@ -305,3 +305,35 @@ func FuzzLzop(f *testing.F) {
 		}
 	})
 }
+
+// TestTruncatedStored: a stored (incompressible) block cut short gives
+// none of its declared bytes, only ErrTruncated: what is handed out is a
+// prefix of the whole file's data, never the unread rest of the block's
+// buffer.
+func TestTruncatedStored(t *testing.T) {
+	data, err := os.ReadFile("testdata/noise-3.lzo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(bytes.NewReader(data), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := len(data) - 1; n > len(data)-len(want); n -= 7 {
+		r, err := NewReader(bytes.NewReader(data[:n]), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		if !errors.Is(err, ErrTruncated) {
+			t.Fatalf("cut at %d: %v, want ErrTruncated", n, err)
+		}
+		if !bytes.HasPrefix(want, got) || len(got) >= n {
+			t.Fatalf("cut at %d: %d bytes handed out, not a prefix of the data read", n, len(got))
+		}
+	}
+}
