@@ -79,15 +79,22 @@ func FuzzReader(f *testing.F) {
 		defer r.Close()
 		total := 0
 		for i := 0; i < 1000; i++ {
-			if _, err := r.Next(); err != nil {
+			e, err := r.Next()
+			if err != nil {
 				return
 			}
+			var got int64
 			for total < 4<<20 {
 				n, err := r.Read(buf)
 				total += n
+				got += int64(n)
 				if err != nil {
 					break
 				}
+			}
+			// No byte past a file's declared size, error or not.
+			if e.Type == archive.TypeFile && e.Size >= 0 && got > e.Size {
+				t.Fatalf("%s: %d bytes, more than the %d it declares", e.Name, got, e.Size)
 			}
 		}
 	})
