@@ -61,7 +61,8 @@ func FuzzReader(f *testing.F) {
 		}
 		buf := make([]byte, 4096)
 		for i := 0; i < 64; i++ {
-			if _, err := r.Next(); err != nil {
+			e, err := r.Next()
+			if err != nil {
 				return
 			}
 			var n int64
@@ -71,6 +72,10 @@ func FuzzReader(f *testing.F) {
 				if err != nil {
 					break
 				}
+			}
+			// No byte past a file's declared size, error or not.
+			if e.Type == archive.TypeFile && e.Size >= 0 && n > e.Size {
+				t.Fatalf("%s: %d bytes, more than the %d it declares", e.Name, n, e.Size)
 			}
 		}
 	})
