@@ -41,10 +41,15 @@ func FuzzSevenZip(f *testing.F) {
 			return
 		}
 		for {
-			if _, err := r.Next(); err != nil {
+			e, err := r.Next()
+			if err != nil {
 				break
 			}
-			io.Copy(io.Discard, io.LimitReader(r, 1<<24))
+			n, _ := io.Copy(io.Discard, io.LimitReader(r, 1<<24))
+			// No byte past a file's declared size, error or not.
+			if e.Type == archive.TypeFile && e.Size >= 0 && n > e.Size {
+				t.Fatalf("%s: %d bytes, more than the %d it declares", e.Name, n, e.Size)
+			}
 		}
 	})
 }
