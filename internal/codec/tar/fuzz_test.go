@@ -112,6 +112,10 @@ func readOurs(t *testing.T, data []byte) (out []fuzzEntry, warned bool, err erro
 		}
 		var b strings.Builder
 		n, err := io.Copy(&b, io.LimitReader(struct{ io.Reader }{r}, 1<<20))
+		// No byte past a file's declared size, error or not.
+		if e.Type == archive.TypeFile && e.Size >= 0 && n > e.Size {
+			t.Fatalf("%s: %d bytes, more than the %d it declares", e.Name, n, e.Size)
+		}
 		if err != nil {
 			return nil, warned, err
 		}
