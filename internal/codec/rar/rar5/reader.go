@@ -89,6 +89,7 @@ type reader struct {
 	spool   io.Closer
 	copyOf  string
 	copySrc *reader
+	copyGot int64 // bytes of the copy handed out
 }
 
 // maxSeen bounds the names a reader remembers for resolving absolute link

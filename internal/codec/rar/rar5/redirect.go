@@ -71,6 +71,10 @@ func relPath(dir, target string) string {
 // when the archive is read from its start.
 var errNoCopySource = archive.Corruptf("rar: source of a file copy not found")
 
+// errCopySize: a file copy whose source's data differ in size from the
+// copy's record.
+var errCopySize = archive.Corruptf("rar: a file copy's source differs in size from the copy's record")
+
 // openCopy returns a reader of the archive, read again from its first
 // volume, positioned at the data of the first regular file named src: a
 // copy's data is its source's, decoded (in a solid archive, with what
@@ -106,9 +110,19 @@ func (r *reader) readCopy(p []byte) (int, error) {
 			r.finished, r.rerr = true, err
 			return 0, err
 		}
-		r.copySrc = x
+		r.copySrc, r.copyGot = x, 0
 	}
 	n, err := r.copySrc.Read(p)
+	if size := r.entry.Size; size >= 0 {
+		// No byte past the copy's declared size goes out; a source that
+		// ends short of it fails too.
+		if r.copyGot+int64(n) > size {
+			n, err = int(size-r.copyGot), errCopySize
+		} else if err == io.EOF && r.copyGot+int64(n) < size {
+			err = errCopySize
+		}
+		r.copyGot += int64(n)
+	}
 	if err != nil {
 		r.finished, r.rerr = true, err
 	}

@@ -193,3 +193,65 @@ func TestFileCopyMissingSource(t *testing.T) {
 		t.Fatalf("stream: %+v, %v", e, err)
 	}
 }
+
+// TestFileCopySizeExceeded reads file-copy records whose declared size
+// differs from their source's 3 stored bytes: a copy declared smaller
+// hands out no byte past its size, only the error (in one read or byte by
+// byte); one declared larger gives the source's bytes, then the error.
+func TestFileCopySizeExceeded(t *testing.T) {
+	for _, tc := range []struct {
+		size int
+		want string
+	}{{2, "ab"}, {4, "abc"}, {3, "abc"}} {
+		rec := vint(nil, fhexRedir)
+		rec = vint(rec, redirFileCopy)
+		rec = vint(rec, 0)
+		rec = vint(rec, uint64(len("src")))
+		rec = append(rec, "src"...)
+		extra := append(vint(nil, uint64(len(rec))), rec...)
+		copyBody := fileBody(0, 0, 0, "copy", extra)
+		// fileBody declares 3 bytes: the vint after the file flags.
+		i := bytes.Index(copyBody, []byte{0, 3, 0xa4, 0x03})
+		if i < 0 {
+			t.Fatalf("no size in % x", copyBody)
+		}
+		copyBody[i+1] = byte(tc.size)
+		arc := []byte(signature)
+		arc = append(arc, rawHeader([]byte{headMain, 0, 0})...)
+		arc = append(arc, rawHeader(fileBody(0, 3, 0, "src", nil))...)
+		arc = append(arc, "abc"...)
+		arc = append(arc, rawHeader(copyBody)...)
+		arc = append(arc, rawHeader([]byte{headEnd, 0, 0})...)
+		for _, chunk := range []int{1 << 20, 1} {
+			r, err := Open(&archive.Input{R: bytes.NewReader(arc), RA: bytes.NewReader(arc), Size: int64(len(arc))}, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e *archive.Entry
+			for e == nil || e.Name != "copy" {
+				if e, err = r.Next(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if e.Type != archive.TypeFile || e.Size != int64(tc.size) {
+				t.Fatalf("entry %+v", e)
+			}
+			var got []byte
+			buf := make([]byte, chunk)
+			for {
+				n, err := r.Read(buf)
+				got = append(got, buf[:n]...)
+				if err != nil {
+					if tc.size == 3 && err != io.EOF || tc.size != 3 && !errors.Is(err, archive.ErrCorrupt) {
+						t.Errorf("size %d, chunk %d: error %v", tc.size, chunk, err)
+					}
+					break
+				}
+			}
+			r.Close()
+			if string(got) != tc.want {
+				t.Errorf("size %d, chunk %d: handed out %q, want %q", tc.size, chunk, got, tc.want)
+			}
+		}
+	}
+}
