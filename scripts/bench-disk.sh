@@ -10,16 +10,21 @@
 # "over" where every tool extracts over its own previous output (unpack
 # --overwrite, unzip -o, 7zz -aoa; the tars replace by default), `sync` before
 # each run.
-# The root file system here is ext4 without a journal: there, a new inode
-# skips every slot freed in the last 60 s whose inode-table block is cached
-# (ext4's recently_deleted), so creating files soon after deleting many
-# costs each tool seconds of system time that depend on how many freed
-# slots it meets. So no run deletes: each run's preparation moves the last
-# output aside (a rename) and the moved trees are deleted before the next
-# pair of commands, which starts BENCH_DISK_SETTLE seconds (default 61)
-# after that deletion and a sync. Where /proc/sys/vm/drop_caches is
-# writable, the preparation also drops the clean page cache and reads the
-# archive and the tools' binaries back in, so every run starts cold alike.
+# Every run writes into a file system made for it: where loop mounts are
+# allowed (root), a fresh ext4 (mkfs.ext4 defaults, BENCH_DISK_FS_SIZE,
+# default 4G, sparse; mounted noinit_itable, so no lazy-init thread runs
+# beside the tools) is made and mounted before each run, so every tool
+# meets the same empty file system. On a long-used one the kernel's cost of
+# creating 100k files depends on its history (ext4's inode allocator walks
+# free slots and skips those freed in the last 60 s; pages given back to the
+# host cost again when touched): the same command's system time swings
+# 1.5-4 s there. Without loop mounts (BENCH_DISK_FS=root, or not root),
+# no run deletes: each run's preparation moves the last output aside (a
+# rename) and the moved trees are deleted before the next pair of commands,
+# which starts BENCH_DISK_SETTLE seconds (default 61) after that deletion
+# and a sync. Where /proc/sys/vm/drop_caches is writable, the preparation
+# also drops the clean page cache and reads the archive and the tools'
+# binaries back in, so every run starts cold alike.
 #   BENCH_RUNS=3 BENCH_DISK_TREES="gosrc tiny" BENCH_TINY_FILES=100000 scripts/bench-disk.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,6 +95,19 @@ warm=$(for t in "$U" tar bsdtar unzip 7zz gzip zstd; do
 done | sort -u | tr '\n' ' ')
 T=$R/trash SETTLE=${BENCH_DISK_SETTLE:-61}
 mkdir -p "$T"
+FS=${BENCH_DISK_FS:-fresh} IMG=$W/fs.img MNT=$R/mnt
+if [ "$FS" = fresh ]; then
+  mkdir -p "$MNT"
+  if truncate -s "${BENCH_DISK_FS_SIZE:-4G}" "$IMG" && mkfs.ext4 -q -F "$IMG" 2>/dev/null &&
+    mount -o loop "$IMG" "$MNT" 2>/dev/null; then
+    umount "$MNT"
+    trap 'umount "$MNT" 2>/dev/null; rm -f "$IMG"' EXIT
+    SETTLE=0
+  else
+    echo "no loop mount here: runs write to $R on its own file system, $SETTLE s after each deletion" >&2
+    FS=root
+  fi
+fi
 # settle deletes the trash, then waits until ext4 no longer skips the freed
 # slots.
 settle() {
@@ -99,8 +117,14 @@ drop=no
 [ -w /proc/sys/vm/drop_caches ] && drop=yes
 cat > "$R/prep.sh" <<EOF
 #!/usr/bin/env bash
+set -e
 a=\$1; shift
-if [ -n "\${CLEAN:-}" ]; then
+if [ $FS = fresh ] && [ -n "\${CLEAN:-}" ]; then
+  umount "$MNT" 2>/dev/null || true
+  mkfs.ext4 -q -F "$IMG"
+  mount -o loop,noinit_itable "$IMG" "$MNT"
+  for d; do mkdir -p "\$d"; done
+elif [ -n "\${CLEAN:-}" ]; then
   for d; do [ -e "\$d" ] && mv "\$d" "$T/\$(date +%s%N)"; mkdir -p "\$d"; done
 fi
 sync
@@ -129,7 +153,8 @@ for t in $TREES; do
   for f in tar.gz tar.zst zip; do
     a=$(archive "$t" "$f")
     du=$R/out-unpack dr=$R/out-ref # per invocation: two runs at once don't share them
-    mkdir -p "$du"
+    [ "$FS" = fresh ] && du=$MNT/out-unpack dr=$MNT/out-ref
+    env CLEAN=1 "$R/prep.sh" "$a" "$du"
     "$U" x -q "$a" -o "$du"
     diff -r "$src" "$du" >/dev/null || { echo "MISMATCH: unpack x $a" >&2; exit 1; }
     while IFS=$'\t' read -r rname rcmd; do
@@ -151,8 +176,10 @@ for t in $TREES; do
         row "$t" "$files" "$f over" "$rname"
       done < <(references "$f" "$a" "$dr")
     fi
-    rm -rf "$du" "$dr" "$T" && mkdir -p "$T"
+    [ "$FS" = fresh ] || { rm -rf "$du" "$dr" "$T" && mkdir -p "$T"; }
   done
 done
-echo "ratio = reference median / unpack median (> 1.0: unpack faster); sys, user = mean system and user CPU time; sync before every run; no deletion within ${SETTLE} s before a run; page cache dropped before every run: $drop"
+where="no deletion within ${SETTLE} s before a run"
+[ "$FS" = fresh ] && where="every run into a fresh ext4 (loop mount, mkfs.ext4 defaults)"
+echo "ratio = reference median / unpack median (> 1.0: unpack faster); sys, user = mean system and user CPU time; sync before every run; $where; page cache dropped before every run: $drop"
 echo "table written to $out"

@@ -7,7 +7,12 @@ t=${1:-${FUZZTIME:-3s}}
 shift || true
 total=0
 for pkg in $(go list ./...); do
-  for f in $(go test "$@" -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
+  # A package whose tests do not build would drop its targets from the
+  # pass without a word: stop instead.
+  if ! list=$(go test "$@" -list '^Fuzz' "$pkg" 2>&1); then
+    printf '%s\n' "$list"; echo "fuzz: cannot list the targets of $pkg"; exit 1
+  fi
+  for f in $(printf '%s\n' "$list" | grep '^Fuzz' || true); do
     echo "fuzz $pkg $f ($t)"
     if ! go test "$@" -run '^$' -fuzz "^$f\$" -fuzztime "$t" "$pkg" >/tmp/fuzz.$$.log 2>&1; then
       # Go's fuzzer can miss its own deadline on a loaded machine ("context

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
+
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // rangeFile is an input that is one open file and a RangeSource, as
@@ -45,16 +46,7 @@ func seqData(n int) []byte {
 
 func seqFile(t *testing.T, b []byte) *rangeFile {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "in")
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return &rangeFile{File: f}
+	return &rangeFile{File: testutil.TempFile(t, "in", b)}
 }
 
 // TestFileSeqSend: runs of every length around the buffer, the direct and

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // failAt is a ReaderAt whose bytes past at fail with err.
@@ -65,15 +66,7 @@ func (r *rangeRecorder) WriteRange(f *os.File, off, n int64) (int64, error) {
 // copies it to any other writer, counts it first and refuses it whole
 // past a limit.
 func TestMeterRanges(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(p, []byte("hello, ranges"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := testutil.TempFile(t, "f", []byte("hello, ranges"))
 	var counted int64
 	limit := errors.New("limit")
 	fn := func(n int64) error {

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -184,21 +186,15 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 			r.problem(path, "", err)
 			continue
 		}
-		remove := f.onInterrupt(func() {
-			if a, ok := sink.(abortable); ok {
-				a.Abort()
-			}
-			if finish != nil {
-				sink.Close()
-				finish() // completed files go into place
-			}
-		})
+		w := &wrapUp{sink: sink, finish: finish}
+		remove := f.onInterrupt(w.interrupt)
 		// laidOut maps a Pending entry as read to the entry the sink holds
 		// when layout may rename it (else it is the entry as read: the
 		// verdicts are of entries put, see held). An entry with a Hold
 		// needs none: its copy keeps the Hold its verdict names.
 		renames := o.renames()
 		laidOut := map[*archive.Entry]*archive.Entry{}
+		var inline sync.Once
 		r.each(path, formats.OpenOptions{Format: archive.Format(o.Format), Raw: o.Stdout, StoredName: o.StoredName}, !o.Stdout && !o.ToTar,
 			func(a *formats.Archive, e *archive.Entry, data io.Reader) error {
 				read := e
@@ -211,6 +207,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				if e.Pending && renames && e.Hold == 0 {
 					laidOut[read] = e
 				}
+				inline.Do(func() { writeHeldInline(sink, a, r.opt.Threads) })
 				return sink.Put(e, data)
 			},
 			func(vs []archive.Verdict) []error {
@@ -241,13 +238,12 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 		if s, ok := sink.(interface{ Stripped() int64 }); ok && s.Stripped() > 0 {
 			r.tolerate(path, archive.WarnAbsoluteName, fmt.Sprintf("removed a leading \"/\" or drive letter from %d member names", s.Stripped()))
 		}
-		if err := sink.Close(); err != nil {
-			r.problem(path, "", err)
+		closeErr, finishErr := w.run()
+		if closeErr != nil {
+			r.problem(path, "", closeErr)
 		}
-		if finish != nil {
-			if err := finish(); err != nil {
-				r.problem(path, "", err)
-			}
+		if finishErr != nil {
+			r.problem(path, "", finishErr)
 		}
 		remove()
 	}
@@ -259,6 +255,59 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 		return &codeError{r.code}
 	}
 	return nil
+}
+
+// wrapUp closes a sink and runs its finish (the move out of a stage) once,
+// whichever comes first of the extraction's end and an interrupt; the
+// other waits for it, so an interrupt during the final move lets the move
+// complete instead of running a second one beside it.
+type wrapUp struct {
+	sink   extract.Sink
+	finish func() error // nil: nothing to move
+
+	mu                  sync.Mutex
+	done                bool
+	closeErr, finishErr error
+}
+
+func (w *wrapUp) run() (closeErr, finishErr error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.done = true
+		w.closeErr = w.sink.Close()
+		if w.finish != nil {
+			w.finishErr = w.finish()
+		}
+	}
+	return w.closeErr, w.finishErr
+}
+
+// interrupt removes what is in flight, unless the sink is already
+// closed; from a stage, the completed files then go into place.
+func (w *wrapUp) interrupt() {
+	w.mu.Lock()
+	if a, ok := w.sink.(abortable); ok && !w.done {
+		a.Abort()
+	}
+	w.mu.Unlock()
+	if w.finish != nil {
+		w.run()
+	}
+}
+
+// writeHeldInline tells a directory sink to write the held files of a
+// tar.zst itself: its decoder has goroutines of its own (unless --threads 1
+// or one core), which the pool's writers would compete with (measured in
+// docs/BENCHMARKS.md, session 14); a tar.gz, decoded on the reading
+// goroutine, is faster through the pool.
+func writeHeldInline(sink extract.Sink, a *formats.Archive, threads int) {
+	if !a.Tar || a.Format != archive.Zstd || threads == 1 || runtime.GOMAXPROCS(0) < 2 {
+		return
+	}
+	if d, ok := sink.(interface{ WriteHeldInline() }); ok {
+		d.WriteHeldInline()
+	}
 }
 
 // extractSink chooses where path's entries go. The finish function, when

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -246,5 +247,47 @@ func TestStagedKillLeavesStage(t *testing.T) {
 	list, _ := os.ReadDir(dest)
 	if len(list) != 1 || !strings.HasPrefix(list[0].Name(), ".unpack-stage-") {
 		t.Errorf("left after kill -9: %v (want the stage alone)", list)
+	}
+}
+
+// TestStagedInterruptDuringMove: an interrupt while the stage is moved
+// out waits for that move instead of running a second one beside it:
+// every item is in place, the stage is gone and nothing is reported.
+func TestStagedInterruptDuringMove(t *testing.T) {
+	dir := t.TempDir()
+	arch := write(t, dir, "a.tar.gz", gz(t, makeTar(t, []tarEntry{
+		{name: "top/", typ: '5', mode: 0o755},
+		{name: "top/a.txt", body: "archive"},
+		{name: "file.txt", body: "archive"},
+	})))
+	dest := filepath.Join(dir, "out")
+	var errOut bytes.Buffer
+	f := &Factory{In: strings.NewReader(""), Out: io.Discard, ErrOut: &errOut,
+		Getenv: func(string) string { return "" }, Context: context.Background()}
+	handled := make(chan struct{})
+	var first atomic.Bool
+	testBeforeMoveOut = func(string, string) {
+		if first.Swap(true) {
+			return // the second move, if one runs
+		}
+		go func() { f.interrupted(); close(handled) }() // as Main's signal handler
+		select {
+		case <-handled: // it did not wait: a second move ran
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	defer func() { testBeforeMoveOut = nil }()
+	code := Run(f, []string{"x", arch, "-o", dest})
+	<-handled
+	if code != ExitOK {
+		t.Errorf("exit %d, %q", code, errOut.String())
+	}
+	for _, name := range []string{"top/a.txt", "file.txt"} {
+		if got := readFile(t, filepath.Join(dest, name)); got != "archive" {
+			t.Errorf("%s: %q", name, got)
+		}
+	}
+	if stages, _ := filepath.Glob(filepath.Join(dest, ".unpack-stage-*")); len(stages) != 0 {
+		t.Errorf("stage left: %v", stages)
 	}
 }

@@ -87,7 +87,7 @@ type Dir struct {
 	links    map[string]string   // symlinks this extraction made → their targets
 	deps     map[string]set      // path → the links whose resolution depends on it
 	linkDeps map[string][]string // link → the paths it is in deps of
-	held     map[heldKey]*hold   // Pending entries awaiting their verdict
+	held     heldSet             // Pending entries awaiting their verdict
 	heldName map[string]*hold    // the held file each resolved path will get
 
 	dirs    sync.Map               // paths known to be directories (see isDir)
@@ -108,6 +108,7 @@ type Dir struct {
 
 	poolOnce sync.Once
 	pool     atomic.Pointer[writers] // writes held files (Linux, see pool_linux.go)
+	inline   atomic.Bool             // held files are written by Put (WriteHeldInline)
 }
 
 type set = map[string]struct{}
@@ -152,8 +153,15 @@ func newDir(dest string, opt DirOptions) (*Dir, error) {
 	return &Dir{root: root, opt: opt, names: osnames.NewNames(opt.Names), umask: processUmask(), temps: set{}, old: set{},
 		made: map[string]ident{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
 		deps: map[string]set{}, linkDeps: map[string][]string{},
-		held: map[heldKey]*hold{}, heldName: map[string]*hold{}, fds: map[string]*dirHandle{}}, nil
+		heldName: map[string]*hold{}, fds: map[string]*dirHandle{}}, nil
 }
+
+// WriteHeldInline makes Put write the held files it is given from now on
+// itself, as any other file, instead of handing them to the writer pool:
+// for a stream whose decoder runs on goroutines of its own (a tar.zst),
+// where the pool's goroutines only compete with the decoder's for the
+// cores and its hand-offs cost more than they overlap.
+func (d *Dir) WriteHeldInline() { d.inline.Store(true) }
 
 // Stripped is how many entries had a leading "/" or drive letter removed
 // from their names (the caller warns once per archive).
@@ -434,7 +442,7 @@ func (d *Dir) setDirMeta(p string, e *archive.Entry, fi fs.FileInfo) {
 	d.mu.Lock()
 	d.dirMeta[p] = m
 	if e.Pending {
-		d.held[keyOf(e)] = &hold{name: p, dir: true}
+		d.held.put(keyOf(e), &hold{name: p, dir: true})
 	}
 	d.mu.Unlock()
 }
@@ -559,7 +567,7 @@ func (d *Dir) finishFile(p string, e *archive.Entry, f *wfile, perm fs.FileMode,
 	if e.Pending {
 		d.mu.Lock()
 		h := &hold{name: p, tmp: f.tmp, info: info}
-		d.held[keyOf(e)] = h
+		d.held.put(keyOf(e), h)
 		d.heldName[p] = h
 		d.mu.Unlock()
 		return nil
@@ -872,7 +880,7 @@ func (d *Dir) Close() error {
 	rerr := d.stopReaper()
 	d.mu.Lock()
 	var unsettled []string
-	for k, h := range d.held {
+	d.held.each(func(k heldKey, h *hold) {
 		d.closeHeld(h.job)
 		switch {
 		case h.dir:
@@ -880,9 +888,9 @@ func (d *Dir) Close() error {
 		case h.file == nil || h.state == waiting:
 			unsettled = append(unsettled, k.name(h))
 		}
-	}
+	})
 	d.removeTemps()
-	clear(d.held)
+	d.held.reset()
 	clear(d.heldName)
 	clear(d.temps)
 	links := make([]string, 0, len(d.links))

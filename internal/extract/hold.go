@@ -98,8 +98,7 @@ func (k heldKey) name(h *hold) string {
 
 func (d *Dir) settle(k heldKey, err error) error {
 	d.mu.Lock()
-	h := d.held[k]
-	delete(d.held, k)
+	h := d.held.take(k)
 	if h != nil && h.name != "" && d.heldName[h.name] == h {
 		delete(d.heldName, h.name)
 	}
@@ -276,7 +275,7 @@ func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
 	}
 	file.links = append(file.links, l)
 	if e.Pending {
-		d.held[keyOf(e)] = l
+		d.held.put(keyOf(e), l)
 	}
 	d.heldName[p] = l
 	d.mu.Unlock()

@@ -216,7 +216,7 @@ func (d *Dir) putSymlink(p string, e *archive.Entry) error {
 		// through it meanwhile finds no link there.
 		d.mu.Lock()
 		h := &hold{name: p, tmp: tmp, info: identOf(info), target: target}
-		d.held[keyOf(e)] = h
+		d.held.put(keyOf(e), h)
 		d.heldName[p] = h
 		d.mu.Unlock()
 		return nil

@@ -82,9 +82,7 @@ func put(t *testing.T, d *Dir, e *archive.Entry, r io.Reader) {
 func (d *Dir) waitWrites() {
 	d.mu.Lock()
 	var hs []*hold
-	for _, h := range d.held {
-		hs = append(hs, h)
-	}
+	d.held.each(func(_ heldKey, h *hold) { hs = append(hs, h) })
 	d.mu.Unlock()
 	for _, h := range hs {
 		h.wait()

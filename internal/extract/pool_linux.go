@@ -93,9 +93,10 @@ const (
 
 // queueable reports whether e is written by the pool: a held file not
 // known to be large, without KeepBroken (a broken one is kept from what
-// was written) and with no attributes but mode and times.
+// was written) and with no attributes but mode and times, unless
+// WriteHeldInline was called.
 func (d *Dir) queueable(e *archive.Entry) bool {
-	return e.Pending && e.Sparse == nil && e.Size <= maxQueued &&
+	return e.Pending && !d.inline.Load() && e.Sparse == nil && e.Size <= maxQueued &&
 		!d.opt.KeepBroken && len(d.opt.Quarantine) == 0
 }
 
@@ -134,6 +135,12 @@ func (d *Dir) newWriters(start bool) *writers {
 // acquire waits until n more bytes may be buffered (at once if none are).
 func (w *writers) acquire(n int64) {
 	w.mu.Lock()
+	w.acquireLocked(n)
+	w.mu.Unlock()
+}
+
+// acquireLocked is acquire with w.mu held.
+func (w *writers) acquireLocked(n int64) {
 	if w.bytes > 0 && w.bytes+n > w.limit {
 		w.mu.Unlock()
 		w.flush() // what it waits for may be in the batch
@@ -143,7 +150,35 @@ func (w *writers) acquire(n int64) {
 		w.cond.Wait()
 	}
 	w.bytes += n
+}
+
+// take returns an empty buffer of at least n bytes (n <= maxQueued),
+// its capacity counted as buffered (acquire): one lock for both. It is
+// given back with giveBack unless a write's done releases it.
+func (w *writers) take(n int64) []byte {
+	if n <= 0 {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b := w.free.get(n)
+	w.acquireLocked(int64(cap(b)))
+	return b
+}
+
+// giveBack returns the n bytes counted by take for a buffer that will not
+// be queued, and keeps b for a later file if it is that buffer.
+func (w *writers) giveBack(b []byte, n int64) {
+	if n == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.bytes -= n
+	if int64(cap(b)) == n {
+		w.free.put(b, w.limit/4)
+	}
 	w.mu.Unlock()
+	w.cond.Broadcast()
 }
 
 // done ends the write j: its buffer is released, for a later file.
@@ -171,20 +206,6 @@ func (w *writers) isDone(j *writeJob) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return j.finished
-}
-
-// buffer returns an empty buffer of at least n bytes (n <= maxQueued).
-func (w *writers) buffer(n int64) []byte {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.free.get(n)
-}
-
-// recycle gives back a buffer from buffer that was never queued.
-func (w *writers) recycle(b []byte) {
-	w.mu.Lock()
-	w.free.put(b, w.limit/4)
-	w.mu.Unlock()
 }
 
 // bufs keeps the buffers of files written out, by size class (powers of
@@ -304,7 +325,8 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		t writeTask
 	}{m: memFile{d: d, w: w, p: p, perm: perm, max: min(maxQueued, w.limit)}}
 	m := &mt.m
-	m.b = w.buffer(min(max(e.Size, 0), m.max))
+	m.b = w.take(min(max(e.Size, 0), m.max))
+	m.took = int64(cap(m.b))
 	_, err = archive.Copy(m, r)
 	if m.f != nil {
 		d.release(h)
@@ -312,10 +334,14 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	}
 	if err != nil {
 		d.release(h)
-		w.recycle(m.b)
+		w.giveBack(m.b, m.took)
 		return err
 	}
-	w.acquire(int64(cap(m.b)))
+	if c := int64(cap(m.b)); c != m.took {
+		// Grown past its size's hint: the first buffer is garbage.
+		w.giveBack(nil, m.took)
+		w.acquire(c)
+	}
 	// The job and its hold live as long as each other: one allocation.
 	hj := &struct {
 		h hold
@@ -323,19 +349,6 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	}{j: writeJob{fd: -1, w: w, task: &mt.t}}
 	j, t := &hj.j, &mt.t
 	*t = writeTask{dir: h, tmp: p, name: p, data: m.b, perm: perm}
-	// In a stage, under its own name (see staged.go); else under a
-	// temporary name (drawn only then: it costs a random read).
-	direct := d.staged() && d.claim(p, ident{dev: h.dev, claimed: true})
-	if !direct {
-		t.tmp = tempName(p)
-	}
-	switch {
-	case direct:
-	case !h.noTmpfile.Load() && d.heldFDs.Add(1) <= maxHeldFDs():
-		t.unnamed = true
-	case !h.noTmpfile.Load():
-		d.heldFDs.Add(-1)
-	}
 	var mtime time.Time
 	if !e.ModTime.IsZero() && !d.opt.NoTimes {
 		t.times, t.at, t.mt = true, e.AccessTime, e.ModTime
@@ -345,15 +358,37 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		mtime = e.ModTime
 	}
 	held := &hj.h
-	*held = hold{name: p, tmp: t.tmp, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: direct}
+	*held = hold{name: p, tmp: p, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: true}
 	t.held = held
-	d.mu.Lock()
-	if !direct { // a direct one was named by claim
-		d.temps[t.tmp] = struct{}{}
+	// In a stage, under its own name (see staged.go): claimed and held
+	// under one lock.
+	direct := false
+	if d.staged() {
+		d.mu.Lock()
+		if direct = d.claimLocked(p, ident{dev: h.dev, claimed: true}); direct {
+			d.held.put(keyOf(e), held)
+			d.heldName[p] = held
+		}
+		d.mu.Unlock()
 	}
-	d.held[keyOf(e)] = held
-	d.heldName[p] = held
-	d.mu.Unlock()
+	if !direct {
+		// Under a temporary name (drawn only now: it costs a random
+		// read).
+		t.tmp = tempName(p)
+		if !h.noTmpfile.Load() {
+			if d.heldFDs.Add(1) <= maxHeldFDs() {
+				t.unnamed = true
+			} else {
+				d.heldFDs.Add(-1)
+			}
+		}
+		held.tmp, held.direct = t.tmp, false
+		d.mu.Lock()
+		d.temps[t.tmp] = struct{}{}
+		d.held.put(keyOf(e), held)
+		d.heldName[p] = held
+		d.mu.Unlock()
+	}
 	// The job's handle is given back once written: a commit opens its
 	// directory again (the handles a writer holds stay few).
 	if !w.queue(func() { j.err = d.writeHeld(j); d.release(h); w.done(j) }, int64(cap(m.b))) {
@@ -372,6 +407,7 @@ type memFile struct {
 	p     string
 	perm  fs.FileMode
 	b     []byte
+	took  int64 // the bytes counted for b by take (see giveBack)
 	max   int64
 	f     *wfile // the file, once spilled
 	exact bool   // f has its mode
@@ -392,8 +428,8 @@ func (m *memFile) Write(p []byte) (int, error) {
 		if _, err := f.Write(m.b); err != nil {
 			return 0, err
 		}
-		m.w.recycle(m.b)
-		m.b = nil
+		m.w.giveBack(m.b, m.took)
+		m.b, m.took = nil, 0
 	}
 	return m.f.Write(p)
 }
@@ -585,12 +621,12 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 		return false
 	}
 	d.mu.Lock()
-	h := d.held[k]
+	h := d.held.get(k)
 	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.heldName[h.name] != h || d.aborted {
 		d.mu.Unlock()
 		return false
 	}
-	delete(d.held, k)
+	d.held.take(k)
 	delete(d.heldName, h.name)
 	direct := h.direct
 	d.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // ranged is an entry's data as a stored range of an image file: WriteTo
@@ -40,16 +41,7 @@ func image(t *testing.T) (*os.File, []byte) {
 	for i := range b {
 		b[i] = byte(i ^ i>>8)
 	}
-	p := filepath.Join(t.TempDir(), "image")
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f, b
+	return testutil.TempFile(t, "image", b), b
 }
 
 // TestStdoutRanges: a stored range reaches standard output whether it is a

@@ -56,6 +56,11 @@ func (d *Dir) stagedFree(p string) bool {
 func (d *Dir) claim(p string, id ident) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.claimLocked(p, id)
+}
+
+// claimLocked is claim with d.mu held.
+func (d *Dir) claimLocked(p string, id ident) bool {
 	if _, ok := d.made[p]; ok || d.aborted {
 		return false
 	}
@@ -136,7 +141,7 @@ func (d *Dir) writeDirect(p string, e *archive.Entry, r io.Reader, f *wfile, per
 	if e.Pending {
 		d.mu.Lock()
 		h := &hold{name: p, tmp: p, info: info, direct: true}
-		d.held[keyOf(e)] = h
+		d.held.put(keyOf(e), h)
 		d.heldName[p] = h
 		d.mu.Unlock()
 		return nil

@@ -8,21 +8,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
-)
 
-func source(t *testing.T, b []byte) *os.File {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "src")
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
+	"github.com/unpack-dev/unpack/internal/testutil"
+)
 
 func data(n int) []byte {
 	b := make([]byte, n)
@@ -39,7 +27,7 @@ func TestSendFile(t *testing.T) {
 		t.Skip("no kernel copy here")
 	}
 	b := data(300 << 10)
-	src := source(t, b)
+	src := testutil.TempFile(t, "src", b)
 	dst, err := os.Create(filepath.Join(t.TempDir(), "dst"))
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +56,7 @@ func TestSendPipe(t *testing.T) {
 		t.Skip("no kernel copy here")
 	}
 	b := data(1 << 20)
-	src := source(t, b)
+	src := testutil.TempFile(t, "src", b)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +76,7 @@ func TestSendPipe(t *testing.T) {
 // TestSendRefused: the kernel refuses a destination opened O_APPEND
 // (EINVAL): Send copies nothing and says so, for the caller to copy.
 func TestSendRefused(t *testing.T) {
-	src := source(t, data(4096))
+	src := testutil.TempFile(t, "src", data(4096))
 	dst, err := os.OpenFile(filepath.Join(t.TempDir(), "dst"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +98,7 @@ func TestFile(t *testing.T) {
 		t.Skip("no kernel copy here")
 	}
 	b := data(300 << 10)
-	src := source(t, b)
+	src := testutil.TempFile(t, "src", b)
 	dst, err := os.Create(filepath.Join(t.TempDir(), "dst"))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,22 @@
 // accumulators keep four loads in flight. (AVX2's 32-byte VPSADBW is no
 // faster: the loop runs at the speed of the L2 cache.) See sum32_amd64.go.
 
+// SUM64 adds the byte sums of the 64 bytes at off(SI) to the accumulators
+// X1 to X4, 16 bytes each (X0 is zero).
+#define SUM64(off) \
+	MOVOU  (off)(SI), X5;    \
+	MOVOU  (off+16)(SI), X6; \
+	MOVOU  (off+32)(SI), X7; \
+	MOVOU  (off+48)(SI), X8; \
+	PSADBW X0, X5;           \
+	PSADBW X0, X6;           \
+	PSADBW X0, X7;           \
+	PSADBW X0, X8;           \
+	PADDQ  X5, X1;           \
+	PADDQ  X6, X2;           \
+	PADDQ  X7, X3;           \
+	PADDQ  X8, X4
+
 // func sum32SSE2(p []byte) uint64
 TEXT ·sum32SSE2(SB), NOSPLIT, $0-32
 	MOVQ  p_base+0(FP), SI
@@ -21,30 +37,8 @@ TEXT ·sum32SSE2(SB), NOSPLIT, $0-32
 	JZ    sse2done
 
 sse2loop:
-	MOVOU  0(SI), X5
-	MOVOU  16(SI), X6
-	MOVOU  32(SI), X7
-	MOVOU  48(SI), X8
-	PSADBW X0, X5
-	PSADBW X0, X6
-	PSADBW X0, X7
-	PSADBW X0, X8
-	PADDQ  X5, X1
-	PADDQ  X6, X2
-	PADDQ  X7, X3
-	PADDQ  X8, X4
-	MOVOU  64(SI), X5
-	MOVOU  80(SI), X6
-	MOVOU  96(SI), X7
-	MOVOU  112(SI), X8
-	PSADBW X0, X5
-	PSADBW X0, X6
-	PSADBW X0, X7
-	PSADBW X0, X8
-	PADDQ  X5, X1
-	PADDQ  X6, X2
-	PADDQ  X7, X3
-	PADDQ  X8, X4
+	SUM64(0)
+	SUM64(64)
 	ADDQ   $128, SI
 	DECQ   CX
 	JNZ    sse2loop

@@ -15,6 +15,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/testutil"
+	"github.com/unpack-dev/unpack/internal/testutil/entrytree"
 )
 
 func readAll(data []byte, wrap func(io.Reader) io.Reader) (map[string]string, []string, error) {
@@ -140,23 +141,7 @@ func readFile(data []byte) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := ar.(*Reader)
-	got := map[string]string{}
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			return got, nil
-		}
-		if err != nil {
-			return got, err
-		}
-		h := sha256.New()
-		n, err := r.WriteTo(h)
-		if err != nil {
-			return got, err
-		}
-		got[e.Name] = fmt.Sprintf("%x %d", h.Sum(nil), n)
-	}
+	return entrytree.Sized(ar)
 }
 
 // TestFileInput: members long enough for WriteTo to read around the input

@@ -3,7 +3,6 @@ package arj
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/testutil"
+	"github.com/unpack-dev/unpack/internal/testutil/entrytree"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -24,28 +24,7 @@ func readAll(data []byte, path string, wrap func(io.Reader) io.Reader) (map[stri
 		return nil, err
 	}
 	defer ar.Close()
-	got := map[string]string{}
-	for {
-		e, err := ar.Next()
-		if err == io.EOF {
-			return got, nil
-		}
-		if err != nil {
-			return got, err
-		}
-		if e.Type != archive.TypeFile {
-			got[e.Name] = e.Type.String()
-			continue
-		}
-		sum, n, err := testutil.HashAll(ar)
-		if err != nil {
-			return got, fmt.Errorf("%s: %w", e.Name, err)
-		}
-		if e.Size >= 0 && n != e.Size {
-			return got, fmt.Errorf("%s: %d bytes, header says %d", e.Name, n, e.Size)
-		}
-		got[e.Name] = fmt.Sprintf("%s %d", sum, n)
-	}
+	return entrytree.Sized(ar)
 }
 
 func plain(r io.Reader) io.Reader { return r }

@@ -14,31 +14,8 @@ import (
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil/entrytree"
 )
-
-// readAllFiles opens a cabinet and returns "sha256 size" per name.
-func readAllFiles(t testing.TB, r archive.Reader) (map[string]string, error) {
-	t.Helper()
-	got := map[string]string{}
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			return got, nil
-		}
-		if err != nil {
-			return got, err
-		}
-		h := sha256.New()
-		n, err := io.Copy(h, r)
-		if err != nil {
-			return got, err
-		}
-		if n != e.Size {
-			t.Fatalf("%s: %d bytes, header says %d", e.Name, n, e.Size)
-		}
-		got[e.Name] = hex.EncodeToString(h.Sum(nil)) + " " + strconv.FormatInt(n, 10)
-	}
-}
 
 func openFile(t testing.TB, path string) *Reader {
 	t.Helper()
@@ -69,7 +46,7 @@ func TestGcab(t *testing.T) {
 	for _, name := range []string{"t-none.cab", "t-mszip.cab"} {
 		t.Run(name, func(t *testing.T) {
 			r := openFile(t, "testdata/"+name)
-			got, err := readAllFiles(t, r)
+			got, err := entrytree.Sized(r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +81,7 @@ func TestLibmspack(t *testing.T) {
 			"qtm.txt":   "bdcfdaf09e54d61f950b165b201d4ad5f5acfdecff1fc5641e382aa382c74b45",
 		},
 	} {
-		got, err := readAllFiles(t, openFile(t, "testdata/"+name))
+		got, err := entrytree.Sized(openFile(t, "testdata/"+name))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -242,7 +219,7 @@ func TestSet(t *testing.T) {
 		}
 	}
 	r := openFile(t, filepath.Join(dir, "part1.cab"))
-	got, err := readAllFiles(t, r)
+	got, err := entrytree.Sized(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,19 +275,19 @@ func TestChecksums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readAllFiles(t, r); err != nil || !r.Checked() {
+	if _, err := entrytree.Sized(r); err != nil || !r.Checked() {
 		t.Fatalf("good cabinet: %v, checked %v", err, r.Checked())
 	}
 	// A flipped data byte fails the block's checksum.
 	b[len(b)-3] ^= 0x20
 	r, _ = openBytes(b)
-	if _, err := readAllFiles(t, r); !errors.Is(err, archive.ErrChecksum) || !errors.Is(err, archive.ErrCorrupt) {
+	if _, err := entrytree.Sized(r); !errors.Is(err, archive.ErrChecksum) || !errors.Is(err, archive.ErrCorrupt) {
 		t.Fatalf("flipped byte: %v", err)
 	}
 	// Without a checksum the data are read, and Checked says so.
 	good.folders[0].blocks[0].nosum = true
 	r, _ = openBytes(good.bytes())
-	if _, err := readAllFiles(t, r); err != nil || r.Checked() {
+	if _, err := entrytree.Sized(r); err != nil || r.Checked() {
 		t.Fatalf("no checksum: %v, checked %v", err, r.Checked())
 	}
 }
@@ -325,7 +302,7 @@ func TestReserved(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", res, err)
 		}
-		got, err := readAllFiles(t, r)
+		got, err := entrytree.Sized(r)
 		h := sha256.Sum256(data)
 		if err != nil || got["x"] != hex.EncodeToString(h[:])+" 21" {
 			t.Fatalf("%v: %v %v", res, got, err)
@@ -368,7 +345,7 @@ func TestHostile(t *testing.T) {
 		tc.mod(c)
 		r, err := openBytes(c.bytes())
 		if err == nil {
-			_, err = readAllFiles(t, r)
+			_, err = entrytree.Sized(r)
 		}
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", name, err, tc.want)
@@ -380,7 +357,7 @@ func TestHostile(t *testing.T) {
 	b := c.bytes()
 	r, err := NewReader(bytes.NewReader(b), int64(len(b)), &archive.Options{MemLimit: 1 << 20})
 	if err == nil {
-		_, err = readAllFiles(t, r)
+		_, err = entrytree.Sized(r)
 	}
 	if !errors.Is(err, archive.ErrLimit) {
 		t.Errorf("window over the limit: %v", err)
@@ -398,7 +375,7 @@ func TestTruncated(t *testing.T) {
 		for cut := 0; cut < len(b); cut += 1 + cut/16 {
 			r, err := openBytes(b[:cut])
 			if err == nil {
-				_, err = readAllFiles(t, r)
+				_, err = entrytree.Sized(r)
 			}
 			if err == nil {
 				t.Errorf("%s cut to %d: no error", name, cut)
@@ -421,7 +398,7 @@ func TestBitFlips(t *testing.T) {
 		c[i] ^= 1 << (i % 8)
 		r, err := openBytes(c)
 		if err == nil {
-			_, err = readAllFiles(t, r)
+			_, err = entrytree.Sized(r)
 		}
 		if err != nil && !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, archive.ErrUnsupported) &&
 			!errors.Is(err, archive.ErrMissingVolume) && !errors.Is(err, archive.ErrLimit) {
@@ -440,7 +417,7 @@ func TestStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	got, err := readAllFiles(t, r)
+	got, err := entrytree.Sized(r)
 	if err != nil || len(got) != 4 {
 		t.Fatalf("%v %v", got, err)
 	}

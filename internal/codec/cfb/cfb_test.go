@@ -14,6 +14,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil/entrytree"
 )
 
 // node is a storage or stream for build: parent -1 is the root.
@@ -194,30 +195,7 @@ func readAll(b []byte) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReader(f)
-	got := map[string]string{}
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			return got, nil
-		}
-		if err != nil {
-			return got, err
-		}
-		if e.Type == archive.TypeDir {
-			got[e.Name] = "dir"
-			continue
-		}
-		h := sha256.New()
-		n, err := io.Copy(h, r)
-		if err != nil {
-			return got, fmt.Errorf("%s: %w", e.Name, err)
-		}
-		if n != e.Size {
-			return got, fmt.Errorf("%s: %d bytes, listed %d", e.Name, n, e.Size)
-		}
-		got[e.Name] = fmt.Sprintf("%s %d", hex.EncodeToString(h.Sum(nil)), n)
-	}
+	return entrytree.Sized(NewReader(f))
 }
 
 func sum(b []byte) string {

@@ -325,15 +325,7 @@ func TestFileInput(t *testing.T) {
 		want[name] = fmt.Sprintf("%x %d", sha256.Sum256(d), n)
 	}
 	open := func(t *testing.T, b []byte) *Reader {
-		p := filepath.Join(t.TempDir(), "a.cpio")
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
+		f := testutil.TempFile(t, "a.cpio", b)
 		r, err := Open(&archive.Input{RA: f, Size: int64(len(b)), R: strings.NewReader("not this")}, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -8,11 +8,11 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
 	"unicode/utf16"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // fileSource is an image file as formats gives it: a ReaderAt that hands
@@ -36,21 +36,6 @@ func (w *rangeHash) WriteRange(f *os.File, off, n int64) (int64, error) {
 	return archive.CopyRange(w.h, f, off, n)
 }
 
-// imageFile writes b to a file and returns it open.
-func imageFile(t *testing.T, b []byte) *os.File {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "image.iso")
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
-
 // TestRanges: stored files reach a RangeWriter as byte ranges of the
 // image, one per extent, with the bytes the buffered path gives; zisofs
 // files are decoded as before.
@@ -60,7 +45,7 @@ func TestRanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := NewReader(fileSource{imageFile(t, b)}, int64(len(b)), nil)
+		r, err := NewReader(fileSource{testutil.TempFile(t, "image.iso", b)}, int64(len(b)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +102,7 @@ func TestRangeTruncated(t *testing.T) {
 		}
 	}
 	cut := last.extents[0].start + last.extents[0].size/2
-	r, err := NewReader(fileSource{imageFile(t, b[:cut])}, int64(len(b)), nil)
+	r, err := NewReader(fileSource{testutil.TempFile(t, "image.iso", b[:cut])}, int64(len(b)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

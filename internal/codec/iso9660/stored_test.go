@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // TestStoredSpans: the spans are the stored files' extents, sorted and
@@ -70,7 +71,7 @@ func TestOpenSpanPastEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewReader(fileSource{imageFile(t, b)}, int64(len(b)), nil)
+	r, err := NewReader(fileSource{testutil.TempFile(t, "image.iso", b)}, int64(len(b)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

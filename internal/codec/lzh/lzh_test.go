@@ -3,7 +3,6 @@ package lzh
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/testutil"
+	"github.com/unpack-dev/unpack/internal/testutil/entrytree"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -24,31 +24,7 @@ func readAll(data []byte, opt *archive.Options, wrap func(io.Reader) io.Reader) 
 	if err != nil {
 		return nil, err
 	}
-	got := map[string]string{}
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			return got, nil
-		}
-		if err != nil {
-			return got, err
-		}
-		switch e.Type {
-		case archive.TypeFile:
-			sum, n, err := testutil.HashAll(r)
-			if err != nil {
-				return got, fmt.Errorf("%s: %w", e.Name, err)
-			}
-			if n != e.Size {
-				return got, fmt.Errorf("%s: %d bytes, header says %d", e.Name, n, e.Size)
-			}
-			got[e.Name] = fmt.Sprintf("%s %d", sum, n)
-		case archive.TypeSymlink:
-			got[e.Name] = "-> " + e.Linkname
-		default:
-			got[e.Name] = e.Type.String()
-		}
-	}
+	return entrytree.Sized(r)
 }
 
 func plain(r io.Reader) io.Reader { return r }

@@ -2,11 +2,8 @@ package msi
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +12,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/cfb"
 	"github.com/unpack-dev/unpack/internal/testutil"
+	"github.com/unpack-dev/unpack/internal/testutil/entrytree"
 )
 
 func wantFiles(t testing.TB, name string) map[string]string {
@@ -29,25 +27,6 @@ func wantFiles(t testing.TB, name string) map[string]string {
 		m[f[2]] = f[0] + " " + f[1]
 	}
 	return m
-}
-
-func readAll(r archive.Reader) (map[string]string, error) {
-	got := map[string]string{}
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			return got, nil
-		}
-		if err != nil {
-			return got, err
-		}
-		h := sha256.New()
-		n, err := io.Copy(h, r)
-		if err != nil {
-			return got, fmt.Errorf("%s: %w", e.Name, err)
-		}
-		got[e.Name] = fmt.Sprintf("%s %d", hex.EncodeToString(h.Sum(nil)), n)
-	}
 }
 
 func openPath(t testing.TB, p string) (archive.Reader, error) {
@@ -67,7 +46,7 @@ func TestFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := readAll(r)
+		got, err := entrytree.Sized(r)
 		r.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -96,7 +75,7 @@ func TestMissingCabinet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, err := readAll(r); !errors.Is(err, archive.ErrMissingVolume) || !testutil.Names(err, "t-ext.cab") {
+	if _, err := entrytree.Sized(r); !errors.Is(err, archive.ErrMissingVolume) || !testutil.Names(err, "t-ext.cab") {
 		t.Errorf("%v", err)
 	}
 }
@@ -134,7 +113,7 @@ func TestDamaged(t *testing.T) {
 			return err
 		}
 		defer r.Close()
-		_, err = readAll(r)
+		_, err = entrytree.Sized(r)
 		return err
 	}
 	for n := 0; n < len(b); n += 509 {
@@ -172,7 +151,7 @@ func FuzzMSI(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Open(&archive.Input{RA: bytes.NewReader(data), Size: int64(len(data)), Path: "/nonexistent/x.msi"}, &archive.Options{MemLimit: 64 << 20})
 		if err == nil {
-			_, err = readAll(r)
+			_, err = entrytree.Sized(r)
 			r.Close()
 		}
 		if err != nil && !archive.Categorized(err) {
@@ -212,7 +191,7 @@ func TestFileHash(t *testing.T) {
 		t.Fatal("no MsiFileHash rows read")
 	}
 	m.md5s["readme"] = bytes.Repeat([]byte{1}, 16)
-	_, err = readAll(r)
+	_, err = entrytree.Sized(r)
 	if !errors.Is(err, archive.ErrChecksum) || !testutil.Names(err, "MsiFileHash") {
 		t.Errorf("%v", err)
 	}

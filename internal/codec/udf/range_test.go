@@ -7,10 +7,10 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/testutil"
 )
 
 // fileSource is an image file as formats gives it: a ReaderAt that hands
@@ -36,16 +36,7 @@ func (w *rangeHash) WriteRange(f *os.File, off, n int64) (int64, error) {
 
 func openFile(t *testing.T, img []byte) *Reader {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "image.iso")
-	if err := os.WriteFile(p, img, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	r, err := NewReader(fileSource{f}, int64(len(img)), nil)
+	r, err := NewReader(fileSource{testutil.TempFile(t, "image.iso", img)}, int64(len(img)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

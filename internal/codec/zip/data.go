@@ -437,8 +437,11 @@ func (c *checker) Read(p []byte) (int, error) {
 		c.n += uint64(n)
 		c.crc = verify.UpdateCRC32(c.crc, p[:n])
 		if !c.h.usizeUnknown && c.n > c.h.usize {
+			// Only the declared bytes go out, with the error.
+			over := c.n - c.h.usize
+			c.n = c.h.usize
 			c.err = archive.Errorf(ErrSize, "zip: %q decodes to more than its %d bytes", c.h.name, c.h.usize)
-			return n, c.err
+			return n - int(over), c.err
 		}
 	}
 	switch {

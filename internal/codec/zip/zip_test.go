@@ -1,8 +1,10 @@
 package zip
 
 import (
+	stdzip "archive/zip"
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -529,13 +531,9 @@ func TestPPMdStreamedUnknownSize(t *testing.T) {
 }
 
 func TestMissingVolume(t *testing.T) {
-	dir := t.TempDir()
 	b := readFixture(t, "infozip-split.zip")
-	p := filepath.Join(dir, "x.zip")
-	os.WriteFile(p, b, 0o644)
-	f, _ := os.Open(p)
-	defer f.Close()
-	_, err := Open(&archive.Input{R: f, RA: f, Size: int64(len(b)), Path: p, Name: "x.zip"}, nil)
+	f := testutil.TempFile(t, "x.zip", b)
+	_, err := Open(&archive.Input{R: f, RA: f, Size: int64(len(b)), Path: f.Name(), Name: "x.zip"}, nil)
 	var ve *archive.VolumeError
 	if !errors.Is(err, archive.ErrMissingVolume) || !errors.As(err, &ve) || ve.Volume != "x.z01" {
 		t.Fatalf("got %v, want ErrMissingVolume naming x.z01", err)
@@ -709,6 +707,52 @@ func TestZipBombs(t *testing.T) {
 		_, err := openBytes(b, nil)
 		if !errors.Is(err, tc.want) || !errors.Is(err, archive.ErrCorrupt) {
 			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestSizeExceeded: a file whose data decode to more than its declared
+// size hands out no byte past that size, only the error, read in one
+// call or byte by byte.
+func TestSizeExceeded(t *testing.T) {
+	body := []byte("0123456789abcdef")
+	var packed bytes.Buffer
+	fw, _ := flate.NewWriter(&packed, flate.BestCompression)
+	fw.Write(body)
+	fw.Close()
+	var b bytes.Buffer
+	w := stdzip.NewWriter(&b)
+	raw, err := w.CreateRaw(&stdzip.FileHeader{Name: "f", Method: stdzip.Deflate, CRC32: crc32.ChecksumIEEE(body[:6]),
+		CompressedSize64: uint64(packed.Len()), UncompressedSize64: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Write(packed.Bytes())
+	w.Close()
+	for _, chunk := range []int64{1 << 20, 1} {
+		r, err := openBytes(b.Bytes(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := r.(archive.RandomAccess).Open(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		buf := make([]byte, chunk)
+		for {
+			n, err := rc.Read(buf)
+			got = append(got, buf[:n]...)
+			if err != nil {
+				if !errors.Is(err, ErrSize) {
+					t.Errorf("chunk %d: error %v, want ErrSize", chunk, err)
+				}
+				break
+			}
+		}
+		rc.Close()
+		if string(got) != "012345" {
+			t.Errorf("chunk %d: handed out %q, want the declared 6 bytes", chunk, got)
 		}
 	}
 }

@@ -152,7 +152,9 @@ func (z *Reader) Read(p []byte) (int, error) {
 		}
 		n, err := z.cur.Read(p)
 		if n > 0 {
-			z.h.Write(p[:n])
+			if z.w.hasSum {
+				z.h.Write(p[:n])
+			}
 			z.out += int64(n)
 		}
 		if err == nil {
@@ -186,12 +188,16 @@ func (z *Reader) Read(p []byte) (int, error) {
 // starts decode on the caller's goroutine whatever Config.Threads says
 // (see begin). An error of w is returned as it is and ends the stream.
 func (z *Reader) WriteTo(w io.Writer) (int64, error) {
-	z.hw.w, z.hw.h, z.hw.err = w, z.h, nil
+	z.hw.w, z.hw.err = w, nil
 	defer func() { z.hw.w = nil }()
 	var total int64
 	for z.err == nil {
 		if z.cur == nil && z.begin(false) != nil {
 			break
+		}
+		z.hw.h = nil
+		if z.w.hasSum {
+			z.hw.h = z.h
 		}
 		n, err := z.cur.WriteTo(&z.hw)
 		total += n
@@ -219,7 +225,8 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	return total, z.err
 }
 
-// hashWriter hashes what it writes, and remembers its writer's error.
+// hashWriter hashes what it writes (when h is not nil: the frame has a
+// checksum), and remembers its writer's error.
 type hashWriter struct {
 	w   io.Writer
 	h   hash.Hash64
@@ -228,7 +235,9 @@ type hashWriter struct {
 
 func (hw *hashWriter) Write(p []byte) (int, error) {
 	n, err := hw.w.Write(p)
-	hw.h.Write(p[:n])
+	if hw.h != nil {
+		hw.h.Write(p[:n])
+	}
 	if err != nil {
 		hw.err = err
 	}

@@ -195,6 +195,45 @@ func TestNoChecksum(t *testing.T) {
 	}
 }
 
+// TestChecksumAfterNoChecksum: a frame without Content_Checksum (whose
+// output is not hashed) followed by one with a checksum: the second is
+// decoded and checked, through Read and WriteTo, and a changed byte of it
+// fails with the XXH64 mismatch after the first frame's whole output.
+func TestChecksumAfterNoChecksum(t *testing.T) {
+	first, second := fixtureData(t, "text-nocheck"), fixtureData(t, "random-check")
+	want, err := decode(t, bytes.NewReader(first), Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2, err := decode(t, bytes.NewReader(second), Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, want2...)
+	for _, via := range []struct {
+		name string
+		out  func(io.Reader) io.Reader
+	}{{"read", nil}, {"writeto", viaWriteTo}} {
+		for _, threads := range []int{1, 4} {
+			name := via.name + "/threads=" + strconv.Itoa(threads)
+			data := append(bytes.Clone(first), second...)
+			out, err := decode(t, bytes.NewReader(data), Config{Threads: threads}, via.out)
+			if err != nil || !bytes.Equal(out, want) {
+				t.Errorf("%s: %d bytes, %v; want %d bytes, no error", name, len(out), err, len(want))
+			}
+			data[len(first)+5000] ^= 0x10 // in random-check's raw blocks
+			out, err = decode(t, bytes.NewReader(data), Config{Threads: threads}, via.out)
+			var me *verify.MismatchError
+			if !errors.As(err, &me) || me.Kind != verify.XXH64 {
+				t.Errorf("%s: changed second frame: error %v, want an XXH64 *verify.MismatchError", name, err)
+			}
+			if len(out) < len(want)-len(want2) {
+				t.Errorf("%s: %d bytes before the error, want the first frame's %d", name, len(out), len(want)-len(want2))
+			}
+		}
+	}
+}
+
 // TestTruncated decodes every prefix of the multi-frame and skippable
 // fixtures and a sample of the long one: each fails with ErrTruncated,
 // except a prefix that ends between frames, which decodes the whole frames

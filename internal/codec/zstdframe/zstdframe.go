@@ -7,9 +7,10 @@
 // io.EOF, and keeps the frame's 4-byte Content_Checksum. The Reader decodes
 // frame by frame with klauspost/compress/zstd (its own checksum switched off;
 // on the reader's goroutine, or for Read of large frames with
-// Config.Threads > 1 on klauspost's concurrent pipeline), hashes each frame's output with XXH64 and compares
-// the low 32 bits with the stored value at the frame's end; a difference is
-// a *verify.MismatchError of kind verify.XXH64. WriteTo writes the decoder's
+// Config.Threads > 1 on klauspost's concurrent pipeline), hashes the output
+// of each frame that has a Content_Checksum with XXH64 and compares the low
+// 32 bits with the stored value at the frame's end; a difference is a
+// *verify.MismatchError of kind verify.XXH64. WriteTo writes the decoder's
 // blocks straight from its window.
 //
 // # Security concerns
