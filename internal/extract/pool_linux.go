@@ -617,7 +617,8 @@ type fastCommit struct {
 // independent of every other such commit; c (the caller's: SettleAll
 // makes them all at once) is then filled in. Else it returns false.
 func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
-	if err != nil {
+	if err != nil || d.pool.Load() == nil {
+		// No pool started (see putQueued): no held file has a job.
 		return false
 	}
 	d.mu.Lock()
