@@ -60,6 +60,9 @@ type unpack29 struct {
 	ppm    *ppmd.ModelH
 	ppmRC  ppmd.RangeDecoder
 	ppmEsc int
+	// ppmBroken: a block of the model failed (it may be halfway through
+	// an update) or its reset did: only a reset may use it again.
+	ppmBroken bool
 
 	filt filterState29
 }
@@ -164,7 +167,7 @@ func (d *unpack29) initPPM(u *unpacker) error {
 	if reset {
 		c, _ := br.ReadByte()
 		maxMB = int(c)
-	} else if d.ppm == nil {
+	} else if d.ppm == nil || d.ppmBroken {
 		return errBadPPM
 	}
 	if flags&0x40 != 0 {
@@ -183,6 +186,7 @@ func (d *unpack29) initPPM(u *unpacker) error {
 			return errBadPPM
 		}
 		mem := (maxMB + 1) << 20
+		d.ppmBroken = true // until the model is made anew
 		if ppmd.Footprint(int64(mem)) > u.memLimit() {
 			return archive.Limitf("rar: PPMd model needs %d MiB, above the memory limit", maxMB+1)
 		}
@@ -195,6 +199,7 @@ func (d *unpack29) initPPM(u *unpacker) error {
 		} else if err := d.ppm.Reset(order, mem); err != nil {
 			return err
 		}
+		d.ppmBroken = false
 	}
 	if err := d.ppmRC.InitRAR(br); err != nil {
 		return errTruncated
@@ -213,8 +218,12 @@ func (d *unpack29) decode(u *unpacker) error {
 	}
 	for u.room() {
 		if d.ppmBlock {
-			if err := d.decodePPM(u); err != nil || u.done {
+			if err := d.decodePPM(u); err != nil {
+				d.ppmBroken = true
 				return err
+			}
+			if u.done {
+				return nil
 			}
 			continue
 		}
