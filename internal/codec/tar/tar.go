@@ -24,7 +24,8 @@ import (
 // Reader is an archive.Reader over a tar stream.
 type Reader struct {
 	r   io.Reader
-	br  *bufio.Reader // r, when it is one: WriteTo writes from its buffer
+	br  *bufio.Reader    // r, when it is one: WriteTo writes from its buffer
+	seq *archive.FileSeq // r's source when Open read a file: long runs of data go through the kernel
 	opt *archive.Options
 	err error // sticky: the archive cannot be read further
 	off int64 // bytes of the archive consumed, for messages
@@ -40,10 +41,22 @@ type Reader struct {
 	lim    io.LimitedReader // copyData's reader, kept here: no allocation per entry
 }
 
-// Open reads a tar archive from in.R.
+// Open reads a tar archive from its input: from the file itself when it
+// is one (WriteTo then hands long runs of data to the kernel, see
+// archive.FileSeq), else from in.R.
 func Open(in *archive.Input, opt *archive.Options) (archive.Reader, error) {
-	return NewReader(in.R, opt), nil
+	if in.RA == nil || in.Size < 0 {
+		return NewReader(in.R, opt), nil
+	}
+	seq := archive.NewFileSeq(in, bufSize)
+	r := NewReader(seq.R, opt)
+	r.seq = seq
+	return r, nil
 }
+
+// bufSize is the buffer Open reads a file's headers (and short data)
+// through.
+const bufSize = 256 << 10
 
 // NewReader returns a Reader over r; opt (may be nil) receives warnings and
 // bounds the memory of header data.
@@ -416,6 +429,22 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 
 // copyData writes the next n stored bytes of the entry to w.
 func (r *Reader) copyData(w io.Writer, n int64) (int64, error) {
+	if r.seq != nil {
+		done, rerr, werr := r.seq.Send(w, n, nil)
+		r.left -= done
+		r.off += done
+		switch {
+		case werr != nil:
+			return done, werr
+		case rerr != nil:
+			r.err = inputError(rerr)
+			return done, r.err
+		case done < n:
+			r.err = errTruncated
+			return done, r.err
+		}
+		return done, nil
+	}
 	var done int64
 	if r.br != nil {
 		for done < n {
