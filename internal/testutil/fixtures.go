@@ -29,6 +29,21 @@ func HashAll(r io.Reader) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, err
 }
 
+// ReadInChunks reads r with reads of chunk bytes until one fails, and
+// returns every byte those reads handed out (with the failing one too)
+// and that read's error (io.EOF at the end).
+func ReadInChunks(r io.Reader, chunk int) ([]byte, error) {
+	var got []byte
+	buf := make([]byte, chunk)
+	for {
+		n, err := r.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			return got, err
+		}
+	}
+}
+
 // SHA256Sums reads a sha256sum-style file ("HEX  NAME" lines) into a map
 // from name to hex digest.
 func SHA256Sums(t testing.TB, path string) map[string]string {

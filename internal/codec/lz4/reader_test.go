@@ -426,17 +426,9 @@ func TestSizeExceeded(t *testing.T) {
 				if err := z.Reset(bytes.NewReader(frame)); err != nil {
 					t.Fatal(err)
 				}
-				var got []byte
-				buf := make([]byte, chunk)
-				for {
-					n, err := z.Read(buf)
-					got = append(got, buf[:n]...)
-					if err != nil {
-						if !errors.Is(err, ErrContentSize) {
-							t.Errorf("%s, chunk %d: error %v, want ErrContentSize", name, chunk, err)
-						}
-						break
-					}
+				got, err := testutil.ReadInChunks(z, chunk)
+				if !errors.Is(err, ErrContentSize) {
+					t.Errorf("%s, chunk %d: error %v, want ErrContentSize", name, chunk, err)
 				}
 				if len(got) != size || !bytes.HasPrefix(text, got) && string(got) != "012345" {
 					t.Errorf("%s, chunk %d: handed out %q, want the declared %d bytes", name, chunk, got, size)

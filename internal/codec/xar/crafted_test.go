@@ -353,17 +353,9 @@ func TestSizeExceeded(t *testing.T) {
 			if err != nil || e.Size != 6 {
 				t.Fatalf("entry %+v, %v", e, err)
 			}
-			var got []byte
-			buf := make([]byte, chunk)
-			for {
-				n, err := r.Read(buf)
-				got = append(got, buf[:n]...)
-				if err != nil {
-					if !errors.Is(err, ErrSize) {
-						t.Errorf("seekable %v, chunk %d: error %v, want ErrSize", seekable, chunk, err)
-					}
-					break
-				}
+			got, err := testutil.ReadInChunks(r, chunk)
+			if !errors.Is(err, ErrSize) {
+				t.Errorf("seekable %v, chunk %d: error %v, want ErrSize", seekable, chunk, err)
 			}
 			r.Close()
 			if string(got) != "012345" {

@@ -729,7 +729,7 @@ func TestSizeExceeded(t *testing.T) {
 	}
 	raw.Write(packed.Bytes())
 	w.Close()
-	for _, chunk := range []int64{1 << 20, 1} {
+	for _, chunk := range []int{1 << 20, 1} {
 		r, err := openBytes(b.Bytes(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -738,17 +738,9 @@ func TestSizeExceeded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []byte
-		buf := make([]byte, chunk)
-		for {
-			n, err := rc.Read(buf)
-			got = append(got, buf[:n]...)
-			if err != nil {
-				if !errors.Is(err, ErrSize) {
-					t.Errorf("chunk %d: error %v, want ErrSize", chunk, err)
-				}
-				break
-			}
+		got, err := testutil.ReadInChunks(rc, chunk)
+		if !errors.Is(err, ErrSize) {
+			t.Errorf("chunk %d: error %v, want ErrSize", chunk, err)
 		}
 		rc.Close()
 		if string(got) != "012345" {
