@@ -10,6 +10,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
+	"github.com/unpack-dev/unpack/internal/testutil"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -236,17 +237,9 @@ func TestFileCopySizeExceeded(t *testing.T) {
 			if e.Type != archive.TypeFile || e.Size != int64(tc.size) {
 				t.Fatalf("entry %+v", e)
 			}
-			var got []byte
-			buf := make([]byte, chunk)
-			for {
-				n, err := r.Read(buf)
-				got = append(got, buf[:n]...)
-				if err != nil {
-					if tc.size == 3 && err != io.EOF || tc.size != 3 && !errors.Is(err, archive.ErrCorrupt) {
-						t.Errorf("size %d, chunk %d: error %v", tc.size, chunk, err)
-					}
-					break
-				}
+			got, err := testutil.ReadInChunks(r, chunk)
+			if tc.size == 3 && err != io.EOF || tc.size != 3 && !errors.Is(err, archive.ErrCorrupt) {
+				t.Errorf("size %d, chunk %d: error %v", tc.size, chunk, err)
 			}
 			r.Close()
 			if string(got) != tc.want {
