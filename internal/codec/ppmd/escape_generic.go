@@ -44,3 +44,8 @@ func createSuccessorsH(m *ModelH, skip bool) (r uint32, num uint, head, upSucc u
 func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	return m.createSuccessorsGeneric(skip, s1, c)
 }
+
+// updateLoopI leaves all of updateModel's loop to Go here.
+func updateLoopI(m *ModelI, c, mc, ns, s0, f2, succ uint32, fSym, flag byte) uint32 {
+	return c
+}

@@ -407,6 +407,11 @@ func (m *ModelI) updateModel() {
 	ns := uint32(minCtx[0])
 	s0 := le16(minCtx[2:]) - ns - fFreq
 	flag := byte(0x08 * hi40(uint32(fSym)))
+	if c != m.minCtx {
+		// The loop in assembly on amd64, up to a context that needs the
+		// allocator's rare case: the loop below goes on from there.
+		c = updateLoopI(m, c, m.minCtx, ns, s0, 2*fFreq, succ, fSym, flag)
+	}
 	for c != m.minCtx {
 		cu := (*[12]byte)(heap[uint(c)&hm:])
 		ns1 := uint32(cu[0])

@@ -504,3 +504,228 @@ hgeneric:
 	MOVL    $0, head+32(FP)
 	MOVL    $0, upSucc+36(FP)
 	RET
+
+#define FREE_LIST (ModelI_subAlloc+subAlloc_freeList)
+#define STAMPS (ModelI_subAlloc+subAlloc_stamps)
+
+// func updateLoopI(m *ModelI, c, mc, ns, s0, f2, succ uint32, fSym, flag byte) (stop uint32)
+//
+// ModelI.updateModel's loop over the contexts from c up to mc (not
+// included): each gets the found symbol as a new state (its state array
+// moved to one more unit where it is full, a binary context turned into
+// one of two states), in Go's order of reads and writes. It stops at the
+// first context that needs the allocator's rare case, before changing
+// it, and returns it (mc when it is done): the Go loop goes on from there.
+// f2 is twice the found state's frequency. When the tests turn
+// useEscapeAsm off it returns c.
+//
+// Registers: R13 m, R12 heap, R11 hm, DX c, DI the context, CX its
+// NumStats-1; the rest of the loop's values stay in their argument slots.
+TEXT ·updateLoopI(SB), NOSPLIT|NOFRAME, $0-44
+	MOVL    c+8(FP), DX
+	MOVBLZX ·useEscapeAsm(SB), AX
+	TESTL   AX, AX
+	JZ      lret
+	MOVQ    m+0(FP), R13
+	MOVQ    (ModelI_subAlloc+subAlloc_heap)(R13), R12
+	MOVQ    (ModelI_subAlloc+subAlloc_heap+8)(R13), R11
+	SUBQ    $const_heapPad, R11
+	JCS     lret
+	CMPL    DX, mc+12(FP)
+	JEQ     lret
+
+lloop:
+	MOVL    DX, SI
+	ANDQ    R11, SI
+	LEAQ    (R12)(SI*1), DI          // the context
+	MOVBLZX 0(DI), CX                // NumStats-1
+	TESTL   CX, CX
+	JZ      lbinary
+	TESTL   $1, CX
+	JZ      lmulti
+
+	// The stats fill their units: to one more, from the free list of
+	// that size or from loUnit, else stop.
+	LEAL    1(CX), R10
+	SHRL    $1, R10                  // oldNU
+	LEAQ    ·units2Indx(SB), SI
+	MOVBLZX -1(SI)(R10*1), BX        // i
+	CMPB    (SI)(R10*1), BL
+	JEQ     lmulti
+	LEAQ    FREE_LIST(R13), SI
+	MOVL    4(SI)(BX*4), AX          // p from freeList[i+1]
+	TESTL   AX, AX
+	JZ      lfromlo
+	MOVL    AX, R8
+	ANDQ    R11, R8
+	MOVL    4(R12)(R8*1), R8
+	MOVL    R8, 4(SI)(BX*4)
+	DECL    (STAMPS+4)(R13)(BX*4)
+	JMP     lgotp
+
+lfromlo:
+	LEAQ    ·indx2Units(SB), R8
+	MOVBLZX 1(R8)(BX*1), R8
+	IMULL   $12, R8                  // the units' bytes
+	MOVL    HI_UNIT(R13), R9
+	SUBL    LO_UNIT(R13), R9
+	CMPL    R8, R9
+	JHI     lret
+	MOVL    LO_UNIT(R13), AX
+	ADDL    R8, LO_UNIT(R13)
+
+lgotp:
+	// AX p, BX i, R10 oldNU: copy the units from the old stats.
+	MOVL    4(DI), R9                // old
+	MOVL    AX, R14
+	MOVL    R9, R8
+
+lcopy:
+	MOVL    R8, SI
+	ANDQ    R11, SI
+	MOVL    R14, DI
+	ANDQ    R11, DI
+	MOVQ    (R12)(SI*1), X0
+	MOVL    8(R12)(SI*1), X1
+	MOVQ    X0, (R12)(DI*1)
+	MOVL    X1, 8(R12)(DI*1)
+	ADDL    $12, R8
+	ADDL    $12, R14
+	DECL    R10
+	JNZ     lcopy
+
+	// The old stats to freeList[i].
+	MOVL    R9, SI
+	ANDQ    R11, SI
+	MOVL    $0xFFFFFFFF, (R12)(SI*1)
+	MOVL    FREE_LIST(R13)(BX*4), R8
+	MOVL    R8, 4(R12)(SI*1)
+	LEAQ    ·indx2Units(SB), R8
+	MOVBLZX (R8)(BX*1), R8
+	MOVL    R8, 8(R12)(SI*1)
+	MOVL    R9, FREE_LIST(R13)(BX*4)
+	INCL    STAMPS(R13)(BX*4)
+	MOVL    DX, DI
+	ANDQ    R11, DI
+	ADDQ    R12, DI                  // the context again
+	MOVL    AX, 4(DI)
+
+lmulti:
+	// SummFreq up by one when 3*ns1+1 < ns.
+	LEAL    1(CX)(CX*2), AX
+	CMPL    AX, ns+16(FP)
+	JCC     lcommon
+	INCW    2(DI)
+	JMP     lcommon
+
+lbinary:
+	// The one state to a state array of one unit, from freeList[0] or
+	// loUnit, else stop.
+	MOVL    FREE_LIST(R13), AX
+	TESTL   AX, AX
+	JZ      lbfromlo
+	MOVL    AX, R8
+	ANDQ    R11, R8
+	MOVL    4(R12)(R8*1), R8
+	MOVL    R8, FREE_LIST(R13)
+	DECL    STAMPS(R13)
+	JMP     lbgot
+
+lbfromlo:
+	MOVL    HI_UNIT(R13), R8
+	SUBL    LO_UNIT(R13), R8
+	CMPL    R8, $12
+	JCS     lret
+	MOVL    LO_UNIT(R13), AX
+	ADDL    $12, LO_UNIT(R13)
+
+lbgot:
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	ADDQ    R12, SI                  // the new state
+	MOVL    2(DI), R8
+	MOVWLZX 6(DI), R9
+	MOVL    R8, (SI)
+	MOVW    R9, 4(SI)
+	MOVL    AX, 4(DI)
+	MOVBLZX 1(SI), R8                // f
+	CMPL    R8, $30
+	JCC     lbmax
+	ADDL    R8, R8
+	JMP     lbset
+
+lbmax:
+	MOVL    $120, R8
+
+lbset:
+	MOVB    R8, 1(SI)
+	ADDL    ModelI_initEsc(R13), R8
+	MOVL    ns+16(FP), R9
+	CMPL    R9, $2
+	JLS     lbsf
+	INCL    R8
+
+lbsf:
+	MOVW    R8, 2(DI)
+
+lcommon:
+	// The new state's frequency n (R10) and SummFreq (AX).
+	MOVWLZX 2(DI), AX                // sf
+	LEAL    6(AX), R8
+	IMULL   f2+24(FP), R8            // cf
+	MOVL    AX, R9
+	ADDL    s0+20(FP), R9            // sum
+	LEAL    (R9)(R9*2), R10
+	ADDL    R10, R10                 // 6*sum
+	CMPL    R8, R10
+	JCC     lbig
+	MOVL    $1, R10
+	CMPL    R9, R8
+	ADCL    $0, R10                  // + (cf > sum)
+	MOVL    R9, R14
+	SHLL    $2, R14
+	CMPL    R8, R14
+	SBBL    $-1, R10                 // + (cf >= 4*sum)
+	ADDL    $4, AX
+	JMP     lstore
+
+lbig:
+	MOVL    $4, R10
+	LEAL    (R9)(R9*8), R14
+	CMPL    R14, R8
+	ADCL    $0, R10                  // + (cf > 9*sum)
+	LEAL    (R9)(R9*2), R14
+	SHLL    $2, R14
+	CMPL    R14, R8
+	ADCL    $0, R10                  // + (cf > 12*sum)
+	MOVL    R9, R14
+	SHLL    $4, R14
+	SUBL    R9, R14
+	CMPL    R14, R8
+	ADCL    $0, R10                  // + (cf > 15*sum)
+	ADDL    R10, AX
+
+lstore:
+	MOVW    AX, 2(DI)
+	MOVL    4(DI), R8
+	LEAL    1(CX), R9
+	LEAL    (R9)(R9*2), R9
+	ADDL    R9, R9
+	ADDL    R9, R8                   // the new state: stats+(ns1+1)*6
+	ANDQ    R11, R8
+	MOVBLZX fSym+32(FP), R9
+	MOVB    R9, (R12)(R8*1)
+	MOVB    R10, 1(R12)(R8*1)
+	MOVL    succ+28(FP), R9
+	MOVL    R9, 2(R12)(R8*1)
+	MOVBLZX flag+33(FP), R9
+	ORB     R9, 1(DI)
+	INCL    CX
+	MOVB    CX, 0(DI)
+	MOVL    8(DI), DX
+	CMPL    DX, mc+12(FP)
+	JNE     lloop
+
+lret:
+	MOVL    DX, stop+40(FP)
+	RET
