@@ -69,9 +69,14 @@ type Reader struct {
 	gCodes int          // codes in the group
 	gi     int          // next code of the group
 
-	prefix [maxCodes]uint16
-	suffix [maxCodes]byte
-	length [maxCodes]uint32
+	// ent describes each code's string in chunks of four bytes counted
+	// from its start: bits 0-31 hold the string's last chunk (one to four
+	// bytes, the first in the low byte), bits 32-47 the code whose string
+	// is everything before that chunk, bits 48-63 the string's length
+	// (at most 65,280: one more than the longest chain a 16-bit table
+	// holds). A string is spelled out backwards one chunk, not one byte,
+	// per table load.
+	ent [maxCodes]uint64
 
 	out    []byte
 	op, oe int // unread output is out[op:oe]
@@ -93,8 +98,7 @@ func (z *Reader) Reset(r io.Reader) error {
 		z.in = make([]byte, inSize)
 		z.out = make([]byte, outSize)
 		for i := range 256 {
-			z.suffix[i] = byte(i)
-			z.length[i] = 1
+			z.ent[i] = uint64(i) | 1<<48
 		}
 	}
 	z.r, z.ip, z.ie, z.eof = r, 0, 0, false
@@ -225,14 +229,14 @@ func (z *Reader) nextGroup() bool {
 // decode fills z.out with the strings of as many codes as fit, leaving
 // z.err set at the end of the stream or on an error.
 //
-// A string is spelled out backwards through its prefix chain: copying it
-// instead from where it last appeared in the output was slower on the
-// bench inputs (cache misses on the far copies).
+// A string is spelled out backwards through its chain of chunks (see
+// Reader.ent): copying it instead from where it last appeared in the
+// output was slower on the bench inputs (cache misses on the far copies).
 func (z *Reader) decode() {
 	out := z.out
 	op := z.oe
 	freeEnt, oldCode, finChar := z.freeEnt, z.oldCode, z.finChar
-	prefix, suffix, length := &z.prefix, &z.suffix, &z.length
+	ent := &z.ent
 	gi, gCodes := z.gi, z.gCodes
 	for len(out)-op >= outReserve {
 		if gi >= gCodes {
@@ -248,6 +252,7 @@ func (z *Reader) decode() {
 			// A literal: the common case, without the table lookups.
 			out[op] = byte(code)
 			finChar = byte(code)
+			op++
 		} else {
 			if oldCode < 0 {
 				if code >= 256 {
@@ -270,7 +275,7 @@ func (z *Reader) decode() {
 				continue
 			}
 			c := code
-			n := 0
+			kwk := false
 			if code >= freeEnt {
 				// The string being defined: the previous one plus its own
 				// first byte (KwKwK). With the table full there is no
@@ -280,33 +285,38 @@ func (z *Reader) decode() {
 					break
 				}
 				c = oldCode
-				n = 1
+				kwk = true
 			}
-			m := int(length[c])
-			i := op + m
-			for c := uint16(c); ; {
-				if c < 256 {
-					out[op] = byte(c)
-					break
-				}
-				i--
-				out[i] = suffix[c]
-				c = prefix[c]
+			// The last chunk first: four bytes stored at its start, the
+			// ones past the string's end landing in the free room after
+			// it; every chunk before it is whole.
+			e := ent[c]
+			m := int(e >> 48)
+			i := op + m - ((m-1)&3 + 1)
+			binary.LittleEndian.PutUint32(out[i:], uint32(e))
+			for i > op {
+				e = ent[uint16(e>>32)]
+				i -= 4
+				binary.LittleEndian.PutUint32(out[i:], uint32(e))
 			}
-			if n == 1 {
-				out[op+m] = out[op]
+			finChar = byte(e)
+			op += m
+			if kwk {
+				out[op] = finChar
+				op++
 			}
-			finChar = out[op]
-			// Fall through with op at the last byte, as for a literal.
-			op += m + n - 1
 		}
-		if e := freeEnt; e < z.maxMaxCode {
-			prefix[e] = uint16(oldCode)
-			suffix[e] = finChar
-			length[e] = length[oldCode] + 1
-			freeEnt = e + 1
+		if f := freeEnt; f < z.maxMaxCode {
+			// The new string: oldCode's and finChar.
+			o := ent[oldCode]
+			n := o >> 48
+			if n&3 == 0 {
+				ent[f] = uint64(finChar) | uint64(oldCode)<<32 | (n+1)<<48
+			} else {
+				ent[f] = (o | uint64(finChar)<<(8*(n&3))) + 1<<48
+			}
+			freeEnt = f + 1
 		}
-		op++
 		oldCode = code
 		if freeEnt > z.maxCode {
 			z.nBits++
