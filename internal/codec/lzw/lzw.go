@@ -41,10 +41,11 @@ const (
 	clearCode = 256
 	maxCodes  = 1 << 16
 	inSize    = 64 << 10
-	outSize   = 256 << 10
+	outSize   = 1 << 20
 	// outReserve is the room kept free in the output buffer before each
-	// code: the longest string a code can stand for, plus one.
-	outReserve = maxCodes + 1
+	// group of eight codes: eight of the longest string a code can stand
+	// for, plus the three bytes a 4-byte store may write past its end.
+	outReserve = 8*(maxCodes+1) + 3
 )
 
 // Reader decompresses a .Z stream.
@@ -64,10 +65,9 @@ type Reader struct {
 	oldCode    int // -1 before the first code
 	finChar    byte
 
-	grp    [16 + 8]byte // the current group of codes, plus slack for 8-byte loads
-	codes  [8]uint16    // the group's codes
-	gCodes int          // codes in the group
-	gi     int          // next code of the group
+	grp    [24]byte  // the last group of codes, plus slack for 8-byte loads
+	codes  [8]uint16 // the current group's codes
+	gCodes int       // codes in the group
 
 	// ent describes each code's string in chunks of four bytes counted
 	// from its start: bits 0-31 hold the string's last chunk (one to four
@@ -103,7 +103,7 @@ func (z *Reader) Reset(r io.Reader) error {
 	}
 	z.r, z.ip, z.ie, z.eof = r, 0, 0, false
 	z.op, z.oe, z.err = 0, 0, nil
-	z.gCodes, z.gi = 0, 0
+	z.gCodes = 0
 	hdr := z.grp[:3]
 	n, err := io.ReadFull(r, hdr)
 	if err != nil {
@@ -184,12 +184,12 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
-// nextGroup loads the next group of codes: nBits bytes (eight codes), or
-// at the end of the input what is left, holding as many whole codes as fit.
-// It returns false at the end of the data.
+// nextGroup loads the next group of codes into z.codes: nBits bytes
+// (eight codes), or at the end of the input what is left, holding as many
+// whole codes as fit. It returns false at the end of the data.
 func (z *Reader) nextGroup() bool {
-	need := int(z.nBits)
-	for z.ie-z.ip < need && !z.eof {
+	const room = len(z.grp) // a group and the slack of its codes' loads
+	for z.ie-z.ip < room && !z.eof {
 		if z.ip > 0 {
 			z.ie = copy(z.in, z.in[z.ip:z.ie])
 			z.ip = 0
@@ -205,23 +205,30 @@ func (z *Reader) nextGroup() bool {
 			continue
 		}
 	}
-	n := min(need, z.ie-z.ip)
-	copy(z.grp[:], z.in[z.ip:z.ip+n])
+	nb := z.nBits
+	n := min(int(nb), z.ie-z.ip)
+	var g *[room]byte
+	if z.ie-z.ip >= room {
+		g = (*[room]byte)(z.in[z.ip:])
+	} else {
+		// The last bytes of the input: the slack after them is stale,
+		// which the masks below cut off.
+		copy(z.grp[:], z.in[z.ip:z.ie])
+		g = &z.grp
+	}
 	z.ip += n
-	z.gCodes = n * 8 / need
-	z.gi = 0
+	z.gCodes = n * 8 / int(nb)
 	if z.gCodes == 0 {
 		z.err = io.EOF
 		return false
 	}
 	// One 8-byte load per code (a code spans at most 3 bytes; the bits
 	// above it are masked off): fewer instructions than three byte loads.
-	mask := uint64(1)<<z.nBits - 1
-	nb, g := z.nBits, &z.grp
-	for i := range z.gCodes {
+	mask := uint64(1)<<nb - 1
+	for i := range 8 {
 		bit := uint(i) * nb
 		v := binary.LittleEndian.Uint64(g[(bit>>3)&15:])
-		z.codes[i&7] = uint16(v >> (bit & 7) & mask)
+		z.codes[i] = uint16(v >> (bit & 7) & mask)
 	}
 	return true
 }
@@ -237,98 +244,92 @@ func (z *Reader) decode() {
 	op := z.oe
 	freeEnt, oldCode, finChar := z.freeEnt, z.oldCode, z.finChar
 	ent := &z.ent
-	gi, gCodes := z.gi, z.gCodes
-	for len(out)-op >= outReserve {
-		if gi >= gCodes {
-			if !z.nextGroup() {
-				break
-			}
-			gi, gCodes = 0, z.gCodes
-		}
-		code := int(z.codes[gi&7])
-		gi++
+codes:
+	for end := len(out) - outReserve; op <= end && z.nextGroup(); {
+	group:
+		for _, code := range z.codes[:z.gCodes] {
+			code := int(code)
 
-		if code < 256 && oldCode >= 0 {
-			// A literal: the common case, without the table lookups.
-			out[op] = byte(code)
-			finChar = byte(code)
-			op++
-		} else {
-			if oldCode < 0 {
-				if code >= 256 {
-					z.err = ErrCode
-					break
-				}
+			if code < 256 && oldCode >= 0 {
+				// A literal: the common case, without the table lookups.
 				out[op] = byte(code)
+				finChar = byte(code)
 				op++
-				oldCode, finChar = code, byte(code)
-				continue
-			}
-			if code == clearCode && z.block {
-				// The table restarts; entry 256 (the clear code itself)
-				// gets a dummy string from the next code, as in ncompress,
-				// so oldCode stays set.
-				freeEnt = 256
-				z.nBits = 9
-				z.maxCode = 1<<9 - 1
-				gi = gCodes // skip the rest of the group
-				continue
-			}
-			c := code
-			kwk := false
-			if code >= freeEnt {
-				// The string being defined: the previous one plus its own
-				// first byte (KwKwK). With the table full there is no
-				// such string (ncompress would read a stale entry).
-				if code > freeEnt || code >= z.maxMaxCode {
-					z.err = ErrCode
-					break
+			} else {
+				if oldCode < 0 {
+					if code >= 256 {
+						z.err = ErrCode
+						break codes
+					}
+					out[op] = byte(code)
+					op++
+					oldCode, finChar = code, byte(code)
+					continue
 				}
-				c = oldCode
-				kwk = true
-			}
-			// The last chunk first: four bytes stored at its start, the
-			// ones past the string's end landing in the free room after
-			// it; every chunk before it is whole.
-			e := ent[c]
-			m := int(e >> 48)
-			i := op + m - ((m-1)&3 + 1)
-			binary.LittleEndian.PutUint32(out[i:], uint32(e))
-			for i > op {
-				e = ent[uint16(e>>32)]
-				i -= 4
+				if code == clearCode && z.block {
+					// The table restarts; entry 256 (the clear code itself)
+					// gets a dummy string from the next code, as in ncompress,
+					// so oldCode stays set.
+					freeEnt = 256
+					z.nBits = 9
+					z.maxCode = 1<<9 - 1
+					break group // the rest of the group is skipped
+				}
+				c := code
+				kwk := false
+				if code >= freeEnt {
+					// The string being defined: the previous one plus its own
+					// first byte (KwKwK). With the table full there is no
+					// such string (ncompress would read a stale entry).
+					if code > freeEnt || code >= z.maxMaxCode {
+						z.err = ErrCode
+						break codes
+					}
+					c = oldCode
+					kwk = true
+				}
+				// The last chunk first: four bytes stored at its start, the
+				// ones past the string's end landing in the free room after
+				// it; every chunk before it is whole.
+				e := ent[c]
+				m := int(e >> 48)
+				i := op + m - ((m-1)&3 + 1)
 				binary.LittleEndian.PutUint32(out[i:], uint32(e))
+				for i > op {
+					e = ent[uint16(e>>32)]
+					i -= 4
+					binary.LittleEndian.PutUint32(out[i:], uint32(e))
+				}
+				finChar = byte(e)
+				op += m
+				if kwk {
+					out[op] = finChar
+					op++
+				}
 			}
-			finChar = byte(e)
-			op += m
-			if kwk {
-				out[op] = finChar
-				op++
+			if f := freeEnt; f < z.maxMaxCode {
+				// The new string: oldCode's and finChar.
+				o := ent[oldCode]
+				n := o >> 48
+				if n&3 == 0 {
+					ent[f] = uint64(finChar) | uint64(oldCode)<<32 | (n+1)<<48
+				} else {
+					ent[f] = (o | uint64(finChar)<<(8*(n&3))) + 1<<48
+				}
+				freeEnt = f + 1
 			}
-		}
-		if f := freeEnt; f < z.maxMaxCode {
-			// The new string: oldCode's and finChar.
-			o := ent[oldCode]
-			n := o >> 48
-			if n&3 == 0 {
-				ent[f] = uint64(finChar) | uint64(oldCode)<<32 | (n+1)<<48
-			} else {
-				ent[f] = (o | uint64(finChar)<<(8*(n&3))) + 1<<48
+			oldCode = code
+			if freeEnt > z.maxCode {
+				z.nBits++
+				if z.nBits == z.maxBits {
+					z.maxCode = z.maxMaxCode
+				} else {
+					z.maxCode = 1<<z.nBits - 1
+				}
+				break group
 			}
-			freeEnt = f + 1
-		}
-		oldCode = code
-		if freeEnt > z.maxCode {
-			z.nBits++
-			if z.nBits == z.maxBits {
-				z.maxCode = z.maxMaxCode
-			} else {
-				z.maxCode = 1<<z.nBits - 1
-			}
-			gi = gCodes
 		}
 	}
-	z.gi = gi
 	z.freeEnt, z.oldCode, z.finChar = freeEnt, oldCode, finChar
 	z.oe = op
 }
