@@ -27,85 +27,23 @@ const (
 func Decompress1X(dst, src []byte) (int, bool) {
 	ip, op := 0, 0
 	in, out := len(src), len(dst)
-	var t int
-
-	// extend reads the zero bytes and final byte of a long length.
-	extend := func(base int) (int, bool) {
-		n := 0
-		for {
-			if ip >= in {
-				return 0, false
-			}
-			b := src[ip]
-			ip++
-			if b != 0 {
-				n += base + int(b)
-				break
-			}
-			n += 255
-			if n > out {
-				return 0, false
-			}
-		}
-		return n, true
-	}
-	// literals copies n bytes from the input. Short runs (most are) go
-	// as one 8-byte word where both buffers have the room: what lies
-	// beyond n in dst is written over later.
-	literals := func(n int) bool {
-		if n > in-ip || n > out-op {
-			return false
-		}
-		if n <= 8 && in-ip >= 8 && out-op >= 8 {
-			binary.LittleEndian.PutUint64(dst[op:], binary.LittleEndian.Uint64(src[ip:]))
-		} else {
-			copy(dst[op:op+n], src[ip:ip+n])
-		}
-		op += n
-		ip += n
-		return true
-	}
-	// match copies n bytes from dist bytes back in the output.
-	match := func(dist, n int) bool {
-		if dist > op || dist <= 0 || n > out-op {
-			return false
-		}
-		from := op - dist
-		switch {
-		case dist >= 8 && out-op >= n+8:
-			// Word by word: each word read ends at or before op+i, so it
-			// is already written.
-			for i := 0; i < n; i += 8 {
-				binary.LittleEndian.PutUint64(dst[op+i:], binary.LittleEndian.Uint64(dst[from+i:]))
-			}
-		case dist >= n:
-			copy(dst[op:op+n], dst[from:from+n])
-		default:
-			for i := range n {
-				dst[op+i] = dst[from+i]
-			}
-		}
-		op += n
-		return true
-	}
-
 	if in == 0 {
 		return 0, false
 	}
 	state := 0 // literals copied by the last instruction: 0, 1-3, or 4 for more
 	if src[0] > 17 {
-		t = int(src[0]) - 17
+		n := int(src[0]) - 17
 		ip = 1
-		if !literals(t) {
+		if n > in-ip || n > out-op {
 			return 0, false
 		}
-		state = min(t, 4)
+		copy(dst[op:op+n], src[ip:ip+n])
+		op += n
+		ip += n
+		state = min(n, 4)
 	}
-	for {
-		if ip >= in {
-			return 0, false
-		}
-		t = int(src[ip])
+	for ip < in {
+		t := int(src[ip])
 		ip++
 		var dist, n int
 		switch {
@@ -119,8 +57,7 @@ func Decompress1X(dst, src []byte) (int, bool) {
 		case t >= 32: // M3: within 16 KiB
 			n = t & 31
 			if n == 0 {
-				var ok bool
-				if n, ok = extend(31); !ok {
+				if n, ip = extend(src, ip, 31, out); n < 0 {
 					return 0, false
 				}
 			}
@@ -134,8 +71,7 @@ func Decompress1X(dst, src []byte) (int, bool) {
 			hi := (t & 8) << 11
 			n = t & 7
 			if n == 0 {
-				var ok bool
-				if n, ok = extend(7); !ok {
+				if n, ip = extend(src, ip, 7, out); n < 0 {
 					return 0, false
 				}
 			}
@@ -155,14 +91,24 @@ func Decompress1X(dst, src []byte) (int, bool) {
 		case state == 0: // a run of 4 or more literals
 			n = t
 			if n == 0 {
-				var ok bool
-				if n, ok = extend(15); !ok {
+				if n, ip = extend(src, ip, 15, out); n < 0 {
 					return 0, false
 				}
 			}
-			if !literals(n + 3) {
+			n += 3
+			if n > in-ip || n > out-op {
 				return 0, false
 			}
+			if n <= 16 && in-ip >= 16 && out-op >= 16 {
+				// Most runs are short: two words (what lies past n in
+				// dst is written over later).
+				binary.LittleEndian.PutUint64(dst[op:], binary.LittleEndian.Uint64(src[ip:]))
+				binary.LittleEndian.PutUint64(dst[op+8:], binary.LittleEndian.Uint64(src[ip+8:]))
+			} else {
+				copy(dst[op:op+n], src[ip:ip+n])
+			}
+			op += n
+			ip += n
 			state = 4
 			continue
 		default: // M1: 2 bytes within 1 KiB, or 3 bytes 2-3 KiB back after a run
@@ -177,12 +123,56 @@ func Decompress1X(dst, src []byte) (int, bool) {
 				n = 3
 			}
 		}
-		if !match(dist, n) {
+
+		// The match: n bytes from dist back (dist >= 1 by construction).
+		if dist > op || n > out-op {
 			return 0, false
 		}
+		from := op - dist
+		switch {
+		case dist >= 8 && out-op >= n+8:
+			// Word by word: each word read ends at or before op+i, so it
+			// is already written; what lies past n is written over later.
+			for i := 0; i < n; i += 8 {
+				binary.LittleEndian.PutUint64(dst[op+i:], binary.LittleEndian.Uint64(dst[from+i:]))
+			}
+		case dist >= n:
+			copy(dst[op:op+n], dst[from:from+n])
+		default:
+			for i := range n {
+				dst[op+i] = dst[from+i]
+			}
+		}
+		op += n
+
+		// Then 0 to 3 literals, the low bits of the match's byte before
+		// its last; as one 8-byte word where both buffers have the room.
 		state = int(src[ip-2]) & 3
-		if !literals(state) {
+		if in-ip >= 8 && out-op >= 8 {
+			binary.LittleEndian.PutUint64(dst[op:], binary.LittleEndian.Uint64(src[ip:]))
+		} else if state > in-ip || state > out-op {
 			return 0, false
+		} else {
+			copy(dst[op:op+state], src[ip:ip+state])
+		}
+		op += state
+		ip += state
+	}
+	return 0, false
+}
+
+// extend reads the zero bytes and final byte of a long length from src at
+// ip: it returns the length and where it ends, or -1 where src ends first
+// or the length passes limit.
+func extend(src []byte, ip, base, limit int) (int, int) {
+	n := 0
+	for ; ip < len(src); ip++ {
+		if b := src[ip]; b != 0 {
+			return n + base + int(b), ip + 1
+		}
+		if n += 255; n > limit {
+			return -1, ip
 		}
 	}
+	return -1, ip
 }

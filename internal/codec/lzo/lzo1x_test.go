@@ -54,8 +54,9 @@ func TestDecompress1XRefuses(t *testing.T) {
 }
 
 // FuzzLZO1X runs the decoder on any input into outputs of a few sizes:
-// it must never panic, never claim more than the room it was given, and
-// a block that decodes must decode the same into a larger buffer.
+// it must never panic, never claim more than the room it was given, agree
+// with refDecompress1X, and a block that decodes must decode the same into
+// a larger buffer.
 func FuzzLZO1X(f *testing.F) {
 	f.Add(literalsOnly, 4)
 	f.Add(withMatch, 8)
@@ -66,6 +67,10 @@ func FuzzLZO1X(f *testing.F) {
 		}
 		dst := make([]byte, n)
 		m, ok := Decompress1X(dst, src)
+		ref := make([]byte, n)
+		if rm, rok := refDecompress1X(ref, src); rok != ok || ok && (rm != m || !bytes.Equal(ref[:rm], dst[:m])) {
+			t.Fatalf("decoded %d bytes, %v; the reference %d, %v", m, ok, rm, rok)
+		}
 		if !ok {
 			return
 		}
