@@ -25,17 +25,24 @@ const (
 // its end marker exactly at the end of src and decode to at most len(dst)
 // bytes. Bytes of dst past those returned may have been written over.
 func Decompress1X(dst, src []byte) (int, bool) {
+	n := decompress1X(dst, src)
+	return n, n >= 0
+}
+
+// decompress1XGeneric is Decompress1X in Go, the twin of the assembly: it
+// returns the length decoded, or -1.
+func decompress1XGeneric(dst, src []byte) int {
 	ip, op := 0, 0
 	in, out := len(src), len(dst)
 	if in == 0 {
-		return 0, false
+		return -1
 	}
 	state := 0 // literals copied by the last instruction: 0, 1-3, or 4 for more
 	if src[0] > 17 {
 		n := int(src[0]) - 17
 		ip = 1
 		if n > in-ip || n > out-op {
-			return 0, false
+			return -1
 		}
 		copy(dst[op:op+n], src[ip:ip+n])
 		op += n
@@ -49,7 +56,7 @@ func Decompress1X(dst, src []byte) (int, bool) {
 		switch {
 		case t >= 64: // M2: 3 to 8 bytes within 2 KiB
 			if ip >= in {
-				return 0, false
+				return -1
 			}
 			dist = 1 + (t>>2)&7 + int(src[ip])<<3
 			ip++
@@ -58,12 +65,12 @@ func Decompress1X(dst, src []byte) (int, bool) {
 			n = t & 31
 			if n == 0 {
 				if n, ip = extend(src, ip, 31, out); n < 0 {
-					return 0, false
+					return -1
 				}
 			}
 			n += 2
 			if in-ip < 2 {
-				return 0, false
+				return -1
 			}
 			dist = 1 + int(src[ip])>>2 + int(src[ip+1])<<6
 			ip += 2
@@ -72,32 +79,32 @@ func Decompress1X(dst, src []byte) (int, bool) {
 			n = t & 7
 			if n == 0 {
 				if n, ip = extend(src, ip, 7, out); n < 0 {
-					return 0, false
+					return -1
 				}
 			}
 			n += 2
 			if in-ip < 2 {
-				return 0, false
+				return -1
 			}
 			dist = hi + int(src[ip])>>2 + int(src[ip+1])<<6
 			ip += 2
 			if dist == 0 {
 				if ip != in {
-					return 0, false
+					return -1
 				}
-				return op, true
+				return op
 			}
 			dist += m4Base
 		case state == 0: // a run of 4 or more literals
 			n = t
 			if n == 0 {
 				if n, ip = extend(src, ip, 15, out); n < 0 {
-					return 0, false
+					return -1
 				}
 			}
 			n += 3
 			if n > in-ip || n > out-op {
-				return 0, false
+				return -1
 			}
 			if n <= 16 && in-ip >= 16 && out-op >= 16 {
 				// Most runs are short: two words (what lies past n in
@@ -113,7 +120,7 @@ func Decompress1X(dst, src []byte) (int, bool) {
 			continue
 		default: // M1: 2 bytes within 1 KiB, or 3 bytes 2-3 KiB back after a run
 			if ip >= in {
-				return 0, false
+				return -1
 			}
 			dist = 1 + t>>2 + int(src[ip])<<2
 			ip++
@@ -126,7 +133,7 @@ func Decompress1X(dst, src []byte) (int, bool) {
 
 		// The match: n bytes from dist back (dist >= 1 by construction).
 		if dist > op || n > out-op {
-			return 0, false
+			return -1
 		}
 		from := op - dist
 		switch {
@@ -151,14 +158,14 @@ func Decompress1X(dst, src []byte) (int, bool) {
 		if in-ip >= 8 && out-op >= 8 {
 			binary.LittleEndian.PutUint64(dst[op:], binary.LittleEndian.Uint64(src[ip:]))
 		} else if state > in-ip || state > out-op {
-			return 0, false
+			return -1
 		} else {
 			copy(dst[op:op+state], src[ip:ip+state])
 		}
 		op += state
 		ip += state
 	}
-	return 0, false
+	return -1
 }
 
 // extend reads the zero bytes and final byte of a long length from src at
