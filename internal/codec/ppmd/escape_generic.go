@@ -17,8 +17,8 @@ func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count u
 // FastPaths names the assembly paths in use: none here.
 func FastPaths() []string { return nil }
 
-// useEscapeAsm selects the escape loops in assembly on amd64; the tests
-// toggle it. Here there is none.
+// useEscapeAsm selects the escape loops and createSuccessors in assembly
+// on amd64; the tests toggle it. Here there is none.
 var useEscapeAsm = false
 
 // decodeEscaped is decodeEscapedGeneric where no assembly is available
@@ -28,3 +28,24 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int { return m.decodeEscapedGen
 // decodeEscaped is decodeEscapedGeneric where no assembly is available
 // (or purego).
 func (m *ModelI) decodeEscaped(rc *RangeDecoder) int { return m.decodeEscapedGeneric(rc) }
+
+// createSuccessorsI hands all of createSuccessors to the Go loop here.
+func createSuccessorsI(m *ModelI, skip bool, s1, c uint32) (r uint32, num uint, head, upSucc uint32) {
+	return 0, succGeneric, 0, 0
+}
+
+// createSuccessorsH hands all of createSuccessors to the Go loop here.
+func createSuccessorsH(m *ModelH, skip bool) (r uint32, num uint, head, upSucc uint32) {
+	return 0, succGeneric, 0, 0
+}
+
+// createSuccessors is createSuccessorsGeneric where no assembly is
+// available (or purego).
+func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
+	return m.createSuccessorsGeneric(skip, s1, c)
+}
+
+// updateLoopI leaves all of updateModel's loop to Go here.
+func updateLoopI(m *ModelI, c, mc, ns, s0, f2, succ uint32, fSym, flag byte) uint32 {
+	return c
+}

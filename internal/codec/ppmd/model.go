@@ -4,9 +4,11 @@ package ppmd
 // work on the heap through fixed-size record views held in locals; the
 // heap is never reallocated while a model decodes.
 
-// createSuccessors builds the chain of order+1 contexts for the found
-// state (CreateSuccessors); 0 when memory ran out.
-func (m *ModelH) createSuccessors(skip bool) uint32 {
+// createSuccessorsGeneric builds the chain of order+1 contexts for the
+// found state (CreateSuccessors); 0 when memory ran out.
+// createSuccessors is this, or on amd64 its walk and the common case of
+// its allocations in assembly (succ_amd64.s).
+func (m *ModelH) createSuccessorsGeneric(skip bool) uint32 {
 	heap := m.heap
 	if len(heap) < heapPad {
 		return 0
@@ -66,6 +68,20 @@ func (m *ModelH) createSuccessors(skip bool) uint32 {
 	// The new contexts' first word, NumStats 1 and OneState's symbol and
 	// frequency, computed once (Go does not hoist it out of the loop).
 	head := 1 | uint32(upSym)<<16 | upFreq<<24
+	return m.newContexts(c, num, head, upSucc)
+}
+
+// newContexts is createSuccessors' second half: it makes num contexts of
+// one state each (first word head, successor upSucc) from c up, each the
+// suffix of the next, and links the state at m.stack[k] to the context
+// made for it; it returns the last made (c when num is 0), or 0 when
+// memory ran out.
+func (m *ModelH) newContexts(c uint32, num uint, head, upSucc uint32) uint32 {
+	heap := m.heap
+	if len(heap) < heapPad {
+		return 0
+	}
+	hm := uint(len(heap)) - heapPad // as in decode
 	for num > 0 {
 		// AllocContext, its common case here, so that the loop has no call.
 		var c1 uint32
@@ -122,7 +138,11 @@ func (m *ModelH) updateModel() {
 		}
 	}
 	if m.orderFall == 0 {
-		c := m.createSuccessors(true)
+		// createSuccessors, its one call inline.
+		c, num, head, upSucc := createSuccessorsH(m, true)
+		if num != 0 {
+			c = m.createSuccessorsRest(true, c, num, head, upSucc)
+		}
 		m.minCtx, m.maxCtx = c, c
 		if c == 0 {
 			m.restart()
@@ -140,7 +160,10 @@ func (m *ModelH) updateModel() {
 	}
 	if fSucc != 0 {
 		if fSucc <= succ {
-			cs := m.createSuccessors(false)
+			cs, num, head, upSucc := createSuccessorsH(m, false)
+			if num != 0 {
+				cs = m.createSuccessorsRest(false, cs, num, head, upSucc)
+			}
 			if cs == 0 {
 				m.restart()
 				return

@@ -142,10 +142,12 @@ func (m *ModelI) restoreModel(c1 uint32) {
 	m.orderFall = m.maxOrder
 }
 
-// createSuccessors builds the chain of order+1 contexts for the found
-// state (CreateSuccessors); s1 is the found symbol's state in c's suffix
-// when the caller has it. It returns 0 when memory ran out.
-func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
+// createSuccessorsGeneric builds the chain of order+1 contexts for the
+// found state (CreateSuccessors); s1 is the found symbol's state in c's
+// suffix when the caller has it. It returns 0 when memory ran out.
+// createSuccessors is this, or on amd64 its walk and the common case of
+// its allocations in assembly (succ_amd64.s).
+func (m *ModelI) createSuccessorsGeneric(skip bool, s1, c uint32) uint32 {
 	heap := m.heap
 	if len(heap) < heapPad {
 		return 0
@@ -226,6 +228,21 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	// symbol and frequency, computed once (Go does not hoist it out of
 	// the loop).
 	head := uint32(flags)<<8 | uint32(upSym)<<16 | upFreq<<24
+	return m.newContexts(c, num, head, upSucc)
+}
+
+// newContexts is createSuccessors' second half: it makes num (1 or more)
+// contexts of one state each (first word head, successor upSucc) from c
+// up, each the suffix of the next, and links the state at m.stack[k]
+// to the context made for it; it returns the last made, or 0 when memory
+// ran out.
+func (m *ModelI) newContexts(c uint32, num uint, head, upSucc uint32) uint32 {
+	heap := m.heap
+	if len(heap) < heapPad {
+		return 0
+	}
+	hm := uint(len(heap)) - heapPad // as in ModelH.decode
+	ps := &m.stack
 	for {
 		// AllocContext, its common case here, so that the loop has no call.
 		var c1 uint32
@@ -341,7 +358,11 @@ func (m *ModelI) updateModel() {
 	}
 	c := m.maxCtx
 	if m.orderFall == 0 && fSucc != 0 {
-		cs := m.createSuccessors(true, s, m.minCtx)
+		// createSuccessors, its one call inline.
+		cs, num, head, upSucc := createSuccessorsI(m, true, s, m.minCtx)
+		if num != 0 {
+			cs = m.createSuccessorsRest(true, s, m.minCtx, cs, num, head, upSucc)
+		}
 		put32((*[6]byte)(heap[uint(m.found)&hm:])[2:], cs)
 		if cs == 0 {
 			m.restoreModel(c)
@@ -365,7 +386,10 @@ func (m *ModelI) updateModel() {
 		}
 		fSucc = cs
 	} else if fSucc < m.unitsStart {
-		cs := m.createSuccessors(false, s, m.minCtx)
+		cs, num, head, upSucc := createSuccessorsI(m, false, s, m.minCtx)
+		if num != 0 {
+			cs = m.createSuccessorsRest(false, s, m.minCtx, cs, num, head, upSucc)
+		}
 		if cs == 0 {
 			m.restoreModel(c)
 			return
@@ -383,6 +407,11 @@ func (m *ModelI) updateModel() {
 	ns := uint32(minCtx[0])
 	s0 := le16(minCtx[2:]) - ns - fFreq
 	flag := byte(0x08 * hi40(uint32(fSym)))
+	if c != m.minCtx {
+		// The loop in assembly on amd64, up to a context that needs the
+		// allocator's rare case: the loop below goes on from there.
+		c = updateLoopI(m, c, m.minCtx, ns, s0, 2*fFreq, succ, fSym, flag)
+	}
 	for c != m.minCtx {
 		cu := (*[12]byte)(heap[uint(c)&hm:])
 		ns1 := uint32(cu[0])

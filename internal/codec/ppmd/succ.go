@@ -1,0 +1,40 @@
+package ppmd
+
+// Sentinels of createSuccessorsI's and createSuccessorsH's num:
+// succGeneric when the assembly is off (the tests' twins) or absent, and
+// createSuccessorsRest runs all of the Go code; succDivZero where the Go
+// code divides by zero (a context whose SummFreq leaves no escape
+// frequency: never in a model, not reached by any test or fuzzer), on
+// which it panics as the Go code does.
+const (
+	succGeneric = ^uint(0) - 1
+	succDivZero = ^uint(0)
+)
+
+// createSuccessorsRest finishes what createSuccessorsI left: the num
+// contexts left to make from r, or all of createSuccessorsGeneric.
+//
+//go:noinline
+func (m *ModelI) createSuccessorsRest(skip bool, s1, c, r uint32, num uint, head, upSucc uint32) uint32 {
+	switch num {
+	case succGeneric:
+		return m.createSuccessorsGeneric(skip, s1, c)
+	case succDivZero:
+		panic("ppmd: createSuccessors: integer divide by zero")
+	}
+	return m.newContexts(r, num, head, upSucc)
+}
+
+// createSuccessorsRest finishes what createSuccessorsH left, as
+// ModelI.createSuccessorsRest.
+//
+//go:noinline
+func (m *ModelH) createSuccessorsRest(skip bool, r uint32, num uint, head, upSucc uint32) uint32 {
+	switch num {
+	case succGeneric:
+		return m.createSuccessorsGeneric(skip)
+	case succDivZero:
+		panic("ppmd: createSuccessors: integer divide by zero")
+	}
+	return m.newContexts(r, num, head, upSucc)
+}

@@ -1,0 +1,731 @@
+//go:build amd64 && gc && !purego
+
+#include "go_asm.h"
+#include "textflag.h"
+
+// The allocator's fields, in the subAlloc that ModelI embeds.
+#define HI_UNIT (ModelI_subAlloc+subAlloc_hiUnit)
+#define LO_UNIT (ModelI_subAlloc+subAlloc_loUnit)
+
+// func createSuccessorsI(m *ModelI, skip bool, s1, c uint32) (r uint32, num uint, head, upSucc uint32)
+//
+// ModelI.createSuccessorsGeneric: the walk down the suffixes, the new
+// contexts' first word, and the new contexts while the allocator's
+// common case (hiUnit above loUnit) serves them. num is 0 when it is
+// done (r is the result); else r is the context made last (or c), and
+// newContexts makes the num left with head and upSucc. num is
+// succDivZero where the generic divides by zero. Every heap access is
+// at an offset ANDed with the heap's mask, as in Go (views of at most 12
+// bytes); a heap shorter than heapPad gives 0, as in Go.
+//
+// Registers: R13 m, R12 heap, R11 hm, R10 &m.stack, R8 upBranch, BX the
+// found symbol, CX num, DX c; s1 stays in its argument slot.
+TEXT ·createSuccessorsI(SB), NOSPLIT|NOFRAME, $0-48
+	MOVBLZX ·useEscapeAsm(SB), AX
+	TESTL   AX, AX
+	JZ      generic
+	MOVQ    m+0(FP), R13
+	MOVQ    (ModelI_subAlloc+subAlloc_heap)(R13), R12
+	MOVQ    (ModelI_subAlloc+subAlloc_heap+8)(R13), R11
+	SUBQ    $const_heapPad, R11
+	JCS     fail
+	MOVL    c+16(FP), DX
+	LEAQ    ModelI_stack(R13), R10
+	MOVL    ModelI_found(R13), AX
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	MOVBLZX 0(R12)(SI*1), BX
+	MOVL    2(R12)(SI*1), R8
+	XORL    CX, CX
+	MOVBLZX skip+8(FP), SI
+	TESTL   SI, SI
+	JNZ     walk
+	MOVL    AX, (R10)
+	MOVL    $1, CX
+
+walk:
+	MOVL    DX, SI
+	ANDQ    R11, SI
+	MOVL    8(R12)(SI*1), AX
+	TESTL   AX, AX
+	JZ      link
+	MOVL    AX, DX
+	ANDQ    R11, AX
+	LEAQ    (R12)(AX*1), DI          // the suffix context
+	MOVL    s1+12(FP), AX
+	TESTL   AX, AX
+	JNZ     takes1
+	MOVBLZX 0(DI), AX
+	TESTL   AX, AX
+	JZ      binary
+
+	// findSym: the first of the states 0..last with the symbol, else
+	// the last; then its frequency and SummFreq up by one below 115.
+	IMULL   $6, AX                   // lim, the last state's offset
+	MOVL    4(DI), SI
+	ANDQ    R11, SI
+	ADDQ    R12, SI
+	// Two states a step: for i below lim, i+6 is at most lim.
+	XORL    R9, R9
+	TESTL   AX, AX
+	JZ      wfound
+
+wloop:
+	CMPB    (SI)(R9*1), BL
+	JEQ     wfound
+	CMPB    6(SI)(R9*1), BL
+	JEQ     wfound6
+	ADDL    $12, R9
+	CMPL    R9, AX
+	JCS     wloop
+	MOVL    AX, R9                   // none: the last
+	JMP     wfound
+
+wfound6:
+	ADDL    $6, R9
+
+wfound:
+	MOVL    4(DI), AX
+	ADDL    R9, AX                   // s
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	CMPB    1(R12)(SI*1), $115
+	JCC     succ
+	INCB    1(R12)(SI*1)
+	INCW    2(DI)
+	JMP     succ
+
+takes1:
+	MOVL    $0, s1+12(FP)
+	JMP     succ
+
+binary:
+	// s is the one state; its frequency up by one below 24 when the
+	// suffix's suffix is binary too.
+	LEAL    2(DX), AX
+	MOVL    8(DI), SI
+	ANDQ    R11, SI
+	CMPB    (R12)(SI*1), $0
+	JNE     succ
+	CMPB    3(DI), $24
+	JCC     succ
+	INCB    3(DI)
+
+succ:
+	// AX is s.
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	MOVL    2(R12)(SI*1), SI
+	CMPL    SI, R8
+	JEQ     push
+	MOVL    SI, DX
+	TESTQ   CX, CX
+	JNZ     link
+	JMP     done
+
+push:
+	CMPQ    CX, $const_MaxOrderI+1
+	JCC     fail
+	MOVL    AX, (R10)(CX*4)
+	INCQ    CX
+	JMP     walk
+
+link:
+	TESTQ   CX, CX
+	JZ      done
+	// BX: 0x10 when the found symbol is 0x40 or above.
+	ADDL    $0xC0, BX
+	SHRL    $8, BX
+	SHLL    $4, BX
+	MOVL    R8, SI
+	ANDQ    R11, SI
+	MOVBLZX (R12)(SI*1), R9          // upSym
+	MOVL    DX, SI
+	ANDQ    R11, SI
+	LEAQ    (R12)(SI*1), DI          // c
+	MOVBLZX 0(DI), AX
+	TESTL   AX, AX
+	JNZ     upmulti
+	MOVBLZX 3(DI), R14               // upFreq: the one state's
+	JMP     mkhead
+
+upmulti:
+	// findSym for upSym, the range from SI to AX.
+	MOVL    4(DI), SI
+	ANDQ    R11, SI
+	ADDQ    R12, SI
+	IMULL   $6, AX
+	ADDQ    SI, AX
+	MOVQ    SI, R14
+	CMPQ    R14, AX
+	JCC     ufound
+
+uloop:
+	CMPB    (R14), R9B
+	JEQ     ufound
+	CMPB    6(R14), R9B
+	JEQ     ufound6
+	ADDQ    $12, R14
+	CMPQ    R14, AX
+	JCS     uloop
+	MOVQ    AX, R14                  // none: the last
+	JMP     ufound
+
+ufound6:
+	ADDQ    $6, R14
+
+ufound:
+	SUBQ    SI, R14
+	ADDL    4(DI), R14               // s
+	ANDQ    R11, R14
+	MOVBLZX 1(R12)(R14*1), AX
+	DECL    AX                       // cf
+	MOVWLZX 2(DI), SI
+	MOVBLZX 0(DI), R14
+	SUBL    R14, SI
+	SUBL    AX, SI                   // s0
+	LEAL    (AX)(AX*1), R14
+	CMPL    R14, SI
+	JHI     udiv
+	LEAL    (AX)(AX*4), AX
+	MOVL    $1, R14
+	CMPL    SI, AX
+	ADCL    $0, R14                  // 1 + (5*cf > s0)
+	JMP     mkhead
+
+udiv:
+	TESTL   SI, SI
+	JZ      divzero
+	LEAL    -3(AX)(SI*2), AX
+	MOVL    DX, r+24(FP)
+	XORL    DX, DX
+	DIVL    SI
+	LEAL    1(AX), R14
+	MOVL    r+24(FP), DX
+
+mkhead:
+	// head = flags<<8 | upSym<<16 | upFreq<<24; upSucc = upBranch+1.
+	LEAL    0xC0(R9), AX
+	SHRL    $8, AX
+	SHLL    $3, AX
+	ORL     AX, BX
+	SHLL    $8, BX
+	SHLL    $16, R9
+	ORL     R9, BX
+	SHLL    $24, R14
+	ORL     R14, BX
+	LEAL    1(R8), R9
+
+mkloop:
+	MOVL    HI_UNIT(R13), AX
+	CMPL    AX, LO_UNIT(R13)
+	JEQ     alloc
+	SUBL    $12, AX
+	MOVL    AX, HI_UNIT(R13)
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	MOVL    BX, 0(R12)(SI*1)
+	MOVL    R9, 4(R12)(SI*1)
+	MOVL    DX, 8(R12)(SI*1)
+	DECQ    CX
+	MOVL    (R10)(CX*4), SI
+	ANDQ    R11, SI
+	MOVL    AX, 2(R12)(SI*1)
+	MOVL    AX, DX
+	TESTQ   CX, CX
+	JNZ     mkloop
+
+done:
+	MOVL    DX, r+24(FP)
+	MOVQ    $0, num+32(FP)
+	MOVL    $0, head+40(FP)
+	MOVL    $0, upSucc+44(FP)
+	RET
+
+alloc:
+	MOVL    DX, r+24(FP)
+	MOVQ    CX, num+32(FP)
+	MOVL    BX, head+40(FP)
+	MOVL    R9, upSucc+44(FP)
+	RET
+
+fail:
+	MOVL    $0, r+24(FP)
+	MOVQ    $0, num+32(FP)
+	MOVL    $0, head+40(FP)
+	MOVL    $0, upSucc+44(FP)
+	RET
+
+divzero:
+	MOVL    $0, r+24(FP)
+	MOVQ    $-1, num+32(FP)
+	MOVL    $0, head+40(FP)
+	MOVL    $0, upSucc+44(FP)
+	RET
+
+generic:
+	MOVL    $0, r+24(FP)
+	MOVQ    $const_succGeneric, num+32(FP)
+	MOVL    $0, head+40(FP)
+	MOVL    $0, upSucc+44(FP)
+	RET
+
+#define HI_UNIT_H (ModelH_subAlloc+subAlloc_hiUnit)
+#define LO_UNIT_H (ModelH_subAlloc+subAlloc_loUnit)
+
+// func createSuccessorsH(m *ModelH, skip bool) (r uint32, num uint, head, upSucc uint32)
+//
+// ModelH.createSuccessorsGeneric as createSuccessorsI is ModelI's:
+// contexts of variant H (NumStats u16, one state when 1), no frequency
+// updates on the walk, the new contexts' frequency computed even when
+// none is to be made (as in Go), from minCtx.
+//
+// Registers: R13 m, R12 heap, R11 hm, R10 &m.stack, R8 upBranch, BX the
+// found symbol, CX num, DX c.
+TEXT ·createSuccessorsH(SB), NOSPLIT|NOFRAME, $0-40
+	MOVBLZX ·useEscapeAsm(SB), AX
+	TESTL   AX, AX
+	JZ      hgeneric
+	MOVQ    m+0(FP), R13
+	MOVQ    (ModelH_subAlloc+subAlloc_heap)(R13), R12
+	MOVQ    (ModelH_subAlloc+subAlloc_heap+8)(R13), R11
+	SUBQ    $const_heapPad, R11
+	JCS     hfail
+	MOVL    ModelH_minCtx(R13), DX
+	LEAQ    ModelH_stack(R13), R10
+	MOVL    ModelH_found(R13), AX
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	MOVBLZX 0(R12)(SI*1), BX
+	MOVL    2(R12)(SI*1), R8
+	XORL    CX, CX
+	MOVBLZX skip+8(FP), SI
+	TESTL   SI, SI
+	JNZ     hwalk
+	MOVL    AX, (R10)
+	MOVL    $1, CX
+
+hwalk:
+	MOVL    DX, SI
+	ANDQ    R11, SI
+	MOVL    8(R12)(SI*1), AX
+	TESTL   AX, AX
+	JZ      hlink
+	MOVL    AX, DX
+	ANDQ    R11, AX
+	LEAQ    (R12)(AX*1), DI          // the suffix context
+	MOVWLZX 0(DI), AX
+	CMPL    AX, $1
+	JEQ     hbinary
+
+	// findSym over the states 0..byte(ns-1), two a step.
+	DECL    AX
+	MOVBLZX AL, AX
+	IMULL   $6, AX                   // lim, the last state's offset
+	MOVL    4(DI), SI
+	ANDQ    R11, SI
+	ADDQ    R12, SI
+	XORL    R9, R9
+	TESTL   AX, AX
+	JZ      hwfound
+
+hwloop:
+	CMPB    (SI)(R9*1), BL
+	JEQ     hwfound
+	CMPB    6(SI)(R9*1), BL
+	JEQ     hwfound6
+	ADDL    $12, R9
+	CMPL    R9, AX
+	JCS     hwloop
+	MOVL    AX, R9                   // none: the last
+	JMP     hwfound
+
+hwfound6:
+	ADDL    $6, R9
+
+hwfound:
+	MOVL    4(DI), AX
+	ADDL    R9, AX                   // s
+	JMP     hsucc
+
+hbinary:
+	LEAL    2(DX), AX
+
+hsucc:
+	// AX is s.
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	MOVL    2(R12)(SI*1), SI
+	CMPL    SI, R8
+	JEQ     hpush
+	MOVL    SI, DX
+	TESTQ   CX, CX
+	JNZ     hlink
+	JMP     hdone
+
+hpush:
+	CMPQ    CX, $const_MaxOrder
+	JCC     hfail
+	MOVL    AX, (R10)(CX*4)
+	INCQ    CX
+	JMP     hwalk
+
+hlink:
+	MOVL    R8, SI
+	ANDQ    R11, SI
+	MOVBLZX (R12)(SI*1), R9          // upSym
+	MOVL    DX, SI
+	ANDQ    R11, SI
+	LEAQ    (R12)(SI*1), DI          // c
+	MOVWLZX 0(DI), AX
+	CMPL    AX, $1
+	JNE     hupmulti
+	MOVBLZX 3(DI), R14               // upFreq: the one state's
+	JMP     hmkhead
+
+hupmulti:
+	// findSym for upSym, the range from SI to BX (the found symbol is
+	// not needed any more).
+	MOVL    AX, R14                  // ns
+	DECL    AX
+	MOVBLZX AL, AX
+	IMULL   $6, AX
+	MOVL    4(DI), SI
+	ANDQ    R11, SI
+	ADDQ    R12, SI
+	LEAQ    (SI)(AX*1), BX
+	MOVQ    SI, AX
+	CMPQ    AX, BX
+	JCC     hufound
+
+huloop:
+	CMPB    (AX), R9B
+	JEQ     hufound
+	CMPB    6(AX), R9B
+	JEQ     hufound6
+	ADDQ    $12, AX
+	CMPQ    AX, BX
+	JCS     huloop
+	MOVQ    BX, AX                   // none: the last
+	JMP     hufound
+
+hufound6:
+	ADDQ    $6, AX
+
+hufound:
+	SUBQ    SI, AX
+	ADDL    4(DI), AX                // s
+	ANDQ    R11, AX
+	MOVBLZX 1(R12)(AX*1), AX
+	DECL    AX                       // cf
+	MOVWLZX 2(DI), SI
+	SUBL    R14, SI
+	SUBL    AX, SI                   // s0 = SummFreq - ns - cf
+	LEAL    (AX)(AX*1), R14
+	CMPL    R14, SI
+	JHI     hudiv
+	LEAL    (AX)(AX*4), AX
+	MOVL    $1, R14
+	CMPL    SI, AX
+	ADCL    $0, R14                  // 1 + (5*cf > s0)
+	JMP     hmkhead
+
+hudiv:
+	// 1 + (2*cf + 3*s0 - 1) / (2*s0)
+	LEAL    (SI)(SI*2), BX
+	LEAL    -1(R14)(BX*1), AX
+	ADDL    SI, SI
+	JZ      hdivzero
+	MOVL    DX, r+16(FP)
+	XORL    DX, DX
+	DIVL    SI
+	LEAL    1(AX), R14
+	MOVL    r+16(FP), DX
+
+hmkhead:
+	// head = 1 | upSym<<16 | upFreq<<24; upSucc = upBranch+1.
+	SHLL    $16, R9
+	SHLL    $24, R14
+	LEAL    1(R9)(R14*1), BX
+	LEAL    1(R8), R9
+	TESTQ   CX, CX
+	JZ      hdone
+
+hmkloop:
+	MOVL    HI_UNIT_H(R13), AX
+	CMPL    AX, LO_UNIT_H(R13)
+	JEQ     halloc
+	SUBL    $12, AX
+	MOVL    AX, HI_UNIT_H(R13)
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	MOVL    BX, 0(R12)(SI*1)
+	MOVL    R9, 4(R12)(SI*1)
+	MOVL    DX, 8(R12)(SI*1)
+	DECQ    CX
+	MOVL    (R10)(CX*4), SI
+	ANDQ    R11, SI
+	MOVL    AX, 2(R12)(SI*1)
+	MOVL    AX, DX
+	TESTQ   CX, CX
+	JNZ     hmkloop
+
+hdone:
+	MOVL    DX, r+16(FP)
+	MOVQ    $0, num+24(FP)
+	MOVL    $0, head+32(FP)
+	MOVL    $0, upSucc+36(FP)
+	RET
+
+halloc:
+	MOVL    DX, r+16(FP)
+	MOVQ    CX, num+24(FP)
+	MOVL    BX, head+32(FP)
+	MOVL    R9, upSucc+36(FP)
+	RET
+
+hfail:
+	MOVL    $0, r+16(FP)
+	MOVQ    $0, num+24(FP)
+	MOVL    $0, head+32(FP)
+	MOVL    $0, upSucc+36(FP)
+	RET
+
+hdivzero:
+	MOVL    $0, r+16(FP)
+	MOVQ    $-1, num+24(FP)
+	MOVL    $0, head+32(FP)
+	MOVL    $0, upSucc+36(FP)
+	RET
+
+hgeneric:
+	MOVL    $0, r+16(FP)
+	MOVQ    $const_succGeneric, num+24(FP)
+	MOVL    $0, head+32(FP)
+	MOVL    $0, upSucc+36(FP)
+	RET
+
+#define FREE_LIST (ModelI_subAlloc+subAlloc_freeList)
+#define STAMPS (ModelI_subAlloc+subAlloc_stamps)
+
+// func updateLoopI(m *ModelI, c, mc, ns, s0, f2, succ uint32, fSym, flag byte) (stop uint32)
+//
+// ModelI.updateModel's loop over the contexts from c up to mc (not
+// included): each gets the found symbol as a new state (its state array
+// moved to one more unit where it is full, a binary context turned into
+// one of two states), in Go's order of reads and writes. It stops at the
+// first context that needs the allocator's rare case, before changing
+// it, and returns it (mc when it is done): the Go loop goes on from there.
+// f2 is twice the found state's frequency. When the tests turn
+// useEscapeAsm off it returns c.
+//
+// Registers: R13 m, R12 heap, R11 hm, DX c, DI the context, CX its
+// NumStats-1; the rest of the loop's values stay in their argument slots.
+TEXT ·updateLoopI(SB), NOSPLIT|NOFRAME, $0-44
+	MOVL    c+8(FP), DX
+	MOVBLZX ·useEscapeAsm(SB), AX
+	TESTL   AX, AX
+	JZ      lret
+	MOVQ    m+0(FP), R13
+	MOVQ    (ModelI_subAlloc+subAlloc_heap)(R13), R12
+	MOVQ    (ModelI_subAlloc+subAlloc_heap+8)(R13), R11
+	SUBQ    $const_heapPad, R11
+	JCS     lret
+	CMPL    DX, mc+12(FP)
+	JEQ     lret
+
+lloop:
+	MOVL    DX, SI
+	ANDQ    R11, SI
+	LEAQ    (R12)(SI*1), DI          // the context
+	MOVBLZX 0(DI), CX                // NumStats-1
+	TESTL   CX, CX
+	JZ      lbinary
+	TESTL   $1, CX
+	JZ      lmulti
+
+	// The stats fill their units: to one more, from the free list of
+	// that size or from loUnit, else stop.
+	LEAL    1(CX), R10
+	SHRL    $1, R10                  // oldNU
+	LEAQ    ·units2Indx(SB), SI
+	MOVBLZX -1(SI)(R10*1), BX        // i
+	CMPB    (SI)(R10*1), BL
+	JEQ     lmulti
+	LEAQ    FREE_LIST(R13), SI
+	MOVL    4(SI)(BX*4), AX          // p from freeList[i+1]
+	TESTL   AX, AX
+	JZ      lfromlo
+	MOVL    AX, R8
+	ANDQ    R11, R8
+	MOVL    4(R12)(R8*1), R8
+	MOVL    R8, 4(SI)(BX*4)
+	DECL    (STAMPS+4)(R13)(BX*4)
+	JMP     lgotp
+
+lfromlo:
+	LEAQ    ·indx2Units(SB), R8
+	MOVBLZX 1(R8)(BX*1), R8
+	IMULL   $12, R8                  // the units' bytes
+	MOVL    HI_UNIT(R13), R9
+	SUBL    LO_UNIT(R13), R9
+	CMPL    R8, R9
+	JHI     lret
+	MOVL    LO_UNIT(R13), AX
+	ADDL    R8, LO_UNIT(R13)
+
+lgotp:
+	// AX p, BX i, R10 oldNU: copy the units from the old stats.
+	MOVL    4(DI), R9                // old
+	MOVL    AX, R14
+	MOVL    R9, R8
+
+lcopy:
+	MOVL    R8, SI
+	ANDQ    R11, SI
+	MOVL    R14, DI
+	ANDQ    R11, DI
+	MOVQ    (R12)(SI*1), X0
+	MOVL    8(R12)(SI*1), X1
+	MOVQ    X0, (R12)(DI*1)
+	MOVL    X1, 8(R12)(DI*1)
+	ADDL    $12, R8
+	ADDL    $12, R14
+	DECL    R10
+	JNZ     lcopy
+
+	// The old stats to freeList[i].
+	MOVL    R9, SI
+	ANDQ    R11, SI
+	MOVL    $0xFFFFFFFF, (R12)(SI*1)
+	MOVL    FREE_LIST(R13)(BX*4), R8
+	MOVL    R8, 4(R12)(SI*1)
+	LEAQ    ·indx2Units(SB), R8
+	MOVBLZX (R8)(BX*1), R8
+	MOVL    R8, 8(R12)(SI*1)
+	MOVL    R9, FREE_LIST(R13)(BX*4)
+	INCL    STAMPS(R13)(BX*4)
+	MOVL    DX, DI
+	ANDQ    R11, DI
+	ADDQ    R12, DI                  // the context again
+	MOVL    AX, 4(DI)
+
+lmulti:
+	// SummFreq up by one when 3*ns1+1 < ns.
+	LEAL    1(CX)(CX*2), AX
+	CMPL    AX, ns+16(FP)
+	JCC     lcommon
+	INCW    2(DI)
+	JMP     lcommon
+
+lbinary:
+	// The one state to a state array of one unit, from freeList[0] or
+	// loUnit, else stop.
+	MOVL    FREE_LIST(R13), AX
+	TESTL   AX, AX
+	JZ      lbfromlo
+	MOVL    AX, R8
+	ANDQ    R11, R8
+	MOVL    4(R12)(R8*1), R8
+	MOVL    R8, FREE_LIST(R13)
+	DECL    STAMPS(R13)
+	JMP     lbgot
+
+lbfromlo:
+	MOVL    HI_UNIT(R13), R8
+	SUBL    LO_UNIT(R13), R8
+	CMPL    R8, $12
+	JCS     lret
+	MOVL    LO_UNIT(R13), AX
+	ADDL    $12, LO_UNIT(R13)
+
+lbgot:
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	ADDQ    R12, SI                  // the new state
+	MOVL    2(DI), R8
+	MOVWLZX 6(DI), R9
+	MOVL    R8, (SI)
+	MOVW    R9, 4(SI)
+	MOVL    AX, 4(DI)
+	MOVBLZX 1(SI), R8                // f
+	CMPL    R8, $30
+	JCC     lbmax
+	ADDL    R8, R8
+	JMP     lbset
+
+lbmax:
+	MOVL    $120, R8
+
+lbset:
+	MOVB    R8, 1(SI)
+	ADDL    ModelI_initEsc(R13), R8
+	MOVL    ns+16(FP), R9
+	CMPL    R9, $2
+	JLS     lbsf
+	INCL    R8
+
+lbsf:
+	MOVW    R8, 2(DI)
+
+lcommon:
+	// The new state's frequency n (R10) and SummFreq (AX).
+	MOVWLZX 2(DI), AX                // sf
+	LEAL    6(AX), R8
+	IMULL   f2+24(FP), R8            // cf
+	MOVL    AX, R9
+	ADDL    s0+20(FP), R9            // sum
+	LEAL    (R9)(R9*2), R10
+	ADDL    R10, R10                 // 6*sum
+	CMPL    R8, R10
+	JCC     lbig
+	MOVL    $1, R10
+	CMPL    R9, R8
+	ADCL    $0, R10                  // + (cf > sum)
+	MOVL    R9, R14
+	SHLL    $2, R14
+	CMPL    R8, R14
+	SBBL    $-1, R10                 // + (cf >= 4*sum)
+	ADDL    $4, AX
+	JMP     lstore
+
+lbig:
+	MOVL    $4, R10
+	LEAL    (R9)(R9*8), R14
+	CMPL    R14, R8
+	ADCL    $0, R10                  // + (cf > 9*sum)
+	LEAL    (R9)(R9*2), R14
+	SHLL    $2, R14
+	CMPL    R14, R8
+	ADCL    $0, R10                  // + (cf > 12*sum)
+	MOVL    R9, R14
+	SHLL    $4, R14
+	SUBL    R9, R14
+	CMPL    R14, R8
+	ADCL    $0, R10                  // + (cf > 15*sum)
+	ADDL    R10, AX
+
+lstore:
+	MOVW    AX, 2(DI)
+	MOVL    4(DI), R8
+	LEAL    1(CX), R9
+	LEAL    (R9)(R9*2), R9
+	ADDL    R9, R9
+	ADDL    R9, R8                   // the new state: stats+(ns1+1)*6
+	ANDQ    R11, R8
+	MOVBLZX fSym+32(FP), R9
+	MOVB    R9, (R12)(R8*1)
+	MOVB    R10, 1(R12)(R8*1)
+	MOVL    succ+28(FP), R9
+	MOVL    R9, 2(R12)(R8*1)
+	MOVBLZX flag+33(FP), R9
+	ORB     R9, 1(DI)
+	INCL    CX
+	MOVB    CX, 0(DI)
+	MOVL    8(DI), DX
+	CMPL    DX, mc+12(FP)
+	JNE     lloop
+
+lret:
+	MOVL    DX, stop+40(FP)
+	RET
