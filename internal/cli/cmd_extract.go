@@ -295,13 +295,15 @@ func (w *wrapUp) interrupt() {
 	}
 }
 
-// writeHeldInline tells a directory sink to write the held files of a
-// tar.zst itself: its decoder runs on a goroutine of its own, ahead of the
-// entries (formats' DecodedAhead: unless --threads 1 or one core), which
-// the pool's writers would compete with (measured in docs/BENCHMARKS.md,
-// sessions 14 and 15); a tar.gz goes through the pool.
+// writeHeldInline tells a directory sink to write the held files of a tar
+// whose stream is decoded on a goroutine of its own, ahead of the entries
+// (formats' DecodedAhead: a tar.zst or tar.gz, unless --threads 1 or one
+// core), itself: the two goroutines then split the work as GNU tar and its
+// decompressor do, and the pool's writers would only compete with them
+// (measured in docs/BENCHMARKS.md, sessions 14 and 15). Else a tar.gz's
+// held files, decoded on the reading goroutine, go through the pool.
 func writeHeldInline(sink extract.Sink, a *formats.Archive) {
-	if !a.Tar || !a.DecodedAhead() || a.Format != archive.Zstd {
+	if !a.Tar || !a.DecodedAhead() {
 		return
 	}
 	if d, ok := sink.(interface{ WriteHeldInline() }); ok {

@@ -438,9 +438,10 @@ const (
 )
 
 // decodeAhead tells whether a stream of format f is decoded on a goroutine
-// of its own, ahead of the entries read from it: zstd and gzip (whose tar
-// entries decode on one goroutine by default) on two cores or more, unless
-// --threads 1 (or, for gzip, --threads N: its parallel decode).
+// of its own, ahead of the entries read from it, on two cores or more:
+// zstd, lz4 and xz unless --threads 1 (xz's own parallel decode of a
+// multi-block stream runs below it as before), gzip unless --threads is
+// given (whose parallel decode a tar.gz's entries do not use by default).
 func decodeAhead(f archive.Format, opt *archive.Options) bool {
 	if opt == nil || runtime.GOMAXPROCS(0) < 2 {
 		return false
@@ -450,6 +451,8 @@ func decodeAhead(f archive.Format, opt *archive.Options) bool {
 		return opt.Threads != 1
 	case archive.Gzip:
 		return opt.Threads <= 0
+	case archive.LZ4, archive.XZ:
+		return opt.Threads != 1
 	}
 	return false
 }

@@ -49,3 +49,8 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 func updateLoopI(m *ModelI, c, mc, ns, s0, f2, succ uint32, fSym, flag byte) uint32 {
 	return c
 }
+
+// updateLoopH leaves all of updateModel's loop to Go here.
+func updateLoopH(m *ModelH, c, mc, ns, s0, f2, succ uint32, fSym byte) uint32 {
+	return c
+}

@@ -184,7 +184,13 @@ func (m *ModelH) updateModel() {
 	minCtx := (*[12]byte)(heap[uint(m.minCtx)&hm:])
 	ns := uint32(minCtx[0]) | uint32(minCtx[1])<<8
 	s0 := le16(minCtx[2:]) - ns - (ffreq - 1)
-	for c := m.maxCtx; c != m.minCtx; {
+	c := m.maxCtx
+	if c != m.minCtx {
+		// The loop in assembly on amd64, up to a context that needs the
+		// allocator's rare case: the loop below goes on from there.
+		c = updateLoopH(m, c, m.minCtx, ns, s0, 2*ffreq, succ, fsym)
+	}
+	for c != m.minCtx {
 		cu := (*[12]byte)(heap[uint(c)&hm:])
 		ns1 := uint32(cu[0]) | uint32(cu[1])<<8
 		var sf uint32

@@ -27,6 +27,11 @@ func createSuccessorsH(m *ModelH, skip bool) (r uint32, num uint, head, upSucc u
 //go:noescape
 func updateLoopI(m *ModelI, c, mc, ns, s0, f2, succ uint32, fSym, flag byte) (stop uint32)
 
+// updateLoopH is ModelH.updateModel's loop in assembly, as updateLoopI.
+//
+//go:noescape
+func updateLoopH(m *ModelH, c, mc, ns, s0, f2, succ uint32, fSym byte) (stop uint32)
+
 // createSuccessors is createSuccessorsGeneric, in assembly but for the
 // allocator's rare cases. updateModel calls createSuccessorsI and
 // createSuccessorsRest itself, so that the common case costs one call.

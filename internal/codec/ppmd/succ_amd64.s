@@ -729,3 +729,231 @@ lstore:
 lret:
 	MOVL    DX, stop+40(FP)
 	RET
+
+#define FREE_LIST_H (ModelH_subAlloc+subAlloc_freeList)
+#define STAMPS_H (ModelH_subAlloc+subAlloc_stamps)
+
+// func updateLoopH(m *ModelH, c, mc, ns, s0, f2, succ uint32, fSym byte) (stop uint32)
+//
+// ModelH.updateModel's loop as updateLoopI is ModelI's: variant H's
+// contexts (NumStats u16; one state when 1; a state array full at an
+// even count), its SummFreq increments and frequency thresholds. It also
+// stops, for the Go loop, at a context of no or more than 256 states
+// (never in a model; the Go loop indexes by them).
+TEXT ·updateLoopH(SB), NOSPLIT|NOFRAME, $0-44
+	MOVL    c+8(FP), DX
+	MOVBLZX ·useEscapeAsm(SB), AX
+	TESTL   AX, AX
+	JZ      hlret
+	MOVQ    m+0(FP), R13
+	MOVQ    (ModelH_subAlloc+subAlloc_heap)(R13), R12
+	MOVQ    (ModelH_subAlloc+subAlloc_heap+8)(R13), R11
+	SUBQ    $const_heapPad, R11
+	JCS     hlret
+	CMPL    DX, mc+12(FP)
+	JEQ     hlret
+
+hlloop:
+	MOVL    DX, SI
+	ANDQ    R11, SI
+	LEAQ    (R12)(SI*1), DI          // the context
+	MOVWLZX 0(DI), CX                // NumStats
+	CMPL    CX, $1
+	JEQ     hlbinary
+	LEAL    -2(CX), AX
+	CMPL    AX, $254
+	JHI     hlret                    // 0 or more than 256 states
+	TESTL   $1, CX
+	JNZ     hlmulti
+
+	// The stats fill their units: to one more, from the free list of
+	// that size or from loUnit, else stop.
+	MOVL    CX, R10
+	SHRL    $1, R10                  // oldNU
+	LEAQ    ·units2Indx(SB), SI
+	MOVBLZX -1(SI)(R10*1), BX        // i
+	CMPB    (SI)(R10*1), BL
+	JEQ     hlmulti
+	LEAQ    FREE_LIST_H(R13), SI
+	MOVL    4(SI)(BX*4), AX          // p from freeList[i+1]
+	TESTL   AX, AX
+	JZ      hlfromlo
+	MOVL    AX, R8
+	ANDQ    R11, R8
+	MOVL    4(R12)(R8*1), R8
+	MOVL    R8, 4(SI)(BX*4)
+	DECL    (STAMPS_H+4)(R13)(BX*4)
+	JMP     hlgotp
+
+hlfromlo:
+	LEAQ    ·indx2Units(SB), R8
+	MOVBLZX 1(R8)(BX*1), R8
+	IMULL   $12, R8                  // the units' bytes
+	MOVL    HI_UNIT_H(R13), R9
+	SUBL    LO_UNIT_H(R13), R9
+	CMPL    R8, R9
+	JHI     hlret
+	MOVL    LO_UNIT_H(R13), AX
+	ADDL    R8, LO_UNIT_H(R13)
+
+hlgotp:
+	// AX p, BX i, R10 oldNU: copy the units from the old stats.
+	MOVL    4(DI), R9                // old
+	MOVL    AX, R14
+	MOVL    R9, R8
+
+hlcopy:
+	MOVL    R8, SI
+	ANDQ    R11, SI
+	MOVL    R14, DI
+	ANDQ    R11, DI
+	MOVQ    (R12)(SI*1), X0
+	MOVL    8(R12)(SI*1), X1
+	MOVQ    X0, (R12)(DI*1)
+	MOVL    X1, 8(R12)(DI*1)
+	ADDL    $12, R8
+	ADDL    $12, R14
+	DECL    R10
+	JNZ     hlcopy
+
+	// The old stats to freeList[i].
+	MOVL    R9, SI
+	ANDQ    R11, SI
+	MOVL    $0xFFFFFFFF, (R12)(SI*1)
+	MOVL    FREE_LIST_H(R13)(BX*4), R8
+	MOVL    R8, 4(R12)(SI*1)
+	LEAQ    ·indx2Units(SB), R8
+	MOVBLZX (R8)(BX*1), R8
+	MOVL    R8, 8(R12)(SI*1)
+	MOVL    R9, FREE_LIST_H(R13)(BX*4)
+	INCL    STAMPS_H(R13)(BX*4)
+	MOVL    DX, DI
+	ANDQ    R11, DI
+	ADDQ    R12, DI                  // the context again
+	MOVL    AX, 4(DI)
+
+hlmulti:
+	// sf = SummFreq + (2*ns1 < ns) + 2*(4*ns1 <= ns && sf <= 8*ns1).
+	MOVWLZX 2(DI), AX
+	MOVL    ns+16(FP), R9
+	LEAL    (CX)(CX*1), R8
+	CMPL    R8, R9
+	JCC     hlm2
+	INCL    AX
+
+hlm2:
+	LEAL    (CX*4), R8
+	CMPL    R8, R9
+	JHI     hlcommon
+	MOVWLZX 2(DI), R8
+	LEAL    (CX*8), R9
+	CMPL    R8, R9
+	JHI     hlcommon
+	ADDL    $2, AX
+	JMP     hlcommon
+
+hlbinary:
+	// The one state to a state array of one unit, from freeList[0] or
+	// loUnit, else stop.
+	MOVL    FREE_LIST_H(R13), AX
+	TESTL   AX, AX
+	JZ      hlbfromlo
+	MOVL    AX, R8
+	ANDQ    R11, R8
+	MOVL    4(R12)(R8*1), R8
+	MOVL    R8, FREE_LIST_H(R13)
+	DECL    STAMPS_H(R13)
+	JMP     hlbgot
+
+hlbfromlo:
+	MOVL    HI_UNIT_H(R13), R8
+	SUBL    LO_UNIT_H(R13), R8
+	CMPL    R8, $12
+	JCS     hlret
+	MOVL    LO_UNIT_H(R13), AX
+	ADDL    $12, LO_UNIT_H(R13)
+
+hlbgot:
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	ADDQ    R12, SI                  // the new state
+	MOVL    2(DI), R8
+	MOVWLZX 6(DI), R9
+	MOVL    R8, (SI)
+	MOVW    R9, 4(SI)
+	MOVL    AX, 4(DI)
+	MOVBLZX 1(SI), AX                // f
+	CMPL    AX, $30
+	JCC     hlbmax
+	ADDL    AX, AX
+	JMP     hlbset
+
+hlbmax:
+	MOVL    $120, AX
+
+hlbset:
+	MOVB    AX, 1(SI)
+	ADDL    ModelH_initEsc(R13), AX
+	MOVL    ns+16(FP), R9
+	CMPL    R9, $3
+	JLS     hlcommon
+	INCL    AX
+
+hlcommon:
+	// AX is sf: the new state's frequency (R10) and SummFreq.
+	MOVWLZX AX, AX
+	LEAL    6(AX), R8
+	IMULL   f2+24(FP), R8            // cf
+	MOVL    AX, R9
+	ADDL    s0+20(FP), R9            // sum
+	LEAL    (R9)(R9*2), R10
+	ADDL    R10, R10                 // 6*sum
+	CMPL    R8, R10
+	JCC     hlbig
+	MOVL    $1, R10
+	CMPL    R9, R8
+	ADCL    $0, R10                  // + (cf > sum)
+	MOVL    R9, R14
+	SHLL    $2, R14
+	CMPL    R8, R14
+	SBBL    $-1, R10                 // + (cf >= 4*sum)
+	ADDL    $3, AX
+	JMP     hlstore
+
+hlbig:
+	MOVL    $4, R10
+	LEAL    (R9)(R9*8), R14
+	CMPL    R8, R14
+	SBBL    $-1, R10                 // + (cf >= 9*sum)
+	LEAL    (R9)(R9*2), R14
+	SHLL    $2, R14
+	CMPL    R8, R14
+	SBBL    $-1, R10                 // + (cf >= 12*sum)
+	MOVL    R9, R14
+	SHLL    $4, R14
+	SUBL    R9, R14
+	CMPL    R8, R14
+	SBBL    $-1, R10                 // + (cf >= 15*sum)
+	ADDL    R10, AX
+
+hlstore:
+	MOVW    AX, 2(DI)
+	MOVL    4(DI), R8
+	LEAL    (CX)(CX*2), R9
+	ADDL    R9, R9
+	ADDL    R9, R8                   // the new state: stats+ns1*6
+	ANDQ    R11, R8
+	MOVBLZX fSym+32(FP), R9
+	MOVB    R9, (R12)(R8*1)
+	MOVB    R10, 1(R12)(R8*1)
+	MOVL    succ+28(FP), R9
+	MOVL    R9, 2(R12)(R8*1)
+	INCL    CX
+	MOVW    CX, 0(DI)
+	MOVL    8(DI), DX
+	CMPL    DX, mc+12(FP)
+	JNE     hlloop
+
+hlret:
+	MOVL    DX, stop+40(FP)
+	RET
