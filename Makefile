@@ -28,7 +28,7 @@ purego:
 	$(GO) test -count=1 -timeout 30m -tags purego -skip '^TestCorpus$$' ./...
 
 # The race detector over the packages with parallel paths.
-RACE_DIRS = internal/cli internal/extract internal/formats internal/codec/xz internal/codec/zip \
+RACE_DIRS = internal/archive internal/cli internal/extract internal/formats internal/codec/xz internal/codec/zip \
 	internal/codec/rar/rar4 internal/codec/rar/rar5 internal/codec/sevenzip internal/codec/bzip2 internal/codec/gzip \
 	internal/codec/zstdframe internal/codec/lz4 \
 	internal/codec/wim

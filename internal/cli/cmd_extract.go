@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -207,7 +206,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 				if e.Pending && renames && e.Hold == 0 {
 					laidOut[read] = e
 				}
-				inline.Do(func() { writeHeldInline(sink, a, r.opt.Threads) })
+				inline.Do(func() { writeHeldInline(sink, a) })
 				return sink.Put(e, data)
 			},
 			func(vs []archive.Verdict) []error {
@@ -296,13 +295,15 @@ func (w *wrapUp) interrupt() {
 	}
 }
 
-// writeHeldInline tells a directory sink to write the held files of a
-// tar.zst itself: its decoder has goroutines of its own (unless --threads 1
-// or one core), which the pool's writers would compete with (measured in
-// docs/BENCHMARKS.md, session 14); a tar.gz, decoded on the reading
-// goroutine, is faster through the pool.
-func writeHeldInline(sink extract.Sink, a *formats.Archive, threads int) {
-	if !a.Tar || a.Format != archive.Zstd || threads == 1 || runtime.GOMAXPROCS(0) < 2 {
+// writeHeldInline tells a directory sink to write the held files of a tar
+// whose stream is decoded on a goroutine of its own, ahead of the entries
+// (formats' DecodedAhead: a tar.zst or tar.gz, unless --threads 1 or one
+// core), itself: the two goroutines then split the work as GNU tar and its
+// decompressor do, and the pool's writers would only compete with them
+// (measured in docs/BENCHMARKS.md, sessions 14 and 15). Else a tar.gz's
+// held files, decoded on the reading goroutine, go through the pool.
+func writeHeldInline(sink extract.Sink, a *formats.Archive) {
+	if !a.Tar || !a.DecodedAhead() {
 		return
 	}
 	if d, ok := sink.(interface{ WriteHeldInline() }); ok {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/bcj"
 	"github.com/unpack-dev/unpack/internal/codec/brotli"
+	"github.com/unpack-dev/unpack/internal/codec/lzo"
 	"github.com/unpack-dev/unpack/internal/codec/ppmd"
 	"github.com/unpack-dev/unpack/internal/formats"
 	"github.com/unpack-dev/unpack/internal/verify"
@@ -81,7 +82,7 @@ func commit() string {
 // fastPaths lists the assembly paths this CPU uses, or says there are none.
 func fastPaths() string {
 	p := append(append(verify.FastPaths(), bcj.FastPaths()...), brotli.FastPaths()...)
-	p = append(p, ppmd.FastPaths()...)
+	p = append(append(p, ppmd.FastPaths()...), lzo.FastPaths()...)
 	if len(p) == 0 {
 		return "none (generic code)"
 	}

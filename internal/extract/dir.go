@@ -158,7 +158,8 @@ func newDir(dest string, opt DirOptions) (*Dir, error) {
 
 // WriteHeldInline makes Put write the held files it is given from now on
 // itself, as any other file, instead of handing them to the writer pool:
-// for a stream whose decoder runs on goroutines of its own (a tar.zst),
+// for a stream whose decoder runs on a goroutine of its own (a tar.zst or
+// tar.gz decoded ahead: formats.Archive.DecodedAhead),
 // where the pool's goroutines only compete with the decoder's for the
 // cores and its hand-offs cost more than they overlap.
 func (d *Dir) WriteHeldInline() { d.inline.Store(true) }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"runtime"
 	"strings"
 
 	"github.com/unpack-dev/unpack/internal/codec/gzip"
@@ -89,6 +90,7 @@ type Archive struct {
 
 	src     *source
 	checked bool // see StreamChecked
+	ahead   bool // see DecodedAhead
 	file    *os.File
 	closers []io.Closer
 }
@@ -364,7 +366,16 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	if !ok {
 		return &notImplemented{f}
 	}
-	d, err := open(in.R, opt)
+	ahead := !oo.Raw && decodeAhead(f, opt)
+	dopt := opt
+	if ahead && f == archive.Zstd {
+		// One decoder goroutine (klauspost's decodeSync, the cheapest per
+		// byte), ahead of the entries on one of its own.
+		o := *opt
+		o.Threads = 1
+		dopt = &o
+	}
+	d, err := open(in.R, dopt)
 	if err != nil {
 		return archive.Decoded(string(f), err)
 	}
@@ -372,7 +383,14 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 		a.closers = append(a.closers, c)
 	}
 	_, a.checked = d.(coverage)
-	cr := &archive.Decoding{R: d, Format: string(f), Ended: trailing(d, string(f), opt)}
+	var ah *archive.Ahead
+	src := d
+	if ahead {
+		ah = archive.NewAhead(d, aheadBuffer, aheadBuffers)
+		a.closers = append(a.closers, ah) // closed before d: it leaves d first
+		src = ah
+	}
+	cr := &archive.Decoding{R: src, Format: string(f), Ended: trailing(d, string(f), opt)}
 	if !oo.Raw {
 		br := bufio.NewReaderSize(cr, 256<<10)
 		peek, err := br.Peek(512)
@@ -394,11 +412,16 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 				// and --threads N keep it.
 				g.Sequential()
 			}
-			a.Reader = newTarStream(br, pendingFrom(d, oo), opt)
+			a.startAhead(ah)
+			a.Reader = newTarStream(br, pendingFrom(src, oo), opt)
 			return nil
 		}
+		if f == archive.Zstd {
+			// Opened for one goroutine: decoded ahead whatever the content.
+			a.startAhead(ah)
+		}
 		if archive.IsCpioHeader(peek) {
-			a.Reader = newTarInStream(br, pendingFrom(d, oo), func(r io.Reader) entryReader { return cpio.NewReader(r) })
+			a.Reader = newTarInStream(br, pendingFrom(src, oo), func(r io.Reader) entryReader { return cpio.NewReader(r) })
 			return nil
 		}
 		a.Reader = a.single(f, br, d, oo)
@@ -407,6 +430,44 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	a.Reader = a.single(f, cr, d, oo)
 	return nil
 }
+
+// The ring of a stream decoded ahead (archive.Ahead): four 256 KiB buffers.
+const (
+	aheadBuffer  = 256 << 10
+	aheadBuffers = 4
+)
+
+// decodeAhead tells whether a stream of format f is decoded on a goroutine
+// of its own, ahead of the entries read from it, on two cores or more:
+// zstd, lz4 and xz unless --threads 1 (xz's own parallel decode of a
+// multi-block stream runs below it as before), gzip unless --threads is
+// given (whose parallel decode a tar.gz's entries do not use by default).
+func decodeAhead(f archive.Format, opt *archive.Options) bool {
+	if opt == nil || runtime.GOMAXPROCS(0) < 2 {
+		return false
+	}
+	switch f {
+	case archive.Zstd:
+		return opt.Threads != 1
+	case archive.Gzip:
+		return opt.Threads <= 0
+	case archive.LZ4, archive.XZ:
+		return opt.Threads != 1
+	}
+	return false
+}
+
+// startAhead starts ah, if any, and records it (DecodedAhead).
+func (a *Archive) startAhead(ah *archive.Ahead) {
+	if ah != nil {
+		ah.Start()
+		a.ahead = true
+	}
+}
+
+// DecodedAhead reports whether the stream is decoded on a goroutine of its
+// own, ahead of the entries (archive.Ahead).
+func (a *Archive) DecodedAhead() bool { return a.ahead }
 
 // single makes a one-entry archive of a decompressed stream; d is the
 // decoder, which may know a stored name and time (gzip).

@@ -29,33 +29,45 @@ func UpdateAdler32(adler uint32, p []byte) uint32 {
 		n := min(len(p), adlerNMax)
 		q := p[:n]
 		p = p[n:]
-		for len(q) >= 16 {
-			// Two words: the first one's weights are 16 … 9, its W plus
-			// 8·S.
-			w1, w2 := binary.LittleEndian.Uint64(q), binary.LittleEndian.Uint64(q[8:])
-			e1, o1 := w1&lanes, w1>>8&lanes
-			e2, o2 := w2&lanes, w2>>8&lanes
-			sum1 := uint32(((e1 + o1) * laneSum) >> 48)
-			sum2 := uint32(((e2 + o2) * laneSum) >> 48)
-			wsum := uint32((e1*evenW)>>48) + uint32((o1*oddW)>>48) + 8*sum1 +
-				uint32((e2*evenW)>>48) + uint32((o2*oddW)>>48)
-			s2 += 16*s1 + wsum
-			s1 += sum1 + sum2
-			q = q[16:]
+		if adlerAsm() && len(q) >= 32 {
+			m := len(q) &^ 31
+			s1, s2 = adler32Asm(s1, s2, q[:m])
+			q = q[m:]
 		}
-		if len(q) >= 8 {
-			w := binary.LittleEndian.Uint64(q)
-			even, odd := w&lanes, w>>8&lanes
-			s2 += 8*s1 + uint32((even*evenW)>>48) + uint32((odd*oddW)>>48)
-			s1 += uint32(((even + odd) * laneSum) >> 48)
-			q = q[8:]
-		}
-		for _, c := range q {
-			s1 += uint32(c)
-			s2 += s1
-		}
+		s1, s2 = adler32Generic(s1, s2, q)
 		s1 %= adlerMod
 		s2 %= adlerMod
 	}
 	return s2<<16 | s1
+}
+
+// adler32Generic adds p (at most adlerNMax bytes) to the sums s1 and s2,
+// without reducing them.
+func adler32Generic(s1, s2 uint32, q []byte) (uint32, uint32) {
+	for len(q) >= 16 {
+		// Two words: the first one's weights are 16 … 9, its W plus
+		// 8·S.
+		w1, w2 := binary.LittleEndian.Uint64(q), binary.LittleEndian.Uint64(q[8:])
+		e1, o1 := w1&lanes, w1>>8&lanes
+		e2, o2 := w2&lanes, w2>>8&lanes
+		sum1 := uint32(((e1 + o1) * laneSum) >> 48)
+		sum2 := uint32(((e2 + o2) * laneSum) >> 48)
+		wsum := uint32((e1*evenW)>>48) + uint32((o1*oddW)>>48) + 8*sum1 +
+			uint32((e2*evenW)>>48) + uint32((o2*oddW)>>48)
+		s2 += 16*s1 + wsum
+		s1 += sum1 + sum2
+		q = q[16:]
+	}
+	if len(q) >= 8 {
+		w := binary.LittleEndian.Uint64(q)
+		even, odd := w&lanes, w>>8&lanes
+		s2 += 8*s1 + uint32((even*evenW)>>48) + uint32((odd*oddW)>>48)
+		s1 += uint32(((even + odd) * laneSum) >> 48)
+		q = q[8:]
+	}
+	for _, c := range q {
+		s1 += uint32(c)
+		s2 += s1
+	}
+	return s1, s2
 }

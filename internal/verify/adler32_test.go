@@ -6,9 +6,12 @@ import (
 	"testing"
 )
 
-// TestAdler32 holds the eight-bytes-a-step Adler-32 to hash/adler32 on
-// lengths around its steps and reductions, on random and all-0xff bytes.
-func TestAdler32(t *testing.T) {
+// TestAdler32 holds the eight-bytes-a-step Adler-32 and the AVX2 one to
+// hash/adler32 on lengths around their steps and reductions, on random and
+// all-0xff bytes.
+func TestAdler32(t *testing.T) { forEachImpl(t, testAdler32) }
+
+func testAdler32(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	buf := make([]byte, 3*adlerNMax+100)
 	for _, fill := range []string{"random", "ff"} {
@@ -18,7 +21,7 @@ func TestAdler32(t *testing.T) {
 				buf[i] = byte(r.Intn(256))
 			}
 		}
-		for _, n := range []int{0, 1, 7, 8, 9, 63, 64, 65, adlerNMax - 1, adlerNMax, adlerNMax + 1,
+		for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65, adlerNMax - 33, adlerNMax - 1, adlerNMax, adlerNMax + 1,
 			2 * adlerNMax, 2*adlerNMax + 7, len(buf)} {
 			for _, off := range []int{0, 3} {
 				p := buf[off : off+n-min(n, off)]

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"hash/adler32"
 	"hash/crc64"
 	"testing"
 )
@@ -50,6 +51,26 @@ func FuzzCRC64(f *testing.F) {
 			restore()
 			if got != want {
 				t.Fatalf("%s: len %d init %x: %016x, want %016x", i.name, len(data), init, got, want)
+			}
+		}
+	})
+}
+
+// FuzzAdler32 compares every Adler-32 path, written in two pieces cut at
+// split, with hash/adler32.
+func FuzzAdler32(f *testing.F) {
+	for _, n := range []int{0, 31, 32, 100, adlerNMax + 40} {
+		f.Add(pattern(n), uint16(n/3))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, split uint16) {
+		want := adler32.Checksum(data)
+		cut := min(int(split), len(data))
+		for _, i := range impls() {
+			restore := i.set()
+			got := UpdateAdler32(SumAdler32(data[:cut]), data[cut:])
+			restore()
+			if got != want {
+				t.Fatalf("%s: len %d split %d: %08x, want %08x", i.name, len(data), cut, got, want)
 			}
 		}
 	})

@@ -260,5 +260,8 @@ func FastPaths() []string {
 	if useSum32 == sumSSE2 {
 		p = append(p, "byte sum SSE2")
 	}
+	if adlerAsm() {
+		p = append(p, "Adler-32 AVX2")
+	}
 	return p
 }

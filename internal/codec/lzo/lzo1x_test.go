@@ -2,6 +2,7 @@ package lzo
 
 import (
 	"bytes"
+	"math/rand"
 	"testing"
 )
 
@@ -54,18 +55,29 @@ func TestDecompress1XRefuses(t *testing.T) {
 }
 
 // FuzzLZO1X runs the decoder on any input into outputs of a few sizes:
-// it must never panic, never claim more than the room it was given, and
-// a block that decodes must decode the same into a larger buffer.
+// it must never panic, never claim more than the room it was given, agree
+// with its Go twin (decompress1XGeneric; on amd64 Decompress1X is in
+// assembly), and a block that decodes must decode the same into a larger
+// buffer.
 func FuzzLZO1X(f *testing.F) {
 	f.Add(literalsOnly, 4)
 	f.Add(withMatch, 8)
 	f.Add([]byte{0x11, 0, 0}, 0)
+	r := rand.New(rand.NewSource(2))
+	for _, size := range []int{100, 3000, 40000} {
+		block, want := genBlock(r, size)
+		f.Add(block, len(want))
+	}
 	f.Fuzz(func(t *testing.T, src []byte, n int) {
 		if n < 0 || n > 1<<20 {
 			return
 		}
 		dst := make([]byte, n)
 		m, ok := Decompress1X(dst, src)
+		ref := make([]byte, n)
+		if rm := decompress1XGeneric(ref, src); rm >= 0 != ok || ok && (rm != m || !bytes.Equal(ref[:rm], dst[:m])) {
+			t.Fatalf("decoded %d bytes, %v; the Go twin %d", m, ok, rm)
+		}
 		if !ok {
 			return
 		}

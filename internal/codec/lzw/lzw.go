@@ -41,10 +41,11 @@ const (
 	clearCode = 256
 	maxCodes  = 1 << 16
 	inSize    = 64 << 10
-	outSize   = 256 << 10
+	outSize   = 1 << 20
 	// outReserve is the room kept free in the output buffer before each
-	// code: the longest string a code can stand for, plus one.
-	outReserve = maxCodes + 1
+	// group of eight codes: eight of the longest string a code can stand
+	// for, plus the three bytes a 4-byte store may write past its end.
+	outReserve = 8*(maxCodes+1) + 3
 )
 
 // Reader decompresses a .Z stream.
@@ -64,14 +65,18 @@ type Reader struct {
 	oldCode    int // -1 before the first code
 	finChar    byte
 
-	grp    [16 + 8]byte // the current group of codes, plus slack for 8-byte loads
-	codes  [8]uint16    // the group's codes
-	gCodes int          // codes in the group
-	gi     int          // next code of the group
+	grp    [24]byte  // the last group of codes, plus slack for 8-byte loads
+	codes  [8]uint16 // the current group's codes
+	gCodes int       // codes in the group
 
-	prefix [maxCodes]uint16
-	suffix [maxCodes]byte
-	length [maxCodes]uint32
+	// ent describes each code's string in chunks of four bytes counted
+	// from its start: bits 0-31 hold the string's last chunk (one to four
+	// bytes, the first in the low byte), bits 32-47 the code whose string
+	// is everything before that chunk, bits 48-63 the string's length
+	// (at most 65,280: one more than the longest chain a 16-bit table
+	// holds). A string is spelled out backwards one chunk, not one byte,
+	// per table load.
+	ent [maxCodes]uint64
 
 	out    []byte
 	op, oe int // unread output is out[op:oe]
@@ -93,13 +98,12 @@ func (z *Reader) Reset(r io.Reader) error {
 		z.in = make([]byte, inSize)
 		z.out = make([]byte, outSize)
 		for i := range 256 {
-			z.suffix[i] = byte(i)
-			z.length[i] = 1
+			z.ent[i] = uint64(i) | 1<<48
 		}
 	}
 	z.r, z.ip, z.ie, z.eof = r, 0, 0, false
 	z.op, z.oe, z.err = 0, 0, nil
-	z.gCodes, z.gi = 0, 0
+	z.gCodes = 0
 	hdr := z.grp[:3]
 	n, err := io.ReadFull(r, hdr)
 	if err != nil {
@@ -180,12 +184,12 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
-// nextGroup loads the next group of codes: nBits bytes (eight codes), or
-// at the end of the input what is left, holding as many whole codes as fit.
-// It returns false at the end of the data.
+// nextGroup loads the next group of codes into z.codes: nBits bytes
+// (eight codes), or at the end of the input what is left, holding as many
+// whole codes as fit. It returns false at the end of the data.
 func (z *Reader) nextGroup() bool {
-	need := int(z.nBits)
-	for z.ie-z.ip < need && !z.eof {
+	const room = len(z.grp) // a group and the slack of its codes' loads
+	for z.ie-z.ip < room && !z.eof {
 		if z.ip > 0 {
 			z.ie = copy(z.in, z.in[z.ip:z.ie])
 			z.ip = 0
@@ -201,23 +205,30 @@ func (z *Reader) nextGroup() bool {
 			continue
 		}
 	}
-	n := min(need, z.ie-z.ip)
-	copy(z.grp[:], z.in[z.ip:z.ip+n])
+	nb := z.nBits
+	n := min(int(nb), z.ie-z.ip)
+	var g *[room]byte
+	if z.ie-z.ip >= room {
+		g = (*[room]byte)(z.in[z.ip:])
+	} else {
+		// The last bytes of the input: the slack after them is stale,
+		// which the masks below cut off.
+		copy(z.grp[:], z.in[z.ip:z.ie])
+		g = &z.grp
+	}
 	z.ip += n
-	z.gCodes = n * 8 / need
-	z.gi = 0
+	z.gCodes = n * 8 / int(nb)
 	if z.gCodes == 0 {
 		z.err = io.EOF
 		return false
 	}
 	// One 8-byte load per code (a code spans at most 3 bytes; the bits
 	// above it are masked off): fewer instructions than three byte loads.
-	mask := uint64(1)<<z.nBits - 1
-	nb, g := z.nBits, &z.grp
-	for i := range z.gCodes {
+	mask := uint64(1)<<nb - 1
+	for i := range 8 {
 		bit := uint(i) * nb
 		v := binary.LittleEndian.Uint64(g[(bit>>3)&15:])
-		z.codes[i&7] = uint16(v >> (bit & 7) & mask)
+		z.codes[i] = uint16(v >> (bit & 7) & mask)
 	}
 	return true
 }
@@ -225,100 +236,100 @@ func (z *Reader) nextGroup() bool {
 // decode fills z.out with the strings of as many codes as fit, leaving
 // z.err set at the end of the stream or on an error.
 //
-// A string is spelled out backwards through its prefix chain: copying it
-// instead from where it last appeared in the output was slower on the
-// bench inputs (cache misses on the far copies).
+// A string is spelled out backwards through its chain of chunks (see
+// Reader.ent): copying it instead from where it last appeared in the
+// output was slower on the bench inputs (cache misses on the far copies).
 func (z *Reader) decode() {
 	out := z.out
 	op := z.oe
 	freeEnt, oldCode, finChar := z.freeEnt, z.oldCode, z.finChar
-	prefix, suffix, length := &z.prefix, &z.suffix, &z.length
-	gi, gCodes := z.gi, z.gCodes
-	for len(out)-op >= outReserve {
-		if gi >= gCodes {
-			if !z.nextGroup() {
-				break
-			}
-			gi, gCodes = 0, z.gCodes
-		}
-		code := int(z.codes[gi&7])
-		gi++
+	ent := &z.ent
+codes:
+	for end := len(out) - outReserve; op <= end && z.nextGroup(); {
+	group:
+		for _, code := range z.codes[:z.gCodes] {
+			code := int(code)
 
-		if code < 256 && oldCode >= 0 {
-			// A literal: the common case, without the table lookups.
-			out[op] = byte(code)
-			finChar = byte(code)
-		} else {
-			if oldCode < 0 {
-				if code >= 256 {
-					z.err = ErrCode
-					break
-				}
+			if code < 256 && oldCode >= 0 {
+				// A literal: the common case, without the table lookups.
 				out[op] = byte(code)
+				finChar = byte(code)
 				op++
-				oldCode, finChar = code, byte(code)
-				continue
-			}
-			if code == clearCode && z.block {
-				// The table restarts; entry 256 (the clear code itself)
-				// gets a dummy string from the next code, as in ncompress,
-				// so oldCode stays set.
-				freeEnt = 256
-				z.nBits = 9
-				z.maxCode = 1<<9 - 1
-				gi = gCodes // skip the rest of the group
-				continue
-			}
-			c := code
-			n := 0
-			if code >= freeEnt {
-				// The string being defined: the previous one plus its own
-				// first byte (KwKwK). With the table full there is no
-				// such string (ncompress would read a stale entry).
-				if code > freeEnt || code >= z.maxMaxCode {
-					z.err = ErrCode
-					break
-				}
-				c = oldCode
-				n = 1
-			}
-			m := int(length[c])
-			i := op + m
-			for c := uint16(c); ; {
-				if c < 256 {
-					out[op] = byte(c)
-					break
-				}
-				i--
-				out[i] = suffix[c]
-				c = prefix[c]
-			}
-			if n == 1 {
-				out[op+m] = out[op]
-			}
-			finChar = out[op]
-			// Fall through with op at the last byte, as for a literal.
-			op += m + n - 1
-		}
-		if e := freeEnt; e < z.maxMaxCode {
-			prefix[e] = uint16(oldCode)
-			suffix[e] = finChar
-			length[e] = length[oldCode] + 1
-			freeEnt = e + 1
-		}
-		op++
-		oldCode = code
-		if freeEnt > z.maxCode {
-			z.nBits++
-			if z.nBits == z.maxBits {
-				z.maxCode = z.maxMaxCode
 			} else {
-				z.maxCode = 1<<z.nBits - 1
+				if oldCode < 0 {
+					if code >= 256 {
+						z.err = ErrCode
+						break codes
+					}
+					out[op] = byte(code)
+					op++
+					oldCode, finChar = code, byte(code)
+					continue
+				}
+				if code == clearCode && z.block {
+					// The table restarts; entry 256 (the clear code itself)
+					// gets a dummy string from the next code, as in ncompress,
+					// so oldCode stays set.
+					freeEnt = 256
+					z.nBits = 9
+					z.maxCode = 1<<9 - 1
+					break group // the rest of the group is skipped
+				}
+				c := code
+				kwk := false
+				if code >= freeEnt {
+					// The string being defined: the previous one plus its own
+					// first byte (KwKwK). With the table full there is no
+					// such string (ncompress would read a stale entry).
+					if code > freeEnt || code >= z.maxMaxCode {
+						z.err = ErrCode
+						break codes
+					}
+					c = oldCode
+					kwk = true
+				}
+				// The last chunk first: four bytes stored at its start, the
+				// ones past the string's end landing in the free room after
+				// it; every chunk before it is whole.
+				e := ent[c]
+				m := int(e >> 48)
+				i := op + m - ((m-1)&3 + 1)
+				binary.LittleEndian.PutUint32(out[i:], uint32(e))
+				for i > op {
+					e = ent[uint16(e>>32)]
+					i -= 4
+					binary.LittleEndian.PutUint32(out[i:], uint32(e))
+				}
+				finChar = byte(e)
+				op += m
+				if kwk {
+					out[op] = finChar
+					op++
+				}
 			}
-			gi = gCodes
+			if f := freeEnt; f < z.maxMaxCode {
+				// The new string: oldCode's and finChar.
+				o := ent[oldCode]
+				n := o >> 48
+				if n&3 == 0 {
+					ent[f] = uint64(finChar) | uint64(oldCode)<<32 | (n+1)<<48
+				} else {
+					ent[f] = (o | uint64(finChar)<<(8*(n&3))) + 1<<48
+				}
+				freeEnt = f + 1
+			}
+			oldCode = code
+			if freeEnt > z.maxCode {
+				z.nBits++
+				if z.nBits == z.maxBits {
+					z.maxCode = z.maxMaxCode
+				} else {
+					z.maxCode = 1<<z.nBits - 1
+				}
+				break group
+			}
 		}
 	}
-	z.gi = gi
 	z.freeEnt, z.oldCode, z.finChar = freeEnt, oldCode, finChar
 	z.oe = op
 }

@@ -277,18 +277,115 @@ func BenchmarkLZW(b *testing.B) {
 	}
 }
 
-// FuzzLZW decodes .Z streams: any error must be of an archive category.
+// refDecode is the oracle of FuzzLZW: a plain decoder written from
+// ncompress's description, one bit and one table entry at a time. It stops
+// with errCodeRef where the Reader must fail with ErrCode, and after limit
+// bytes of output.
+func refDecode(data []byte, limit int) ([]byte, error) {
+	if len(data) < 3 || data[0] != 0x1f || data[1] != 0x9d {
+		return nil, ErrMagic
+	}
+	maxBits, block := int(data[2]&0x1f), data[2]&0x80 != 0
+	if maxBits < 9 || maxBits > 16 {
+		return nil, ErrBits
+	}
+	var prefix [maxCodes]int
+	var suffix [maxCodes]byte
+	for i := range 256 {
+		suffix[i] = byte(i)
+	}
+	nBits, maxCode, maxMax, free := 9, 511, 1<<maxBits, 256
+	if block {
+		free = 257
+	}
+	old, first := -1, byte(0)
+	var out, stack []byte
+	for pos := 3; pos < len(data) && len(out) < limit; {
+		n := min(nBits, len(data)-pos)
+		grp := data[pos : pos+n]
+		pos += n
+	group:
+		for k := range n * 8 / nBits {
+			code := 0
+			for b := range nBits {
+				if bit := k*nBits + b; grp[bit>>3]>>(bit&7)&1 != 0 {
+					code |= 1 << b
+				}
+			}
+			switch {
+			case old < 0:
+				if code >= 256 {
+					return out, ErrCode
+				}
+				out = append(out, byte(code))
+				old, first = code, byte(code)
+				continue
+			case code == 256 && block:
+				free, nBits, maxCode = 256, 9, 511
+				break group
+			}
+			stack = stack[:0]
+			c := code
+			if code >= free {
+				if code > free {
+					return out, ErrCode
+				}
+				stack = append(stack, first)
+				c = old
+			}
+			for c >= 256 {
+				stack = append(stack, suffix[c])
+				c = prefix[c]
+			}
+			stack = append(stack, byte(c))
+			first = byte(c)
+			for i := len(stack) - 1; i >= 0; i-- {
+				out = append(out, stack[i])
+			}
+			if free < maxMax {
+				prefix[free], suffix[free] = old, first
+				free++
+			}
+			old = code
+			if free > maxCode {
+				nBits++
+				maxCode = 1<<nBits - 1
+				if nBits == maxBits {
+					maxCode = maxMax
+				}
+				break group
+			}
+		}
+	}
+	return out, nil
+}
+
+// FuzzLZW decodes .Z streams and holds the Reader to refDecode: the same
+// bytes, and an error exactly where refDecode has one. Any error must be of
+// an archive category.
 func FuzzLZW(f *testing.F) {
-	for _, name := range []string{"small-b16.Z", "nonblock-b16.Z", "one-b16.Z", "tree.tar.Z"} {
+	for _, name := range []string{"small-b16.Z", "nonblock-b16.Z", "one-b16.Z", "tree.tar.Z", "mixed-b10.Z"} {
 		f.Add(testutil.Fixture(f, name))
 	}
+	const limit = 1 << 20
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var got []byte
 		r, err := NewReader(bytes.NewReader(data))
 		if err == nil {
-			_, err = io.Copy(io.Discard, io.LimitReader(r, 1<<20))
+			got, err = io.ReadAll(io.LimitReader(r, limit))
 		}
 		if err != nil && !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, archive.ErrUnsupported) {
 			t.Fatalf("error of no category: %v", err)
+		}
+		want, wantErr := refDecode(data, limit)
+		if len(want) > limit {
+			want, wantErr = want[:limit], nil
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%d bytes differ from the reference's %d", len(got), len(want))
+		}
+		if wantErr == ErrCode && err != ErrCode || wantErr == nil && err != nil && len(data) >= 3 {
+			t.Fatalf("error %v, reference %v", err, wantErr)
 		}
 	})
 }
