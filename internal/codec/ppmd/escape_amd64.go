@@ -22,14 +22,16 @@ func sumUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte) uint32
 func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count uint32) (off uint, acc uint32)
 
 // FastPaths names the assembly paths in use: the escape loops of both
-// variants and their masked-frequency sum and search, and
-// createSuccessors (succ_amd64.s).
-func FastPaths() []string { return []string{"PPMd escape loops amd64", "PPMd createSuccessors amd64"} }
+// variants and their masked-frequency sum and search, createSuccessors
+// and updateModel's loop (succ_amd64.s).
+func FastPaths() []string {
+	return []string{"PPMd escape loops amd64", "PPMd createSuccessors and updateModel loop amd64"}
+}
 
 // useEscapeAsm selects escapeH (variant H with 7-Zip's coder) and
-// escapeI for the escapes, and createSuccessorsH and createSuccessorsI
-// (which read it themselves); the tests toggle it to compare them with
-// the Go code.
+// escapeI for the escapes, and createSuccessorsH, createSuccessorsI,
+// updateLoopH and updateLoopI (which read it themselves); the tests
+// toggle it to compare them with the Go code.
 var useEscapeAsm = true
 
 // escNormalize is escapeH's result when the coder needs normalize: the

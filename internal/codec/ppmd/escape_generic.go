@@ -17,8 +17,9 @@ func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count u
 // FastPaths names the assembly paths in use: none here.
 func FastPaths() []string { return nil }
 
-// useEscapeAsm selects the escape loops and createSuccessors in assembly
-// on amd64; the tests toggle it. Here there is none.
+// useEscapeAsm selects the escape loops, createSuccessors and
+// updateModel's loop in assembly on amd64; the tests toggle it. Here
+// there is none.
 var useEscapeAsm = false
 
 // decodeEscaped is decodeEscapedGeneric where no assembly is available
