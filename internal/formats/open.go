@@ -441,9 +441,10 @@ const (
 
 // decodeAhead tells whether a stream of format f is decoded on a goroutine
 // of its own, ahead of the entries read from it, on two cores or more:
-// zstd, lz4, xz and lzip unless --threads 1 (xz's own parallel decode of a
-// multi-block stream runs below it as before), gzip unless --threads is
-// given (whose parallel decode a tar.gz's entries do not use by default).
+// zstd, lz4, xz, lzip and bzip2 unless --threads 1 (the parallel decode
+// of bzip2 and of a multi-block xz runs below it as before), gzip unless
+// --threads is given (whose parallel decode a tar.gz's entries do not use
+// by default).
 func decodeAhead(f archive.Format, opt *archive.Options) bool {
 	if opt == nil || runtime.GOMAXPROCS(0) < 2 {
 		return false
@@ -453,7 +454,7 @@ func decodeAhead(f archive.Format, opt *archive.Options) bool {
 		return opt.Threads != 1
 	case archive.Gzip:
 		return opt.Threads <= 0
-	case archive.LZ4, archive.XZ, archive.Lzip:
+	case archive.LZ4, archive.XZ, archive.Lzip, archive.Bzip2:
 		return opt.Threads != 1
 	}
 	return false
