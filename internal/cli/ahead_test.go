@@ -78,8 +78,9 @@ func TestDecodedAheadChecks(t *testing.T) {
 	}
 }
 
-// TestDecodedAheadChecksXZLZ4: the same for a tar.xz and a tar.lz4 (also
-// decoded ahead), a byte of the compressed data changed halfway: no file
+// TestDecodedAheadChecksXZLZ4: the same for a tar.xz, a tar.lz4, a tar.lz
+// and a tar.bz2 (also decoded ahead; lz4, lzip and bzip2 where the tools
+// are), a byte of the compressed data changed halfway: no file
 // of that stream is left, and those of a good stream before it are.
 func TestDecodedAheadChecksXZLZ4(t *testing.T) {
 	var first, second []tarEntry
@@ -94,8 +95,10 @@ func TestDecodedAheadChecksXZLZ4(t *testing.T) {
 	one := makeTar(t, append(append([]tarEntry(nil), first...), second...))
 	cut := len(makeTar(t, first)) - 1024
 	packs := map[string]func(*testing.T, []byte) []byte{"tar.xz": xzPack}
-	if _, err := exec.LookPath("lz4"); err == nil {
-		packs["tar.lz4"] = lz4Pack
+	for ext, tool := range map[string]string{"tar.lz4": "lz4", "tar.lz": "lzip", "tar.bz2": "bzip2"} {
+		if _, err := exec.LookPath(tool); err == nil {
+			packs[ext] = toolPack(tool)
+		}
 	}
 	for ext, pack := range packs {
 		dir := t.TempDir()
@@ -147,12 +150,15 @@ func xzPack(t *testing.T, data []byte) []byte {
 	return buf.Bytes()
 }
 
-func lz4Pack(t *testing.T, data []byte) []byte {
-	cmd := exec.Command("lz4", "-q", "-c")
-	cmd.Stdin = bytes.NewReader(data)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
+// toolPack compresses with lz4, lzip or bzip2 to standard output.
+func toolPack(tool string) func(*testing.T, []byte) []byte {
+	return func(t *testing.T, data []byte) []byte {
+		cmd := exec.Command(tool, "-q", "-c")
+		cmd.Stdin = bytes.NewReader(data)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
-	return out
 }

@@ -385,7 +385,9 @@ func (a *Archive) open(in *archive.Input, opt *archive.Options, oo OpenOptions, 
 	_, a.checked = d.(coverage)
 	var ah *archive.Ahead
 	src := d
-	if ahead {
+	if _, checked := d.(coverage); ahead && checked {
+		// Only a decoder that reports its checks: Ahead's Verified is
+		// the decoder's, and makes the entries Pending.
 		ah = archive.NewAhead(d, aheadBuffer, aheadBuffers)
 		a.closers = append(a.closers, ah) // closed before d: it leaves d first
 		src = ah
@@ -439,9 +441,10 @@ const (
 
 // decodeAhead tells whether a stream of format f is decoded on a goroutine
 // of its own, ahead of the entries read from it, on two cores or more:
-// zstd, lz4 and xz unless --threads 1 (xz's own parallel decode of a
-// multi-block stream runs below it as before), gzip unless --threads is
-// given (whose parallel decode a tar.gz's entries do not use by default).
+// zstd, lz4, xz, lzip and bzip2 unless --threads 1 (the parallel decode
+// of bzip2 and of a multi-block xz runs below it as before), gzip unless
+// --threads is given (whose parallel decode a tar.gz's entries do not use
+// by default).
 func decodeAhead(f archive.Format, opt *archive.Options) bool {
 	if opt == nil || runtime.GOMAXPROCS(0) < 2 {
 		return false
@@ -451,7 +454,7 @@ func decodeAhead(f archive.Format, opt *archive.Options) bool {
 		return opt.Threads != 1
 	case archive.Gzip:
 		return opt.Threads <= 0
-	case archive.LZ4, archive.XZ:
+	case archive.LZ4, archive.XZ, archive.Lzip, archive.Bzip2:
 		return opt.Threads != 1
 	}
 	return false
