@@ -70,6 +70,7 @@ CROSS_PKGS = ./internal/archive ./internal/bcj ./internal/hugemem ./internal/ver
 CROSS_PKGS += ./internal/codec/cfb ./internal/codec/msi
 CROSS_PKGS += ./internal/kcopy
 CROSS_PKGS += ./internal/prefault
+CROSS_PKGS += ./internal/codec/lzo ./internal/codec/lzw ./internal/codec/lzop
 CROSS_PKGS_ALL = $(CROSS_PKGS) ./internal/codec/lzma ./internal/codec/xz ./internal/codec/zip \
 	./internal/codec/sevenzip ./internal/codec/brotli ./internal/codec/inflate ./internal/codec/rar/...
 CROSS_PKGS_ALL += ./internal/codec/xar
