@@ -29,10 +29,18 @@ done: \
 	ADDQ	$base, BX; \
 	ADDQ	CX, BX
 
-// LITERALS copies BX bytes (checked to fit both buffers) from SI to DI and
-// advances both: 16 bytes at a time where both have 16 bytes of room past
-// the run, else one at a time.
+// LITERALS copies BX bytes from SI to DI and advances both, failing where
+// either buffer has less room: 16 bytes at a time where both have 16
+// bytes of room past the run, else one at a time.
 #define LITERALS(wide, narrow, narrowloop, done) \
+	MOVQ	R8, CX; \
+	SUBQ	SI, CX; \
+	CMPQ	BX, CX; \
+	JHI	fail; \
+	MOVQ	R10, CX; \
+	SUBQ	DI, CX; \
+	CMPQ	BX, CX; \
+	JHI	fail; \
 	MOVQ	R8, CX; \
 	SUBQ	SI, CX; \
 	SUBQ	BX, CX; \
@@ -86,14 +94,6 @@ TEXT ·decompress1X(SB), NOSPLIT, $0-56
 	// A first byte above 17: a run of that minus 17 literals.
 	LEAQ	-17(AX), BX
 	INCQ	SI
-	MOVQ	R8, CX
-	SUBQ	SI, CX
-	CMPQ	BX, CX
-	JHI	fail
-	MOVQ	R10, CX
-	SUBQ	DI, CX
-	CMPQ	BX, CX
-	JHI	fail
 	MOVQ	$4, R11
 	CMPQ	BX, R11
 	CMOVQLT	BX, R11
@@ -205,14 +205,6 @@ run: // a run of 4 or more literals
 	EXTEND(15, runext, runextdone)
 runlen:
 	ADDQ	$3, BX
-	MOVQ	R8, CX
-	SUBQ	SI, CX
-	CMPQ	BX, CX
-	JHI	fail
-	MOVQ	R10, CX
-	SUBQ	DI, CX
-	CMPQ	BX, CX
-	JHI	fail
 	MOVQ	$4, R11
 	LITERALS(runwide, runnarrow, runnarrowloop, rundone)
 	JMP	loop
