@@ -505,6 +505,69 @@ hgeneric:
 	MOVL    $0, upSucc+36(FP)
 	RET
 
+// GROW_STATES moves a context's full state array (DI the context, CX its
+// NumStats less one or, for H, NumStats, R10 oldNU) to one unit more: from
+// freeList[i+1] (BX i) or from loUnit, jumping to ret where neither has it;
+// the old units go to freeList[i]. SA is the model's subAlloc offset; the
+// other arguments are the labels of each expansion.
+#define GROW_STATES(SA, LMULTI, LFROMLO, LGOTP, LCOPY, LRET) \
+	SHRL    $1, R10; \
+	LEAQ    ·units2Indx(SB), SI; \
+	MOVBLZX -1(SI)(R10*1), BX; \
+	CMPB    (SI)(R10*1), BL; \
+	JEQ     LMULTI; \
+	LEAQ    (SA+subAlloc_freeList)(R13), SI; \
+	MOVL    4(SI)(BX*4), AX; \
+	TESTL   AX, AX; \
+	JZ      LFROMLO; \
+	MOVL    AX, R8; \
+	ANDQ    R11, R8; \
+	MOVL    4(R12)(R8*1), R8; \
+	MOVL    R8, 4(SI)(BX*4); \
+	DECL    (SA+subAlloc_stamps+4)(R13)(BX*4); \
+	JMP     LGOTP; \
+LFROMLO: \
+	LEAQ    ·indx2Units(SB), R8; \
+	MOVBLZX 1(R8)(BX*1), R8; \
+	IMULL   $12, R8; \
+	MOVL    (SA+subAlloc_hiUnit)(R13), R9; \
+	SUBL    (SA+subAlloc_loUnit)(R13), R9; \
+	CMPL    R8, R9; \
+	JHI     LRET; \
+	MOVL    (SA+subAlloc_loUnit)(R13), AX; \
+	ADDL    R8, (SA+subAlloc_loUnit)(R13); \
+LGOTP: \
+	MOVL    4(DI), R9; \
+	MOVL    AX, R14; \
+	MOVL    R9, R8; \
+LCOPY: \
+	MOVL    R8, SI; \
+	ANDQ    R11, SI; \
+	MOVL    R14, DI; \
+	ANDQ    R11, DI; \
+	MOVQ    (R12)(SI*1), X0; \
+	MOVL    8(R12)(SI*1), X1; \
+	MOVQ    X0, (R12)(DI*1); \
+	MOVL    X1, 8(R12)(DI*1); \
+	ADDL    $12, R8; \
+	ADDL    $12, R14; \
+	DECL    R10; \
+	JNZ     LCOPY; \
+	MOVL    R9, SI; \
+	ANDQ    R11, SI; \
+	MOVL    $0xFFFFFFFF, (R12)(SI*1); \
+	MOVL    (SA+subAlloc_freeList)(R13)(BX*4), R8; \
+	MOVL    R8, 4(R12)(SI*1); \
+	LEAQ    ·indx2Units(SB), R8; \
+	MOVBLZX (R8)(BX*1), R8; \
+	MOVL    R8, 8(R12)(SI*1); \
+	MOVL    R9, (SA+subAlloc_freeList)(R13)(BX*4); \
+	INCL    (SA+subAlloc_stamps)(R13)(BX*4); \
+	MOVL    DX, DI; \
+	ANDQ    R11, DI; \
+	ADDQ    R12, DI; \
+	MOVL    AX, 4(DI)
+
 #define FREE_LIST (ModelI_subAlloc+subAlloc_freeList)
 #define STAMPS (ModelI_subAlloc+subAlloc_stamps)
 
@@ -547,68 +610,7 @@ lloop:
 	// The stats fill their units: to one more, from the free list of
 	// that size or from loUnit, else stop.
 	LEAL    1(CX), R10
-	SHRL    $1, R10                  // oldNU
-	LEAQ    ·units2Indx(SB), SI
-	MOVBLZX -1(SI)(R10*1), BX        // i
-	CMPB    (SI)(R10*1), BL
-	JEQ     lmulti
-	LEAQ    FREE_LIST(R13), SI
-	MOVL    4(SI)(BX*4), AX          // p from freeList[i+1]
-	TESTL   AX, AX
-	JZ      lfromlo
-	MOVL    AX, R8
-	ANDQ    R11, R8
-	MOVL    4(R12)(R8*1), R8
-	MOVL    R8, 4(SI)(BX*4)
-	DECL    (STAMPS+4)(R13)(BX*4)
-	JMP     lgotp
-
-lfromlo:
-	LEAQ    ·indx2Units(SB), R8
-	MOVBLZX 1(R8)(BX*1), R8
-	IMULL   $12, R8                  // the units' bytes
-	MOVL    HI_UNIT(R13), R9
-	SUBL    LO_UNIT(R13), R9
-	CMPL    R8, R9
-	JHI     lret
-	MOVL    LO_UNIT(R13), AX
-	ADDL    R8, LO_UNIT(R13)
-
-lgotp:
-	// AX p, BX i, R10 oldNU: copy the units from the old stats.
-	MOVL    4(DI), R9                // old
-	MOVL    AX, R14
-	MOVL    R9, R8
-
-lcopy:
-	MOVL    R8, SI
-	ANDQ    R11, SI
-	MOVL    R14, DI
-	ANDQ    R11, DI
-	MOVQ    (R12)(SI*1), X0
-	MOVL    8(R12)(SI*1), X1
-	MOVQ    X0, (R12)(DI*1)
-	MOVL    X1, 8(R12)(DI*1)
-	ADDL    $12, R8
-	ADDL    $12, R14
-	DECL    R10
-	JNZ     lcopy
-
-	// The old stats to freeList[i].
-	MOVL    R9, SI
-	ANDQ    R11, SI
-	MOVL    $0xFFFFFFFF, (R12)(SI*1)
-	MOVL    FREE_LIST(R13)(BX*4), R8
-	MOVL    R8, 4(R12)(SI*1)
-	LEAQ    ·indx2Units(SB), R8
-	MOVBLZX (R8)(BX*1), R8
-	MOVL    R8, 8(R12)(SI*1)
-	MOVL    R9, FREE_LIST(R13)(BX*4)
-	INCL    STAMPS(R13)(BX*4)
-	MOVL    DX, DI
-	ANDQ    R11, DI
-	ADDQ    R12, DI                  // the context again
-	MOVL    AX, 4(DI)
+	GROW_STATES(ModelI_subAlloc, lmulti, lfromlo, lgotp, lcopy, lret)
 
 lmulti:
 	// SummFreq up by one when 3*ns1+1 < ns.
@@ -769,68 +771,7 @@ hlloop:
 	// The stats fill their units: to one more, from the free list of
 	// that size or from loUnit, else stop.
 	MOVL    CX, R10
-	SHRL    $1, R10                  // oldNU
-	LEAQ    ·units2Indx(SB), SI
-	MOVBLZX -1(SI)(R10*1), BX        // i
-	CMPB    (SI)(R10*1), BL
-	JEQ     hlmulti
-	LEAQ    FREE_LIST_H(R13), SI
-	MOVL    4(SI)(BX*4), AX          // p from freeList[i+1]
-	TESTL   AX, AX
-	JZ      hlfromlo
-	MOVL    AX, R8
-	ANDQ    R11, R8
-	MOVL    4(R12)(R8*1), R8
-	MOVL    R8, 4(SI)(BX*4)
-	DECL    (STAMPS_H+4)(R13)(BX*4)
-	JMP     hlgotp
-
-hlfromlo:
-	LEAQ    ·indx2Units(SB), R8
-	MOVBLZX 1(R8)(BX*1), R8
-	IMULL   $12, R8                  // the units' bytes
-	MOVL    HI_UNIT_H(R13), R9
-	SUBL    LO_UNIT_H(R13), R9
-	CMPL    R8, R9
-	JHI     hlret
-	MOVL    LO_UNIT_H(R13), AX
-	ADDL    R8, LO_UNIT_H(R13)
-
-hlgotp:
-	// AX p, BX i, R10 oldNU: copy the units from the old stats.
-	MOVL    4(DI), R9                // old
-	MOVL    AX, R14
-	MOVL    R9, R8
-
-hlcopy:
-	MOVL    R8, SI
-	ANDQ    R11, SI
-	MOVL    R14, DI
-	ANDQ    R11, DI
-	MOVQ    (R12)(SI*1), X0
-	MOVL    8(R12)(SI*1), X1
-	MOVQ    X0, (R12)(DI*1)
-	MOVL    X1, 8(R12)(DI*1)
-	ADDL    $12, R8
-	ADDL    $12, R14
-	DECL    R10
-	JNZ     hlcopy
-
-	// The old stats to freeList[i].
-	MOVL    R9, SI
-	ANDQ    R11, SI
-	MOVL    $0xFFFFFFFF, (R12)(SI*1)
-	MOVL    FREE_LIST_H(R13)(BX*4), R8
-	MOVL    R8, 4(R12)(SI*1)
-	LEAQ    ·indx2Units(SB), R8
-	MOVBLZX (R8)(BX*1), R8
-	MOVL    R8, 8(R12)(SI*1)
-	MOVL    R9, FREE_LIST_H(R13)(BX*4)
-	INCL    STAMPS_H(R13)(BX*4)
-	MOVL    DX, DI
-	ANDQ    R11, DI
-	ADDQ    R12, DI                  // the context again
-	MOVL    AX, 4(DI)
+	GROW_STATES(ModelH_subAlloc, hlmulti, hlfromlo, hlgotp, hlcopy, hlret)
 
 hlmulti:
 	// sf = SummFreq + (2*ns1 < ns) + 2*(4*ns1 <= ns && sf <= 8*ns1).
