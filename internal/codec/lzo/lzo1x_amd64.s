@@ -29,6 +29,17 @@ done: \
 	ADDQ	$base, BX; \
 	ADDQ	CX, BX
 
+// COPYBYTES copies BX (> 0) bytes from src to DI one at a time, through
+// tmp, with CX the index.
+#define COPYBYTES(src, tmp, loop) \
+	XORQ	CX, CX; \
+loop: \
+	MOVB	(src)(CX*1), tmp; \
+	MOVB	tmp, (DI)(CX*1); \
+	INCQ	CX; \
+	CMPQ	CX, BX; \
+	JLT	loop
+
 // LITERALS copies BX bytes from SI to DI and advances both, failing where
 // either buffer has less room: 16 bytes at a time where both have 16
 // bytes of room past the run, else one at a time.
@@ -64,13 +75,7 @@ wide: \
 narrow: \
 	TESTQ	BX, BX; \
 	JZ	done; \
-	XORQ	CX, CX; \
-narrowloop: \
-	MOVB	(SI)(CX*1), R12; \
-	MOVB	R12, (DI)(CX*1); \
-	INCQ	CX; \
-	CMPQ	CX, BX; \
-	JLT	narrowloop; \
+	COPYBYTES(SI, R12, narrowloop); \
 	ADDQ	BX, SI; \
 	ADDQ	BX, DI; \
 done:
@@ -237,13 +242,7 @@ words:
 	ADDQ	BX, DI
 	JMP	trailing
 bytewise:
-	XORQ	CX, CX
-byteloop:
-	MOVB	(R12)(CX*1), R13
-	MOVB	R13, (DI)(CX*1)
-	INCQ	CX
-	CMPQ	CX, BX
-	JLT	byteloop
+	COPYBYTES(R12, R13, byteloop)
 	ADDQ	BX, DI
 
 trailing: // 0 to 3 literals: the low bits of the match's byte before its last
@@ -270,13 +269,7 @@ trailingnarrow:
 	MOVQ	R11, BX
 	TESTQ	BX, BX
 	JZ	loop
-	XORQ	CX, CX
-trailingloop:
-	MOVB	(SI)(CX*1), R12
-	MOVB	R12, (DI)(CX*1)
-	INCQ	CX
-	CMPQ	CX, BX
-	JLT	trailingloop
+	COPYBYTES(SI, R12, trailingloop)
 	ADDQ	BX, SI
 	ADDQ	BX, DI
 	JMP	loop
