@@ -37,3 +37,43 @@ mk zipI-o6-m16m-a0 ":o=6:mem=16m:a=0"
 mk zipI-o8-m2m-a1 ":o=8:mem=2m:a=1"
 mk zipI-o16-m1m-a0 ":o=16:mem=1m:a=0"
 mk zipI-o16-m1m-a1 ":o=16:mem=1m:a=1"
+
+# Edge cases of updateModel, both variants (issue 23): runs of one byte of
+# every length up to 89, each ended by another byte (a binary context
+# whose frequency is at every value about 30, the cut-off of its
+# doubling, when it gets its second state), one byte followed by all 256
+# (a context given its 256th state), one pair repeated k times. NAME.7z
+# (variant H, read as rar4.sh's) and zipI-NAME.zip with NAME.sha256 each.
+python3 - "$tmp/edge.bin" <<'PY'
+import random, sys
+r = random.Random(16)
+out = bytearray()
+for rep in range(3):
+    for k in range(2, 90):
+        a = r.randrange(256)
+        b = (a + 1 + r.randrange(255)) % 256
+        out += bytes([r.randrange(256)]) + bytes([a]) * k + bytes([b])
+    for x in r.sample(range(256), 6):
+        vals = list(range(256))
+        r.shuffle(vals)
+        for v in vals:
+            out += bytes([x, v])
+    for k in range(2, 70):
+        p, q, s = r.sample(range(256), 3)
+        out += bytes([p, q]) * k + bytes([p, s])
+open(sys.argv[1], 'wb').write(out)
+PY
+sum="$(sha256sum < "$tmp/edge.bin" | cut -d' ' -f1) $(stat -c %s "$tmp/edge.bin")"
+for o in 2 6; do
+  name=o$o-m16m-edge
+  cp "$tmp/edge.bin" "$tmp/$name.txt"
+  touch -d '2024-01-02 03:04:05' "$tmp/$name.txt"
+  rm -f "$out/$name.7z" "$out/zipI-$name-a0.zip"
+  (cd "$tmp" && 7zz a -bd -bso0 -mhc=off -mx=9 -m0=PPMd:o=$o:mem=16m "$OLDPWD/$out/$name.7z" "$name.txt")
+  echo "$sum" > "$out/$name.sha256"
+  cp "$tmp/edge.bin" "$tmp/edge.txt"
+  touch -d '2024-01-02 03:04:05' "$tmp/edge.txt"
+  (cd "$tmp" && 7zz a -bd -bso0 -tzip -mtc=off -mm=PPMd:o=$o:mem=16m:a=0 "$OLDPWD/$out/zipI-$name-a0.zip" edge.txt)
+  echo "$sum" > "$out/zipI-$name-a0.sha256"
+  rm -f "$tmp/edge.txt"
+done
