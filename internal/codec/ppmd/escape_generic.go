@@ -55,3 +55,10 @@ func updateLoopI(m *ModelI, c, mc, ns, s0, f2, succ uint32, fSym, flag byte) uin
 func updateLoopH(m *ModelH, c, mc, ns, s0, f2, succ uint32, fSym byte) uint32 {
 	return c
 }
+
+// updState is empty here: updateModel is all Go.
+type updState struct{}
+
+// updateModel is updateModelGeneric where no assembly is available (or
+// purego).
+func (m *ModelI) updateModel() { m.updateModelGeneric() }

@@ -315,10 +315,12 @@ func (m *ModelI) reduceOrder(s1, c uint32) uint32 {
 	return m.successor(s)
 }
 
-// updateModel adds the found symbol to the contexts from maxCtx down to
-// minCtx (UpdateModel). Like ModelH.updateModel it works on fixed-size
-// views of the heap's records.
-func (m *ModelI) updateModel() {
+// updateModelGeneric adds the found symbol to the contexts from maxCtx
+// down to minCtx (UpdateModel). Like ModelH.updateModel it works on
+// fixed-size views of the heap's records. updateModel is this, or on
+// amd64 all of it in assembly but for the allocator's rare cases,
+// reduceOrder and restoreModel (updateModelI, succ_amd64.s).
+func (m *ModelI) updateModelGeneric() {
 	heap := m.heap
 	if len(heap) < heapPad {
 		return
@@ -396,6 +398,13 @@ func (m *ModelI) updateModel() {
 		}
 		fSucc = cs
 	}
+	m.updateContexts(fSucc, succ)
+}
+
+// updateContexts is updateModel's end: the found symbol, its successor
+// fSucc and the text position succ, added to the contexts from maxCtx
+// down to minCtx.
+func (m *ModelI) updateContexts(fSucc, succ uint32) {
 	m.orderFall--
 	if m.orderFall == 0 {
 		succ = fSucc
@@ -403,15 +412,37 @@ func (m *ModelI) updateModel() {
 			m.text--
 		}
 	}
+	c := m.maxCtx
+	if c != m.minCtx {
+		// The loop in assembly on amd64, up to a context that needs the
+		// allocator's rare case: updateContextsFrom goes on from there.
+		heap := m.heap
+		if len(heap) < heapPad {
+			return
+		}
+		hm := uint(len(heap)) - heapPad
+		fs := (*[6]byte)(heap[uint(m.found)&hm:])
+		minCtx := (*[12]byte)(heap[uint(m.minCtx)&hm:])
+		ns := uint32(minCtx[0])
+		s0 := le16(minCtx[2:]) - ns - uint32(fs[1])
+		c = updateLoopI(m, c, m.minCtx, ns, s0, 2*uint32(fs[1]), succ, fs[0], byte(0x08*hi40(uint32(fs[0]))))
+	}
+	m.updateContextsFrom(c, fSucc, succ)
+}
+
+// updateContextsFrom is updateContexts' loop from context c on.
+func (m *ModelI) updateContextsFrom(c, fSucc, succ uint32) {
+	heap := m.heap
+	if len(heap) < heapPad {
+		return
+	}
+	hm := uint(len(heap)) - heapPad // as in ModelH.decode
+	fs := (*[6]byte)(heap[uint(m.found)&hm:])
+	fFreq, fSym := uint32(fs[1]), fs[0]
 	minCtx := (*[12]byte)(heap[uint(m.minCtx)&hm:])
 	ns := uint32(minCtx[0])
 	s0 := le16(minCtx[2:]) - ns - fFreq
 	flag := byte(0x08 * hi40(uint32(fSym)))
-	if c != m.minCtx {
-		// The loop in assembly on amd64, up to a context that needs the
-		// allocator's rare case: the loop below goes on from there.
-		c = updateLoopI(m, c, m.minCtx, ns, s0, 2*fFreq, succ, fSym, flag)
-	}
 	for c != m.minCtx {
 		cu := (*[12]byte)(heap[uint(c)&hm:])
 		ns1 := uint32(cu[0])

@@ -66,6 +66,7 @@ type ModelI struct {
 	charMask [256]byte             // 0 for the symbols masked after escapes, 0xFF for the others
 	stack    [MaxOrderI + 1]uint32 // createSuccessors' states to link
 	failed   bool                  // met data no encoder writes: decodes nothing until Reset
+	upd      updState              // where updateModel's assembly left the update to Go
 }
 
 // NewI returns a variant I model of the given order, memory size (bytes)

@@ -42,3 +42,78 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	}
 	return r
 }
+
+// updState holds what updateModelI hands to updateModelRest: the suffix's
+// state s, createSuccessorsI's results (r, num, head, upSucc), and where
+// the loop stopped (r) with the found state's successor and the text
+// position it links.
+type updState struct {
+	s, r         uint32
+	num          uint
+	head, upSucc uint32
+	fSucc, succ  uint32
+}
+
+// updateModelI's codes: where it left the update to Go.
+const (
+	updDone    = iota
+	updGeneric // nothing done: all of updateModelGeneric
+	updTopRest // createSuccessors' rest, maxCtx's order at the model's
+	updRestore // restoreModel from maxCtx
+	updReduce  // reduceOrder, then updateContexts
+	updMidRest // createSuccessors' rest, then updateContexts
+	updLoop    // the loop from context r on
+)
+
+// updateModelI is ModelI.updateModelGeneric in assembly (succ_amd64.s)
+// but for the allocator's rare cases, reduceOrder and restoreModel: it
+// returns updDone, or where Go is to go on, with m.upd.
+//
+//go:noescape
+func updateModelI(m *ModelI) (code uint32)
+
+// updateModel is updateModelGeneric, in assembly but for what
+// updateModelRest does.
+func (m *ModelI) updateModel() {
+	if code := updateModelI(m); code != updDone {
+		m.updateModelRest(code)
+	}
+}
+
+// updateModelRest does what updateModelI left to Go, by its code.
+//
+//go:noinline
+func (m *ModelI) updateModelRest(code uint32) {
+	u := m.upd
+	m.upd = updState{}
+	switch code {
+	case updGeneric:
+		m.updateModelGeneric()
+	case updTopRest:
+		cs := m.createSuccessorsRest(true, u.s, m.minCtx, u.r, u.num, u.head, u.upSucc)
+		heap := m.heap
+		put32((*[6]byte)(heap[uint(m.found)&(uint(len(heap))-heapPad):])[2:], cs)
+		if cs == 0 {
+			m.restoreModel(m.maxCtx)
+		} else {
+			m.maxCtx = cs
+		}
+	case updRestore:
+		m.restoreModel(m.maxCtx)
+	case updReduce, updMidRest:
+		succ := m.text
+		var cs uint32
+		if code == updReduce {
+			cs = m.reduceOrder(u.s, m.minCtx)
+		} else {
+			cs = m.createSuccessorsRest(false, u.s, m.minCtx, u.r, u.num, u.head, u.upSucc)
+		}
+		if cs == 0 {
+			m.restoreModel(m.maxCtx)
+			return
+		}
+		m.updateContexts(cs, succ)
+	case updLoop:
+		m.updateContextsFrom(u.r, u.fSucc, u.succ)
+	}
+}

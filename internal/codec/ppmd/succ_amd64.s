@@ -898,3 +898,265 @@ hlstore:
 hlret:
 	MOVL    DX, stop+40(FP)
 	RET
+
+#define HEAP_I (ModelI_subAlloc+subAlloc_heap)
+#define TEXT_I (ModelI_subAlloc+subAlloc_text)
+#define UNITS_START_I (ModelI_subAlloc+subAlloc_unitsStart)
+
+// func updateModelI(m *ModelI) (code uint32)
+//
+// ModelI.updateModelGeneric: the suffix context's update, the
+// successors made before the text write (createSuccessorsI) or after it,
+// the text write, and the loop (updateLoopI), in Go's order. Where Go is
+// to go on (the allocator's rare cases, reduceOrder, restoreModel) it
+// returns the code saying so, with m.upd; updDone when it did all;
+// updGeneric, having done nothing, when the tests turn useEscapeAsm off
+// or the heap is shorter than heapPad.
+//
+// The frame: the calls' arguments and results at 0-47; fSucc at 48, the
+// suffix's state s at 52, succ at 56. Registers up to the first call: R13
+// m, R12 heap, R11 hm, BX the found symbol, R8 fSucc, R9 s.
+TEXT ·updateModelI(SB), NOSPLIT, $64-12
+	MOVBLZX ·useEscapeAsm(SB), AX
+	TESTL   AX, AX
+	JZ      ugeneric
+	MOVQ    m+0(FP), R13
+	MOVQ    HEAP_I(R13), R12
+	MOVQ    HEAP_I+8(R13), R11
+	SUBQ    $const_heapPad, R11
+	JCS     ugeneric
+	MOVL    ModelI_found(R13), AX
+	ANDQ    R11, AX
+	MOVBLZX 0(R12)(AX*1), BX         // fSym
+	MOVBLZX 1(R12)(AX*1), CX         // fFreq
+	MOVL    2(R12)(AX*1), R8         // fSucc
+	XORL    R9, R9                   // s
+	CMPL    CX, $31
+	JCC     usuf
+	MOVL    ModelI_minCtx(R13), AX
+	ANDQ    R11, AX
+	MOVL    8(R12)(AX*1), DX         // the suffix
+	TESTL   DX, DX
+	JZ      usuf
+	MOVL    DX, AX
+	ANDQ    R11, AX
+	LEAQ    (R12)(AX*1), DI
+	MOVBLZX 0(DI), AX                // NumStats-1
+	TESTL   AX, AX
+	JNZ     usmulti
+	LEAL    2(DX), R9                // its one state
+	CMPB    3(DI), $32
+	JCC     usuf
+	INCB    3(DI)
+	JMP     usuf
+
+usmulti:
+	// findSym, two states a step (lim is 6 or more).
+	IMULL   $6, AX                   // lim, the last state's offset
+	MOVL    4(DI), SI
+	ANDQ    R11, SI
+	ADDQ    R12, SI                  // the states
+	XORL    R10, R10
+
+usloop:
+	CMPB    (SI)(R10*1), BL
+	JEQ     usfound
+	CMPB    6(SI)(R10*1), BL
+	JEQ     usfound6
+	ADDL    $12, R10
+	CMPL    R10, AX
+	JCS     usloop
+	MOVL    AX, R10                  // none: the last
+	JMP     usfound
+
+usfound6:
+	ADDL    $6, R10
+
+usfound:
+	// Swapped with the state before when not less frequent; then its
+	// frequency and SummFreq up by two below 115.
+	MOVL    4(DI), R9
+	ADDL    R10, R9                  // s
+	LEAQ    (SI)(R10*1), AX
+	TESTL   R10, R10
+	JZ      usinc
+	MOVBLZX -5(AX), DX
+	CMPB    1(AX), DL
+	JCS     usinc
+	MOVL    (AX), DX
+	MOVWLZX 4(AX), R14
+	MOVL    -6(AX), R10
+	MOVWLZX -2(AX), SI
+	MOVL    R10, (AX)
+	MOVW    SI, 4(AX)
+	MOVL    DX, -6(AX)
+	MOVW    R14, -2(AX)
+	SUBQ    $6, AX
+	SUBL    $6, R9
+
+usinc:
+	CMPB    1(AX), $115
+	JCC     usuf
+	ADDB    $2, 1(AX)
+	ADDW    $2, 2(DI)
+
+usuf:
+	MOVL    R8, 48(SP)
+	MOVL    R9, 52(SP)
+	CMPL    ModelI_orderFall(R13), $0
+	JNE     utext
+	TESTL   R8, R8
+	JZ      utext
+
+	// The successors from minCtx, the found state's own skipped.
+	MOVQ    R13, 0(SP)
+	MOVB    $1, 8(SP)
+	MOVL    R9, 12(SP)
+	MOVL    ModelI_minCtx(R13), AX
+	MOVL    AX, 16(SP)
+	CALL    ·createSuccessorsI(SB)
+	MOVQ    m+0(FP), R13
+	MOVL    24(SP), AX               // cs
+	MOVQ    32(SP), CX               // num
+	TESTQ   CX, CX
+	JNZ     utoprest
+	MOVQ    HEAP_I(R13), R12
+	MOVQ    HEAP_I+8(R13), R11
+	SUBQ    $const_heapPad, R11
+	MOVL    ModelI_found(R13), SI
+	ANDQ    R11, SI
+	MOVL    AX, 2(R12)(SI*1)
+	TESTL   AX, AX
+	JZ      urestore
+	MOVL    AX, ModelI_maxCtx(R13)
+	MOVL    $const_updDone, code+8(FP)
+	RET
+
+utoprest:
+	MOVL    $const_updTopRest, DX
+	JMP     urest
+
+utext:
+	MOVL    TEXT_I(R13), AX
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	MOVB    BX, (R12)(SI*1)
+	INCL    AX
+	MOVL    AX, TEXT_I(R13)
+	CMPL    AX, UNITS_START_I(R13)
+	JCC     urestore
+	MOVL    AX, 56(SP)               // succ
+	TESTL   R8, R8
+	JZ      ureduce
+	CMPL    R8, UNITS_START_I(R13)
+	JCC     ucontexts
+
+	// The successors from minCtx.
+	MOVQ    R13, 0(SP)
+	MOVB    $0, 8(SP)
+	MOVL    R9, 12(SP)
+	MOVL    ModelI_minCtx(R13), AX
+	MOVL    AX, 16(SP)
+	CALL    ·createSuccessorsI(SB)
+	MOVQ    m+0(FP), R13
+	MOVL    24(SP), AX               // cs
+	MOVQ    32(SP), CX               // num
+	TESTQ   CX, CX
+	JNZ     umidrest
+	TESTL   AX, AX
+	JZ      urestore
+	MOVL    AX, R8                   // fSucc
+
+ucontexts:
+	// R13 m, R8 fSucc.
+	MOVL    56(SP), R9               // succ
+	DECL    ModelI_orderFall(R13)
+	JNZ     uloop
+	MOVL    R8, R9
+	MOVL    ModelI_maxCtx(R13), AX
+	CMPL    AX, ModelI_minCtx(R13)
+	JEQ     uloop
+	DECL    TEXT_I(R13)
+
+uloop:
+	MOVL    ModelI_maxCtx(R13), AX
+	MOVL    ModelI_minCtx(R13), DX
+	CMPL    AX, DX
+	JEQ     uset
+	MOVL    R8, 48(SP)
+	MOVL    R9, 56(SP)
+	MOVQ    R13, 0(SP)
+	MOVL    AX, 8(SP)
+	MOVL    DX, 12(SP)
+	MOVQ    HEAP_I(R13), R12
+	MOVQ    HEAP_I+8(R13), R11
+	SUBQ    $const_heapPad, R11
+	ANDQ    R11, DX
+	LEAQ    (R12)(DX*1), DI          // minCtx
+	MOVBLZX 0(DI), CX                // ns
+	MOVL    CX, 16(SP)
+	MOVWLZX 2(DI), DX
+	SUBL    CX, DX
+	MOVL    ModelI_found(R13), SI
+	ANDQ    R11, SI
+	MOVBLZX 1(R12)(SI*1), AX         // fFreq
+	MOVBLZX 0(R12)(SI*1), BX         // fSym
+	SUBL    AX, DX
+	MOVL    DX, 20(SP)               // s0
+	ADDL    AX, AX
+	MOVL    AX, 24(SP)               // f2
+	MOVL    R9, 28(SP)
+	MOVB    BX, 32(SP)
+	ADDL    $0xC0, BX
+	SHRL    $8, BX
+	SHLL    $3, BX
+	MOVB    BX, 33(SP)               // flag
+	CALL    ·updateLoopI(SB)
+	MOVQ    m+0(FP), R13
+	MOVL    48(SP), R8
+	MOVL    40(SP), AX               // stop
+	CMPL    AX, ModelI_minCtx(R13)
+	JNE     uloopstop
+
+uset:
+	MOVL    R8, ModelI_minCtx(R13)
+	MOVL    R8, ModelI_maxCtx(R13)
+	MOVL    $const_updDone, code+8(FP)
+	RET
+
+uloopstop:
+	MOVL    AX, (ModelI_upd+updState_r)(R13)
+	MOVL    R8, (ModelI_upd+updState_fSucc)(R13)
+	MOVL    56(SP), AX
+	MOVL    AX, (ModelI_upd+updState_succ)(R13)
+	MOVL    $const_updLoop, code+8(FP)
+	RET
+
+umidrest:
+	MOVL    $const_updMidRest, DX
+
+urest:
+	// createSuccessorsI's results to m.upd; DX the code.
+	MOVL    52(SP), SI
+	MOVL    SI, (ModelI_upd+updState_s)(R13)
+	MOVL    AX, (ModelI_upd+updState_r)(R13)
+	MOVQ    CX, (ModelI_upd+updState_num)(R13)
+	MOVL    40(SP), SI
+	MOVL    SI, (ModelI_upd+updState_head)(R13)
+	MOVL    44(SP), SI
+	MOVL    SI, (ModelI_upd+updState_upSucc)(R13)
+	MOVL    DX, code+8(FP)
+	RET
+
+ureduce:
+	MOVL    R9, (ModelI_upd+updState_s)(R13)
+	MOVL    $const_updReduce, code+8(FP)
+	RET
+
+urestore:
+	MOVL    $const_updRestore, code+8(FP)
+	RET
+
+ugeneric:
+	MOVL    $const_updGeneric, code+8(FP)
+	RET
