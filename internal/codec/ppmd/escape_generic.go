@@ -62,3 +62,7 @@ type updState struct{}
 // updateModel is updateModelGeneric where no assembly is available (or
 // purego).
 func (m *ModelI) updateModel() { m.updateModelGeneric() }
+
+// updateModel is updateModelGeneric where no assembly is available (or
+// purego).
+func (m *ModelH) updateModel() { m.updateModelGeneric() }

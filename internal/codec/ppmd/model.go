@@ -102,9 +102,11 @@ func (m *ModelH) newContexts(c uint32, num uint, head, upSucc uint32) uint32 {
 	return c
 }
 
-// updateModel adds the found symbol to the contexts from maxCtx down to
-// minCtx (UpdateModel).
-func (m *ModelH) updateModel() {
+// updateModelGeneric adds the found symbol to the contexts from maxCtx
+// down to minCtx (UpdateModel). updateModel is this, or on amd64 all of
+// it in assembly but for the allocator's rare cases and restart
+// (updateModelH, succ_amd64.s).
+func (m *ModelH) updateModelGeneric() {
 	heap := m.heap
 	if len(heap) < heapPad {
 		return
@@ -181,15 +183,43 @@ func (m *ModelH) updateModel() {
 		put32(fs[2:], succ)
 		fSucc = m.minCtx
 	}
-	minCtx := (*[12]byte)(heap[uint(m.minCtx)&hm:])
-	ns := uint32(minCtx[0]) | uint32(minCtx[1])<<8
-	s0 := le16(minCtx[2:]) - ns - (ffreq - 1)
+	m.updateContexts(fSucc, succ)
+}
+
+// updateContexts is updateModel's end: the found symbol, its successor
+// fSucc and the text position succ, added to the contexts from maxCtx
+// down to minCtx.
+func (m *ModelH) updateContexts(fSucc, succ uint32) {
 	c := m.maxCtx
 	if c != m.minCtx {
 		// The loop in assembly on amd64, up to a context that needs the
-		// allocator's rare case: the loop below goes on from there.
-		c = updateLoopH(m, c, m.minCtx, ns, s0, 2*ffreq, succ, fsym)
+		// allocator's rare case: updateContextsFrom goes on from there.
+		heap := m.heap
+		if len(heap) < heapPad {
+			return
+		}
+		hm := uint(len(heap)) - heapPad
+		fs := (*[6]byte)(heap[uint(m.found)&hm:])
+		minCtx := (*[12]byte)(heap[uint(m.minCtx)&hm:])
+		ns := uint32(minCtx[0]) | uint32(minCtx[1])<<8
+		s0 := le16(minCtx[2:]) - ns - (uint32(fs[1]) - 1)
+		c = updateLoopH(m, c, m.minCtx, ns, s0, 2*uint32(fs[1]), succ, fs[0])
 	}
+	m.updateContextsFrom(c, fSucc, succ)
+}
+
+// updateContextsFrom is updateContexts' loop from context c on.
+func (m *ModelH) updateContextsFrom(c, fSucc, succ uint32) {
+	heap := m.heap
+	if len(heap) < heapPad {
+		return
+	}
+	hm := uint(len(heap)) - heapPad // as in decode
+	fs := (*[6]byte)(heap[uint(m.found)&hm:])
+	fsym, ffreq := fs[0], uint32(fs[1])
+	minCtx := (*[12]byte)(heap[uint(m.minCtx)&hm:])
+	ns := uint32(minCtx[0]) | uint32(minCtx[1])<<8
+	s0 := le16(minCtx[2:]) - ns - (ffreq - 1)
 	for c != m.minCtx {
 		cu := (*[12]byte)(heap[uint(c)&hm:])
 		ns1 := uint32(cu[0]) | uint32(cu[1])<<8

@@ -152,7 +152,8 @@ type ModelH struct {
 
 	charMask [256]byte // 0 for the symbols masked by a symbol's escapes, 0xFF for the others; all 0xFF between symbols
 	stack    [MaxOrder]uint32
-	failed   bool // met data no encoder writes: decodes nothing until Reset
+	failed   bool     // met data no encoder writes: decodes nothing until Reset
+	upd      updState // where updateModel's assembly left the update to Go
 }
 
 // NewH returns a model of the given order and memory size (bytes).

@@ -43,7 +43,7 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	return r
 }
 
-// updState holds what updateModelI hands to updateModelRest: the suffix's
+// updState holds what updateModelI (or updateModelH) hands to updateModelRest: the suffix's
 // state s, createSuccessorsI's results (r, num, head, upSucc), and where
 // the loop stopped (r) with the found state's successor and the text
 // position it links.
@@ -59,8 +59,8 @@ const (
 	updDone    = iota
 	updGeneric // nothing done: all of updateModelGeneric
 	updTopRest // createSuccessors' rest, maxCtx's order at the model's
-	updRestore // restoreModel from maxCtx
-	updReduce  // reduceOrder, then updateContexts
+	updRestore // restoreModel from maxCtx (variant H: restart)
+	updReduce  // reduceOrder, then updateContexts (variant I)
 	updMidRest // createSuccessors' rest, then updateContexts
 	updLoop    // the loop from context r on
 )
@@ -113,6 +113,60 @@ func (m *ModelI) updateModelRest(code uint32) {
 			return
 		}
 		m.updateContexts(cs, succ)
+	case updLoop:
+		m.updateContextsFrom(u.r, u.fSucc, u.succ)
+	}
+}
+
+// updateModelH is ModelH.updateModelGeneric in assembly, as updateModelI
+// (no reduceOrder; restart for restoreModel).
+//
+//go:noescape
+func updateModelH(m *ModelH) (code uint32)
+
+// updateModel is updateModelGeneric, in assembly but for what
+// updateModelRest does.
+func (m *ModelH) updateModel() {
+	if code := updateModelH(m); code != updDone {
+		m.updateModelRest(code)
+	}
+}
+
+// updateModelRest does what updateModelH left to Go, by its code.
+//
+//go:noinline
+func (m *ModelH) updateModelRest(code uint32) {
+	u := m.upd
+	m.upd = updState{}
+	switch code {
+	case updGeneric:
+		m.updateModelGeneric()
+	case updTopRest:
+		c := m.createSuccessorsRest(true, u.r, u.num, u.head, u.upSucc)
+		m.minCtx, m.maxCtx = c, c
+		if c == 0 {
+			m.restart()
+			return
+		}
+		heap := m.heap
+		put32((*[6]byte)(heap[uint(m.found)&(uint(len(heap))-heapPad):])[2:], c)
+	case updRestore:
+		m.restart()
+	case updMidRest:
+		succ := m.text
+		fSucc := m.createSuccessorsRest(false, u.r, u.num, u.head, u.upSucc)
+		if fSucc == 0 {
+			m.restart()
+			return
+		}
+		m.orderFall--
+		if m.orderFall == 0 {
+			succ = fSucc
+			if m.maxCtx != m.minCtx {
+				m.text--
+			}
+		}
+		m.updateContexts(fSucc, succ)
 	case updLoop:
 		m.updateContextsFrom(u.r, u.fSucc, u.succ)
 	}

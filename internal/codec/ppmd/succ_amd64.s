@@ -1160,3 +1160,250 @@ urestore:
 ugeneric:
 	MOVL    $const_updGeneric, code+8(FP)
 	RET
+
+#define HEAP_H (ModelH_subAlloc+subAlloc_heap)
+#define TEXT_H (ModelH_subAlloc+subAlloc_text)
+#define UNITS_START_H (ModelH_subAlloc+subAlloc_unitsStart)
+
+// func updateModelH(m *ModelH) (code uint32)
+//
+// ModelH.updateModelGeneric as updateModelI is ModelI's: variant H's
+// contexts (NumStats u16, one state when 1), no reduceOrder (a found
+// state without successor gets the text position), restart where
+// variant I restores (updRestore).
+//
+// The frame: the calls' arguments and results at 0-43; fSucc at 48, succ
+// at 56. Registers up to the first call: R13 m, R12 heap, R11 hm, BX the
+// found symbol, R8 fSucc.
+TEXT ·updateModelH(SB), NOSPLIT, $64-12
+	MOVBLZX ·useEscapeAsm(SB), AX
+	TESTL   AX, AX
+	JZ      hugeneric
+	MOVQ    m+0(FP), R13
+	MOVQ    HEAP_H(R13), R12
+	MOVQ    HEAP_H+8(R13), R11
+	SUBQ    $const_heapPad, R11
+	JCS     hugeneric
+	MOVL    ModelH_found(R13), AX
+	ANDQ    R11, AX
+	MOVBLZX 0(R12)(AX*1), BX         // fSym
+	MOVBLZX 1(R12)(AX*1), CX         // fFreq
+	MOVL    2(R12)(AX*1), R8         // fSucc
+	CMPL    CX, $31
+	JCC     husuf
+	MOVL    ModelH_minCtx(R13), AX
+	ANDQ    R11, AX
+	MOVL    8(R12)(AX*1), DX         // the suffix
+	TESTL   DX, DX
+	JZ      husuf
+	ANDQ    R11, DX
+	LEAQ    (R12)(DX*1), DI
+	MOVWLZX 0(DI), AX                // NumStats
+	CMPL    AX, $1
+	JNE     husmulti
+	CMPB    3(DI), $32
+	JCC     husuf
+	INCB    3(DI)
+	JMP     husuf
+
+husmulti:
+	// findSym over the states 0..byte(ns-1), two a step.
+	DECL    AX
+	MOVBLZX AL, AX
+	IMULL   $6, AX                   // lim, the last state's offset
+	MOVL    4(DI), SI
+	ANDQ    R11, SI
+	ADDQ    R12, SI                  // the states
+	XORL    R10, R10
+	TESTL   AX, AX
+	JZ      husfound
+
+husloop:
+	CMPB    (SI)(R10*1), BL
+	JEQ     husfound
+	CMPB    6(SI)(R10*1), BL
+	JEQ     husfound6
+	ADDL    $12, R10
+	CMPL    R10, AX
+	JCS     husloop
+	MOVL    AX, R10                  // none: the last
+	JMP     husfound
+
+husfound6:
+	ADDL    $6, R10
+
+husfound:
+	// Swapped with the state before when not less frequent; then its
+	// frequency and SummFreq up by two below 115.
+	LEAQ    (SI)(R10*1), AX
+	TESTL   R10, R10
+	JZ      husinc
+	MOVBLZX -5(AX), DX
+	CMPB    1(AX), DL
+	JCS     husinc
+	MOVL    (AX), DX
+	MOVWLZX 4(AX), R14
+	MOVL    -6(AX), R10
+	MOVWLZX -2(AX), SI
+	MOVL    R10, (AX)
+	MOVW    SI, 4(AX)
+	MOVL    DX, -6(AX)
+	MOVW    R14, -2(AX)
+	SUBQ    $6, AX
+
+husinc:
+	CMPB    1(AX), $115
+	JCC     husuf
+	ADDB    $2, 1(AX)
+	ADDW    $2, 2(DI)
+
+husuf:
+	CMPQ    ModelH_orderFall(R13), $0
+	JNE     hutext
+
+	// The successors from minCtx, the found state's own skipped.
+	MOVQ    R13, 0(SP)
+	MOVB    $1, 8(SP)
+	CALL    ·createSuccessorsH(SB)
+	MOVQ    m+0(FP), R13
+	MOVL    16(SP), AX               // c
+	MOVQ    24(SP), CX               // num
+	TESTQ   CX, CX
+	JNZ     hutoprest
+	MOVL    AX, ModelH_minCtx(R13)
+	MOVL    AX, ModelH_maxCtx(R13)
+	TESTL   AX, AX
+	JZ      hurestart
+	MOVQ    HEAP_H(R13), R12
+	MOVQ    HEAP_H+8(R13), R11
+	SUBQ    $const_heapPad, R11
+	MOVL    ModelH_found(R13), SI
+	ANDQ    R11, SI
+	MOVL    AX, 2(R12)(SI*1)
+	MOVL    $const_updDone, code+8(FP)
+	RET
+
+hutoprest:
+	MOVL    $const_updTopRest, DX
+	JMP     hurest
+
+hutext:
+	MOVL    TEXT_H(R13), AX
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	MOVB    BX, (R12)(SI*1)
+	INCL    AX
+	MOVL    AX, TEXT_H(R13)
+	CMPL    AX, UNITS_START_H(R13)
+	JCC     hurestart
+	MOVL    AX, 56(SP)               // succ
+	TESTL   R8, R8
+	JZ      hunosucc
+	CMPL    R8, AX
+	JHI     hudec
+
+	// The successors from minCtx.
+	MOVQ    R13, 0(SP)
+	MOVB    $0, 8(SP)
+	CALL    ·createSuccessorsH(SB)
+	MOVQ    m+0(FP), R13
+	MOVL    16(SP), AX               // cs
+	MOVQ    24(SP), CX               // num
+	TESTQ   CX, CX
+	JNZ     humidrest
+	TESTL   AX, AX
+	JZ      hurestart
+	MOVL    AX, R8                   // fSucc
+
+hudec:
+	// R13 m, R8 fSucc.
+	MOVL    56(SP), R9               // succ
+	DECQ    ModelH_orderFall(R13)
+	JNZ     huloop
+	MOVL    R8, R9
+	MOVL    ModelH_maxCtx(R13), AX
+	CMPL    AX, ModelH_minCtx(R13)
+	JEQ     huloop
+	DECL    TEXT_H(R13)
+	JMP     huloop
+
+hunosucc:
+	// The found state's successor is the text position; fSucc minCtx.
+	MOVL    ModelH_found(R13), SI
+	ANDQ    R11, SI
+	MOVL    AX, 2(R12)(SI*1)
+	MOVL    AX, R9
+	MOVL    ModelH_minCtx(R13), R8
+
+huloop:
+	MOVL    ModelH_maxCtx(R13), AX
+	MOVL    ModelH_minCtx(R13), DX
+	CMPL    AX, DX
+	JEQ     huset
+	MOVL    R8, 48(SP)
+	MOVL    R9, 56(SP)
+	MOVQ    R13, 0(SP)
+	MOVL    AX, 8(SP)
+	MOVL    DX, 12(SP)
+	MOVQ    HEAP_H(R13), R12
+	MOVQ    HEAP_H+8(R13), R11
+	SUBQ    $const_heapPad, R11
+	ANDQ    R11, DX
+	LEAQ    (R12)(DX*1), DI          // minCtx
+	MOVWLZX 0(DI), CX                // ns
+	MOVL    CX, 16(SP)
+	MOVWLZX 2(DI), DX
+	SUBL    CX, DX
+	MOVL    ModelH_found(R13), SI
+	ANDQ    R11, SI
+	MOVBLZX 1(R12)(SI*1), AX         // fFreq
+	MOVBLZX 0(R12)(SI*1), BX         // fSym
+	SUBL    AX, DX
+	INCL    DX
+	MOVL    DX, 20(SP)               // s0
+	ADDL    AX, AX
+	MOVL    AX, 24(SP)               // f2
+	MOVL    R9, 28(SP)
+	MOVB    BX, 32(SP)
+	CALL    ·updateLoopH(SB)
+	MOVQ    m+0(FP), R13
+	MOVL    48(SP), R8
+	MOVL    40(SP), AX               // stop
+	CMPL    AX, ModelH_minCtx(R13)
+	JNE     huloopstop
+
+huset:
+	MOVL    R8, ModelH_minCtx(R13)
+	MOVL    R8, ModelH_maxCtx(R13)
+	MOVL    $const_updDone, code+8(FP)
+	RET
+
+huloopstop:
+	MOVL    AX, (ModelH_upd+updState_r)(R13)
+	MOVL    R8, (ModelH_upd+updState_fSucc)(R13)
+	MOVL    56(SP), AX
+	MOVL    AX, (ModelH_upd+updState_succ)(R13)
+	MOVL    $const_updLoop, code+8(FP)
+	RET
+
+humidrest:
+	MOVL    $const_updMidRest, DX
+
+hurest:
+	// createSuccessorsH's results to m.upd; DX the code.
+	MOVL    AX, (ModelH_upd+updState_r)(R13)
+	MOVQ    CX, (ModelH_upd+updState_num)(R13)
+	MOVL    32(SP), SI
+	MOVL    SI, (ModelH_upd+updState_head)(R13)
+	MOVL    36(SP), SI
+	MOVL    SI, (ModelH_upd+updState_upSucc)(R13)
+	MOVL    DX, code+8(FP)
+	RET
+
+hurestart:
+	MOVL    $const_updRestore, code+8(FP)
+	RET
+
+hugeneric:
+	MOVL    $const_updGeneric, code+8(FP)
+	RET
