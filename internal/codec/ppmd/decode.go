@@ -116,7 +116,9 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				} else if succ := le32(st[2:]); m.orderFall == 0 && succ > m.text {
 					m.minCtx, m.maxCtx = succ, succ
 				} else {
-					m.updateModel()
+					if c := updateModelH(m); c != updDone {
+						m.updateModelRest(c)
+					}
 				}
 				goto next
 			}
@@ -150,7 +152,9 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				if succ := le32(rec[2:]); m.orderFall == 0 && succ > m.text {
 					m.minCtx, m.maxCtx = succ, succ
 				} else {
-					m.updateModel()
+					if c := updateModelH(m); c != updDone {
+						m.updateModelRest(c)
+					}
 				}
 				goto next
 			}
@@ -180,7 +184,9 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				if succ := le32(ctx[4:]); m.orderFall == 0 && succ > m.text {
 					m.minCtx, m.maxCtx = succ, succ
 				} else {
-					m.updateModel()
+					if c := updateModelH(m); c != updDone {
+						m.updateModelRest(c)
+					}
 				}
 				goto next
 			}

@@ -99,7 +99,9 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				} else if succ := le32(st[2:]); m.orderFall == 0 && succ >= m.unitsStart {
 					m.minCtx, m.maxCtx = succ, succ
 				} else {
-					m.updateModel()
+					if c := updateModelI(m); c != updDone {
+						m.updateModelRest(c)
+					}
 					m.minCtx = m.maxCtx
 				}
 				goto next
@@ -134,7 +136,9 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				if succ := le32(rec[2:]); m.orderFall == 0 && succ >= m.unitsStart {
 					m.minCtx, m.maxCtx = succ, succ
 				} else {
-					m.updateModel()
+					if c := updateModelI(m); c != updDone {
+						m.updateModelRest(c)
+					}
 					m.minCtx = m.maxCtx
 				}
 				goto next
@@ -160,7 +164,9 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 				if succ := le32(ctx[4:]); m.orderFall == 0 && succ >= m.unitsStart {
 					m.minCtx, m.maxCtx = succ, succ
 				} else {
-					m.updateModel()
+					if c := updateModelI(m); c != updDone {
+						m.updateModelRest(c)
+					}
 					m.minCtx = m.maxCtx
 				}
 				goto next

@@ -65,7 +65,9 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 				m.rescale()
 			}
 			m.runLength = m.initRL
-			m.updateModel()
+			if c := updateModelH(m); c != updDone {
+				m.updateModelRest(c)
+			}
 			return sym
 		}
 		if sym != escNormalize {
@@ -109,7 +111,9 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 				m.rescale()
 			}
 			m.runLength = m.initRL
-			m.updateModel()
+			if c := updateModelI(m); c != updDone {
+				m.updateModelRest(c)
+			}
 			m.minCtx = m.maxCtx
 			return sym
 		}

@@ -66,3 +66,15 @@ func (m *ModelI) updateModel() { m.updateModelGeneric() }
 // updateModel is updateModelGeneric where no assembly is available (or
 // purego).
 func (m *ModelH) updateModel() { m.updateModelGeneric() }
+
+// updateModelI leaves all of updateModel to updateModelRest here.
+func updateModelI(m *ModelI) uint32 { return updGeneric }
+
+// updateModelH leaves all of updateModel to updateModelRest here.
+func updateModelH(m *ModelH) uint32 { return updGeneric }
+
+// updateModelRest is updateModelGeneric here.
+func (m *ModelI) updateModelRest(code uint32) { m.updateModelGeneric() }
+
+// updateModelRest is updateModelGeneric here.
+func (m *ModelH) updateModelRest(code uint32) { m.updateModelGeneric() }

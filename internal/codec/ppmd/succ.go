@@ -38,3 +38,11 @@ func (m *ModelH) createSuccessorsRest(skip bool, r uint32, num uint, head, upSuc
 	}
 	return m.newContexts(r, num, head, upSucc)
 }
+
+// updateModelI's and updateModelH's codes (the others on amd64):
+// updDone when they did all of updateModel, updGeneric when
+// updateModelRest is to do it all (updateModelGeneric).
+const (
+	updDone = iota
+	updGeneric
+)

@@ -43,8 +43,8 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	return r
 }
 
-// updState holds what updateModelI (or updateModelH) hands to updateModelRest: the suffix's
-// state s, createSuccessorsI's results (r, num, head, upSucc), and where
+// updState holds what updateModelI (or updateModelH) hands to
+// updateModelRest: the suffix's state s, createSuccessorsI's results (r, num, head, upSucc), and where
 // the loop stopped (r) with the found state's successor and the text
 // position it links.
 type updState struct {
@@ -54,11 +54,10 @@ type updState struct {
 	fSucc, succ  uint32
 }
 
-// updateModelI's codes: where it left the update to Go.
+// updateModelI's other codes: where it left the update to Go.
 const (
-	updDone    = iota
-	updGeneric // nothing done: all of updateModelGeneric
-	updTopRest // createSuccessors' rest, maxCtx's order at the model's
+	// createSuccessors' rest, maxCtx's order at the model's
+	updTopRest = updGeneric + 1 + iota
 	updRestore // restoreModel from maxCtx (variant H: restart)
 	updReduce  // reduceOrder, then updateContexts (variant I)
 	updMidRest // createSuccessors' rest, then updateContexts
