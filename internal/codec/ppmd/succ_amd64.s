@@ -7,6 +7,68 @@
 #define HI_UNIT (ModelI_subAlloc+subAlloc_hiUnit)
 #define LO_UNIT (ModelI_subAlloc+subAlloc_loUnit)
 
+// FINDSYM2 is findSym's loop over the states at SI, two a step (lim in
+// AX, the last state's offset; the symbol in BL; IDX from 0, below lim):
+// at LFOUND, IDX is the offset of the first state with the symbol, else
+// lim. For IDX below lim, IDX+6 is at most lim. The other arguments are
+// the labels of each expansion.
+#define FINDSYM2(IDX, LLOOP, LFOUND6, LFOUND) \
+LLOOP: \
+	CMPB    (SI)(IDX*1), BL; \
+	JEQ     LFOUND; \
+	CMPB    6(SI)(IDX*1), BL; \
+	JEQ     LFOUND6; \
+	ADDL    $12, IDX; \
+	CMPL    IDX, AX; \
+	JCS     LLOOP; \
+	MOVL    AX, IDX; \
+	JMP     LFOUND; \
+LFOUND6: \
+	ADDL    $6, IDX; \
+LFOUND:
+
+// FINDSYMP is FINDSYM2 on a pointer: from P (below END, the last
+// state's) to the first state with the symbol SYM, else END.
+#define FINDSYMP(P, END, SYM, LLOOP, LFOUND6, LFOUND) \
+LLOOP: \
+	CMPB    (P), SYM; \
+	JEQ     LFOUND; \
+	CMPB    6(P), SYM; \
+	JEQ     LFOUND6; \
+	ADDQ    $12, P; \
+	CMPQ    P, END; \
+	JCS     LLOOP; \
+	MOVQ    END, P; \
+	JMP     LFOUND; \
+LFOUND6: \
+	ADDQ    $6, P; \
+LFOUND:
+
+// MKCONTEXTS makes createSuccessors' CX new contexts (first word BX,
+// successor R9, each the suffix of the next from DX; R10 the stack of
+// states to link) while hiUnit is above loUnit, jumping to LALLOC where
+// it is not; DX is then the context made last. SA is the model's
+// subAlloc offset; LLOOP the expansion's label.
+#define MKCONTEXTS(SA, LLOOP, LALLOC) \
+LLOOP: \
+	MOVL    (SA+subAlloc_hiUnit)(R13), AX; \
+	CMPL    AX, (SA+subAlloc_loUnit)(R13); \
+	JEQ     LALLOC; \
+	SUBL    $12, AX; \
+	MOVL    AX, (SA+subAlloc_hiUnit)(R13); \
+	MOVL    AX, SI; \
+	ANDQ    R11, SI; \
+	MOVL    BX, 0(R12)(SI*1); \
+	MOVL    R9, 4(R12)(SI*1); \
+	MOVL    DX, 8(R12)(SI*1); \
+	DECQ    CX; \
+	MOVL    (R10)(CX*4), SI; \
+	ANDQ    R11, SI; \
+	MOVL    AX, 2(R12)(SI*1); \
+	MOVL    AX, DX; \
+	TESTQ   CX, CX; \
+	JNZ     LLOOP
+
 // func createSuccessorsI(m *ModelI, skip bool, s1, c uint32) (r uint32, num uint, head, upSucc uint32)
 //
 // ModelI.createSuccessorsGeneric: the walk down the suffixes, the new
@@ -70,21 +132,7 @@ walk:
 	TESTL   AX, AX
 	JZ      wfound
 
-wloop:
-	CMPB    (SI)(R9*1), BL
-	JEQ     wfound
-	CMPB    6(SI)(R9*1), BL
-	JEQ     wfound6
-	ADDL    $12, R9
-	CMPL    R9, AX
-	JCS     wloop
-	MOVL    AX, R9                   // none: the last
-	JMP     wfound
-
-wfound6:
-	ADDL    $6, R9
-
-wfound:
+	FINDSYM2(R9, wloop, wfound6, wfound)
 	MOVL    4(DI), AX
 	ADDL    R9, AX                   // s
 	MOVL    AX, SI
@@ -160,21 +208,7 @@ upmulti:
 	CMPQ    R14, AX
 	JCC     ufound
 
-uloop:
-	CMPB    (R14), R9B
-	JEQ     ufound
-	CMPB    6(R14), R9B
-	JEQ     ufound6
-	ADDQ    $12, R14
-	CMPQ    R14, AX
-	JCS     uloop
-	MOVQ    AX, R14                  // none: the last
-	JMP     ufound
-
-ufound6:
-	ADDQ    $6, R14
-
-ufound:
+	FINDSYMP(R14, AX, R9B, uloop, ufound6, ufound)
 	SUBQ    SI, R14
 	ADDL    4(DI), R14               // s
 	ANDQ    R11, R14
@@ -216,24 +250,7 @@ mkhead:
 	ORL     R14, BX
 	LEAL    1(R8), R9
 
-mkloop:
-	MOVL    HI_UNIT(R13), AX
-	CMPL    AX, LO_UNIT(R13)
-	JEQ     alloc
-	SUBL    $12, AX
-	MOVL    AX, HI_UNIT(R13)
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	MOVL    BX, 0(R12)(SI*1)
-	MOVL    R9, 4(R12)(SI*1)
-	MOVL    DX, 8(R12)(SI*1)
-	DECQ    CX
-	MOVL    (R10)(CX*4), SI
-	ANDQ    R11, SI
-	MOVL    AX, 2(R12)(SI*1)
-	MOVL    AX, DX
-	TESTQ   CX, CX
-	JNZ     mkloop
+	MKCONTEXTS(ModelI_subAlloc, mkloop, alloc)
 
 done:
 	MOVL    DX, r+24(FP)
@@ -329,21 +346,7 @@ hwalk:
 	TESTL   AX, AX
 	JZ      hwfound
 
-hwloop:
-	CMPB    (SI)(R9*1), BL
-	JEQ     hwfound
-	CMPB    6(SI)(R9*1), BL
-	JEQ     hwfound6
-	ADDL    $12, R9
-	CMPL    R9, AX
-	JCS     hwloop
-	MOVL    AX, R9                   // none: the last
-	JMP     hwfound
-
-hwfound6:
-	ADDL    $6, R9
-
-hwfound:
+	FINDSYM2(R9, hwloop, hwfound6, hwfound)
 	MOVL    4(DI), AX
 	ADDL    R9, AX                   // s
 	JMP     hsucc
@@ -398,21 +401,7 @@ hupmulti:
 	CMPQ    AX, BX
 	JCC     hufound
 
-huloop:
-	CMPB    (AX), R9B
-	JEQ     hufound
-	CMPB    6(AX), R9B
-	JEQ     hufound6
-	ADDQ    $12, AX
-	CMPQ    AX, BX
-	JCS     huloop
-	MOVQ    BX, AX                   // none: the last
-	JMP     hufound
-
-hufound6:
-	ADDQ    $6, AX
-
-hufound:
+	FINDSYMP(AX, BX, R9B, huloop, hufound6, hufound)
 	SUBQ    SI, AX
 	ADDL    4(DI), AX                // s
 	ANDQ    R11, AX
@@ -451,24 +440,7 @@ hmkhead:
 	TESTQ   CX, CX
 	JZ      hdone
 
-hmkloop:
-	MOVL    HI_UNIT_H(R13), AX
-	CMPL    AX, LO_UNIT_H(R13)
-	JEQ     halloc
-	SUBL    $12, AX
-	MOVL    AX, HI_UNIT_H(R13)
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	MOVL    BX, 0(R12)(SI*1)
-	MOVL    R9, 4(R12)(SI*1)
-	MOVL    DX, 8(R12)(SI*1)
-	DECQ    CX
-	MOVL    (R10)(CX*4), SI
-	ANDQ    R11, SI
-	MOVL    AX, 2(R12)(SI*1)
-	MOVL    AX, DX
-	TESTQ   CX, CX
-	JNZ     hmkloop
+	MKCONTEXTS(ModelH_subAlloc, hmkloop, halloc)
 
 hdone:
 	MOVL    DX, r+16(FP)
@@ -958,21 +930,7 @@ usmulti:
 	ADDQ    R12, SI                  // the states
 	XORL    R10, R10
 
-usloop:
-	CMPB    (SI)(R10*1), BL
-	JEQ     usfound
-	CMPB    6(SI)(R10*1), BL
-	JEQ     usfound6
-	ADDL    $12, R10
-	CMPL    R10, AX
-	JCS     usloop
-	MOVL    AX, R10                  // none: the last
-	JMP     usfound
-
-usfound6:
-	ADDL    $6, R10
-
-usfound:
+	FINDSYM2(R10, usloop, usfound6, usfound)
 	// Swapped with the state before when not less frequent; then its
 	// frequency and SummFreq up by two below 115.
 	MOVL    4(DI), R9
@@ -1218,21 +1176,7 @@ husmulti:
 	TESTL   AX, AX
 	JZ      husfound
 
-husloop:
-	CMPB    (SI)(R10*1), BL
-	JEQ     husfound
-	CMPB    6(SI)(R10*1), BL
-	JEQ     husfound6
-	ADDL    $12, R10
-	CMPL    R10, AX
-	JCS     husloop
-	MOVL    AX, R10                  // none: the last
-	JMP     husfound
-
-husfound6:
-	ADDL    $6, R10
-
-husfound:
+	FINDSYM2(R10, husloop, husfound6, husfound)
 	// Swapped with the state before when not less frequent; then its
 	// frequency and SummFreq up by two below 115.
 	LEAQ    (SI)(R10*1), AX
