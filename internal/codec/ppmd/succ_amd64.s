@@ -2,6 +2,7 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "funcdata.h"
 
 // The allocator's fields, in the subAlloc that ModelI embeds.
 #define HI_UNIT (ModelI_subAlloc+subAlloc_hiUnit)
@@ -886,9 +887,12 @@ hlret:
 // or the heap is shorter than heapPad.
 //
 // The frame: the calls' arguments and results at 0-47; fSucc at 48, the
-// suffix's state s at 52, succ at 56. Registers up to the first call: R13
+// suffix's state s at 52, succ at 56 (NO_LOCAL_POINTERS: the copy of m
+// passed on is the caller's argument too, and the callees, assembly
+// without calls, stop for no GC). Registers up to the first call: R13
 // m, R12 heap, R11 hm, BX the found symbol, R8 fSucc, R9 s.
 TEXT ·updateModelI(SB), NOSPLIT, $64-12
+	NO_LOCAL_POINTERS
 	MOVBLZX ·useEscapeAsm(SB), AX
 	TESTL   AX, AX
 	JZ      ugeneric
@@ -1134,6 +1138,7 @@ ugeneric:
 // at 56. Registers up to the first call: R13 m, R12 heap, R11 hm, BX the
 // found symbol, R8 fSucc.
 TEXT ·updateModelH(SB), NOSPLIT, $64-12
+	NO_LOCAL_POINTERS
 	MOVBLZX ·useEscapeAsm(SB), AX
 	TESTL   AX, AX
 	JZ      hugeneric
