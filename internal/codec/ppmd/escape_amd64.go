@@ -30,7 +30,7 @@ func FastPaths() []string {
 
 // useEscapeAsm selects escapeH (variant H with 7-Zip's coder) and
 // escapeI for the escapes, and createSuccessorsH, createSuccessorsI,
-// updateLoopH and updateLoopI (which read it themselves); the tests
+// updateModelH and updateModelI (which read it themselves); the tests
 // toggle it to compare them with the Go code.
 var useEscapeAsm = true
 

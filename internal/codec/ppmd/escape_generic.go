@@ -46,16 +46,6 @@ func (m *ModelI) createSuccessors(skip bool, s1, c uint32) uint32 {
 	return m.createSuccessorsGeneric(skip, s1, c)
 }
 
-// updateLoopI leaves all of updateModel's loop to Go here.
-func updateLoopI(m *ModelI, c, mc, ns, s0, f2, succ uint32, fSym, flag byte) uint32 {
-	return c
-}
-
-// updateLoopH leaves all of updateModel's loop to Go here.
-func updateLoopH(m *ModelH, c, mc, ns, s0, f2, succ uint32, fSym byte) uint32 {
-	return c
-}
-
 // updState is empty here: updateModel is all Go.
 type updState struct{}
 

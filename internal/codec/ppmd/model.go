@@ -183,33 +183,13 @@ func (m *ModelH) updateModelGeneric() {
 		put32(fs[2:], succ)
 		fSucc = m.minCtx
 	}
-	m.updateContexts(fSucc, succ)
+	m.updateContexts(m.maxCtx, fSucc, succ)
 }
 
 // updateContexts is updateModel's end: the found symbol, its successor
-// fSucc and the text position succ, added to the contexts from maxCtx
-// down to minCtx.
-func (m *ModelH) updateContexts(fSucc, succ uint32) {
-	c := m.maxCtx
-	if c != m.minCtx {
-		// The loop in assembly on amd64, up to a context that needs the
-		// allocator's rare case: updateContextsFrom goes on from there.
-		heap := m.heap
-		if len(heap) < heapPad {
-			return
-		}
-		hm := uint(len(heap)) - heapPad
-		fs := (*[6]byte)(heap[uint(m.found)&hm:])
-		minCtx := (*[12]byte)(heap[uint(m.minCtx)&hm:])
-		ns := uint32(minCtx[0]) | uint32(minCtx[1])<<8
-		s0 := le16(minCtx[2:]) - ns - (uint32(fs[1]) - 1)
-		c = updateLoopH(m, c, m.minCtx, ns, s0, 2*uint32(fs[1]), succ, fs[0])
-	}
-	m.updateContextsFrom(c, fSucc, succ)
-}
-
-// updateContextsFrom is updateContexts' loop from context c on.
-func (m *ModelH) updateContextsFrom(c, fSucc, succ uint32) {
+// fSucc and the text position succ, added to the contexts from c (maxCtx,
+// or where updateModelH's loop stopped) down to minCtx.
+func (m *ModelH) updateContexts(c, fSucc, succ uint32) {
 	heap := m.heap
 	if len(heap) < heapPad {
 		return

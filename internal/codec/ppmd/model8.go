@@ -412,25 +412,11 @@ func (m *ModelI) updateContexts(fSucc, succ uint32) {
 			m.text--
 		}
 	}
-	c := m.maxCtx
-	if c != m.minCtx {
-		// The loop in assembly on amd64, up to a context that needs the
-		// allocator's rare case: updateContextsFrom goes on from there.
-		heap := m.heap
-		if len(heap) < heapPad {
-			return
-		}
-		hm := uint(len(heap)) - heapPad
-		fs := (*[6]byte)(heap[uint(m.found)&hm:])
-		minCtx := (*[12]byte)(heap[uint(m.minCtx)&hm:])
-		ns := uint32(minCtx[0])
-		s0 := le16(minCtx[2:]) - ns - uint32(fs[1])
-		c = updateLoopI(m, c, m.minCtx, ns, s0, 2*uint32(fs[1]), succ, fs[0], byte(0x08*hi40(uint32(fs[0]))))
-	}
-	m.updateContextsFrom(c, fSucc, succ)
+	m.updateContextsFrom(m.maxCtx, fSucc, succ)
 }
 
-// updateContextsFrom is updateContexts' loop from context c on.
+// updateContextsFrom is updateContexts' loop from context c (maxCtx, or
+// where updateModelI's loop stopped) on.
 func (m *ModelI) updateContextsFrom(c, fSucc, succ uint32) {
 	heap := m.heap
 	if len(heap) < heapPad {

@@ -19,19 +19,6 @@ func createSuccessorsI(m *ModelI, skip bool, s1, c uint32) (r uint32, num uint, 
 //go:noescape
 func createSuccessorsH(m *ModelH, skip bool) (r uint32, num uint, head, upSucc uint32)
 
-// updateLoopI is ModelI.updateModel's loop over the contexts from c up
-// to mc in assembly (succ_amd64.s), up to the first context that needs
-// the allocator's rare case, which it returns (mc when done); f2 is
-// twice the found state's frequency.
-//
-//go:noescape
-func updateLoopI(m *ModelI, c, mc, ns, s0, f2, succ uint32, fSym, flag byte) (stop uint32)
-
-// updateLoopH is ModelH.updateModel's loop in assembly, as updateLoopI.
-//
-//go:noescape
-func updateLoopH(m *ModelH, c, mc, ns, s0, f2, succ uint32, fSym byte) (stop uint32)
-
 // createSuccessors is createSuccessorsGeneric, in assembly but for the
 // allocator's rare cases. updateModel calls createSuccessorsI and
 // createSuccessorsRest itself, so that the common case costs one call.
@@ -165,8 +152,8 @@ func (m *ModelH) updateModelRest(code uint32) {
 				m.text--
 			}
 		}
-		m.updateContexts(fSucc, succ)
+		m.updateContexts(m.maxCtx, fSucc, succ)
 	case updLoop:
-		m.updateContextsFrom(u.r, u.fSucc, u.succ)
+		m.updateContexts(u.r, u.fSucc, u.succ)
 	}
 }

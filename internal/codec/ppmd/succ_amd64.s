@@ -544,333 +544,8 @@ LCOPY: \
 #define FREE_LIST (ModelI_subAlloc+subAlloc_freeList)
 #define STAMPS (ModelI_subAlloc+subAlloc_stamps)
 
-// func updateLoopI(m *ModelI, c, mc, ns, s0, f2, succ uint32, fSym, flag byte) (stop uint32)
-//
-// ModelI.updateModel's loop over the contexts from c up to mc (not
-// included): each gets the found symbol as a new state (its state array
-// moved to one more unit where it is full, a binary context turned into
-// one of two states), in Go's order of reads and writes. It stops at the
-// first context that needs the allocator's rare case, before changing
-// it, and returns it (mc when it is done): the Go loop goes on from there.
-// f2 is twice the found state's frequency. When the tests turn
-// useEscapeAsm off it returns c.
-//
-// Registers: R13 m, R12 heap, R11 hm, DX c, DI the context, CX its
-// NumStats-1; the rest of the loop's values stay in their argument slots.
-TEXT ·updateLoopI(SB), NOSPLIT|NOFRAME, $0-44
-	MOVL    c+8(FP), DX
-	MOVBLZX ·useEscapeAsm(SB), AX
-	TESTL   AX, AX
-	JZ      lret
-	MOVQ    m+0(FP), R13
-	MOVQ    (ModelI_subAlloc+subAlloc_heap)(R13), R12
-	MOVQ    (ModelI_subAlloc+subAlloc_heap+8)(R13), R11
-	SUBQ    $const_heapPad, R11
-	JCS     lret
-	CMPL    DX, mc+12(FP)
-	JEQ     lret
-
-lloop:
-	MOVL    DX, SI
-	ANDQ    R11, SI
-	LEAQ    (R12)(SI*1), DI          // the context
-	MOVBLZX 0(DI), CX                // NumStats-1
-	TESTL   CX, CX
-	JZ      lbinary
-	TESTL   $1, CX
-	JZ      lmulti
-
-	// The stats fill their units: to one more, from the free list of
-	// that size or from loUnit, else stop.
-	LEAL    1(CX), R10
-	GROW_STATES(ModelI_subAlloc, lmulti, lfromlo, lgotp, lcopy, lret)
-
-lmulti:
-	// SummFreq up by one when 3*ns1+1 < ns.
-	LEAL    1(CX)(CX*2), AX
-	CMPL    AX, ns+16(FP)
-	JCC     lcommon
-	INCW    2(DI)
-	JMP     lcommon
-
-lbinary:
-	// The one state to a state array of one unit, from freeList[0] or
-	// loUnit, else stop.
-	MOVL    FREE_LIST(R13), AX
-	TESTL   AX, AX
-	JZ      lbfromlo
-	MOVL    AX, R8
-	ANDQ    R11, R8
-	MOVL    4(R12)(R8*1), R8
-	MOVL    R8, FREE_LIST(R13)
-	DECL    STAMPS(R13)
-	JMP     lbgot
-
-lbfromlo:
-	MOVL    HI_UNIT(R13), R8
-	SUBL    LO_UNIT(R13), R8
-	CMPL    R8, $12
-	JCS     lret
-	MOVL    LO_UNIT(R13), AX
-	ADDL    $12, LO_UNIT(R13)
-
-lbgot:
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI                  // the new state
-	MOVL    2(DI), R8
-	MOVWLZX 6(DI), R9
-	MOVL    R8, (SI)
-	MOVW    R9, 4(SI)
-	MOVL    AX, 4(DI)
-	MOVBLZX 1(SI), R8                // f
-	CMPL    R8, $30
-	JCC     lbmax
-	ADDL    R8, R8
-	JMP     lbset
-
-lbmax:
-	MOVL    $120, R8
-
-lbset:
-	MOVB    R8, 1(SI)
-	ADDL    ModelI_initEsc(R13), R8
-	MOVL    ns+16(FP), R9
-	CMPL    R9, $2
-	JLS     lbsf
-	INCL    R8
-
-lbsf:
-	MOVW    R8, 2(DI)
-
-lcommon:
-	// The new state's frequency n (R10) and SummFreq (AX).
-	MOVWLZX 2(DI), AX                // sf
-	LEAL    6(AX), R8
-	IMULL   f2+24(FP), R8            // cf
-	MOVL    AX, R9
-	ADDL    s0+20(FP), R9            // sum
-	LEAL    (R9)(R9*2), R10
-	ADDL    R10, R10                 // 6*sum
-	CMPL    R8, R10
-	JCC     lbig
-	MOVL    $1, R10
-	CMPL    R9, R8
-	ADCL    $0, R10                  // + (cf > sum)
-	MOVL    R9, R14
-	SHLL    $2, R14
-	CMPL    R8, R14
-	SBBL    $-1, R10                 // + (cf >= 4*sum)
-	ADDL    $4, AX
-	JMP     lstore
-
-lbig:
-	MOVL    $4, R10
-	LEAL    (R9)(R9*8), R14
-	CMPL    R14, R8
-	ADCL    $0, R10                  // + (cf > 9*sum)
-	LEAL    (R9)(R9*2), R14
-	SHLL    $2, R14
-	CMPL    R14, R8
-	ADCL    $0, R10                  // + (cf > 12*sum)
-	MOVL    R9, R14
-	SHLL    $4, R14
-	SUBL    R9, R14
-	CMPL    R14, R8
-	ADCL    $0, R10                  // + (cf > 15*sum)
-	ADDL    R10, AX
-
-lstore:
-	MOVW    AX, 2(DI)
-	MOVL    4(DI), R8
-	LEAL    1(CX), R9
-	LEAL    (R9)(R9*2), R9
-	ADDL    R9, R9
-	ADDL    R9, R8                   // the new state: stats+(ns1+1)*6
-	ANDQ    R11, R8
-	MOVBLZX fSym+32(FP), R9
-	MOVB    R9, (R12)(R8*1)
-	MOVB    R10, 1(R12)(R8*1)
-	MOVL    succ+28(FP), R9
-	MOVL    R9, 2(R12)(R8*1)
-	MOVBLZX flag+33(FP), R9
-	ORB     R9, 1(DI)
-	INCL    CX
-	MOVB    CX, 0(DI)
-	MOVL    8(DI), DX
-	CMPL    DX, mc+12(FP)
-	JNE     lloop
-
-lret:
-	MOVL    DX, stop+40(FP)
-	RET
-
 #define FREE_LIST_H (ModelH_subAlloc+subAlloc_freeList)
 #define STAMPS_H (ModelH_subAlloc+subAlloc_stamps)
-
-// func updateLoopH(m *ModelH, c, mc, ns, s0, f2, succ uint32, fSym byte) (stop uint32)
-//
-// ModelH.updateModel's loop as updateLoopI is ModelI's: variant H's
-// contexts (NumStats u16; one state when 1; a state array full at an
-// even count), its SummFreq increments and frequency thresholds. It also
-// stops, for the Go loop, at a context of no or more than 256 states
-// (never in a model; the Go loop indexes by them).
-TEXT ·updateLoopH(SB), NOSPLIT|NOFRAME, $0-44
-	MOVL    c+8(FP), DX
-	MOVBLZX ·useEscapeAsm(SB), AX
-	TESTL   AX, AX
-	JZ      hlret
-	MOVQ    m+0(FP), R13
-	MOVQ    (ModelH_subAlloc+subAlloc_heap)(R13), R12
-	MOVQ    (ModelH_subAlloc+subAlloc_heap+8)(R13), R11
-	SUBQ    $const_heapPad, R11
-	JCS     hlret
-	CMPL    DX, mc+12(FP)
-	JEQ     hlret
-
-hlloop:
-	MOVL    DX, SI
-	ANDQ    R11, SI
-	LEAQ    (R12)(SI*1), DI          // the context
-	MOVWLZX 0(DI), CX                // NumStats
-	CMPL    CX, $1
-	JEQ     hlbinary
-	LEAL    -2(CX), AX
-	CMPL    AX, $254
-	JHI     hlret                    // 0 or more than 256 states
-	TESTL   $1, CX
-	JNZ     hlmulti
-
-	// The stats fill their units: to one more, from the free list of
-	// that size or from loUnit, else stop.
-	MOVL    CX, R10
-	GROW_STATES(ModelH_subAlloc, hlmulti, hlfromlo, hlgotp, hlcopy, hlret)
-
-hlmulti:
-	// sf = SummFreq + (2*ns1 < ns) + 2*(4*ns1 <= ns && sf <= 8*ns1).
-	MOVWLZX 2(DI), AX
-	MOVL    ns+16(FP), R9
-	LEAL    (CX)(CX*1), R8
-	CMPL    R8, R9
-	JCC     hlm2
-	INCL    AX
-
-hlm2:
-	LEAL    (CX*4), R8
-	CMPL    R8, R9
-	JHI     hlcommon
-	MOVWLZX 2(DI), R8
-	LEAL    (CX*8), R9
-	CMPL    R8, R9
-	JHI     hlcommon
-	ADDL    $2, AX
-	JMP     hlcommon
-
-hlbinary:
-	// The one state to a state array of one unit, from freeList[0] or
-	// loUnit, else stop.
-	MOVL    FREE_LIST_H(R13), AX
-	TESTL   AX, AX
-	JZ      hlbfromlo
-	MOVL    AX, R8
-	ANDQ    R11, R8
-	MOVL    4(R12)(R8*1), R8
-	MOVL    R8, FREE_LIST_H(R13)
-	DECL    STAMPS_H(R13)
-	JMP     hlbgot
-
-hlbfromlo:
-	MOVL    HI_UNIT_H(R13), R8
-	SUBL    LO_UNIT_H(R13), R8
-	CMPL    R8, $12
-	JCS     hlret
-	MOVL    LO_UNIT_H(R13), AX
-	ADDL    $12, LO_UNIT_H(R13)
-
-hlbgot:
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI                  // the new state
-	MOVL    2(DI), R8
-	MOVWLZX 6(DI), R9
-	MOVL    R8, (SI)
-	MOVW    R9, 4(SI)
-	MOVL    AX, 4(DI)
-	MOVBLZX 1(SI), AX                // f
-	CMPL    AX, $30
-	JCC     hlbmax
-	ADDL    AX, AX
-	JMP     hlbset
-
-hlbmax:
-	MOVL    $120, AX
-
-hlbset:
-	MOVB    AX, 1(SI)
-	ADDL    ModelH_initEsc(R13), AX
-	MOVL    ns+16(FP), R9
-	CMPL    R9, $3
-	JLS     hlcommon
-	INCL    AX
-
-hlcommon:
-	// AX is sf: the new state's frequency (R10) and SummFreq.
-	MOVWLZX AX, AX
-	LEAL    6(AX), R8
-	IMULL   f2+24(FP), R8            // cf
-	MOVL    AX, R9
-	ADDL    s0+20(FP), R9            // sum
-	LEAL    (R9)(R9*2), R10
-	ADDL    R10, R10                 // 6*sum
-	CMPL    R8, R10
-	JCC     hlbig
-	MOVL    $1, R10
-	CMPL    R9, R8
-	ADCL    $0, R10                  // + (cf > sum)
-	MOVL    R9, R14
-	SHLL    $2, R14
-	CMPL    R8, R14
-	SBBL    $-1, R10                 // + (cf >= 4*sum)
-	ADDL    $3, AX
-	JMP     hlstore
-
-hlbig:
-	MOVL    $4, R10
-	LEAL    (R9)(R9*8), R14
-	CMPL    R8, R14
-	SBBL    $-1, R10                 // + (cf >= 9*sum)
-	LEAL    (R9)(R9*2), R14
-	SHLL    $2, R14
-	CMPL    R8, R14
-	SBBL    $-1, R10                 // + (cf >= 12*sum)
-	MOVL    R9, R14
-	SHLL    $4, R14
-	SUBL    R9, R14
-	CMPL    R8, R14
-	SBBL    $-1, R10                 // + (cf >= 15*sum)
-	ADDL    R10, AX
-
-hlstore:
-	MOVW    AX, 2(DI)
-	MOVL    4(DI), R8
-	LEAL    (CX)(CX*2), R9
-	ADDL    R9, R9
-	ADDL    R9, R8                   // the new state: stats+ns1*6
-	ANDQ    R11, R8
-	MOVBLZX fSym+32(FP), R9
-	MOVB    R9, (R12)(R8*1)
-	MOVB    R10, 1(R12)(R8*1)
-	MOVL    succ+28(FP), R9
-	MOVL    R9, 2(R12)(R8*1)
-	INCL    CX
-	MOVW    CX, 0(DI)
-	MOVL    8(DI), DX
-	CMPL    DX, mc+12(FP)
-	JNE     hlloop
-
-hlret:
-	MOVL    DX, stop+40(FP)
-	RET
 
 #define HEAP_I (ModelI_subAlloc+subAlloc_heap)
 #define TEXT_I (ModelI_subAlloc+subAlloc_text)
@@ -880,17 +555,25 @@ hlret:
 //
 // ModelI.updateModelGeneric: the suffix context's update, the
 // successors made before the text write (createSuccessorsI) or after it,
-// the text write, and the loop (updateLoopI), in Go's order. Where Go is
-// to go on (the allocator's rare cases, reduceOrder, restoreModel) it
-// returns the code saying so, with m.upd; updDone when it did all;
-// updGeneric, having done nothing, when the tests turn useEscapeAsm off
-// or the heap is shorter than heapPad.
+// the text write, and the loop over the contexts from maxCtx up to
+// minCtx (not included), each given the found symbol as a new state (its
+// state array moved to one more unit where it is full, a binary context
+// turned into one of two states), in Go's order of reads and writes.
+// Where Go is to go on (the allocator's rare cases, reduceOrder,
+// restoreModel) it returns the code saying so, with m.upd: the loop stops
+// at the first context that needs the allocator's rare case, before
+// changing it. updDone when it did all; updGeneric, having done nothing,
+// when the tests turn useEscapeAsm off or the heap is shorter than
+// heapPad.
 //
-// The frame: the calls' arguments and results at 0-47; fSucc at 48, the
-// suffix's state s at 52, succ at 56 (NO_LOCAL_POINTERS: the copy of m
-// passed on is the caller's argument too, and the callees, assembly
-// without calls, stop for no GC). Registers up to the first call: R13
-// m, R12 heap, R11 hm, BX the found symbol, R8 fSucc, R9 s.
+// The frame: createSuccessorsI's arguments and results at 0-47; the
+// loop's invariants at 12-33 (mc, ns, s0, f2 twice the found state's
+// frequency, succ, fSym, flag); fSucc at 48, the suffix's state s at 52,
+// succ at 56 (NO_LOCAL_POINTERS: the copy of m passed on is the caller's
+// argument too, and the callee, assembly without calls, stops for no
+// GC). Registers up to the first call: R13 m, R12 heap, R11 hm, BX the
+// found symbol, R8 fSucc, R9 s; in the loop R13, R12, R11, DX the
+// context's reference, DI the context, CX its NumStats-1.
 TEXT ·updateModelI(SB), NOSPLIT, $64-12
 	NO_LOCAL_POINTERS
 	MOVBLZX ·useEscapeAsm(SB), AX
@@ -1045,11 +728,11 @@ uloop:
 	MOVL    ModelI_minCtx(R13), DX
 	CMPL    AX, DX
 	JEQ     uset
+	// The loop's invariants in the frame.
 	MOVL    R8, 48(SP)
 	MOVL    R9, 56(SP)
-	MOVQ    R13, 0(SP)
-	MOVL    AX, 8(SP)
-	MOVL    DX, 12(SP)
+	MOVL    AX, R10                  // maxCtx
+	MOVL    DX, 12(SP)               // mc
 	MOVQ    HEAP_I(R13), R12
 	MOVQ    HEAP_I+8(R13), R11
 	SUBQ    $const_heapPad, R11
@@ -1073,10 +756,143 @@ uloop:
 	SHRL    $8, BX
 	SHLL    $3, BX
 	MOVB    BX, 33(SP)               // flag
-	CALL    ·updateLoopI(SB)
-	MOVQ    m+0(FP), R13
+	MOVL    R10, DX
+
+	// The loop: from maxCtx, up to the first context that needs the
+	// allocator's rare case (DX then) or to mc.
+lloop:
+	MOVL    DX, SI
+	ANDQ    R11, SI
+	LEAQ    (R12)(SI*1), DI          // the context
+	MOVBLZX 0(DI), CX                // NumStats-1
+	TESTL   CX, CX
+	JZ      lbinary
+	TESTL   $1, CX
+	JZ      lmulti
+
+	// The stats fill their units: to one more, from the free list of
+	// that size or from loUnit, else stop.
+	LEAL    1(CX), R10
+	GROW_STATES(ModelI_subAlloc, lmulti, lfromlo, lgotp, lcopy, lret)
+
+lmulti:
+	// SummFreq up by one when 3*ns1+1 < ns.
+	LEAL    1(CX)(CX*2), AX
+	CMPL    AX, 16(SP)
+	JCC     lcommon
+	INCW    2(DI)
+	JMP     lcommon
+
+lbinary:
+	// The one state to a state array of one unit, from freeList[0] or
+	// loUnit, else stop.
+	MOVL    FREE_LIST(R13), AX
+	TESTL   AX, AX
+	JZ      lbfromlo
+	MOVL    AX, R8
+	ANDQ    R11, R8
+	MOVL    4(R12)(R8*1), R8
+	MOVL    R8, FREE_LIST(R13)
+	DECL    STAMPS(R13)
+	JMP     lbgot
+
+lbfromlo:
+	MOVL    HI_UNIT(R13), R8
+	SUBL    LO_UNIT(R13), R8
+	CMPL    R8, $12
+	JCS     lret
+	MOVL    LO_UNIT(R13), AX
+	ADDL    $12, LO_UNIT(R13)
+
+lbgot:
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	ADDQ    R12, SI                  // the new state
+	MOVL    2(DI), R8
+	MOVWLZX 6(DI), R9
+	MOVL    R8, (SI)
+	MOVW    R9, 4(SI)
+	MOVL    AX, 4(DI)
+	MOVBLZX 1(SI), R8                // f
+	CMPL    R8, $30
+	JCC     lbmax
+	ADDL    R8, R8
+	JMP     lbset
+
+lbmax:
+	MOVL    $120, R8
+
+lbset:
+	MOVB    R8, 1(SI)
+	ADDL    ModelI_initEsc(R13), R8
+	MOVL    16(SP), R9
+	CMPL    R9, $2
+	JLS     lbsf
+	INCL    R8
+
+lbsf:
+	MOVW    R8, 2(DI)
+
+lcommon:
+	// The new state's frequency n (R10) and SummFreq (AX).
+	MOVWLZX 2(DI), AX                // sf
+	LEAL    6(AX), R8
+	IMULL   24(SP), R8            // cf
+	MOVL    AX, R9
+	ADDL    20(SP), R9            // sum
+	LEAL    (R9)(R9*2), R10
+	ADDL    R10, R10                 // 6*sum
+	CMPL    R8, R10
+	JCC     lbig
+	MOVL    $1, R10
+	CMPL    R9, R8
+	ADCL    $0, R10                  // + (cf > sum)
+	MOVL    R9, R14
+	SHLL    $2, R14
+	CMPL    R8, R14
+	SBBL    $-1, R10                 // + (cf >= 4*sum)
+	ADDL    $4, AX
+	JMP     lstore
+
+lbig:
+	MOVL    $4, R10
+	LEAL    (R9)(R9*8), R14
+	CMPL    R14, R8
+	ADCL    $0, R10                  // + (cf > 9*sum)
+	LEAL    (R9)(R9*2), R14
+	SHLL    $2, R14
+	CMPL    R14, R8
+	ADCL    $0, R10                  // + (cf > 12*sum)
+	MOVL    R9, R14
+	SHLL    $4, R14
+	SUBL    R9, R14
+	CMPL    R14, R8
+	ADCL    $0, R10                  // + (cf > 15*sum)
+	ADDL    R10, AX
+
+lstore:
+	MOVW    AX, 2(DI)
+	MOVL    4(DI), R8
+	LEAL    1(CX), R9
+	LEAL    (R9)(R9*2), R9
+	ADDL    R9, R9
+	ADDL    R9, R8                   // the new state: stats+(ns1+1)*6
+	ANDQ    R11, R8
+	MOVBLZX 32(SP), R9
+	MOVB    R9, (R12)(R8*1)
+	MOVB    R10, 1(R12)(R8*1)
+	MOVL    28(SP), R9
+	MOVL    R9, 2(R12)(R8*1)
+	MOVBLZX 33(SP), R9
+	ORB     R9, 1(DI)
+	INCL    CX
+	MOVB    CX, 0(DI)
+	MOVL    8(DI), DX
+	CMPL    DX, 12(SP)
+	JNE     lloop
+lret:
 	MOVL    48(SP), R8
-	MOVL    40(SP), AX               // stop
+	MOVL    DX, AX                   // where the loop stopped
 	CMPL    AX, ModelI_minCtx(R13)
 	JNE     uloopstop
 
@@ -1130,13 +946,18 @@ ugeneric:
 // func updateModelH(m *ModelH) (code uint32)
 //
 // ModelH.updateModelGeneric as updateModelI is ModelI's: variant H's
-// contexts (NumStats u16, one state when 1), no reduceOrder (a found
-// state without successor gets the text position), restart where
-// variant I restores (updRestore).
+// contexts (NumStats u16; one state when 1; a state array full at an
+// even count), its SummFreq increments and frequency thresholds, no
+// reduceOrder (a found state without successor gets the text position),
+// restart where variant I restores (updRestore). The loop also stops,
+// for the Go loop, at a context of no or more than 256 states (never in
+// a model; the Go loop indexes by them).
 //
-// The frame: the calls' arguments and results at 0-43; fSucc at 48, succ
-// at 56. Registers up to the first call: R13 m, R12 heap, R11 hm, BX the
-// found symbol, R8 fSucc.
+// The frame: createSuccessorsH's arguments and results at 0-39; the
+// loop's invariants at 12-32 (mc, ns, s0, f2, succ, fSym); fSucc at 48,
+// succ at 56. Registers up to the first call: R13 m, R12 heap, R11 hm,
+// BX the found symbol, R8 fSucc; in the loop as updateModelI's, CX
+// NumStats.
 TEXT ·updateModelH(SB), NOSPLIT, $64-12
 	NO_LOCAL_POINTERS
 	MOVBLZX ·useEscapeAsm(SB), AX
@@ -1289,11 +1110,11 @@ huloop:
 	MOVL    ModelH_minCtx(R13), DX
 	CMPL    AX, DX
 	JEQ     huset
+	// The loop's invariants in the frame.
 	MOVL    R8, 48(SP)
 	MOVL    R9, 56(SP)
-	MOVQ    R13, 0(SP)
-	MOVL    AX, 8(SP)
-	MOVL    DX, 12(SP)
+	MOVL    AX, R10                  // maxCtx
+	MOVL    DX, 12(SP)               // mc
 	MOVQ    HEAP_H(R13), R12
 	MOVQ    HEAP_H+8(R13), R11
 	SUBQ    $const_heapPad, R11
@@ -1314,10 +1135,152 @@ huloop:
 	MOVL    AX, 24(SP)               // f2
 	MOVL    R9, 28(SP)
 	MOVB    BX, 32(SP)
-	CALL    ·updateLoopH(SB)
-	MOVQ    m+0(FP), R13
+	MOVL    R10, DX
+
+	// The loop: from maxCtx, up to the first context that needs the
+	// allocator's rare case (DX then) or to mc.
+hlloop:
+	MOVL    DX, SI
+	ANDQ    R11, SI
+	LEAQ    (R12)(SI*1), DI          // the context
+	MOVWLZX 0(DI), CX                // NumStats
+	CMPL    CX, $1
+	JEQ     hlbinary
+	LEAL    -2(CX), AX
+	CMPL    AX, $254
+	JHI     hlret                    // 0 or more than 256 states
+	TESTL   $1, CX
+	JNZ     hlmulti
+
+	// The stats fill their units: to one more, from the free list of
+	// that size or from loUnit, else stop.
+	MOVL    CX, R10
+	GROW_STATES(ModelH_subAlloc, hlmulti, hlfromlo, hlgotp, hlcopy, hlret)
+
+hlmulti:
+	// sf = SummFreq + (2*ns1 < ns) + 2*(4*ns1 <= ns && sf <= 8*ns1).
+	MOVWLZX 2(DI), AX
+	MOVL    16(SP), R9
+	LEAL    (CX)(CX*1), R8
+	CMPL    R8, R9
+	JCC     hlm2
+	INCL    AX
+
+hlm2:
+	LEAL    (CX*4), R8
+	CMPL    R8, R9
+	JHI     hlcommon
+	MOVWLZX 2(DI), R8
+	LEAL    (CX*8), R9
+	CMPL    R8, R9
+	JHI     hlcommon
+	ADDL    $2, AX
+	JMP     hlcommon
+
+hlbinary:
+	// The one state to a state array of one unit, from freeList[0] or
+	// loUnit, else stop.
+	MOVL    FREE_LIST_H(R13), AX
+	TESTL   AX, AX
+	JZ      hlbfromlo
+	MOVL    AX, R8
+	ANDQ    R11, R8
+	MOVL    4(R12)(R8*1), R8
+	MOVL    R8, FREE_LIST_H(R13)
+	DECL    STAMPS_H(R13)
+	JMP     hlbgot
+
+hlbfromlo:
+	MOVL    HI_UNIT_H(R13), R8
+	SUBL    LO_UNIT_H(R13), R8
+	CMPL    R8, $12
+	JCS     hlret
+	MOVL    LO_UNIT_H(R13), AX
+	ADDL    $12, LO_UNIT_H(R13)
+
+hlbgot:
+	MOVL    AX, SI
+	ANDQ    R11, SI
+	ADDQ    R12, SI                  // the new state
+	MOVL    2(DI), R8
+	MOVWLZX 6(DI), R9
+	MOVL    R8, (SI)
+	MOVW    R9, 4(SI)
+	MOVL    AX, 4(DI)
+	MOVBLZX 1(SI), AX                // f
+	CMPL    AX, $30
+	JCC     hlbmax
+	ADDL    AX, AX
+	JMP     hlbset
+
+hlbmax:
+	MOVL    $120, AX
+
+hlbset:
+	MOVB    AX, 1(SI)
+	ADDL    ModelH_initEsc(R13), AX
+	MOVL    16(SP), R9
+	CMPL    R9, $3
+	JLS     hlcommon
+	INCL    AX
+
+hlcommon:
+	// AX is sf: the new state's frequency (R10) and SummFreq.
+	MOVWLZX AX, AX
+	LEAL    6(AX), R8
+	IMULL   24(SP), R8            // cf
+	MOVL    AX, R9
+	ADDL    20(SP), R9            // sum
+	LEAL    (R9)(R9*2), R10
+	ADDL    R10, R10                 // 6*sum
+	CMPL    R8, R10
+	JCC     hlbig
+	MOVL    $1, R10
+	CMPL    R9, R8
+	ADCL    $0, R10                  // + (cf > sum)
+	MOVL    R9, R14
+	SHLL    $2, R14
+	CMPL    R8, R14
+	SBBL    $-1, R10                 // + (cf >= 4*sum)
+	ADDL    $3, AX
+	JMP     hlstore
+
+hlbig:
+	MOVL    $4, R10
+	LEAL    (R9)(R9*8), R14
+	CMPL    R8, R14
+	SBBL    $-1, R10                 // + (cf >= 9*sum)
+	LEAL    (R9)(R9*2), R14
+	SHLL    $2, R14
+	CMPL    R8, R14
+	SBBL    $-1, R10                 // + (cf >= 12*sum)
+	MOVL    R9, R14
+	SHLL    $4, R14
+	SUBL    R9, R14
+	CMPL    R8, R14
+	SBBL    $-1, R10                 // + (cf >= 15*sum)
+	ADDL    R10, AX
+
+hlstore:
+	MOVW    AX, 2(DI)
+	MOVL    4(DI), R8
+	LEAL    (CX)(CX*2), R9
+	ADDL    R9, R9
+	ADDL    R9, R8                   // the new state: stats+ns1*6
+	ANDQ    R11, R8
+	MOVBLZX 32(SP), R9
+	MOVB    R9, (R12)(R8*1)
+	MOVB    R10, 1(R12)(R8*1)
+	MOVL    28(SP), R9
+	MOVL    R9, 2(R12)(R8*1)
+	INCL    CX
+	MOVW    CX, 0(DI)
+	MOVL    8(DI), DX
+	CMPL    DX, 12(SP)
+	JNE     hlloop
+hlret:
 	MOVL    48(SP), R8
-	MOVL    40(SP), AX               // stop
+	MOVL    DX, AX                   // where the loop stopped
 	CMPL    AX, ModelH_minCtx(R13)
 	JNE     huloopstop
 
