@@ -23,9 +23,9 @@ func findUnmasked(arr *[maxStatesBytes]byte, last byte, mask *[256]byte, count u
 
 // FastPaths names the assembly paths in use: the escape loops of both
 // variants and their masked-frequency sum and search, createSuccessors
-// and updateModel's loop (succ_amd64.s).
+// and updateModel (succ_amd64.s).
 func FastPaths() []string {
-	return []string{"PPMd escape loops amd64", "PPMd createSuccessors and updateModel loop amd64"}
+	return []string{"PPMd escape loops amd64", "PPMd createSuccessors and updateModel amd64"}
 }
 
 // useEscapeAsm selects escapeH (variant H with 7-Zip's coder) and
