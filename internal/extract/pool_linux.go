@@ -101,12 +101,13 @@ const (
 // queueable reports whether e is written by the pool: a held file not
 // known to be large, without KeepBroken (a broken one is kept from what
 // was written) and with no attributes but mode and times; after
-// WriteHeldInline, only in a directory given to the writer (toWriter).
+// WriteHeldInline, only a small one in a directory given to the writer
+// (toWriter).
 func (d *Dir) queueable(p string, e *archive.Entry) bool {
 	if !e.Pending || e.Sparse != nil || e.Size > maxQueued || d.opt.KeepBroken || len(d.opt.Quarantine) > 0 {
 		return false
 	}
-	return !d.inline.Load() || d.toWriter(parent(p))
+	return !d.inline.Load() || e.Size <= splitMax && d.toWriter(parent(p))
 }
 
 // toWriter decides, for a held file in the resolved directory dir when
@@ -159,6 +160,11 @@ const (
 // splitBacklog is the most files queued for the writer when a directory
 // is given to it.
 const splitBacklog = 64
+
+// splitMax is the largest held file the one writer beside Put writes: a
+// larger one costs its copy more than its system calls, and Put writes it
+// wherever its directory went.
+const splitMax = 8 << 10
 
 // splitState is the last directory toWriter decided.
 type splitState struct {
