@@ -14,6 +14,7 @@ import (
 // under their own names and elsewhere unnamed or under temporary names,
 // and are committed, superseded or removed at their verdicts alike.
 func TestWriteHeldInline(t *testing.T) {
+	// The writer's last: there is none off Linux (ownBy ends the test).
 	for _, c := range []struct{ staged, writer bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 		staged := c.staged
 		dest := t.TempDir()
