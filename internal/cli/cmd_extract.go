@@ -298,10 +298,10 @@ func (w *wrapUp) interrupt() {
 // writeHeldInline tells a directory sink to write the held files of a tar
 // whose stream is decoded on a goroutine of its own, ahead of the entries
 // (formats' DecodedAhead: a tar.zst or tar.gz, unless --threads 1 or one
-// core), itself: the two goroutines then split the work as GNU tar and its
-// decompressor do, and the pool's writers would only compete with them
-// (measured in docs/BENCHMARKS.md, sessions 14 and 15). Else a tar.gz's
-// held files, decoded on the reading goroutine, go through the pool.
+// core), itself and with one writer, directory by directory: the pool's
+// several writers would only compete with the decoder (measured in
+// docs/BENCHMARKS.md, sessions 14, 15 and 16). Else a tar.gz's held
+// files, decoded on the reading goroutine, go through the pool.
 func writeHeldInline(sink extract.Sink, a *formats.Archive) {
 	if !a.Tar || !a.DecodedAhead() {
 		return

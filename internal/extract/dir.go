@@ -108,7 +108,8 @@ type Dir struct {
 
 	poolOnce sync.Once
 	pool     atomic.Pointer[writers] // writes held files (Linux, see pool_linux.go)
-	inline   atomic.Bool             // held files are written by Put (WriteHeldInline)
+	inline   atomic.Bool             // held files split between Put and one writer (WriteHeldInline)
+	split    splitState              // Put's last directory, its writer (see toWriter)
 }
 
 type set = map[string]struct{}
@@ -156,12 +157,13 @@ func newDir(dest string, opt DirOptions) (*Dir, error) {
 		heldName: map[string]*hold{}, fds: map[string]*dirHandle{}}, nil
 }
 
-// WriteHeldInline makes Put write the held files it is given from now on
-// itself, as any other file, instead of handing them to the writer pool:
-// for a stream whose decoder runs on a goroutine of its own (a tar.zst or
-// tar.gz decoded ahead: formats.Archive.DecodedAhead),
-// where the pool's goroutines only compete with the decoder's for the
-// cores and its hand-offs cost more than they overlap.
+// WriteHeldInline splits the held files Put is given from now on by
+// directory between Put itself, which writes them as any other file, and
+// one writer goroutine (see toWriter), instead of handing them all to
+// the writer pool: for a stream whose decoder runs on a goroutine of its
+// own (a tar.zst or tar.gz decoded ahead: formats.Archive.DecodedAhead),
+// where more writers only compete with the decoder for the cores and
+// their hand-offs cost more than they overlap.
 func (d *Dir) WriteHeldInline() { d.inline.Store(true) }
 
 // Stripped is how many entries had a leading "/" or drive letter removed
@@ -504,7 +506,7 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 		return err
 	}
 	perm := d.perm(e.Mode, 0o644)
-	if d.queueable(e) {
+	if d.queueable(p, e) {
 		return d.putQueued(p, e, r, perm)
 	}
 	switch f, exact, err := d.createDirect(p, perm); {

@@ -37,9 +37,10 @@ import (
 type dirHandle struct {
 	f         *os.File // nil when opened by mkdirAt: fd alone
 	fd        int
-	dev       uint64      // its device: that of every file created in it
-	noTmpfile atomic.Bool // O_TMPFILE failed here: temporary names instead
-	refs      int         // users between dirFD and release (under fdMu)
+	dev       uint64       // its device: that of every file created in it
+	noTmpfile atomic.Bool  // O_TMPFILE failed here: temporary names instead
+	refs      int          // users between dirFD and release (under fdMu)
+	owner     atomic.Int32 // who writes its held files, when split (see toWriter)
 }
 
 // maxDirHandles bounds the directory handles kept open: an archive of more

@@ -6,6 +6,7 @@ import (
 	"path"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -78,38 +79,117 @@ type writers struct {
 	limit int64
 	free  bufs // buffers written out, for the next files (under mu)
 
+	pending atomic.Int64 // held files queued and not yet written
+
 	sendMu sync.Mutex // held to queue a job, and to close the queue
 	closed bool       // Close ended the pool
 	batch  []func()   // queued, not yet handed over
-	held   int64      // bytes buffered in batch
+	// batchJobs is the most jobs of a batch: more for the one writer
+	// beside Put (see toWriter), each hand-over a wake-up.
+	batchJobs int
+	held      int64 // bytes buffered in batch
 }
 
-// A batch is handed over at this many jobs or bytes, or when anything
-// waits for a job in it.
+// A batch is handed over at this many jobs (splitBatch for the one
+// writer beside Put) or bytes, or when anything waits for a job in it.
 const (
 	batchJobs  = 32
+	splitBatch = 128
 	batchBytes = 256 << 10
 )
 
 // queueable reports whether e is written by the pool: a held file not
 // known to be large, without KeepBroken (a broken one is kept from what
-// was written) and with no attributes but mode and times, unless
-// WriteHeldInline was called.
-func (d *Dir) queueable(e *archive.Entry) bool {
-	return e.Pending && !d.inline.Load() && e.Sparse == nil && e.Size <= maxQueued &&
-		!d.opt.KeepBroken && len(d.opt.Quarantine) == 0
+// was written) and with no attributes but mode and times; after
+// WriteHeldInline, only a small one in a directory given to the writer
+// (toWriter).
+func (d *Dir) queueable(p string, e *archive.Entry) bool {
+	if !e.Pending || e.Sparse != nil || e.Size > maxQueued || d.opt.KeepBroken || len(d.opt.Quarantine) > 0 {
+		return false
+	}
+	return !d.inline.Load() || e.Size <= splitMax && d.toWriter(parent(p))
+}
+
+// toWriter decides, for a held file in the resolved directory dir when
+// WriteHeldInline was called, whether the one writer writes it or Put
+// does: each directory goes to one of the two, the writer's while it
+// keeps up, so that the two never create files in one directory at once
+// (each creation takes the directory's lock) and both cores create
+// files. Put's caller is the one goroutine of a stream, so the last
+// directory's owner is kept without a lock.
+func (d *Dir) toWriter(dir string) bool {
+	s := &d.split
+	if s.dir == dir && s.valid {
+		return s.writer
+	}
+	h, err := d.dirFD(dir)
+	if err != nil {
+		return false
+	}
+	switch h.owner.Load() {
+	case ownerWriter:
+		s.writer = true
+	case ownerPut:
+		s.writer = false
+	default:
+		var backlog int64
+		if w := d.pool.Load(); w != nil {
+			backlog = w.pending.Load()
+		}
+		s.writer = backlog < splitBacklog
+		o := int32(ownerPut)
+		if s.writer {
+			o = ownerWriter
+		}
+		h.owner.Store(o)
+	}
+	d.release(h)
+	if !s.writer {
+		d.flushWriters() // the writer works on what it has meanwhile
+	}
+	s.dir, s.valid = dir, true
+	return s.writer
+}
+
+// The owners of a directory's held files (dirHandle.owner) when split.
+const (
+	ownerWriter = 1
+	ownerPut    = 2
+)
+
+// splitBacklog is the most files queued for the writer when a directory
+// is given to it.
+const splitBacklog = 64
+
+// splitMax is the largest held file the one writer beside Put writes: a
+// larger one costs its copy more than its system calls, and Put writes it
+// wherever its directory went.
+const splitMax = 8 << 10
+
+// splitState is the last directory toWriter decided.
+type splitState struct {
+	dir    string
+	valid  bool
+	writer bool
 }
 
 // writers returns the pool, started on first use.
 func (d *Dir) writers() *writers {
-	d.poolOnce.Do(func() { d.pool.Store(d.newWriters(true)) })
+	d.poolOnce.Do(func() {
+		n, batch := max(2, runtime.GOMAXPROCS(0)), batchJobs
+		if d.inline.Load() {
+			n, batch = 1, splitBatch // beside Put (see toWriter)
+		}
+		d.pool.Store(d.newWriters(n, batch))
+	})
 	return d.pool.Load()
 }
 
-// newWriters makes the pool, with its goroutines if start is set (else
-// closed: Close came first).
-func (d *Dir) newWriters(start bool) *writers {
-	w := &writers{jobs: make(chan []func(), 16), limit: d.opt.Buffer, closed: !start}
+// newWriters makes the pool with n goroutines (none: closed, Close came
+// first), handed batches of up to batch jobs.
+func (d *Dir) newWriters(n, batch int) *writers {
+	start := n > 0
+	w := &writers{jobs: make(chan []func(), 16), limit: d.opt.Buffer, closed: !start, batchJobs: batch}
 	if w.limit <= 0 {
 		w.limit = defaultBuffer
 	}
@@ -117,7 +197,6 @@ func (d *Dir) newWriters(start bool) *writers {
 	if !start {
 		return w
 	}
-	n := max(2, runtime.GOMAXPROCS(0))
 	w.wg.Add(n)
 	for range n {
 		go func() {
@@ -270,7 +349,7 @@ func (w *writers) queue(job func(), n int64) bool {
 	}
 	w.batch = append(w.batch, job)
 	w.held += n
-	if len(w.batch) >= batchJobs || w.held >= batchBytes {
+	if len(w.batch) >= w.batchJobs || w.held >= batchBytes {
 		w.handOver()
 	}
 	return true
@@ -296,7 +375,7 @@ func (w *writers) handOver() {
 // stopWriters waits for every queued write and ends the pool (Close, which
 // an interrupt may call while entries are still put).
 func (d *Dir) stopWriters() {
-	d.poolOnce.Do(func() { d.pool.Store(d.newWriters(false)) })
+	d.poolOnce.Do(func() { d.pool.Store(d.newWriters(0, batchJobs)) })
 	w := d.pool.Load()
 	w.sendMu.Lock()
 	if !w.closed {
@@ -391,10 +470,12 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	}
 	// The job's handle is given back once written: a commit opens its
 	// directory again (the handles a writer holds stay few).
-	if !w.queue(func() { j.err = d.writeHeld(j); d.release(h); w.done(j) }, int64(cap(m.b))) {
+	w.pending.Add(1)
+	if !w.queue(func() { j.err = d.writeHeld(j); d.release(h); w.done(j); w.pending.Add(-1) }, int64(cap(m.b))) {
 		d.release(h)
 		j.err = errAborted
 		w.done(j)
+		w.pending.Add(-1)
 	}
 	return nil
 }

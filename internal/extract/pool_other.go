@@ -16,7 +16,9 @@ type writers struct{}
 
 type writeJob struct{}
 
-func (d *Dir) queueable(*archive.Entry) bool { return false }
+func (d *Dir) queueable(string, *archive.Entry) bool { return false }
+
+type splitState struct{}
 
 func (d *Dir) putQueued(string, *archive.Entry, io.Reader, fs.FileMode) error {
 	return errNoFastPath
