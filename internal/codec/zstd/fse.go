@@ -2,13 +2,18 @@ package zstd
 
 import "math/bits"
 
-// A decoding table entry packs, for one FSE state, what decoding a
-// sequence field needs: bits 0–7 the state bits to read, 8–15 the value's
-// extra bits, 16–31 the next state's base, 32–63 the value's base.
-type fseTable struct {
-	dt  []uint64 // nil until the frame's first description of this field
-	own [1 << 9]uint64
+// fseTables are the decoding tables of the three sequence fields, in one
+// array (the assembly finds each at a fixed offset). An entry packs, for
+// one FSE state, what decoding a field needs: bits 0–7 the state bits to
+// read, 8–15 the value's extra bits, 16–31 the next state's base, 32–63
+// the value's base.
+type fseTables struct {
+	t [3][1 << 9]uint64
+	n [3]int // entries in use; 0 before the frame's first description
 }
+
+// dt returns field's table.
+func (ts *fseTables) dt(field int) []uint64 { return ts.t[field][:ts.n[field]] }
 
 // The three sequence fields, in the order of their table descriptions.
 const (
@@ -73,12 +78,13 @@ func entry(stateBits uint, next uint32, base uint32, extra uint8) uint64 {
 	return uint64(stateBits) | uint64(extra)<<8 | uint64(next)<<16 | uint64(base)<<32
 }
 
-// readTable sets the table of field from its description mode (RFC 8878
+// read sets the table of field from its description mode (RFC 8878
 // §3.1.1.3.2.1) at the start of in, and returns the bytes it used.
-func (t *fseTable) read(field int, mode byte, in []byte) (int, error) {
+func (ts *fseTables) read(field int, mode byte, in []byte) (int, error) {
+	t := &ts.t[field]
 	switch mode {
 	case 0:
-		t.dt = predef[field]
+		ts.n[field] = copy(t[:], predef[field])
 		return 0, nil
 	case 1:
 		if len(in) < 1 {
@@ -89,8 +95,8 @@ func (t *fseTable) read(field int, mode byte, in []byte) (int, error) {
 			return 0, errTable
 		}
 		base, extra := symbolValue(field, s)
-		t.own[0] = entry(0, 0, base, extra)
-		t.dt = t.own[:1]
+		t[0] = entry(0, 0, base, extra)
+		ts.n[field] = 1
 		return 1, nil
 	case 2:
 		var norm [53]int16
@@ -98,14 +104,14 @@ func (t *fseTable) read(field int, mode byte, in []byte) (int, error) {
 		if !ok {
 			return 0, errTable
 		}
-		t.dt = t.own[:1<<log]
-		if !buildTable(t.dt, field, norm[:n], log) {
-			t.dt = nil
+		ts.n[field] = 1 << log
+		if !buildTable(t[:1<<log], field, norm[:n], log) {
+			ts.n[field] = 0
 			return 0, errTable
 		}
 		return used, nil
 	}
-	if t.dt == nil {
+	if ts.n[field] == 0 {
 		return 0, errRepeat
 	}
 	return 0, nil

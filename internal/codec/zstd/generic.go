@@ -1,5 +1,9 @@
+//go:build !amd64 || !gc || purego
+
 package zstd
 
-func decodeSeqs(s *seqState) error { return decodeSeqsGeneric(s) }
+func decodeLoop(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
+	decodeLoopGeneric(c, tabs, in, seqs)
+}
 
 func execute(buf []byte, pos int, seqs []seq, lits []byte) { executeGeneric(buf, pos, seqs, lits) }

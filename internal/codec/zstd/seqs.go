@@ -14,16 +14,16 @@ type seq struct {
 
 // seqState is what decodeSeqs reads and sets for one block.
 type seqState struct {
-	in         []byte // the block, pad bytes before it
-	start      int    // where the sequences' bitstream starts in in; it ends at len(in)
-	seqs       []seq  // filled: one per sequence
-	ll, of, ml []uint64
-	rep        [3]uint32 // the repeat offsets, updated
-	lits       int       // literals the block has
-	hist       int       // bytes of history before the block, at most the window
-	window     int
-	maxOut     int // the block's maximum decoded size
-	out        int // set: the block's decoded size
+	in     []byte // the block, pad bytes before it
+	start  int    // where the sequences' bitstream starts in in; it ends at len(in)
+	seqs   []seq  // filled: one per sequence
+	tabs   *fseTables
+	rep    [3]uint32 // the repeat offsets, updated
+	lits   int       // literals the block has
+	hist   int       // bytes of history before the block, at most the window
+	window int
+	maxOut int // the block's maximum decoded size
+	out    int // set: the block's decoded size
 }
 
 // seqHeader reads the sequences section header (RFC 8878 §3.1.1.3.2.1) and
@@ -56,7 +56,7 @@ func (d *Decoder) seqHeader(in []byte) (int, int, error) {
 	modes := in[used]
 	used++
 	for f, shift := range [3]uint{6, 4, 2} {
-		k, err := d.tables[f].read(f, modes>>shift&3, in[used:])
+		k, err := d.tables.read(f, modes>>shift&3, in[used:])
 		if err != nil {
 			return 0, 0, err
 		}
@@ -65,59 +65,94 @@ func (d *Decoder) seqHeader(in []byte) (int, int, error) {
 	return n, used, nil
 }
 
-// decodeSeqsGeneric decodes s.seqs from the bitstream (RFC 8878
-// §3.1.1.3.2.2), resolving repeat offsets and checking every sequence
-// against the literals, the history and the block's maximum size.
-func decodeSeqsGeneric(s *seqState) error {
+// seqCtx is the state of the sequence loop, shared by decodeLoopGeneric
+// and the assembly (which knows its layout). The bitstream is read
+// backwards 8 bytes at a time: c = in[ptr:ptr+8] little-endian, of which
+// the low avail bits are still to read (fewer than 0 once the stream is
+// overread); ptr never goes below floor.
+type seqCtx struct {
+	ptr, floor, avail int
+	llS, mlS, ofS     uint64
+	rep               [3]uint64
+	litUsed           int
+	hist, window      int // the history before the block; the window
+	op                int // the block's output so far
+	end               int // scratch of the assembly
+	bad               int // set to 1 when an offset is out of reach
+}
+
+// decodeSeqs decodes s.seqs from the bitstream (RFC 8878 §3.1.1.3.2.2),
+// resolving repeat offsets and checking every sequence against the
+// literals, the history and the block's maximum size.
+func decodeSeqs(s *seqState) error {
 	in := s.in
 	end := len(in)
 	if end <= s.start || in[end-1] == 0 {
 		return errBitstream
 	}
-	floor := min(s.start, end-8)
-	off := end - 8
-	n := uint(9 - bits.Len8(in[end-1]))
-	c := binary.LittleEndian.Uint64(in[off:])
-	get := func(nb uint) uint32 {
-		v := uint32(c << (n & 63) >> 1 >> ((63 - nb) & 63))
-		n += nb
-		return v
+	c := seqCtx{ptr: end - 8, floor: min(s.start, end-8), avail: 55 + bits.Len8(in[end-1]),
+		rep:  [3]uint64{uint64(s.rep[0]), uint64(s.rep[1]), uint64(s.rep[2])},
+		hist: s.hist, window: s.window}
+	v := binary.LittleEndian.Uint64(in[c.ptr:])
+	get := func(nb int) uint64 {
+		c.avail -= nb
+		return v >> (c.avail & 63) & (1<<nb - 1)
+	}
+	c.llS = get(bits.Len(uint(s.tabs.n[fieldLL])) - 1)
+	c.ofS = get(bits.Len(uint(s.tabs.n[fieldOF])) - 1)
+	c.mlS = get(bits.Len(uint(s.tabs.n[fieldML])) - 1)
+	decodeLoop(&c, s.tabs, in, s.seqs)
+	if c.bad != 0 {
+		return errOffset
+	}
+	if (end-8-c.ptr)*8+64-c.avail != (end-s.start)*8 {
+		return errBitstream
+	}
+	if c.litUsed > s.lits {
+		return errLitLen
+	}
+	s.out = c.op + s.lits - c.litUsed
+	if s.out > s.maxOut {
+		return errBlockSize
+	}
+	s.rep = [3]uint32{uint32(c.rep[0]), uint32(c.rep[1]), uint32(c.rep[2])}
+	return nil
+}
+
+// decodeLoopGeneric decodes the sequences from c's state on; it stops at
+// the first offset out of reach, setting c.bad.
+func decodeLoopGeneric(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
+	ptr, floor, avail := c.ptr, c.floor, c.avail
+	var v uint64
+	get := func(nb uint64) uint64 {
+		avail -= int(nb)
+		return v >> (avail & 63) & (1<<nb - 1)
 	}
 	refill := func() {
-		if k := int(n >> 3); off-k >= floor {
-			off -= k
-			n &= 7
+		if k := (64 - avail) >> 3; ptr-k >= floor {
+			ptr -= k
+			avail += k * 8
 		} else {
-			n -= uint(off-floor) * 8
-			off = floor
+			avail += (ptr - floor) * 8
+			ptr = floor
 		}
-		c = binary.LittleEndian.Uint64(in[off:])
+		v = binary.LittleEndian.Uint64(in[ptr:])
 	}
-	llT, ofT, mlT := s.ll, s.of, s.ml
-	llS := get(uint(bits.Len(uint(len(llT))) - 1))
-	ofS := get(uint(bits.Len(uint(len(ofT))) - 1))
-	mlS := get(uint(bits.Len(uint(len(mlT))) - 1))
-	rep0, rep1, rep2 := s.rep[0], s.rep[1], s.rep[2]
-	op, litUsed := 0, 0
-	hist, window := s.hist, s.window
-	seqs := s.seqs
+	llT, ofT, mlT := &tabs.t[fieldLL], &tabs.t[fieldOF], &tabs.t[fieldML]
+	llS, mlS, ofS := c.llS&511, c.mlS&511, c.ofS&511
+	rep0, rep1, rep2 := c.rep[0], c.rep[1], c.rep[2]
+	op, litUsed := c.op, c.litUsed
+	hist, window := c.hist, c.window
 	for i := range seqs {
 		refill()
-		le, oe, me := llT[llS&uint32(len(llT)-1)], ofT[ofS&uint32(len(ofT)-1)], mlT[mlS&uint32(len(mlT)-1)]
-		llb, ofb, mlb := uint(le>>8&0xff), uint(oe>>8&0xff), uint(me>>8&0xff)
-		var ofv, ml, ll uint32
-		if ofb+mlb+llb <= 30 {
-			ofv = uint32(oe>>32) + get(ofb)
-			ml = uint32(me>>32) + get(mlb)
-			ll = uint32(le>>32) + get(llb)
-		} else {
-			ofv = uint32(oe>>32) + get(ofb)
-			refill()
-			ml = uint32(me>>32) + get(mlb)
-			ll = uint32(le>>32) + get(llb)
+		le, oe, me := llT[llS], ofT[ofS], mlT[mlS]
+		ofv := oe>>32 + get(oe>>8&0xff)
+		if avail < 32 {
 			refill()
 		}
-		var mo uint32
+		ml := me>>32 + get(me>>8&0xff)
+		ll := le>>32 + get(le>>8&0xff)
+		var mo uint64
 		switch {
 		case ofv > 3:
 			mo = ofv - 3
@@ -143,30 +178,27 @@ func decodeSeqsGeneric(s *seqState) error {
 		}
 		op += int(ll)
 		litUsed += int(ll)
-		if uint(mo)-1 >= uint(min(op+hist, window)) {
-			return errOffset
+		if mo-1 >= uint64(min(op+hist, window)) {
+			c.bad = 1
+			break
 		}
-		seqs[i] = seq{ll, ml, mo, uint32(op)}
+		seqs[i] = seq{uint32(ll), uint32(ml), uint32(mo), uint32(op)}
 		op += int(ml)
 		if i == len(seqs)-1 {
 			break
 		}
-		llS = uint32(le>>16&0xffff) + get(uint(le&0xff))
-		mlS = uint32(me>>16&0xffff) + get(uint(me&0xff))
-		ofS = uint32(oe>>16&0xffff) + get(uint(oe&0xff))
+		if avail < 26 {
+			refill()
+		}
+		llS = le>>16&0xffff + get(le&0xff)
+		mlS = me>>16&0xffff + get(me&0xff)
+		ofS = oe>>16&0xffff + get(oe&0xff)
+		llS, mlS, ofS = llS&511, mlS&511, ofS&511
 	}
-	if (end-8-off)*8+int(n) != (end-s.start)*8 {
-		return errBitstream
-	}
-	if litUsed > s.lits {
-		return errLitLen
-	}
-	s.out = op + s.lits - litUsed
-	if s.out > s.maxOut {
-		return errBlockSize
-	}
-	s.rep = [3]uint32{rep0, rep1, rep2}
-	return nil
+	c.ptr, c.avail = ptr, avail
+	c.llS, c.mlS, c.ofS = llS, mlS, ofS
+	c.rep = [3]uint64{rep0, rep1, rep2}
+	c.op, c.litUsed = op, litUsed
 }
 
 // executeGeneric writes the block's output at buf[pos:]: each sequence's

@@ -98,7 +98,7 @@ type Decoder struct {
 
 	seqs   []seq
 	rep    [3]uint32
-	tables [3]fseTable
+	tables fseTables
 	hdr    [18]byte
 }
 
@@ -206,7 +206,7 @@ func (d *Decoder) readHeader() error {
 	d.total = 0
 	d.h.Reset()
 	d.rep = [3]uint32{1, 4, 8}
-	d.tables = [3]fseTable{}
+	d.tables.n = [3]int{}
 	d.huffOK = false
 	d.pos, d.rd = 0, 0
 	return nil
@@ -388,9 +388,7 @@ func (d *Decoder) decodeBlock(size, lim int) error {
 		in:     d.blk[:pad+size],
 		start:  pad + (size - len(in)) + used,
 		seqs:   d.seqs[:nseq],
-		ll:     d.tables[0].dt,
-		of:     d.tables[1].dt,
-		ml:     d.tables[2].dt,
+		tabs:   &d.tables,
 		rep:    d.rep,
 		lits:   len(lits),
 		hist:   int(min(d.total, int64(d.window))),
