@@ -78,15 +78,16 @@ func (d *Decoder) literals(in []byte) ([]byte, int, error) {
 			return nil, 0, errLiterals
 		}
 		d.huff, d.huffOK, src = s, true, rest
+		d.hdec = *s.Decoder()
 	} else if !d.huffOK {
 		return nil, 0, errRepeat
 	}
 	var out []byte
 	var err error
 	if four {
-		out, err = d.huff.Decoder().Decompress4X(d.lits[:0:regen], src)
+		out, err = d.hdec.Decompress4X(d.lits[:0:regen], src)
 	} else {
-		out, err = d.huff.Decoder().Decompress1X(d.lits[:0:regen], src)
+		out, err = d.hdec.Decompress1X(d.lits[:0:regen], src)
 	}
 	if err != nil || len(out) != regen {
 		return nil, 0, errLiterals

@@ -94,7 +94,8 @@ type Decoder struct {
 	blk    []byte // the block read: pad bytes, then up to maxBlockSize, then slack
 	lits   []byte // decoded literals, with slack
 	huff   *huff0.Scratch
-	huffOK bool // huff holds this frame's last Huffman tree
+	hdec   huff0.Decoder // huff's decoder
+	huffOK bool          // huff holds this frame's last Huffman tree
 
 	seqs   []seq
 	rep    [3]uint32
@@ -250,8 +251,8 @@ func (d *Decoder) next() error {
 	if d.last {
 		return d.finish()
 	}
-	var bh [3]byte
-	if err := d.readFull(bh[:]); err != nil {
+	bh := d.hdr[:3]
+	if err := d.readFull(bh); err != nil {
 		return err
 	}
 	h := uint32(bh[0]) | uint32(bh[1])<<8 | uint32(bh[2])<<16
@@ -276,8 +277,8 @@ func (d *Decoder) next() error {
 		}
 		d.pos += size
 	case 1: // RLE
-		var b [1]byte
-		if err := d.readFull(b[:]); err != nil {
+		b := d.hdr[:1]
+		if err := d.readFull(b); err != nil {
 			return err
 		}
 		out := d.buf[d.pos : d.pos+size]
@@ -307,11 +308,11 @@ func (d *Decoder) finish() error {
 		return errSize
 	}
 	if d.hasSum {
-		var s [4]byte
-		if err := d.readFull(s[:]); err != nil {
+		s := d.hdr[:4]
+		if err := d.readFull(s); err != nil {
 			return err
 		}
-		if !d.opt.IgnoreChecksum && binary.LittleEndian.Uint32(s[:]) != uint32(d.h.Sum64()) {
+		if !d.opt.IgnoreChecksum && binary.LittleEndian.Uint32(s) != uint32(d.h.Sum64()) {
 			return errChecksum
 		}
 	}
