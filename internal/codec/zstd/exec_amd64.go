@@ -18,13 +18,13 @@ func decodeLoopBMI2(c *seqCtx, tabs *fseTables, in []byte, seqs []seq)
 // matches copied 16 bytes at a time into the slack the callers leave.
 //
 //go:noescape
-func executeAsm(buf []byte, pos int, seqs []seq, lits []byte)
+func executeAsm(buf []byte, pos int, seqs []seq, lits []byte, wrap int)
 
 // prefetchAsm loads the match source of every sequence into the cache
 // (PREFETCHT0), ahead of executeAsm.
 //
 //go:noescape
-func prefetchAsm(buf []byte, pos int, seqs []seq)
+func prefetchAsm(buf []byte, pos int, seqs []seq, wrap int)
 
 func decodeLoop(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 	if useBMI2 {
@@ -34,7 +34,7 @@ func decodeLoop(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 	decodeLoopGeneric(c, tabs, in, seqs)
 }
 
-func execute(buf []byte, pos int, seqs []seq, lits []byte) {
-	prefetchAsm(buf, pos, seqs)
-	executeAsm(buf, pos, seqs, lits)
+func execute(buf []byte, pos int, seqs []seq, lits []byte, wrap int) {
+	prefetchAsm(buf, pos, seqs, wrap)
+	executeAsm(buf, pos, seqs, lits, wrap)
 }

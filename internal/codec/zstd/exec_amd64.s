@@ -2,16 +2,18 @@
 
 #include "textflag.h"
 
-// func executeAsm(buf []byte, pos int, seqs []seq, lits []byte)
+// func executeAsm(buf []byte, pos int, seqs []seq, lits []byte, wrap int)
 //
 // executeGeneric with 16-byte copies (the callers give slack room past the
-// output and the literals) and the match source of the sequence 8 ahead
-// prefetched. Registers: DI output, SI literals, R8 the sequence, R9 the
-// sequences' end, R10 the block's output start, R11 the literals' end.
-TEXT ·executeAsm(SB), NOSPLIT, $0-80
-	MOVQ buf_base+0(FP), DI
-	ADDQ pos+24(FP), DI
-	MOVQ DI, R10
+// output and the literals). Registers: DI output, SI literals, R8 the
+// sequence, R9 the sequences' end, R10 the ring's start, R11 the
+// literals' end, R14 the ring's last lap end (absolute).
+TEXT ·executeAsm(SB), NOSPLIT, $0-88
+	MOVQ buf_base+0(FP), R10
+	MOVQ pos+24(FP), DI
+	ADDQ R10, DI
+	MOVQ wrap+80(FP), R14
+	ADDQ R10, R14
 	MOVQ seqs_base+32(FP), R8
 	MOVQ seqs_len+40(FP), R9
 	SHLQ $4, R9
@@ -21,21 +23,12 @@ TEXT ·executeAsm(SB), NOSPLIT, $0-80
 	ADDQ SI, R11
 
 loop:
-	CMPQ R8, R9
-	JAE  tail
-	LEAQ 128(R8), AX
-	CMPQ AX, R9
-	JAE  nofetch
-	MOVL 12(AX), BX
-	MOVL 8(AX), CX
-	SUBQ CX, BX
-	PREFETCHT0 (R10)(BX*1)
-
-nofetch:
-	MOVL 0(R8), AX // literal length
-	MOVL 4(R8), BX // match length
-	MOVL 8(R8), CX // offset
-	ADDQ $16, R8
+	CMPQ  R8, R9
+	JAE   tail
+	MOVL  0(R8), AX // literal length
+	MOVL  4(R8), BX // match length
+	MOVL  8(R8), CX // offset
+	ADDQ  $16, R8
 	TESTQ AX, AX
 	JZ    match
 	MOVOU (SI), X0
@@ -58,8 +51,12 @@ litdone:
 match:
 	MOVQ DI, DX
 	SUBQ CX, DX
+	CMPQ DX, R10
+	JB   lastlap
 	CMPQ CX, $16
 	JB   near
+
+far:
 	MOVOU (DX), X0
 	MOVOU X0, (DI)
 	CMPQ  BX, $16
@@ -98,6 +95,33 @@ bytes:
 	JB   bytes
 	JMP  matchdone
 
+lastlap:
+	// The source is in the ring's last lap: far from every write.
+	SUBQ R10, DX
+	ADDQ R14, DX
+	MOVQ R14, AX
+	SUBQ DX, AX // bytes of the last lap from the source on
+	CMPQ BX, AX
+	JBE  far
+	XORQ R12, R12
+
+lapbytes:
+	MOVB (DX)(R12*1), R13
+	MOVB R13, (DI)(R12*1)
+	INCQ R12
+	CMPQ R12, AX
+	JB   lapbytes
+	MOVQ R10, DX
+	SUBQ R12, DX // the rest from the ring's start, as if at this distance
+
+startbytes:
+	MOVB (DX)(R12*1), R13
+	MOVB R13, (DI)(R12*1)
+	INCQ R12
+	CMPQ R12, BX
+	JB   startbytes
+	JMP  matchdone
+
 tail:
 	MOVQ R11, AX
 	SUBQ SI, AX
@@ -114,24 +138,33 @@ tailloop:
 done:
 	RET
 
-// func prefetchAsm(buf []byte, pos int, seqs []seq)
-TEXT ·prefetchAsm(SB), NOSPLIT, $0-56
-	MOVQ buf_base+0(FP), DI
-	ADDQ pos+24(FP), DI
+// func prefetchAsm(buf []byte, pos int, seqs []seq, wrap int)
+//
+// PREFETCHT0 of every sequence's match source, in the ring's last lap
+// for those before its start.
+TEXT ·prefetchAsm(SB), NOSPLIT, $0-64
+	MOVQ buf_base+0(FP), R10
+	MOVQ pos+24(FP), DI
+	ADDQ R10, DI
+	MOVQ wrap+56(FP), R11
 	MOVQ seqs_base+32(FP), R8
 	MOVQ seqs_len+40(FP), R9
 	SHLQ $4, R9
 	ADDQ R8, R9
 
 ploop:
-	CMPQ R8, R9
-	JAE  pdone
-	MOVL 12(R8), BX
-	MOVL 8(R8), CX
-	SUBQ CX, BX
-	PREFETCHT0 (DI)(BX*1)
-	ADDQ $16, R8
-	JMP  ploop
+	CMPQ       R8, R9
+	JAE        pdone
+	MOVL       12(R8), BX
+	MOVL       8(R8), CX
+	SUBQ       CX, BX
+	ADDQ       DI, BX
+	LEAQ       (BX)(R11*1), AX
+	CMPQ       BX, R10
+	CMOVQCS    AX, BX
+	PREFETCHT0 (BX)
+	ADDQ       $16, R8
+	JMP        ploop
 
 pdone:
 	RET

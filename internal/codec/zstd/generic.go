@@ -6,4 +6,6 @@ func decodeLoop(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 	decodeLoopGeneric(c, tabs, in, seqs)
 }
 
-func execute(buf []byte, pos int, seqs []seq, lits []byte) { executeGeneric(buf, pos, seqs, lits) }
+func execute(buf []byte, pos int, seqs []seq, lits []byte, wrap int) {
+	executeGeneric(buf, pos, seqs, lits, wrap)
+}

@@ -203,8 +203,9 @@ func decodeLoopGeneric(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 
 // executeGeneric writes the block's output at buf[pos:]: each sequence's
 // literals, then its match copied from its offset back, then the literals
-// left. decodeSeqs has checked every length and offset.
-func executeGeneric(buf []byte, pos int, seqs []seq, lits []byte) {
+// left. A match source before the ring's start is in its last lap, which
+// ended at wrap. decodeSeqs has checked every length and offset.
+func executeGeneric(buf []byte, pos int, seqs []seq, lits []byte, wrap int) {
 	lp := 0
 	for _, s := range seqs {
 		ll, ml, mo := int(s.ll), int(s.ml), int(s.off)
@@ -212,10 +213,22 @@ func executeGeneric(buf []byte, pos int, seqs []seq, lits []byte) {
 		pos += ll
 		lp += ll
 		src := pos - mo
-		for done := 0; done < ml; {
-			done += copy(buf[pos+done:pos+ml], buf[src:pos+done])
+		if src < 0 {
+			src += wrap
+			n := copy(buf[pos:pos+min(ml, wrap-src)], buf[src:wrap])
+			matchCopy(buf, pos+n, 0, ml-n)
+		} else {
+			matchCopy(buf, pos, src, ml)
 		}
 		pos += ml
 	}
 	copy(buf[pos:], lits[lp:])
+}
+
+// matchCopy copies n bytes from buf[src:] to buf[pos:], src < pos, byte
+// after byte as the format has it (an overlap repeats the pattern).
+func matchCopy(buf []byte, pos, src, n int) {
+	for done := 0; done < n; {
+		done += copy(buf[pos+done:pos+n], buf[src:pos+done])
+	}
 }

@@ -89,18 +89,22 @@ func TestDecodeLoopTwins(t *testing.T) {
 	}
 }
 
-// TestExecuteTwins runs executeAsm and executeGeneric on random sequences.
+// TestExecuteTwins runs executeAsm and executeGeneric on random sequences,
+// half of them in a ring's first lap with sources in its last.
 func TestExecuteTwins(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for i := range 3000 {
-		hist := 1 + r.IntN(5000)
+	for i := range 4000 {
+		pos, wrap, reach := 1+r.IntN(5000), 0, 0
+		if i%2 == 1 {
+			pos, wrap, reach = r.IntN(300), 12000+r.IntN(7000), 3000
+		}
 		lits := make([]byte, r.IntN(3000), 3000+slack)
 		for j := range lits {
 			lits[j] = byte(r.Uint32())
 		}
 		var seqs []seq
 		op, lp := 0, 0
-		for len(seqs) < r.IntN(300) {
+		for len(seqs) < r.IntN(300) && op < 6000 {
 			ll := 0
 			if r.IntN(3) > 0 && lp < len(lits) {
 				ll = r.IntN(min(40, len(lits)-lp) + 1)
@@ -111,22 +115,22 @@ func TestExecuteTwins(t *testing.T) {
 			if r.IntN(10) == 0 {
 				ml += r.IntN(2000)
 			}
-			mo := 1 + r.IntN(min(hist+op, 1<<12))
+			mo := 1 + r.IntN(min(pos+op+reach, 1<<12))
 			if r.IntN(3) == 0 {
-				mo = 1 + r.IntN(min(hist+op, 20))
+				mo = 1 + r.IntN(min(pos+op+reach, 20))
 			}
 			seqs = append(seqs, seq{uint32(ll), uint32(ml), uint32(mo), uint32(op)})
 			op += ml
 		}
 		out := op + len(lits) - lp
 		var bufs [2][]byte
-		for k, exec := range []func([]byte, int, []seq, []byte){executeAsm, executeGeneric} {
-			b := make([]byte, hist+out+slack)
-			for j := range hist {
+		for k, exec := range []func([]byte, int, []seq, []byte, int){executeAsm, executeGeneric} {
+			b := make([]byte, max(pos+out, wrap)+slack)
+			for j := range b {
 				b[j] = byte(j * 7)
 			}
-			exec(b, hist, seqs, lits)
-			bufs[k] = b[:hist+out]
+			exec(b, pos, seqs, lits, wrap)
+			bufs[k] = b[:pos+out]
 		}
 		if !bytes.Equal(bufs[0], bufs[1]) {
 			t.Fatalf("case %d: outputs differ at %d", i, firstDiff(bufs[0], bufs[1]))

@@ -9,8 +9,8 @@
 //
 // # Security concerns
 //
-// The window is bounded by Options.MaxWindow; the buffer holds the window
-// plus at most as much again of decoded output (at least 256 KiB). Every
+// The window is bounded by Options.MaxWindow; the buffer is a ring of the
+// window plus two blocks (or the frame's content, when declared smaller). Every
 // length, offset and table read from the input is checked before use:
 // blocks are at most min(Window_Size, 128 KiB) in and out, matches never
 // reach before the frame's start or further back than the window, and the
@@ -87,9 +87,10 @@ type Decoder struct {
 	total    int64 // bytes decoded in the frame
 	h        hash.Hash64
 
-	buf []byte // history and output: buf[:pos] decoded, buf[rd:pos] not yet given out
-	pos int
-	rd  int
+	buf  []byte // history and output, a ring: buf[rd:pos] not yet given out
+	pos  int
+	rd   int
+	wrap int // where the ring's last lap ended; 0 before the first
 
 	blk    []byte // the block read: pad bytes, then up to maxBlockSize, then slack
 	lits   []byte // decoded literals, with slack
@@ -209,21 +210,23 @@ func (d *Decoder) readHeader() error {
 	d.rep = [3]uint32{1, 4, 8}
 	d.tables.n = [3]int{}
 	d.huffOK = false
-	d.pos, d.rd = 0, 0
+	d.pos, d.rd, d.wrap = 0, 0, 0
 	return nil
 }
 
-// bufSize is the buffer a frame needs: its window plus room to decode
-// ahead, or only its content when that is known and fits.
+// bufSize is the buffer a frame needs: its content when that is known
+// and fits the window, else a ring of the window plus two blocks.
 func (d *Decoder) bufSize() int {
 	if d.content >= 0 && d.content <= int64(d.window)+int64(maxBlockSize) {
 		return int(d.content) + slack
 	}
-	return d.window + max(d.window, 256<<10) + slack
+	return d.window + 2*(d.blockMax+slack)
 }
 
-// room makes sure a whole block fits after d.pos, sliding the last window
-// of history to the buffer's start when needed.
+// room makes sure a block of lim bytes fits at d.pos. When the ring's end
+// is near, the block goes to its start instead: the last lap then ends at
+// d.wrap, and the window's oldest bytes stay out of reach of the new
+// block's writes (the ring holds the window plus two blocks).
 func (d *Decoder) room(lim int) {
 	need := d.pos + lim + slack
 	if need <= len(d.buf) {
@@ -240,9 +243,8 @@ func (d *Decoder) room(lim int) {
 		}
 		return
 	}
-	keep := min(d.pos, d.window)
-	copy(d.buf, d.buf[d.pos-keep:d.pos])
-	d.pos, d.rd = keep, keep
+	d.wrap = d.pos
+	d.pos, d.rd = 0, 0
 }
 
 // next decodes the frame's next block into the buffer; at the frame's end
@@ -400,7 +402,7 @@ func (d *Decoder) decodeBlock(size, lim int) error {
 		return err
 	}
 	d.rep = s.rep
-	execute(d.buf[:d.pos+s.out+slack], d.pos, s.seqs, lits[:len(lits):len(lits)+slack])
+	execute(d.buf, d.pos, s.seqs, lits[:len(lits):len(lits)+slack], d.wrap)
 	d.pos += s.out
 	return nil
 }
