@@ -24,7 +24,7 @@ func executeAsm(buf []byte, pos int, seqs []seq, lits []byte, wrap int)
 // (PREFETCHT0), ahead of executeAsm.
 //
 //go:noescape
-func prefetchAsm(buf []byte, pos int, seqs []seq, wrap int)
+func prefetchAsm(buf []byte, pos int, seqs []seq, wrap int, out int)
 
 func decodeLoop(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 	if useBMI2 {
@@ -34,7 +34,7 @@ func decodeLoop(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 	decodeLoopGeneric(c, tabs, in, seqs)
 }
 
-func execute(buf []byte, pos int, seqs []seq, lits []byte, wrap int) {
-	prefetchAsm(buf, pos, seqs, wrap)
+func execute(buf []byte, pos int, seqs []seq, lits []byte, wrap, out int) {
+	prefetchAsm(buf, pos, seqs, wrap, out)
 	executeAsm(buf, pos, seqs, lits, wrap)
 }

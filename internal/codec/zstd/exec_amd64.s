@@ -138,14 +138,27 @@ tailloop:
 done:
 	RET
 
-// func prefetchAsm(buf []byte, pos int, seqs []seq, wrap int)
+// func prefetchAsm(buf []byte, pos int, seqs []seq, wrap int, out int)
 //
-// PREFETCHT0 of every sequence's match source, in the ring's last lap
-// for those before its start.
-TEXT ·prefetchAsm(SB), NOSPLIT, $0-64
+// PREFETCHW of the out bytes the block writes, then PREFETCHT0 of every
+// sequence's match source, in the ring's last lap for those before its
+// start.
+TEXT ·prefetchAsm(SB), NOSPLIT, $0-72
 	MOVQ buf_base+0(FP), R10
 	MOVQ pos+24(FP), DI
 	ADDQ R10, DI
+	MOVQ out+64(FP), AX
+	ADDQ DI, AX
+	MOVQ DI, BX
+
+wloop:
+	CMPQ      BX, AX
+	JAE       wdone
+	BYTE      $0x0F; BYTE $0x0D; BYTE $0x0B // PREFETCHW (BX)
+	ADDQ      $64, BX
+	JMP       wloop
+
+wdone:
 	MOVQ wrap+56(FP), R11
 	MOVQ seqs_base+32(FP), R8
 	MOVQ seqs_len+40(FP), R9

@@ -402,7 +402,7 @@ func (d *Decoder) decodeBlock(size, lim int) error {
 		return err
 	}
 	d.rep = s.rep
-	execute(d.buf, d.pos, s.seqs, lits[:len(lits):len(lits)+slack], d.wrap)
+	execute(d.buf, d.pos, s.seqs, lits[:len(lits):len(lits)+slack], d.wrap, s.out)
 	d.pos += s.out
 	return nil
 }
