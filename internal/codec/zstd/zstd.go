@@ -384,8 +384,13 @@ func (d *Decoder) decodeBlock(size, lim int) error {
 		d.pos += copy(d.buf[d.pos:], lits)
 		return nil
 	}
+	if nseq > lim/3 {
+		return errBlockSize // every match is 3 bytes or more
+	}
 	if cap(d.seqs) < nseq {
-		d.seqs = make([]seq, nseq, max(nseq, 1024))
+		// once, at its largest: a new array each time a block has more
+		// sequences costs its fresh pages' faults again
+		d.seqs = make([]seq, maxBlockSize/3)
 	}
 	s := seqState{
 		in:     d.blk[:pad+size],
