@@ -9,6 +9,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	ownzstd "github.com/unpack-dev/unpack/internal/codec/zstd"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -34,14 +35,28 @@ type Config struct {
 // (files of many small frames, as pzstd or seekable zstd write them).
 const smallFrame = 1 << 20
 
+// ownMinWindow is the smallest window for which a frame goes to our own
+// decoder (internal/codec/zstd) rather than klauspost's: its matches reach
+// far enough back for loading their sources ahead to pay.
+const ownMinWindow = 4 << 20
+
+// frameDecoder decodes one frame from the walker: klauspost's Decoder or
+// our own.
+type frameDecoder interface {
+	Reset(io.Reader) error
+	Read([]byte) (int, error)
+	WriteTo(io.Writer) (int64, error)
+}
+
 // Reader decompresses a zstd stream of one or more frames, verifying each
 // frame's Content_Checksum (when it has one) with verify's XXH64.
 type Reader struct {
 	w     walker
 	cfg   Config
-	sync  *zstd.Decoder // decodes on the reader's goroutine
-	async *zstd.Decoder // decodes blocks ahead on cfg.Threads goroutines; nil for 1
-	cur   *zstd.Decoder // the one decoding the current frame
+	sync  *zstd.Decoder    // decodes on the reader's goroutine
+	async *zstd.Decoder    // decodes blocks ahead on cfg.Threads goroutines; nil for 1
+	own   *ownzstd.Decoder // ours, made for the first frame that takes it
+	cur   frameDecoder     // the one decoding the current frame
 	h     hash.Hash64
 	hw    hashWriter // the writer of WriteTo
 	err   error      // sticky
@@ -128,9 +143,16 @@ func (z *Reader) startFrame() error {
 // reader's goroutine, which returns its blocks straight from its window
 // (the pipeline copies each one out).
 func (z *Reader) begin(pipeline bool) error {
-	z.cur = z.sync
-	if pipeline && z.async != nil && (z.w.contentSize < 0 || z.w.contentSize > smallFrame) {
+	switch {
+	case z.w.window >= ownMinWindow && !z.cfg.LowMem:
+		if z.own == nil {
+			z.own = ownzstd.NewDecoder(ownzstd.Options{MaxWindow: z.cfg.MaxWindow, IgnoreChecksum: true})
+		}
+		z.cur = z.own
+	case pipeline && z.async != nil && (z.w.contentSize < 0 || z.w.contentSize > smallFrame):
 		z.cur = z.async
+	default:
+		z.cur = z.sync
 	}
 	if err := z.cur.Reset(&z.w); err != nil {
 		z.err = z.decodeErr(err)

@@ -556,6 +556,53 @@ func TestWindowLimit(t *testing.T) {
 	}
 }
 
+// TestOwnDecoder: a frame with a window of ownMinWindow or more goes to
+// internal/codec/zstd, through Read and WriteTo, at 1 and 2 threads, and
+// gives the same bytes; over Config.MaxWindow it fails with ErrLimit.
+func TestOwnDecoder(t *testing.T) {
+	var plain []byte
+	for i := 0; len(plain) < 3<<20; i++ {
+		plain = strconv.AppendInt(plain, int64(i*i%100003), 10)
+		plain = append(plain, ' ')
+	}
+	var comp bytes.Buffer
+	e, err := zstd.NewWriter(&comp, zstd.WithWindowSize(ownMinWindow), zstd.WithEncoderCRC(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Write(plain)
+	e.Close()
+	for _, threads := range []int{1, 2} {
+		z, err := NewReader(bytes.NewReader(comp.Bytes()), Config{Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(z)
+		if err != nil || !bytes.Equal(got, plain) {
+			t.Fatalf("threads=%d Read: %v, equal %v", threads, err, bytes.Equal(got, plain))
+		}
+		if z.own == nil {
+			t.Errorf("threads=%d: our decoder not taken", threads)
+		}
+		z.Close()
+		got, err = decode(t, bytes.NewReader(comp.Bytes()), Config{Threads: threads}, viaWriteTo)
+		if err != nil || !bytes.Equal(got, plain) {
+			t.Fatalf("threads=%d WriteTo: %v", threads, err)
+		}
+	}
+	_, err = decode(t, bytes.NewReader(comp.Bytes()), Config{MaxWindow: 1 << 20}, nil)
+	if !errors.Is(err, archive.ErrLimit) {
+		t.Fatalf("window over the limit: %v, want ErrLimit", err)
+	}
+	bad := bytes.Clone(comp.Bytes())
+	bad[len(bad)-2] ^= 1
+	_, err = decode(t, bytes.NewReader(bad), Config{}, nil)
+	var me *verify.MismatchError
+	if !errors.As(err, &me) {
+		t.Fatalf("changed checksum: %v", err)
+	}
+}
+
 // TestReadAllocs: once warm, Read allocates nothing, on either decoder.
 func TestReadAllocs(t *testing.T) {
 	for _, threads := range []int{1, 2} {

@@ -1,0 +1,40 @@
+//go:build amd64 && gc && !purego
+
+package zstd
+
+import "golang.org/x/sys/cpu"
+
+// useBMI2 selects decodeLoopBMI2; tests switch it off to run the twin.
+var useBMI2 = cpu.X86.HasBMI2
+
+// decodeLoopBMI2 is decodeLoopGeneric in assembly (seqs_amd64.s), its bit
+// reads with SHRX and BZHI; the same refills at the same points, so the
+// two agree on every input, good or not.
+//
+//go:noescape
+func decodeLoopBMI2(c *seqCtx, tabs *fseTables, in []byte, seqs []seq)
+
+// executeAsm is executeGeneric in assembly (exec_amd64.s): literals and
+// matches copied 16 bytes at a time into the slack the callers leave.
+//
+//go:noescape
+func executeAsm(buf []byte, pos int, seqs []seq, lits []byte, wrap int)
+
+// prefetchAsm loads the match source of every sequence into the cache
+// (PREFETCHT0), ahead of executeAsm.
+//
+//go:noescape
+func prefetchAsm(buf []byte, pos int, seqs []seq, wrap int, out int)
+
+func decodeLoop(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
+	if useBMI2 {
+		decodeLoopBMI2(c, tabs, in, seqs)
+		return
+	}
+	decodeLoopGeneric(c, tabs, in, seqs)
+}
+
+func execute(buf []byte, pos int, seqs []seq, lits []byte, wrap, out int) {
+	prefetchAsm(buf, pos, seqs, wrap, out)
+	executeAsm(buf, pos, seqs, lits, wrap)
+}

@@ -1,0 +1,234 @@
+package zstd
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// seq is one decoded sequence: its literals, its match length and offset,
+// and where in the block's output the match starts (for loading its
+// source ahead).
+type seq struct {
+	ll, ml, off, mpos uint32
+}
+
+// seqState is what decodeSeqs reads and sets for one block.
+type seqState struct {
+	in     []byte // the block, pad bytes before it
+	start  int    // where the sequences' bitstream starts in in; it ends at len(in)
+	seqs   []seq  // filled: one per sequence
+	tabs   *fseTables
+	rep    [3]uint32 // the repeat offsets, updated
+	lits   int       // literals the block has
+	hist   int       // bytes of history before the block, at most the window
+	window int
+	maxOut int // the block's maximum decoded size
+	out    int // set: the block's decoded size
+}
+
+// seqHeader reads the sequences section header (RFC 8878 §3.1.1.3.2.1) and
+// the table descriptions; it returns the number of sequences and the bytes
+// used.
+func (d *Decoder) seqHeader(in []byte) (int, int, error) {
+	if len(in) < 1 {
+		return 0, 0, errSeqHeader
+	}
+	var n, used int
+	switch b0 := int(in[0]); {
+	case b0 == 0:
+		return 0, 1, nil
+	case b0 < 128:
+		n, used = b0, 1
+	case b0 < 255:
+		if len(in) < 2 {
+			return 0, 0, errSeqHeader
+		}
+		n, used = (b0-128)<<8|int(in[1]), 2
+	default:
+		if len(in) < 3 {
+			return 0, 0, errSeqHeader
+		}
+		n, used = int(in[1])|int(in[2])<<8+0x7F00, 3
+	}
+	if len(in) <= used || in[used]&3 != 0 {
+		return 0, 0, errSeqHeader
+	}
+	modes := in[used]
+	used++
+	for f, shift := range [3]uint{6, 4, 2} {
+		k, err := d.tables.read(f, modes>>shift&3, in[used:])
+		if err != nil {
+			return 0, 0, err
+		}
+		used += k
+	}
+	return n, used, nil
+}
+
+// seqCtx is the state of the sequence loop, shared by decodeLoopGeneric
+// and the assembly (which knows its layout). The bitstream is read
+// backwards 8 bytes at a time: c = in[ptr:ptr+8] little-endian, of which
+// the low avail bits are still to read (fewer than 0 once the stream is
+// overread); ptr never goes below floor.
+type seqCtx struct {
+	ptr, floor, avail int
+	llS, mlS, ofS     uint64
+	rep               [3]uint64
+	litUsed           int
+	hist, window      int // the history before the block; the window
+	op                int // the block's output so far
+	end               int // scratch of the assembly
+	bad               int // set to 1 when an offset is out of reach
+}
+
+// decodeSeqs decodes s.seqs from the bitstream (RFC 8878 §3.1.1.3.2.2),
+// resolving repeat offsets and checking every sequence against the
+// literals, the history and the block's maximum size.
+func decodeSeqs(s *seqState) error {
+	in := s.in
+	end := len(in)
+	if end <= s.start || in[end-1] == 0 {
+		return errBitstream
+	}
+	c := seqCtx{ptr: end - 8, floor: min(s.start, end-8), avail: 55 + bits.Len8(in[end-1]),
+		rep:  [3]uint64{uint64(s.rep[0]), uint64(s.rep[1]), uint64(s.rep[2])},
+		hist: s.hist, window: s.window}
+	v := binary.LittleEndian.Uint64(in[c.ptr:])
+	get := func(nb int) uint64 {
+		c.avail -= nb
+		return v >> (c.avail & 63) & (1<<nb - 1)
+	}
+	c.llS = get(bits.Len(uint(s.tabs.n[fieldLL])) - 1)
+	c.ofS = get(bits.Len(uint(s.tabs.n[fieldOF])) - 1)
+	c.mlS = get(bits.Len(uint(s.tabs.n[fieldML])) - 1)
+	decodeLoop(&c, s.tabs, in, s.seqs)
+	if c.bad != 0 {
+		return errOffset
+	}
+	if (end-8-c.ptr)*8+64-c.avail != (end-s.start)*8 {
+		return errBitstream
+	}
+	if c.litUsed > s.lits {
+		return errLitLen
+	}
+	s.out = c.op + s.lits - c.litUsed
+	if s.out > s.maxOut {
+		return errBlockSize
+	}
+	s.rep = [3]uint32{uint32(c.rep[0]), uint32(c.rep[1]), uint32(c.rep[2])}
+	return nil
+}
+
+// decodeLoopGeneric decodes the sequences from c's state on; it stops at
+// the first offset out of reach, setting c.bad.
+func decodeLoopGeneric(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
+	ptr, floor, avail := c.ptr, c.floor, c.avail
+	var v uint64
+	get := func(nb uint64) uint64 {
+		avail -= int(nb)
+		return v >> (avail & 63) & (1<<nb - 1)
+	}
+	refill := func() {
+		if k := (64 - avail) >> 3; ptr-k >= floor {
+			ptr -= k
+			avail += k * 8
+		} else {
+			avail += (ptr - floor) * 8
+			ptr = floor
+		}
+		v = binary.LittleEndian.Uint64(in[ptr:])
+	}
+	llT, ofT, mlT := &tabs.t[fieldLL], &tabs.t[fieldOF], &tabs.t[fieldML]
+	llS, mlS, ofS := c.llS&511, c.mlS&511, c.ofS&511
+	rep0, rep1, rep2 := c.rep[0], c.rep[1], c.rep[2]
+	op, litUsed := c.op, c.litUsed
+	hist, window := c.hist, c.window
+	for i := range seqs {
+		refill()
+		le, oe, me := llT[llS], ofT[ofS], mlT[mlS]
+		ofv := oe>>32 + get(oe>>8&0xff)
+		if avail < 32 {
+			refill()
+		}
+		ml := me>>32 + get(me>>8&0xff)
+		ll := le>>32 + get(le>>8&0xff)
+		var mo uint64
+		switch {
+		case ofv > 3:
+			mo = ofv - 3
+			rep0, rep1, rep2 = mo, rep0, rep1
+		default:
+			idx := ofv
+			if ll == 0 {
+				idx++
+			}
+			switch idx {
+			case 1:
+				mo = rep0
+			case 2:
+				mo = rep1
+				rep0, rep1 = mo, rep0
+			case 3:
+				mo = rep2
+				rep0, rep1, rep2 = mo, rep0, rep1
+			default:
+				mo = rep0 - 1
+				rep0, rep1, rep2 = mo, rep0, rep1
+			}
+		}
+		op += int(ll)
+		litUsed += int(ll)
+		if mo-1 >= uint64(min(op+hist, window)) {
+			c.bad = 1
+			break
+		}
+		seqs[i] = seq{uint32(ll), uint32(ml), uint32(mo), uint32(op)}
+		op += int(ml)
+		if i == len(seqs)-1 {
+			break
+		}
+		if avail < 26 {
+			refill()
+		}
+		llS = le>>16&0xffff + get(le&0xff)
+		mlS = me>>16&0xffff + get(me&0xff)
+		ofS = oe>>16&0xffff + get(oe&0xff)
+		llS, mlS, ofS = llS&511, mlS&511, ofS&511
+	}
+	c.ptr, c.avail = ptr, avail
+	c.llS, c.mlS, c.ofS = llS, mlS, ofS
+	c.rep = [3]uint64{rep0, rep1, rep2}
+	c.op, c.litUsed = op, litUsed
+}
+
+// executeGeneric writes the block's output at buf[pos:]: each sequence's
+// literals, then its match copied from its offset back, then the literals
+// left. A match source before the ring's start is in its last lap, which
+// ended at wrap. decodeSeqs has checked every length and offset.
+func executeGeneric(buf []byte, pos int, seqs []seq, lits []byte, wrap int) {
+	lp := 0
+	for _, s := range seqs {
+		ll, ml, mo := int(s.ll), int(s.ml), int(s.off)
+		copy(buf[pos:pos+ll], lits[lp:lp+ll])
+		pos += ll
+		lp += ll
+		src := pos - mo
+		if src < 0 {
+			src += wrap
+			n := copy(buf[pos:pos+min(ml, wrap-src)], buf[src:wrap])
+			matchCopy(buf, pos+n, 0, ml-n)
+		} else {
+			matchCopy(buf, pos, src, ml)
+		}
+		pos += ml
+	}
+	copy(buf[pos:], lits[lp:])
+}
+
+// matchCopy copies n bytes from buf[src:] to buf[pos:], src < pos, byte
+// after byte as the format has it (an overlap repeats the pattern).
+func matchCopy(buf []byte, pos, src, n int) {
+	for done := 0; done < n; {
+		done += copy(buf[pos+done:pos+n], buf[src:pos+done])
+	}
+}
