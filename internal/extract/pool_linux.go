@@ -137,6 +137,9 @@ func (d *Dir) toWriter(dir string) bool {
 			backlog = w.pending.Load()
 		}
 		s.writer = backlog < splitBacklog
+		if testSplitOwner != nil {
+			s.writer = testSplitOwner(dir)
+		}
 		o := int32(ownerPut)
 		if s.writer {
 			o = ownerWriter
@@ -165,6 +168,10 @@ const splitBacklog = 64
 // larger one costs its copy more than its system calls, and Put writes it
 // wherever its directory went.
 const splitMax = 8 << 10
+
+// testSplitOwner, when set, decides whether a directory's held files go to
+// the writer, for the tests, in place of the backlog.
+var testSplitOwner func(dir string) bool
 
 // splitState is the last directory toWriter decided.
 type splitState struct {

@@ -53,9 +53,26 @@ func seqEntries(b []byte) (entries []*archive.Entry, verdicts []error) {
 // pending entries at the end in order, and checks the rules: nothing
 // outside changed, no link made resolves outside, no file of the user's
 // changed without Overwrite, no temporary file left, no panic.
+//
+// Each policy runs twice: the second time with the held files split
+// between Put and the writer (WriteHeldInline), each directory's owner
+// drawn from the sequence's first byte and the directory's name.
 func runSequence(t *testing.T, b []byte) {
 	entries, verdicts := seqEntries(b)
-	for _, pol := range []Policy{Refuse, Skip, Overwrite} {
+	var seed byte
+	if len(b) > 0 {
+		seed = b[0]
+	}
+	testSplitOwner = func(dir string) bool {
+		h := seed
+		for i := 0; i < len(dir); i++ {
+			h = h*31 + dir[i]
+		}
+		return h&1 == 0
+	}
+	defer func() { testSplitOwner = nil }()
+	for run := range 6 {
+		pol, split := []Policy{Refuse, Skip, Overwrite}[run%3], run >= 3
 		s := newScene(t)
 		if err := os.Symlink("..", filepath.Join(s.dest, "up")); err != nil {
 			t.Fatal(err)
@@ -65,6 +82,9 @@ func runSequence(t *testing.T, b []byte) {
 		d, err := NewDir(s.dest, DirOptions{Policy: pol})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if split {
+			d.WriteHeldInline()
 		}
 		for _, e := range entries {
 			err := d.Put(e, strings.NewReader(e.Comment))
@@ -80,10 +100,10 @@ func runSequence(t *testing.T, b []byte) {
 		d.Close()
 		s.check(t, pol == Overwrite)
 		if temps(s.dest) {
-			t.Errorf("policy %d: temporary files left", pol)
+			t.Errorf("policy %d, split %v: temporary files left", pol, split)
 		}
 		if t.Failed() {
-			t.Fatalf("policy %d: %s", pol, describeSeq(entries, verdicts))
+			t.Fatalf("policy %d, split %v: %s", pol, split, describeSeq(entries, verdicts))
 		}
 	}
 }
