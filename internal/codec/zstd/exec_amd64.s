@@ -4,8 +4,8 @@
 
 // func executeAsm(buf []byte, pos int, seqs []seq, lits []byte, wrap int)
 //
-// executeGeneric with 16-byte copies (the callers give slack room past the
-// output and the literals). Registers: DI output, SI literals, R8 the
+// executeGeneric with 16-byte copies, 32 bytes of literals and of match at
+// least (the callers give slack room past the output and the literals). Registers: DI output, SI literals, R8 the
 // sequence, R9 the sequences' end, R10 the ring's start, R11 the
 // literals' end, R14 the ring's last lap end (absolute).
 TEXT ·executeAsm(SB), NOSPLIT, $0-88
@@ -29,26 +29,16 @@ loop:
 	MOVL  4(R8), BX // match length
 	MOVL  8(R8), CX // offset
 	ADDQ  $16, R8
-	TESTQ AX, AX
-	JZ    match
 	MOVOU (SI), X0
+	MOVOU 16(SI), X1
 	MOVOU X0, (DI)
-	CMPQ  AX, $16
-	JBE   litdone
-	MOVQ  $16, DX
-
-litloop:
-	MOVOU (SI)(DX*1), X0
-	MOVOU X0, (DI)(DX*1)
-	ADDQ  $16, DX
-	CMPQ  DX, AX
-	JB    litloop
+	MOVOU X1, 16(DI)
+	CMPQ  AX, $32
+	JA    longlits
 
 litdone:
 	ADDQ AX, SI
 	ADDQ AX, DI
-
-match:
 	MOVQ DI, DX
 	SUBQ CX, DX
 	CMPQ DX, R10
@@ -57,11 +47,32 @@ match:
 	JB   near
 
 far:
+	// 32 bytes whatever the length; with an offset under 32 the second
+	// load reads what the first store wrote.
 	MOVOU (DX), X0
 	MOVOU X0, (DI)
-	CMPQ  BX, $16
-	JBE   matchdone
-	MOVQ  $16, R12
+	MOVOU 16(DX), X1
+	MOVOU X1, 16(DI)
+	CMPQ  BX, $32
+	JA    longmatch
+
+matchdone:
+	ADDQ BX, DI
+	JMP  loop
+
+longlits:
+	MOVQ $32, DX
+
+litloop:
+	MOVOU (SI)(DX*1), X0
+	MOVOU X0, (DI)(DX*1)
+	ADDQ  $16, DX
+	CMPQ  DX, AX
+	JB    litloop
+	JMP   litdone
+
+longmatch:
+	MOVQ $32, R12
 
 matchloop:
 	MOVOU (DX)(R12*1), X0
@@ -69,10 +80,7 @@ matchloop:
 	ADDQ  $16, R12
 	CMPQ  R12, BX
 	JB    matchloop
-
-matchdone:
-	ADDQ BX, DI
-	JMP  loop
+	JMP   matchdone
 
 near:
 	XORQ R12, R12
