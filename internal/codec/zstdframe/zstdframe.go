@@ -5,11 +5,13 @@
 // parses each frame header and block header (RFC 8878 §3.1.1), skips
 // skippable frames (§3.1.2), hands the decoder exactly one frame followed by
 // io.EOF, and keeps the frame's 4-byte Content_Checksum. The Reader decodes
-// frame by frame with klauspost/compress/zstd (its own checksum switched off;
-// on the reader's goroutine, or for Read of large frames with
-// Config.Threads > 1 on klauspost's concurrent pipeline), hashes the output
-// of each frame that has a Content_Checksum with XXH64 and compares the low
-// 32 bits with the stored value at the frame's end; a difference is a
+// frame by frame, frames with a window of 8 MiB or more with our own
+// decoder (internal/codec/zstd, on the reader's goroutine), the others with
+// klauspost/compress/zstd (on the reader's goroutine, or for Read of large
+// frames with Config.Threads > 1 on klauspost's concurrent pipeline), both
+// with their own checksum switched off. It hashes the output of each frame
+// that has a Content_Checksum with XXH64 and compares the low 32 bits with
+// the stored value at the frame's end; a difference is a
 // *verify.MismatchError of kind verify.XXH64. WriteTo writes the decoder's
 // blocks straight from its window.
 //
