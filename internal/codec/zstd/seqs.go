@@ -50,6 +50,9 @@ func (d *Decoder) seqHeader(in []byte) (int, int, error) {
 		}
 		n, used = int(in[1])|int(in[2])<<8+0x7F00, 3
 	}
+	if n == 0 {
+		return 0, used, nil // in its 2- or 3-byte form too
+	}
 	if len(in) <= used || in[used]&3 != 0 {
 		return 0, 0, errSeqHeader
 	}

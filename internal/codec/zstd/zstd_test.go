@@ -221,3 +221,17 @@ func TestErrors(t *testing.T) {
 		t.Errorf("dictionary: %v", err)
 	}
 }
+
+// TestZeroSequences: a sequence count of 0 in its 2-byte form ends
+// the block as the 1-byte form does (zstd's golden zeroSeq_2B.zst).
+func TestZeroSequences(t *testing.T) {
+	for _, count := range [][]byte{{0}, {0x80, 0}} {
+		block := append([]byte{0x18, 'a', 'b', 'c'}, count...)
+		h := 1 | 2<<1 | len(block)<<3
+		frame := append([]byte{0x28, 0xB5, 0x2F, 0xFD, 0x20, 3, byte(h), byte(h >> 8), byte(h >> 16)}, block...)
+		got, err := decodeAll(t, NewDecoder(Options{}), bytes.NewReader(frame), 0)
+		if err != nil || string(got) != "abc" {
+			t.Errorf("count %x: %q, %v", count, got, err)
+		}
+	}
+}

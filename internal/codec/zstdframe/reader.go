@@ -37,8 +37,9 @@ const smallFrame = 1 << 20
 
 // ownMinWindow is the smallest window for which a frame goes to our own
 // decoder (internal/codec/zstd) rather than klauspost's: its matches reach
-// far enough back for loading their sources ahead to pay.
-const ownMinWindow = 8 << 20
+// far enough back for loading their sources ahead to pay. Tests lower it
+// to run every frame through ours.
+var ownMinWindow int64 = 8 << 20
 
 // frameDecoder decodes one frame from the walker: klauspost's Decoder or
 // our own.

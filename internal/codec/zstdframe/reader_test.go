@@ -566,7 +566,7 @@ func TestOwnDecoder(t *testing.T) {
 		plain = append(plain, ' ')
 	}
 	var comp bytes.Buffer
-	e, err := zstd.NewWriter(&comp, zstd.WithWindowSize(ownMinWindow), zstd.WithEncoderCRC(true))
+	e, err := zstd.NewWriter(&comp, zstd.WithWindowSize(int(ownMinWindow)), zstd.WithEncoderCRC(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -622,5 +622,20 @@ func TestReadAllocs(t *testing.T) {
 			t.Errorf("threads=%d: %v allocations per Read", threads, allocs)
 		}
 		z.Close()
+	}
+}
+
+// TestOwnForAll runs the fixture, corpus, truncation, hostile-input,
+// checksum and WriteTo tests with every frame on our own decoder.
+func TestOwnForAll(t *testing.T) {
+	defer func(w int64) { ownMinWindow = w }(ownMinWindow)
+	ownMinWindow = 0
+	for name, f := range map[string]func(*testing.T){
+		"Fixtures": TestFixtures, "Corpus": TestCorpus, "Truncated": TestTruncated,
+		"Hostile": TestHostile, "ChecksumMismatch": TestChecksumMismatch, "NoChecksum": TestNoChecksum,
+		"ChecksumAfterNoChecksum": TestChecksumAfterNoChecksum, "Trailing": TestTrailing, "Reset": TestReset,
+		"WriteTo": TestWriteTo, "WriteToChecksum": TestWriteToChecksum, "WriteToSinkError": TestWriteToSinkError,
+	} {
+		t.Run(name, f)
 	}
 }
