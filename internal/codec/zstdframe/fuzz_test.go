@@ -71,7 +71,16 @@ func FuzzWalker(f *testing.F) {
 // FuzzReader decodes arbitrary input, bounded, and compares with
 // klauspost's decoder verifying its own checksums: when both finish, the
 // outputs agree, and when one accepts the input the other must too.
-func FuzzReader(f *testing.F) {
+func FuzzReader(f *testing.F) { fuzzReader(f) }
+
+// FuzzReaderOwn is FuzzReader with every frame on our own decoder.
+func FuzzReaderOwn(f *testing.F) {
+	defer func(w int64) { ownMinWindow = w }(ownMinWindow)
+	ownMinWindow = 0
+	fuzzReader(f)
+}
+
+func fuzzReader(f *testing.F) {
 	seedFuzz(f)
 	ref, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<24))
 	if err != nil {
