@@ -102,7 +102,6 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 					if c := updateModelI(m); c != updDone {
 						m.updateModelRest(c)
 					}
-					m.minCtx = m.maxCtx
 				}
 				goto next
 			}
@@ -139,7 +138,6 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 					if c := updateModelI(m); c != updDone {
 						m.updateModelRest(c)
 					}
-					m.minCtx = m.maxCtx
 				}
 				goto next
 			}
@@ -167,7 +165,6 @@ func (m *ModelI) decode(rc *RangeDecoder, dst []byte) (int, int) {
 					if c := updateModelI(m); c != updDone {
 						m.updateModelRest(c)
 					}
-					m.minCtx = m.maxCtx
 				}
 				goto next
 			}

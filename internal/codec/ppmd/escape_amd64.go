@@ -114,7 +114,6 @@ func (m *ModelI) decodeEscaped(rc *RangeDecoder) int {
 			if c := updateModelI(m); c != updDone {
 				m.updateModelRest(c)
 			}
-			m.minCtx = m.maxCtx
 			return sym
 		}
 		switch sym {

@@ -63,8 +63,12 @@ func updateModelI(m *ModelI) uint32 { return updGeneric }
 // updateModelH leaves all of updateModel to updateModelRest here.
 func updateModelH(m *ModelH) uint32 { return updGeneric }
 
-// updateModelRest is updateModelGeneric here.
-func (m *ModelI) updateModelRest(code uint32) { m.updateModelGeneric() }
+// updateModelRest is updateModelGeneric here, and minCtx set to maxCtx
+// as updateModelI's callers expect.
+func (m *ModelI) updateModelRest(code uint32) {
+	m.updateModelGeneric()
+	m.minCtx = m.maxCtx
+}
 
 // updateModelRest is updateModelGeneric here.
 func (m *ModelH) updateModelRest(code uint32) { m.updateModelGeneric() }

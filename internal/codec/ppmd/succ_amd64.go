@@ -53,7 +53,9 @@ const (
 
 // updateModelI is ModelI.updateModelGeneric in assembly (succ_amd64.s)
 // but for the allocator's rare cases, reduceOrder and restoreModel: it
-// returns updDone, or where Go is to go on, with m.upd.
+// returns updDone, or where Go is to go on, with m.upd. Unlike
+// updateModelGeneric it also sets minCtx to maxCtx, as its callers do
+// after updateModel (updateModelRest too).
 //
 //go:noescape
 func updateModelI(m *ModelI) (code uint32)
@@ -66,7 +68,8 @@ func (m *ModelI) updateModel() {
 	}
 }
 
-// updateModelRest does what updateModelI left to Go, by its code.
+// updateModelRest does what updateModelI left to Go, by its code, and
+// sets minCtx to maxCtx.
 //
 //go:noinline
 func (m *ModelI) updateModelRest(code uint32) {
@@ -96,12 +99,13 @@ func (m *ModelI) updateModelRest(code uint32) {
 		}
 		if cs == 0 {
 			m.restoreModel(m.maxCtx)
-			return
+		} else {
+			m.updateContexts(cs, succ)
 		}
-		m.updateContexts(cs, succ)
 	case updLoop:
 		m.updateContextsFrom(u.r, u.fSucc, u.succ)
 	}
+	m.minCtx = m.maxCtx
 }
 
 // updateModelH is ModelH.updateModelGeneric in assembly, as updateModelI

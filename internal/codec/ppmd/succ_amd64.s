@@ -673,6 +673,7 @@ usuf:
 	MOVL    AX, 2(R12)(SI*1)
 	TESTL   AX, AX
 	JZ      urestore
+	MOVL    AX, ModelI_minCtx(R13)   // as the callers do after updateModel
 	MOVL    AX, ModelI_maxCtx(R13)
 	MOVL    $const_updDone, code+8(FP)
 	RET
