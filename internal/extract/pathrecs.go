@@ -75,6 +75,14 @@ func (r *pathRecs) unmake(p string) {
 	m[base] = x
 }
 
+// taken reports whether this extraction made anything at p or holds a
+// file for it.
+func (r *pathRecs) taken(p string) bool {
+	m, base := r.dir(p, false)
+	x := m[base]
+	return x.made || x.held != nil
+}
+
 // held returns the held file p will get, or nil.
 func (r *pathRecs) held(p string) *hold {
 	m, base := r.dir(p, false)

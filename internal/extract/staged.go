@@ -61,10 +61,7 @@ func (d *Dir) claim(p string, id ident) bool {
 
 // claimLocked is claim with d.mu held.
 func (d *Dir) claimLocked(p string, id ident) bool {
-	if _, ok := d.recs.made(p); ok || d.aborted {
-		return false
-	}
-	if d.recs.held(p) != nil {
+	if d.aborted || d.recs.taken(p) {
 		return false
 	}
 	d.recs.setMade(p, id)
