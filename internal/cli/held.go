@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"slices"
-
 	"github.com/unpack-dev/unpack/internal/archive"
 )
 
@@ -25,10 +23,10 @@ type held struct {
 	from   archive.Settler // nil: the reader settles nothing
 	keep   bool            // keep every entry (--json, -v)
 
-	list  []heldEntry      // in archive order
+	list  heldList         // in archive order
 	ents  []*archive.Entry // beside list once an entry is kept (nil for the others)
 	errs  map[uint64]error // the outcomes that failed, by heldEntry.seq
-	names []byte           // the arena of the names in list
+	names nameArena        // the names in list
 	seq   uint64           // the next heldEntry.seq
 }
 
@@ -38,8 +36,7 @@ type heldEntry struct {
 	hold    uint64 // its Hold (0: its verdict names the entry kept in ents)
 	seq     uint64
 	size    int64
-	name    int // its name: names[name:name+nameLen]
-	nameLen int
+	name    nameRef // its name in the arena
 	decided bool
 	failed  bool // its outcome is in errs
 }
@@ -59,7 +56,7 @@ func (h *held) put(e *archive.Entry, size int64, err error) {
 	switch {
 	case err == nil && e.Pending && h.settle != nil:
 		h.add(e, size, false, nil)
-	case len(h.list) > 0:
+	case h.list.n > 0:
 		h.add(e, size, true, err)
 	default:
 		h.r.report(h.path, e, size, err)
@@ -69,32 +66,23 @@ func (h *held) put(e *archive.Entry, size int64, err error) {
 // add appends e to the list: decided with its outcome err, or waiting
 // for its verdict.
 func (h *held) add(e *archive.Entry, size int64, decided bool, err error) {
-	if len(h.list) == 0 {
-		h.names, h.ents = h.names[:0], h.ents[:0]
+	if h.list.n == 0 {
+		h.names.reset()
+		h.ents = h.ents[:0]
 	}
-	x := heldEntry{hold: e.Hold, seq: h.seq, size: size, name: len(h.names), nameLen: len(e.Name), decided: decided}
+	x := heldEntry{hold: e.Hold, seq: h.seq, size: size, name: h.names.add(e.Name), decided: decided}
 	h.seq++
-	// Doubled when full: a one-frame stream holds every entry to its
-	// end, and append's growth by a quarter would copy the list and the
-	// arena about five times over.
-	if len(h.names)+len(e.Name) > cap(h.names) {
-		h.names = slices.Grow(h.names, max(len(h.names), len(e.Name)))
-	}
-	if len(h.list) == cap(h.list) {
-		h.list = slices.Grow(h.list, max(len(h.list), 16))
-	}
-	h.names = append(h.names, e.Name...)
 	if !e.Pending || e.Hold == 0 || h.keep {
-		if len(h.ents) < len(h.list) {
-			h.ents = append(h.ents, make([]*archive.Entry, len(h.list)-len(h.ents))...)
+		if len(h.ents) < h.list.n {
+			h.ents = append(h.ents, make([]*archive.Entry, h.list.n-len(h.ents))...)
 		}
 		h.ents = append(h.ents, e)
 	} else if len(h.ents) > 0 {
 		h.ents = append(h.ents, nil)
 	}
-	h.list = append(h.list, x)
+	h.list.push(x)
 	if err != nil {
-		h.fail1(&h.list[len(h.list)-1], err)
+		h.fail1(h.list.at(h.list.n-1), err)
 	}
 }
 
@@ -113,8 +101,8 @@ func (h *held) entry(i int) *archive.Entry {
 	if i < len(h.ents) && h.ents[i] != nil {
 		return h.ents[i]
 	}
-	x := &h.list[i]
-	return &archive.Entry{Name: string(h.names[x.name : x.name+x.nameLen]), Hold: x.hold, Pending: true}
+	x := h.list.at(i)
+	return &archive.Entry{Name: h.names.str(x.name), Hold: x.hold, Pending: true}
 }
 
 // name returns the name of list[i].
@@ -122,13 +110,12 @@ func (h *held) name(i int) string {
 	if i < len(h.ents) && h.ents[i] != nil {
 		return h.ents[i].Name
 	}
-	x := &h.list[i]
-	return string(h.names[x.name : x.name+x.nameLen])
+	return h.names.str(h.list.at(i).name)
 }
 
 // is reports whether the verdict v is on list[i], still undecided.
 func (h *held) is(i int, v *archive.Verdict) bool {
-	x := &h.list[i]
+	x := h.list.at(i)
 	if x.decided {
 		return false
 	}
@@ -145,8 +132,8 @@ func (h *held) is(i int, v *archive.Verdict) bool {
 // no search of the whole list each.
 func (h *held) find(from int, v *archive.Verdict) int {
 	if v.Hold != 0 {
-		for i := from; i < len(h.list); i++ {
-			switch x := &h.list[i]; {
+		for i := from; i < h.list.n; i++ {
+			switch x := h.list.at(i); {
 			case x.hold == v.Hold:
 				if x.decided {
 					return -1
@@ -158,8 +145,8 @@ func (h *held) find(from int, v *archive.Verdict) int {
 		}
 		return -1
 	}
-	for k := range h.list {
-		if i := (from + k) % len(h.list); h.is(i, v) {
+	for k := range h.list.n {
+		if i := (from + k) % h.list.n; h.is(i, v) {
 			return i
 		}
 	}
@@ -199,7 +186,7 @@ func (h *held) drain() {
 	}
 	if len(todo) > 0 {
 		for k, err := range h.settle(todo) {
-			x := &h.list[at[k]]
+			x := h.list.at(at[k])
 			x.decided = true
 			if err != nil {
 				h.fail1(x, err)
@@ -212,8 +199,8 @@ func (h *held) drain() {
 // report reports the decided entries at the head of the list.
 func (h *held) report() {
 	n := 0
-	for n < len(h.list) && h.list[n].decided {
-		x := &h.list[n]
+	for n < h.list.n && h.list.at(n).decided {
+		x := h.list.at(n)
 		var err error
 		if x.failed {
 			err = h.errs[x.seq]
@@ -227,13 +214,13 @@ func (h *held) report() {
 	if n == 0 {
 		return
 	}
-	h.list = h.list[n:]
+	h.list.drop(n)
 	if len(h.ents) > 0 {
 		clear(h.ents[:min(n, len(h.ents))])
 		h.ents = h.ents[min(n, len(h.ents)):]
 	}
-	if len(h.list) == 0 {
-		h.list, h.ents = h.list[:0], h.ents[:0]
+	if h.list.n == 0 {
+		h.ents = h.ents[:0]
 	}
 }
 
@@ -243,8 +230,8 @@ func (h *held) fail(err error) {
 	h.drain()
 	var todo []archive.Verdict
 	var at []int
-	for i := range h.list {
-		x := &h.list[i]
+	for i := range h.list.n {
+		x := h.list.at(i)
 		if x.decided {
 			continue
 		}
@@ -259,7 +246,7 @@ func (h *held) fail(err error) {
 	}
 	if len(todo) > 0 {
 		for k, serr := range h.settle(todo) {
-			x := &h.list[at[k]]
+			x := h.list.at(at[k])
 			x.decided = true
 			if serr != nil {
 				h.fail1(x, serr)

@@ -82,13 +82,12 @@ type Dir struct {
 	mu       sync.Mutex
 	aborted  bool                // Abort was called: nothing more is committed unnamed
 	temps    map[string]struct{} // temporary files in flight or held (for Abort)
-	made     map[string]ident    // what this extraction made, by resolved path
+	recs     pathRecs            // what this extraction made, held files: by resolved path
 	dirMeta  map[string]dirMeta  // directories whose mode and times Close applies
 	links    map[string]string   // symlinks this extraction made → their targets
 	deps     map[string]set      // path → the links whose resolution depends on it
 	linkDeps map[string][]string // link → the paths it is in deps of
 	held     heldSet             // Pending entries awaiting their verdict
-	heldName map[string]*hold    // the held file each resolved path will get
 
 	dirs    sync.Map               // paths known to be directories (see isDir)
 	lastDir atomic.Pointer[string] // the last one isDir found in dirs
@@ -152,9 +151,8 @@ func newDir(dest string, opt DirOptions) (*Dir, error) {
 		return nil, err
 	}
 	return &Dir{root: root, opt: opt, names: osnames.NewNames(opt.Names), umask: processUmask(), temps: set{}, old: set{},
-		made: map[string]ident{}, dirMeta: map[string]dirMeta{}, links: map[string]string{},
-		deps: map[string]set{}, linkDeps: map[string][]string{},
-		heldName: map[string]*hold{}, fds: map[string]*dirHandle{}}, nil
+		dirMeta: map[string]dirMeta{}, links: map[string]string{},
+		deps: map[string]set{}, linkDeps: map[string][]string{}, fds: map[string]*dirHandle{}}, nil
 }
 
 // WriteHeldInline splits the held files Put is given from now on by
@@ -304,7 +302,7 @@ func parent(p string) string {
 func (d *Dir) mine(p string, fi fs.FileInfo) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	m, ok := d.made[p]
+	m, ok := d.recs.made(p)
 	if !ok {
 		return false
 	}
@@ -372,7 +370,7 @@ func (d *Dir) mkdir(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.made[p] = identOf(fi)
+	d.recs.setMade(p, identOf(fi))
 	d.dirs.Store(p, true)
 	return fi, nil
 }
@@ -571,7 +569,7 @@ func (d *Dir) finishFile(p string, e *archive.Entry, f *wfile, perm fs.FileMode,
 		d.mu.Lock()
 		h := &hold{name: p, tmp: f.tmp, info: info}
 		d.held.put(keyOf(e), h)
-		d.heldName[p] = h
+		d.recs.setHeld(p, h)
 		d.mu.Unlock()
 		return nil
 	}
@@ -617,7 +615,7 @@ func (d *Dir) placeUnnamed(f *wfile, p string, info ident) error {
 	}
 	err := d.linkAs(f, p)
 	if err == nil {
-		d.made[p] = info
+		d.recs.setMade(p, info)
 		delete(d.links, p)
 	}
 	d.mu.Unlock()
@@ -656,7 +654,7 @@ func (d *Dir) unplace(p string, info ident) {
 	defer d.mu.Unlock()
 	if fi, err := d.root.Lstat(p); err == nil && info.same(fi) {
 		d.root.Remove(p)
-		delete(d.made, p)
+		d.recs.unmake(p)
 	}
 }
 
@@ -666,8 +664,8 @@ func (d *Dir) free(p string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	dir := parent(p)
-	_, madeDir := d.made[dir]
-	_, taken := d.made[p]
+	_, madeDir := d.recs.made(dir)
+	_, taken := d.recs.made(p)
 	return dir != "" && madeDir && !taken
 }
 
@@ -718,7 +716,7 @@ func (d *Dir) commit(tmp, p string, info ident) error {
 	d.mu.Lock()
 	err := d.renameNew(tmp, p)
 	if err == nil {
-		d.made[p] = info
+		d.recs.setMade(p, info)
 		delete(d.links, p)
 	}
 	d.mu.Unlock()
@@ -744,7 +742,7 @@ func (d *Dir) commitOver(tmp, p string, info ident) error {
 	d.mu.Lock()
 	replaced, err := d.replace(tmp, p)
 	if replaced {
-		d.made[p] = info
+		d.recs.setMade(p, info)
 		delete(d.links, p)
 	}
 	_, reap := d.old[tmp]
@@ -783,7 +781,7 @@ func (d *Dir) replace(tmp, p string) (replaced bool, err error) {
 	}
 	old, err := d.lstat(tmp)
 	if err == nil {
-		m, ok := d.made[p]
+		m, ok := d.recs.made(p)
 		err = d.targetVerdict(p, old, ok && m.same(old))
 	}
 	if err != nil {
@@ -845,11 +843,11 @@ func (d *Dir) removeTemps() {
 	for tmp := range d.temps {
 		d.root.Remove(tmp)
 	}
-	for p, m := range d.made {
+	d.recs.eachMade(func(p string, m ident) {
 		if m.claimed {
 			d.root.Remove(p)
 		}
-	}
+	})
 }
 
 // Abort removes every temporary file in flight or held; used on interrupt.
@@ -894,7 +892,7 @@ func (d *Dir) Close() error {
 	})
 	d.removeTemps()
 	d.held.reset()
-	clear(d.heldName)
+	d.recs.clearHeld()
 	clear(d.temps)
 	links := make([]string, 0, len(d.links))
 	for l := range d.links {

@@ -39,10 +39,10 @@ const (
 // still are); one held under that very name is moved aside first.
 func (d *Dir) supersede(p string) error {
 	d.mu.Lock()
-	h := d.heldName[p]
+	h := d.recs.held(p)
 	if h != nil {
 		h.name = ""
-		delete(d.heldName, p)
+		d.recs.unhold(p)
 	}
 	direct := h != nil && h.direct
 	d.mu.Unlock()
@@ -99,8 +99,8 @@ func (k heldKey) name(h *hold) string {
 func (d *Dir) settle(k heldKey, err error) error {
 	d.mu.Lock()
 	h := d.held.take(k)
-	if h != nil && h.name != "" && d.heldName[h.name] == h {
-		delete(d.heldName, h.name)
+	if h != nil && h.name != "" && d.recs.held(h.name) == h {
+		d.recs.unhold(h.name)
 	}
 	d.mu.Unlock()
 	var werr error
@@ -271,13 +271,13 @@ func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
 	if file.direct {
 		claim := info // it has two links now, and is still claimed
 		claim.claimed = true
-		d.made[file.name] = claim
+		d.recs.setMade(file.name, claim)
 	}
 	file.links = append(file.links, l)
 	if e.Pending {
 		d.held.put(keyOf(e), l)
 	}
-	d.heldName[p] = l
+	d.recs.setHeld(p, l)
 	d.mu.Unlock()
 	return nil
 }

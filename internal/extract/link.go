@@ -217,7 +217,7 @@ func (d *Dir) putSymlink(p string, e *archive.Entry) error {
 		d.mu.Lock()
 		h := &hold{name: p, tmp: tmp, info: identOf(info), target: target}
 		d.held.put(keyOf(e), h)
-		d.heldName[p] = h
+		d.recs.setHeld(p, h)
 		d.mu.Unlock()
 		return nil
 	}
@@ -346,7 +346,7 @@ func (d *Dir) recheckLinks(todo []string) error {
 		}
 		d.mu.Lock()
 		delete(d.links, l)
-		delete(d.made, l)
+		d.recs.unmake(l)
 		for _, q := range d.linkDeps[l] {
 			delete(d.deps[q], l)
 		}
@@ -385,7 +385,7 @@ func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 		return err
 	}
 	d.mu.Lock()
-	file := d.heldName[old]
+	file := d.recs.held(old)
 	if file != nil && file.file != nil {
 		file = file.file // a link to a held link is one to its file
 	}
@@ -418,7 +418,7 @@ func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 	}
 	// The file gets a second link: known by its inode from here on.
 	d.mu.Lock()
-	d.made[old] = identOf(fi)
+	d.recs.setMade(old, identOf(fi))
 	d.mu.Unlock()
 	tmp := tempName(p)
 	if err := d.root.Link(old, tmp); err != nil {

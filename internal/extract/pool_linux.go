@@ -453,7 +453,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		d.mu.Lock()
 		if direct = d.claimLocked(p, ident{dev: h.dev, claimed: true}); direct {
 			d.held.put(keyOf(e), held)
-			d.heldName[p] = held
+			d.recs.setHeld(p, held)
 		}
 		d.mu.Unlock()
 	}
@@ -472,7 +472,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		d.mu.Lock()
 		d.temps[t.tmp] = struct{}{}
 		d.held.put(keyOf(e), held)
-		d.heldName[p] = held
+		d.recs.setHeld(p, held)
 		d.mu.Unlock()
 	}
 	// The job's handle is given back once written: a commit opens its
@@ -600,8 +600,8 @@ func (d *Dir) writeHeld(j *writeJob) error {
 func (d *Dir) unstage(t *writeTask) string {
 	tmp := tempName(t.name)
 	d.mu.Lock()
-	if m := d.made[t.name]; m.claimed { // not what an entry made there since
-		delete(d.made, t.name)
+	if m, _ := d.recs.made(t.name); m.claimed { // not what an entry made there since
+		d.recs.unmake(t.name)
 	}
 	delete(d.temps, t.name)
 	d.temps[tmp] = struct{}{}
@@ -711,12 +711,12 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	}
 	d.mu.Lock()
 	h := d.held.get(k)
-	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.heldName[h.name] != h || d.aborted {
+	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.recs.held(h.name) != h || d.aborted {
 		d.mu.Unlock()
 		return false
 	}
 	d.held.take(k)
-	delete(d.heldName, h.name)
+	d.recs.unhold(h.name)
 	direct := h.direct
 	d.mu.Unlock()
 	h.state = committed
@@ -769,7 +769,7 @@ func (d *Dir) finishCommit(c *fastCommit) error {
 		return d.placeOver(h.tmp, h.name, h.info)
 	}
 	d.mu.Lock()
-	d.made[h.name] = h.info
+	d.recs.setMade(h.name, h.info)
 	delete(d.links, h.name)
 	delete(d.temps, h.tmp)
 	d.mu.Unlock()

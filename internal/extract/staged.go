@@ -42,11 +42,11 @@ func (d *Dir) stagedFree(p string) bool {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if _, taken := d.made[p]; taken {
+	if _, taken := d.recs.made(p); taken {
 		return false
 	}
 	dir := parent(p)
-	_, madeDir := d.made[dir]
+	_, madeDir := d.recs.made(dir)
 	return dir == "" || madeDir
 }
 
@@ -61,13 +61,10 @@ func (d *Dir) claim(p string, id ident) bool {
 
 // claimLocked is claim with d.mu held.
 func (d *Dir) claimLocked(p string, id ident) bool {
-	if _, ok := d.made[p]; ok || d.aborted {
+	if d.aborted || d.recs.taken(p) {
 		return false
 	}
-	if _, ok := d.heldName[p]; ok {
-		return false
-	}
-	d.made[p] = id
+	d.recs.setMade(p, id)
 	return true
 }
 
@@ -91,13 +88,13 @@ func (d *Dir) created(p string) error {
 func (d *Dir) unclaim(p string, remove bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if m, ok := d.made[p]; ok && !m.claimed {
+	if m, ok := d.recs.made(p); ok && !m.claimed {
 		return
 	}
 	if remove {
 		d.unlink(p)
 	}
-	delete(d.made, p)
+	d.recs.unmake(p)
 }
 
 // settleDirect records the file written at p (info) as committed.
@@ -107,7 +104,7 @@ func (d *Dir) settleDirect(p string, info ident) error {
 		d.mu.Unlock()
 		return errAborted // Abort removed it
 	}
-	d.made[p] = info
+	d.recs.setMade(p, info)
 	delete(d.links, p)
 	d.mu.Unlock()
 	return d.recheck(p)
@@ -142,7 +139,7 @@ func (d *Dir) writeDirect(p string, e *archive.Entry, r io.Reader, f *wfile, per
 		d.mu.Lock()
 		h := &hold{name: p, tmp: p, info: info, direct: true}
 		d.held.put(keyOf(e), h)
-		d.heldName[p] = h
+		d.recs.setHeld(p, h)
 		d.mu.Unlock()
 		return nil
 	}
@@ -173,7 +170,7 @@ func (d *Dir) moveAside(h *hold, p string) error {
 		return err
 	}
 	d.mu.Lock()
-	delete(d.made, p)
+	d.recs.unmake(p)
 	delete(d.temps, p)
 	d.temps[tmp] = struct{}{}
 	h.tmp, h.direct = tmp, false

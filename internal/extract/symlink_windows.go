@@ -52,7 +52,7 @@ func (d *Dir) finishLinks(links []string) {
 			d.mu.Lock()
 			err = d.root.Rename(tmp, l)
 			if err == nil {
-				d.made[l] = identOf(info)
+				d.recs.setMade(l, identOf(info))
 			}
 			d.mu.Unlock()
 		}

@@ -1,0 +1,101 @@
+package cli
+
+// The held list and its names grow in fixed chunks: a one-frame stream
+// holds every entry to its end, and a list grown by doubling (or by
+// append's quarter) copies what it holds at each step and touches twice
+// the fresh pages it keeps.
+
+// heldChunk is the number of entries in each chunk of a heldList.
+const heldChunk = 1024
+
+// heldList is a queue of heldEntry in chunks: pushed at its end,
+// dropped from its head as the entries there are reported.
+type heldList struct {
+	chunks [][]heldEntry // each of heldChunk entries
+	head   int           // the first entry's place in chunks[0]
+	n      int           // the entries held
+	spare  []heldEntry   // a chunk dropped, for the next push that needs one
+}
+
+// at returns the i-th entry, i < n.
+func (l *heldList) at(i int) *heldEntry {
+	j := l.head + i
+	return &l.chunks[j/heldChunk][j%heldChunk]
+}
+
+// push appends x.
+func (l *heldList) push(x heldEntry) {
+	j := l.head + l.n
+	if j/heldChunk == len(l.chunks) {
+		c := l.spare
+		if c == nil {
+			c = make([]heldEntry, heldChunk)
+		}
+		l.spare = nil
+		l.chunks = append(l.chunks, c)
+	}
+	l.chunks[j/heldChunk][j%heldChunk] = x
+	l.n++
+}
+
+// drop removes the first k entries.
+func (l *heldList) drop(k int) {
+	l.head += k
+	l.n -= k
+	full := l.head / heldChunk
+	if l.n == 0 {
+		full = len(l.chunks) // the last one too, now empty
+	}
+	for i := range full {
+		l.spare = l.chunks[i]
+		l.chunks[i] = nil
+	}
+	l.chunks = l.chunks[full:]
+	l.head -= full * heldChunk
+	if l.n == 0 {
+		l.head = 0
+	}
+}
+
+// nameChunk is the size of each chunk of a nameArena (a longer name has
+// a chunk of its own).
+const nameChunk = 64 << 10
+
+// nameArena keeps the names of the held entries, appended one after
+// another, until it is reset (when the list is empty).
+type nameArena struct {
+	chunks [][]byte
+}
+
+// nameRef is a name's place in a nameArena.
+type nameRef struct {
+	chunk, off int32
+	n          int
+}
+
+// add appends name and returns its place.
+func (a *nameArena) add(name string) nameRef {
+	k := len(a.chunks) - 1
+	if k < 0 || len(a.chunks[k])+len(name) > cap(a.chunks[k]) {
+		a.chunks = append(a.chunks, make([]byte, 0, max(nameChunk, len(name))))
+		k++
+	}
+	c := a.chunks[k]
+	a.chunks[k] = append(c, name...)
+	return nameRef{chunk: int32(k), off: int32(len(c)), n: len(name)}
+}
+
+// str returns the name at r.
+func (a *nameArena) str(r nameRef) string {
+	return string(a.chunks[r.chunk][int(r.off) : int(r.off)+r.n])
+}
+
+// reset empties the arena, keeping its first chunk for the next names.
+func (a *nameArena) reset() {
+	if len(a.chunks) == 0 {
+		return
+	}
+	clear(a.chunks[1:])
+	a.chunks = a.chunks[:1]
+	a.chunks[0] = a.chunks[0][:0]
+}

@@ -1,0 +1,138 @@
+package extract
+
+import "strings"
+
+// pathRecs keeps what Dir knows of each resolved path (what this
+// extraction made there, the held file it will get) in a small map per
+// directory: a tar delivers a directory's entries together, so the map
+// in use stays in cache, where one map of every path costs a cache miss
+// at each touch and grows by copying all of them. Dir.mu guards it.
+type pathRecs struct {
+	dirs    map[string]map[string]pathRec // directory → base name → record
+	lastDir string                        // the directory looked up last
+	last    map[string]pathRec            // its map (nil: none yet)
+}
+
+// pathRec is the record of one path.
+type pathRec struct {
+	info ident // what this extraction made there (when made)
+	made bool
+	held *hold // the held file the path will get (nil: none)
+}
+
+// dir returns the map of p's directory (nil if it has none and create is
+// false) and p's base name.
+func (r *pathRecs) dir(p string, create bool) (map[string]pathRec, string) {
+	dir, base := "", p
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		dir, base = p[:i], p[i+1:]
+	}
+	if r.last != nil && dir == r.lastDir {
+		return r.last, base
+	}
+	m := r.dirs[dir]
+	if m == nil {
+		if !create {
+			return nil, base
+		}
+		if r.dirs == nil {
+			r.dirs = map[string]map[string]pathRec{}
+		}
+		m = map[string]pathRec{}
+		r.dirs[dir] = m
+	}
+	r.lastDir, r.last = dir, m
+	return m, base
+}
+
+// made returns what this extraction made at p, if anything.
+func (r *pathRecs) made(p string) (ident, bool) {
+	m, base := r.dir(p, false)
+	x := m[base]
+	return x.info, x.made
+}
+
+// setMade records info as what this extraction made at p.
+func (r *pathRecs) setMade(p string, info ident) {
+	m, base := r.dir(p, true)
+	x := m[base]
+	x.info, x.made = info, true
+	m[base] = x
+}
+
+// unmake forgets what this extraction made at p.
+func (r *pathRecs) unmake(p string) {
+	m, base := r.dir(p, false)
+	x, ok := m[base]
+	if !ok {
+		return
+	}
+	if x.held == nil {
+		delete(m, base)
+		return
+	}
+	x.info, x.made = ident{}, false
+	m[base] = x
+}
+
+// taken reports whether this extraction made anything at p or holds a
+// file for it.
+func (r *pathRecs) taken(p string) bool {
+	m, base := r.dir(p, false)
+	x := m[base]
+	return x.made || x.held != nil
+}
+
+// held returns the held file p will get, or nil.
+func (r *pathRecs) held(p string) *hold {
+	m, base := r.dir(p, false)
+	return m[base].held
+}
+
+// setHeld records h as the held file p will get.
+func (r *pathRecs) setHeld(p string, h *hold) {
+	m, base := r.dir(p, true)
+	x := m[base]
+	x.held = h
+	m[base] = x
+}
+
+// unhold forgets the held file p was to get.
+func (r *pathRecs) unhold(p string) {
+	m, base := r.dir(p, false)
+	if x, ok := m[base]; ok {
+		dropHeld(m, base, x)
+	}
+}
+
+// clearHeld forgets every held file.
+func (r *pathRecs) clearHeld() {
+	for _, m := range r.dirs {
+		for base, x := range m {
+			if x.held != nil {
+				dropHeld(m, base, x)
+			}
+		}
+	}
+}
+
+// dropHeld is unhold of the record x, found in m under base.
+func dropHeld(m map[string]pathRec, base string, x pathRec) {
+	if !x.made {
+		delete(m, base)
+		return
+	}
+	x.held = nil
+	m[base] = x
+}
+
+// eachMade calls f with every path this extraction made and its record.
+func (r *pathRecs) eachMade(f func(p string, info ident)) {
+	for dir, m := range r.dirs {
+		for base, x := range m {
+			if x.made {
+				f(join(dir, base), x.info)
+			}
+		}
+	}
+}
