@@ -26,6 +26,10 @@ func executeAsm(buf []byte, pos int, seqs []seq, lits []byte, wrap int)
 //go:noescape
 func prefetchAsm(buf []byte, pos int, seqs []seq, wrap int, out int)
 
+// Fast reports whether this build decodes with its assembly (amd64 with
+// BMI2); elsewhere klauspost's decoder is the faster one.
+func Fast() bool { return useBMI2 }
+
 func decodeLoop(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 	if useBMI2 {
 		decodeLoopBMI2(c, tabs, in, seqs)

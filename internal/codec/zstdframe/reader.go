@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash"
 	"io"
+	"math"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -37,9 +38,16 @@ const smallFrame = 1 << 20
 
 // ownMinWindow is the smallest window for which a frame goes to our own
 // decoder (internal/codec/zstd) rather than klauspost's: its matches reach
-// far enough back for loading their sources ahead to pay. Tests lower it
-// to run every frame through ours.
-var ownMinWindow int64 = 8 << 20
+// far enough back for loading their sources ahead to pay; none where ours
+// runs without its assembly. Tests lower it to run every frame through ours.
+var ownMinWindow int64 = ownWindow()
+
+func ownWindow() int64 {
+	if ownzstd.Fast() {
+		return 8 << 20
+	}
+	return math.MaxInt64
+}
 
 // frameDecoder decodes one frame from the walker: klauspost's Decoder or
 // our own.
