@@ -401,7 +401,7 @@ func (d *Decoder) decodeBlock(size, lim int) error {
 		lits:   len(lits),
 		hist:   int(min(d.total, int64(d.window))),
 		window: d.window,
-		maxOut: d.blockMax,
+		maxOut: lim,
 	}
 	if err := decodeSeqs(&s); err != nil {
 		return err

@@ -235,3 +235,18 @@ func TestZeroSequences(t *testing.T) {
 		}
 	}
 }
+
+// TestContentSizeShort: a block that decodes to more than the frame's
+// declared content has left is refused before it is written (the buffer
+// holds only the declared content).
+func TestContentSizeShort(t *testing.T) {
+	e, _ := kzstd.NewWriter(nil, kzstd.WithSingleSegment(true))
+	comp := e.EncodeAll(bytes.Repeat(sample("text", 100, 1), 10), nil)
+	if comp[4]>>6 != 1 {
+		t.Fatalf("frame header %x: want a 2-byte content size", comp[4])
+	}
+	comp[5], comp[6] = 44, 0 // 300 bytes
+	if _, err := decodeAll(t, NewDecoder(Options{}), bytes.NewReader(comp), 0); err != errBlockSize {
+		t.Errorf("content size 300 for 1000: %v, want errBlockSize", err)
+	}
+}
