@@ -42,3 +42,7 @@ func execute(buf []byte, pos int, seqs []seq, lits []byte, wrap, out int) {
 	prefetchAsm(buf, pos, seqs, wrap, out)
 	executeAsm(buf, pos, seqs, lits, wrap)
 }
+
+func fusedLoop(c *seqCtx, tabs *fseTables, in []byte, n int, buf []byte, pos int, lits []byte, wrap int) {
+	fusedLoopGeneric(c, tabs, in, n, buf, pos, lits, wrap)
+}

@@ -8,8 +8,23 @@ import "math/bits"
 // read, 8–15 the value's extra bits, 16–31 the next state's base, 32–63
 // the value's base.
 type fseTables struct {
-	t [3][1 << 9]uint64
-	n [3]int // entries in use; 0 before the frame's first description
+	t   [3][1 << 9]uint64
+	n   [3]int // entries in use; 0 before the frame's first description
+	far int    // entries of the offset table whose code is farCode or more
+}
+
+// farCode is the smallest offset code counted as far: its offsets are
+// 2^farCode or more back, past what the cache likely holds.
+var farCode uint64 = 20
+
+// countFar sets ts.far from the offset table.
+func (ts *fseTables) countFar() {
+	ts.far = 0
+	for _, e := range ts.t[fieldOF][:ts.n[fieldOF]] {
+		if e>>8&0xff >= farCode {
+			ts.far++
+		}
+	}
 }
 
 // dt returns field's table.
@@ -81,6 +96,14 @@ func entry(stateBits uint, next uint32, base uint32, extra uint8) uint64 {
 // read sets the table of field from its description mode (RFC 8878
 // §3.1.1.3.2.1) at the start of in, and returns the bytes it used.
 func (ts *fseTables) read(field int, mode byte, in []byte) (int, error) {
+	n, err := ts.readTable(field, mode, in)
+	if field == fieldOF && err == nil && mode != 3 {
+		ts.countFar()
+	}
+	return n, err
+}
+
+func (ts *fseTables) readTable(field int, mode byte, in []byte) (int, error) {
 	t := &ts.t[field]
 	switch mode {
 	case 0:

@@ -33,19 +33,23 @@ func FuzzDecoder(f *testing.F) {
 		f.Fatal(err)
 	}
 	d := NewDecoder(Options{MaxWindow: 1 << 20})
+	defer func(f int) { fusedMaxFar = f }(fusedMaxFar)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		if err := d.Reset(bytes.NewReader(in)); err != nil {
-			return
-		}
-		var out bytes.Buffer
-		if _, err := d.WriteTo(&limitWriter{w: &out, n: 1 << 22}); err != nil {
-			return // refused, or cut short by the limit
-		}
-		got := out.Bytes()
-		// ours read one whole frame: the oracle gets that frame alone
-		want, kerr := k.DecodeAll(in[:len(in)-remaining(d)], nil)
-		if kerr == nil && !bytes.Equal(got, want) {
-			t.Fatalf("output differs from klauspost's (%d vs %d bytes)", len(got), len(want))
+		// every block in two passes, then every block fused
+		for _, fusedMaxFar = range []int{0, 257} {
+			if err := d.Reset(bytes.NewReader(in)); err != nil {
+				return
+			}
+			var out bytes.Buffer
+			if _, err := d.WriteTo(&limitWriter{w: &out, n: 1 << 22}); err != nil {
+				continue // refused, or cut short by the limit
+			}
+			got := out.Bytes()
+			// ours read one whole frame: the oracle gets that frame alone
+			want, kerr := k.DecodeAll(in[:len(in)-remaining(d)], nil)
+			if kerr == nil && !bytes.Equal(got, want) {
+				t.Fatalf("fusedMaxFar %d: output differs from klauspost's (%d vs %d bytes)", fusedMaxFar, len(got), len(want))
+			}
 		}
 	})
 }

@@ -13,3 +13,7 @@ func decodeLoop(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 func execute(buf []byte, pos int, seqs []seq, lits []byte, wrap, _ int) {
 	executeGeneric(buf, pos, seqs, lits, wrap)
 }
+
+func fusedLoop(c *seqCtx, tabs *fseTables, in []byte, n int, buf []byte, pos int, lits []byte, wrap int) {
+	fusedLoopGeneric(c, tabs, in, n, buf, pos, lits, wrap)
+}

@@ -16,7 +16,7 @@ type seq struct {
 type seqState struct {
 	in     []byte // the block, pad bytes before it
 	start  int    // where the sequences' bitstream starts in in; it ends at len(in)
-	seqs   []seq  // filled: one per sequence
+	seqs   []seq  // decodeSeqs fills it: one per sequence
 	tabs   *fseTables
 	rep    [3]uint32 // the repeat offsets, updated
 	lits   int       // literals the block has
@@ -81,17 +81,17 @@ type seqCtx struct {
 	hist, window      int // the history before the block; the window
 	op                int // the block's output so far
 	end               int // scratch of the assembly
-	bad               int // set to 1 when an offset is out of reach
+	bad               int // set when a sequence is out of bounds: badOffset…
+	litEnd, outEnd    int // fusedLoop: the block's literals, its maximum size
 }
 
-// decodeSeqs decodes s.seqs from the bitstream (RFC 8878 §3.1.1.3.2.2),
-// resolving repeat offsets and checking every sequence against the
-// literals, the history and the block's maximum size.
-func decodeSeqs(s *seqState) error {
+// newSeqCtx starts the sequence loop on s's bitstream: its first window
+// and the three initial states.
+func newSeqCtx(s *seqState) (seqCtx, error) {
 	in := s.in
 	end := len(in)
 	if end <= s.start || in[end-1] == 0 {
-		return errBitstream
+		return seqCtx{}, errBitstream
 	}
 	c := seqCtx{ptr: end - 8, floor: min(s.start, end-8), avail: 55 + bits.Len8(in[end-1]),
 		rep:  [3]uint64{uint64(s.rep[0]), uint64(s.rep[1]), uint64(s.rep[2])},
@@ -104,10 +104,22 @@ func decodeSeqs(s *seqState) error {
 	c.llS = get(bits.Len(uint(s.tabs.n[fieldLL])) - 1)
 	c.ofS = get(bits.Len(uint(s.tabs.n[fieldOF])) - 1)
 	c.mlS = get(bits.Len(uint(s.tabs.n[fieldML])) - 1)
-	decodeLoop(&c, s.tabs, in, s.seqs)
-	if c.bad != 0 {
+	return c, nil
+}
+
+// endSeqs checks the loop's end: no bad sequence, the bitstream used
+// exactly, the literals and the block's size within bounds; it sets s.out
+// and s.rep.
+func endSeqs(s *seqState, c *seqCtx) error {
+	switch c.bad {
+	case badOffset:
 		return errOffset
+	case badLits:
+		return errLitLen
+	case badSize:
+		return errBlockSize
 	}
+	end := len(s.in)
 	if (end-8-c.ptr)*8+64-c.avail != (end-s.start)*8 {
 		return errBitstream
 	}
@@ -119,6 +131,42 @@ func decodeSeqs(s *seqState) error {
 		return errBlockSize
 	}
 	s.rep = [3]uint32{uint32(c.rep[0]), uint32(c.rep[1]), uint32(c.rep[2])}
+	return nil
+}
+
+// What stopped a sequence loop early (seqCtx.bad).
+const (
+	badOffset = 1 + iota // a match offset out of reach
+	badLits              // more literals used than the block has
+	badSize              // more output than the block's maximum
+)
+
+// decodeSeqs decodes s.seqs from the bitstream (RFC 8878 §3.1.1.3.2.2),
+// resolving repeat offsets and checking every sequence against the
+// literals, the history and the block's maximum size.
+func decodeSeqs(s *seqState) error {
+	c, err := newSeqCtx(s)
+	if err != nil {
+		return err
+	}
+	decodeLoop(&c, s.tabs, s.in, s.seqs)
+	return endSeqs(s, &c)
+}
+
+// fusedSeqs decodes the block's n sequences as decodeSeqs does, and writes
+// each at once to buf[pos:] from lits, as execute does, with the literals
+// left after them (s.seqs is not used).
+func fusedSeqs(s *seqState, n int, buf []byte, pos int, lits []byte, wrap int) error {
+	c, err := newSeqCtx(s)
+	if err != nil {
+		return err
+	}
+	c.litEnd, c.outEnd = s.lits, s.maxOut
+	fusedLoop(&c, s.tabs, s.in, n, buf, pos, lits, wrap)
+	if err := endSeqs(s, &c); err != nil {
+		return err
+	}
+	copy(buf[pos+c.op:pos+s.out], lits[c.litUsed:])
 	return nil
 }
 
@@ -182,12 +230,104 @@ func decodeLoopGeneric(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 		op += int(ll)
 		litUsed += int(ll)
 		if mo-1 >= uint64(min(op+hist, window)) {
-			c.bad = 1
+			c.bad = badOffset
 			break
 		}
 		seqs[i] = seq{uint32(ll), uint32(ml), uint32(mo), uint32(op)}
 		op += int(ml)
 		if i == len(seqs)-1 {
+			break
+		}
+		if avail < 26 {
+			refill()
+		}
+		llS = le>>16&0xffff + get(le&0xff)
+		mlS = me>>16&0xffff + get(me&0xff)
+		ofS = oe>>16&0xffff + get(oe&0xff)
+		llS, mlS, ofS = llS&511, mlS&511, ofS&511
+	}
+	c.ptr, c.avail = ptr, avail
+	c.llS, c.mlS, c.ofS = llS, mlS, ofS
+	c.rep = [3]uint64{rep0, rep1, rep2}
+	c.op, c.litUsed = op, litUsed
+}
+
+// fusedLoopGeneric decodes n sequences from c's state on, as
+// decodeLoopGeneric does, and executes each at once into buf[pos:], as
+// executeGeneric does, after checking its literals against c.litEnd and its
+// end against c.outEnd. It stops at the first sequence out of bounds,
+// setting c.bad.
+func fusedLoopGeneric(c *seqCtx, tabs *fseTables, in []byte, n int, buf []byte, pos int, lits []byte, wrap int) {
+	ptr, floor, avail := c.ptr, c.floor, c.avail
+	var v uint64
+	get := func(nb uint64) uint64 {
+		avail -= int(nb)
+		return v >> (avail & 63) & (1<<nb - 1)
+	}
+	refill := func() {
+		if k := (64 - avail) >> 3; ptr-k >= floor {
+			ptr -= k
+			avail += k * 8
+		} else {
+			avail += (ptr - floor) * 8
+			ptr = floor
+		}
+		v = binary.LittleEndian.Uint64(in[ptr:])
+	}
+	llT, ofT, mlT := &tabs.t[fieldLL], &tabs.t[fieldOF], &tabs.t[fieldML]
+	llS, mlS, ofS := c.llS&511, c.mlS&511, c.ofS&511
+	rep0, rep1, rep2 := c.rep[0], c.rep[1], c.rep[2]
+	op, litUsed := c.op, c.litUsed
+	hist, window := c.hist, c.window
+	for i := range n {
+		refill()
+		le, oe, me := llT[llS], ofT[ofS], mlT[mlS]
+		ofv := oe>>32 + get(oe>>8&0xff)
+		if avail < 32 {
+			refill()
+		}
+		ml := me>>32 + get(me>>8&0xff)
+		ll := le>>32 + get(le>>8&0xff)
+		var mo uint64
+		switch {
+		case ofv > 3:
+			mo = ofv - 3
+			rep0, rep1, rep2 = mo, rep0, rep1
+		default:
+			idx := ofv
+			if ll == 0 {
+				idx++
+			}
+			switch idx {
+			case 1:
+				mo = rep0
+			case 2:
+				mo = rep1
+				rep0, rep1 = mo, rep0
+			case 3:
+				mo = rep2
+				rep0, rep1, rep2 = mo, rep0, rep1
+			default:
+				mo = rep0 - 1
+				rep0, rep1, rep2 = mo, rep0, rep1
+			}
+		}
+		if litUsed+int(ll) > c.litEnd {
+			c.bad = badLits
+			break
+		}
+		if mo-1 >= uint64(min(op+int(ll)+hist, window)) {
+			c.bad = badOffset
+			break
+		}
+		if op+int(ll)+int(ml) > c.outEnd {
+			c.bad = badSize
+			break
+		}
+		copySeq(buf, pos+op, lits[litUsed:litUsed+int(ll)], int(ml), int(mo), wrap)
+		op += int(ll + ml)
+		litUsed += int(ll)
+		if i == n-1 {
 			break
 		}
 		if avail < 26 {
@@ -211,21 +351,27 @@ func decodeLoopGeneric(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 func executeGeneric(buf []byte, pos int, seqs []seq, lits []byte, wrap int) {
 	lp := 0
 	for _, s := range seqs {
-		ll, ml, mo := int(s.ll), int(s.ml), int(s.off)
-		copy(buf[pos:pos+ll], lits[lp:lp+ll])
-		pos += ll
+		ll := int(s.ll)
+		copySeq(buf, pos, lits[lp:lp+ll], int(s.ml), int(s.off), wrap)
+		pos += ll + int(s.ml)
 		lp += ll
-		src := pos - mo
-		if src < 0 {
-			src += wrap
-			n := copy(buf[pos:pos+min(ml, wrap-src)], buf[src:wrap])
-			matchCopy(buf, pos+n, 0, ml-n)
-		} else {
-			matchCopy(buf, pos, src, ml)
-		}
-		pos += ml
 	}
 	copy(buf[pos:], lits[lp:])
+}
+
+// copySeq writes one sequence at buf[pos:]: its literals, then its match of
+// ml bytes from mo back, in the ring's last lap (which ended at wrap) when
+// before its start.
+func copySeq(buf []byte, pos int, lits []byte, ml, mo, wrap int) {
+	pos += copy(buf[pos:pos+len(lits)], lits)
+	src := pos - mo
+	if src < 0 {
+		src += wrap
+		n := copy(buf[pos:pos+min(ml, wrap-src)], buf[src:wrap])
+		matchCopy(buf, pos+n, 0, ml-n)
+	} else {
+		matchCopy(buf, pos, src, ml)
+	}
 }
 
 // matchCopy copies n bytes from buf[src:] to buf[pos:], src < pos, byte

@@ -387,15 +387,9 @@ func (d *Decoder) decodeBlock(size, lim int) error {
 	if nseq > lim/3 {
 		return errBlockSize // every match is 3 bytes or more
 	}
-	if cap(d.seqs) < nseq {
-		// once, at its largest: a new array each time a block has more
-		// sequences costs its fresh pages' faults again
-		d.seqs = make([]seq, maxBlockSize/3)
-	}
 	s := seqState{
 		in:     d.blk[:pad+size],
 		start:  pad + (size - len(in)) + used,
-		seqs:   d.seqs[:nseq],
 		tabs:   &d.tables,
 		rep:    d.rep,
 		lits:   len(lits),
@@ -403,11 +397,30 @@ func (d *Decoder) decodeBlock(size, lim int) error {
 		window: d.window,
 		maxOut: lim,
 	}
-	if err := decodeSeqs(&s); err != nil {
-		return err
+	lits = lits[: len(lits) : len(lits)+slack]
+	if d.tables.far*256 < fusedMaxFar*d.tables.n[fieldOF] {
+		if err := fusedSeqs(&s, nseq, d.buf, d.pos, lits, d.wrap); err != nil {
+			return err
+		}
+	} else {
+		if cap(d.seqs) < nseq {
+			// once, at its largest: a new array each time a block has
+			// more sequences costs its fresh pages' faults again
+			d.seqs = make([]seq, maxBlockSize/3)
+		}
+		s.seqs = d.seqs[:nseq]
+		if err := decodeSeqs(&s); err != nil {
+			return err
+		}
+		execute(d.buf, d.pos, s.seqs, lits, d.wrap, s.out)
 	}
 	d.rep = s.rep
-	execute(d.buf, d.pos, s.seqs, lits[:len(lits):len(lits)+slack], d.wrap, s.out)
 	d.pos += s.out
 	return nil
 }
+
+// fusedMaxFar is the share (of 256) of far offset codes in a block's
+// offset table below which the block is decoded by fusedSeqs: its match
+// sources are near, and loading them ahead would not pay for the
+// two passes of decodeSeqs and execute.
+var fusedMaxFar = 0

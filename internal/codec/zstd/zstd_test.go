@@ -91,8 +91,17 @@ func decodeAll(t testing.TB, d *Decoder, in io.Reader, chunk int) ([]byte, error
 	}
 }
 
-// check decodes comp with ours in several ways and compares with want.
+// check decodes comp with ours in several ways, every block in two passes
+// and every block fused, and compares with want.
 func check(t *testing.T, name string, comp, want []byte) {
+	t.Helper()
+	defer func(f int) { fusedMaxFar = f }(fusedMaxFar)
+	for _, fusedMaxFar = range []int{0, 257} {
+		checkOnce(t, fmt.Sprintf("%s fusedMaxFar %d", name, fusedMaxFar), comp, want)
+	}
+}
+
+func checkOnce(t *testing.T, name string, comp, want []byte) {
 	t.Helper()
 	d := NewDecoder(Options{})
 	for _, chunk := range []int{0, 1 << 16, 777} {
