@@ -14,6 +14,13 @@ var useBMI2 = cpu.X86.HasBMI2
 //go:noescape
 func decodeLoopBMI2(c *seqCtx, tabs *fseTables, in []byte, seqs []seq)
 
+// fusedBMI2 is fusedLoopGeneric in assembly (seqs_amd64.s): each sequence
+// decoded as decodeLoopBMI2 decodes it, checked, and written at once as
+// executeAsm writes it, into the slack the callers leave.
+//
+//go:noescape
+func fusedBMI2(c *seqCtx, tabs *fseTables, in []byte, n int, buf []byte, pos int, lits []byte, wrap int)
+
 // executeAsm is executeGeneric in assembly (exec_amd64.s): literals and
 // matches copied 16 bytes at a time into the slack the callers leave.
 //
@@ -44,5 +51,9 @@ func execute(buf []byte, pos int, seqs []seq, lits []byte, wrap, out int) {
 }
 
 func fusedLoop(c *seqCtx, tabs *fseTables, in []byte, n int, buf []byte, pos int, lits []byte, wrap int) {
+	if useBMI2 {
+		fusedBMI2(c, tabs, in, n, buf, pos, lits, wrap)
+		return
+	}
 	fusedLoopGeneric(c, tabs, in, n, buf, pos, lits, wrap)
 }

@@ -137,3 +137,54 @@ func TestExecuteTwins(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedTwins runs fusedBMI2 and fusedLoopGeneric on random bitstreams
+// and tables, half of them in a ring's first lap with history in its
+// last: same state after, same output.
+func TestFusedTwins(t *testing.T) {
+	if !useBMI2 {
+		t.Skip("no BMI2")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 6000 {
+		ts := randomTables(r)
+		in := make([]byte, pad+1+r.IntN(400))
+		for j := range in {
+			in[j] = byte(r.Uint32())
+		}
+		in[len(in)-1] |= 1
+		start := pad + r.IntN(len(in)-pad)
+		n := 1 + r.IntN(200)
+		lits := make([]byte, r.IntN(1<<17), 1<<17+slack)
+		for j := range lits {
+			lits[j] = byte(j * 13)
+		}
+		outEnd := r.IntN(1 << 18)
+		pos, hist, wrap := r.IntN(1<<16), 0, 0
+		hist = r.IntN(pos + 1)
+		if i%2 == 1 {
+			hist = pos + r.IntN(1<<16)
+			wrap = pos + outEnd + slack + hist - pos
+		}
+		var c [2]seqCtx
+		var bufs [2][]byte
+		for k, loop := range []func(*seqCtx, *fseTables, []byte, int, []byte, int, []byte, int){fusedBMI2, fusedLoopGeneric} {
+			c[k] = seqCtx{ptr: len(in) - 8, floor: min(start, len(in)-8), avail: 56,
+				llS: uint64(i % ts.n[0]), mlS: uint64(i % ts.n[2]), ofS: uint64(i % ts.n[1]),
+				rep: [3]uint64{1, 4, 8}, hist: hist, window: 1 << 20, litEnd: len(lits), outEnd: outEnd}
+			b := make([]byte, max(pos+outEnd, wrap)+slack)
+			for j := range b {
+				b[j] = byte(j * 7)
+			}
+			loop(&c[k], ts, in, n, b, pos, lits, wrap)
+			bufs[k] = b[:pos+c[k].op]
+		}
+		c[0].floor, c[0].end = c[1].floor, c[1].end
+		if c[0] != c[1] {
+			t.Fatalf("case %d: state %+v, generic %+v", i, c[0], c[1])
+		}
+		if !bytes.Equal(bufs[0], bufs[1]) {
+			t.Fatalf("case %d: outputs differ at %d", i, firstDiff(bufs[0], bufs[1]))
+		}
+	}
+}
