@@ -14,8 +14,8 @@ type fseTables struct {
 }
 
 // farCode is the smallest offset code counted as far: its offsets are
-// 2^farCode or more back, past what the cache likely holds.
-var farCode uint64 = 20
+// 2^farCode or more back, past what the cache holds.
+const farCode = 22
 
 // countFar sets ts.far from the offset table.
 func (ts *fseTables) countFar() {

@@ -423,4 +423,4 @@ func (d *Decoder) decodeBlock(size, lim int) error {
 // offset table below which the block is decoded by fusedSeqs: its match
 // sources are near, and loading them ahead would not pay for the
 // two passes of decodeSeqs and execute.
-var fusedMaxFar = 0
+var fusedMaxFar = 8
