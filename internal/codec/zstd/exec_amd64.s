@@ -1,6 +1,7 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
+#include "copy_amd64.h"
 
 // func executeAsm(buf []byte, pos int, seqs []seq, lits []byte, wrap int)
 //
@@ -29,10 +30,7 @@ loop:
 	MOVL  4(R8), BX // match length
 	MOVL  8(R8), CX // offset
 	ADDQ  $16, R8
-	MOVOU (SI), X0
-	MOVOU 16(SI), X1
-	MOVOU X0, (DI)
-	MOVOU X1, 16(DI)
+	LITS32(SI, DI)
 	CMPQ  AX, $32
 	JA    longlits
 
@@ -49,10 +47,7 @@ litdone:
 far:
 	// 32 bytes whatever the length; with an offset under 32 the second
 	// load reads what the first store wrote.
-	MOVOU (DX), X0
-	MOVOU X0, (DI)
-	MOVOU 16(DX), X1
-	MOVOU X1, 16(DI)
+	MATCH32(DX, DI)
 	CMPQ  BX, $32
 	JA    longmatch
 
@@ -62,46 +57,24 @@ matchdone:
 
 longlits:
 	MOVQ $32, DX
-
-litloop:
-	MOVOU (SI)(DX*1), X0
-	MOVOU X0, (DI)(DX*1)
-	ADDQ  $16, DX
-	CMPQ  DX, AX
-	JB    litloop
-	JMP   litdone
+	COPY16(SI, DI, DX, AX, litloop)
+	JMP  litdone
 
 longmatch:
 	MOVQ $32, R12
-
-matchloop:
-	MOVOU (DX)(R12*1), X0
-	MOVOU X0, (DI)(R12*1)
-	ADDQ  $16, R12
-	CMPQ  R12, BX
-	JB    matchloop
-	JMP   matchdone
+	COPY16(DX, DI, R12, BX, matchloop)
+	JMP  matchdone
 
 near:
 	XORQ R12, R12
 	CMPQ CX, $8
 	JB   bytes
-
-words:
-	MOVQ (DX)(R12*1), R13
-	MOVQ R13, (DI)(R12*1)
-	ADDQ $8, R12
-	CMPQ R12, BX
-	JB   words
-	JMP  matchdone
+	COPY8(DX, DI, R12, BX, R13, words)
+	JMP matchdone
 
 bytes:
-	MOVB (DX)(R12*1), R13
-	MOVB R13, (DI)(R12*1)
-	INCQ R12
-	CMPQ R12, BX
-	JB   bytes
-	JMP  matchdone
+	COPY1(DX, DI, R12, BX, R13, byteloop)
+	JMP matchdone
 
 lastlap:
 	// The source is in the ring's last lap: far from every write.
@@ -112,22 +85,10 @@ lastlap:
 	CMPQ BX, AX
 	JBE  far
 	XORQ R12, R12
-
-lapbytes:
-	MOVB (DX)(R12*1), R13
-	MOVB R13, (DI)(R12*1)
-	INCQ R12
-	CMPQ R12, AX
-	JB   lapbytes
+	COPY1(DX, DI, R12, AX, R13, lapbytes)
 	MOVQ R10, DX
 	SUBQ R12, DX // the rest from the ring's start, as if at this distance
-
-startbytes:
-	MOVB (DX)(R12*1), R13
-	MOVB R13, (DI)(R12*1)
-	INCQ R12
-	CMPQ R12, BX
-	JB   startbytes
+	COPY1(DX, DI, R12, BX, R13, startbytes)
 	JMP  matchdone
 
 tail:
@@ -135,13 +96,7 @@ tail:
 	SUBQ SI, AX
 	JZ   done
 	XORQ DX, DX
-
-tailloop:
-	MOVOU (SI)(DX*1), X0
-	MOVOU X0, (DI)(DX*1)
-	ADDQ  $16, DX
-	CMPQ  DX, AX
-	JB    tailloop
+	COPY16(SI, DI, DX, AX, tailloop)
 
 done:
 	RET

@@ -1,6 +1,7 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
+#include "copy_amd64.h"
 
 // seqCtx field offsets (seqs.go).
 #define C_PTR 0
@@ -22,6 +23,7 @@
 #define C_OUTEND 128
 
 // Offsets of the tables in fseTables: LL, OF, ML.
+#define T_LL 0
 #define T_OF 4096
 #define T_ML 8192
 
@@ -47,6 +49,57 @@
 	SUBQ  AX, CX      \
 	SHRXQ CX, BX, dst \
 	BZHIQ AX, dst, dst
+
+// VALUE decodes into dst the value of the field whose table is at tab and
+// state in st: its base plus its extra bits. Clobbers AX, R9.
+#define VALUE(tab, st, dst) \
+	MOVBQZX tab+1(R10)(st*8), AX \
+	GETBITS(dst)                 \
+	MOVL    tab+4(R10)(st*8), R9 \
+	ADDQ    R9, dst
+
+// NEXT moves the state st of the field whose table is at tab to its next:
+// the next state's base plus the state bits. Clobbers AX, R9.
+#define NEXT(tab, st) \
+	MOVBQZX tab(R10)(st*8), AX   \
+	GETBITS(R9)                  \
+	MOVWQZX tab+2(R10)(st*8), st \
+	ADDQ    R9, st
+
+// REPEAT resolves a repeat offset: R11 the offset value (1-3), R12 the
+// literal length; it leaves the offset in R11, updates the repeat offsets
+// and goes to done. Clobbers AX, R9.
+#define REPEAT(rep234, rep2, rep4, done) \
+	XORQ  AX, AX                     \
+	TESTQ R12, R12                   \
+	SETEQ AL                         \
+	ADDQ  AX, R11                    \
+	CMPQ  R11, $1                    \
+	JNE   rep234                     \
+	MOVQ  C_REP0(R14), R11           \
+	JMP   done                       \
+rep234:                              \
+	CMPQ R11, $4                     \
+	JEQ  rep4                        \
+	MOVQ C_REP0-8(R14)(R11*8), AX    \
+	CMPQ R11, $3                     \
+	JNE  rep2                        \
+	MOVQ C_REP1(R14), R9             \
+	MOVQ R9, C_REP2(R14)             \
+rep2:                                \
+	MOVQ C_REP0(R14), R9             \
+	MOVQ R9, C_REP1(R14)             \
+	MOVQ AX, C_REP0(R14)             \
+	MOVQ AX, R11                     \
+	JMP  done                        \
+rep4:                                \
+	MOVQ C_REP0(R14), AX             \
+	LEAQ -1(AX), R11                 \
+	MOVQ C_REP1(R14), R9             \
+	MOVQ R9, C_REP2(R14)             \
+	MOVQ AX, C_REP1(R14)             \
+	MOVQ R11, C_REP0(R14)            \
+	JMP  done
 
 // func decodeLoopBMI2(c *seqCtx, tabs *fseTables, in []byte, seqs []seq)
 //
@@ -74,32 +127,23 @@ TEXT ·decodeLoopBMI2(SB), NOSPLIT, $0-64
 
 loop:
 	REFILL
-	MOVBQZX T_OF+1(R10)(DI*8), AX
-	GETBITS(R11)
-	MOVL    T_OF+4(R10)(DI*8), R9
-	ADDQ    R9, R11
-	CMPQ    CX, $32
-	JGE     ofok
+	VALUE(T_OF, DI, R11)
+	CMPQ CX, $32
+	JGE  ofok
 	REFILL
 
 ofok:
-	MOVBQZX T_ML+1(R10)(SI*8), AX
-	GETBITS(R12)
-	MOVL    T_ML+4(R10)(SI*8), R9
-	ADDQ    R9, R12
-	MOVL    R12, 4(R13)
-	MOVBQZX 1(R10)(DX*8), AX
-	GETBITS(R12)
-	MOVL    4(R10)(DX*8), R9
-	ADDQ    R9, R12
-	CMPQ    R11, $3
-	JBE     repeat
-	SUBQ    $3, R11
-	MOVQ    C_REP1(R14), AX
-	MOVQ    AX, C_REP2(R14)
-	MOVQ    C_REP0(R14), AX
-	MOVQ    AX, C_REP1(R14)
-	MOVQ    R11, C_REP0(R14)
+	VALUE(T_ML, SI, R12)
+	MOVL R12, 4(R13)
+	VALUE(T_LL, DX, R12)
+	CMPQ R11, $3
+	JBE  repeat
+	SUBQ $3, R11
+	MOVQ C_REP1(R14), AX
+	MOVQ AX, C_REP2(R14)
+	MOVQ C_REP0(R14), AX
+	MOVQ AX, C_REP1(R14)
+	MOVQ R11, C_REP0(R14)
 
 offdone:
 	ADDQ    R12, R15
@@ -124,54 +168,13 @@ offdone:
 	REFILL
 
 stok:
-	MOVBQZX (R10)(DX*8), AX
-	GETBITS(R9)
-	MOVWQZX 2(R10)(DX*8), DX
-	ADDQ    R9, DX
-	MOVBQZX T_ML(R10)(SI*8), AX
-	GETBITS(R9)
-	MOVWQZX T_ML+2(R10)(SI*8), SI
-	ADDQ    R9, SI
-	MOVBQZX T_OF(R10)(DI*8), AX
-	GETBITS(R9)
-	MOVWQZX T_OF+2(R10)(DI*8), DI
-	ADDQ    R9, DI
-	JMP     loop
+	NEXT(T_LL, DX)
+	NEXT(T_ML, SI)
+	NEXT(T_OF, DI)
+	JMP loop
 
 repeat:
-	XORQ  AX, AX
-	TESTQ R12, R12
-	SETEQ AL
-	ADDQ  AX, R11
-	CMPQ  R11, $1
-	JNE   rep234
-	MOVQ  C_REP0(R14), R11
-	JMP   offdone
-
-rep234:
-	CMPQ R11, $4
-	JEQ  rep4
-	MOVQ C_REP0-8(R14)(R11*8), AX
-	CMPQ R11, $3
-	JNE  rep2
-	MOVQ C_REP1(R14), R9
-	MOVQ R9, C_REP2(R14)
-
-rep2:
-	MOVQ C_REP0(R14), R9
-	MOVQ R9, C_REP1(R14)
-	MOVQ AX, C_REP0(R14)
-	MOVQ AX, R11
-	JMP  offdone
-
-rep4:
-	MOVQ C_REP0(R14), AX
-	LEAQ -1(AX), R11
-	MOVQ C_REP1(R14), R9
-	MOVQ R9, C_REP2(R14)
-	MOVQ AX, C_REP1(R14)
-	MOVQ R11, C_REP0(R14)
-	JMP  offdone
+	REPEAT(rep234, rep2, rep4, offdone)
 
 bad:
 	MOVQ $1, C_BAD(R14)
@@ -232,32 +235,23 @@ TEXT ·fusedBMI2(SB), NOSPLIT, $80-112
 
 floop:
 	REFILL
-	MOVBQZX T_OF+1(R10)(R15*8), AX
-	GETBITS(R11)
-	MOVL    T_OF+4(R10)(R15*8), R9
-	ADDQ    R9, R11
-	CMPQ    CX, $32
-	JGE     fofok
+	VALUE(T_OF, R15, R11)
+	CMPQ CX, $32
+	JGE  fofok
 	REFILL
 
 fofok:
-	MOVBQZX T_ML+1(R10)(R13*8), AX
-	GETBITS(R12)
-	MOVL    T_ML+4(R10)(R13*8), R9
-	ADDQ    R9, R12
-	MOVQ    R12, ml-56(SP)
-	MOVBQZX 1(R10)(DX*8), AX
-	GETBITS(R12)
-	MOVL    4(R10)(DX*8), R9
-	ADDQ    R9, R12
-	CMPQ    R11, $3
-	JBE     frepeat
-	SUBQ    $3, R11
-	MOVQ    C_REP1(R14), AX
-	MOVQ    AX, C_REP2(R14)
-	MOVQ    C_REP0(R14), AX
-	MOVQ    AX, C_REP1(R14)
-	MOVQ    R11, C_REP0(R14)
+	VALUE(T_ML, R13, R12)
+	MOVQ R12, ml-56(SP)
+	VALUE(T_LL, DX, R12)
+	CMPQ R11, $3
+	JBE  frepeat
+	SUBQ $3, R11
+	MOVQ C_REP1(R14), AX
+	MOVQ AX, C_REP2(R14)
+	MOVQ C_REP0(R14), AX
+	MOVQ AX, C_REP1(R14)
+	MOVQ R11, C_REP0(R14)
 
 foffdone:
 	// the literals within the block's, the offset within
@@ -279,10 +273,7 @@ foffdone:
 	JA      fbadsize
 
 	// 32 bytes of literals whatever their length
-	MOVOU (SI), X0
-	MOVOU 16(SI), X1
-	MOVOU X0, (DI)
-	MOVOU X1, 16(DI)
+	LITS32(SI, DI)
 	CMPQ  R12, $32
 	JA    flonglits
 
@@ -299,10 +290,7 @@ flitdone:
 ffar:
 	// 32 bytes whatever the length; with an offset under 32 the second
 	// load reads what the first store wrote.
-	MOVOU (R12), X0
-	MOVOU X0, (DI)
-	MOVOU 16(R12), X1
-	MOVOU X1, 16(DI)
+	MATCH32(R12, DI)
 	CMPQ  AX, $32
 	JA    flongmatch
 
@@ -315,97 +303,34 @@ fmatchdone:
 	REFILL
 
 fstok:
-	MOVBQZX (R10)(DX*8), AX
-	GETBITS(R9)
-	MOVWQZX 2(R10)(DX*8), DX
-	ADDQ    R9, DX
-	MOVBQZX T_ML(R10)(R13*8), AX
-	GETBITS(R9)
-	MOVWQZX T_ML+2(R10)(R13*8), R13
-	ADDQ    R9, R13
-	MOVBQZX T_OF(R10)(R15*8), AX
-	GETBITS(R9)
-	MOVWQZX T_OF+2(R10)(R15*8), R15
-	ADDQ    R9, R15
-	JMP     floop
+	NEXT(T_LL, DX)
+	NEXT(T_ML, R13)
+	NEXT(T_OF, R15)
+	JMP floop
 
 frepeat:
-	XORQ  AX, AX
-	TESTQ R12, R12
-	SETEQ AL
-	ADDQ  AX, R11
-	CMPQ  R11, $1
-	JNE   frep234
-	MOVQ  C_REP0(R14), R11
-	JMP   foffdone
-
-frep234:
-	CMPQ R11, $4
-	JEQ  frep4
-	MOVQ C_REP0-8(R14)(R11*8), AX
-	CMPQ R11, $3
-	JNE  frep2
-	MOVQ C_REP1(R14), R9
-	MOVQ R9, C_REP2(R14)
-
-frep2:
-	MOVQ C_REP0(R14), R9
-	MOVQ R9, C_REP1(R14)
-	MOVQ AX, C_REP0(R14)
-	MOVQ AX, R11
-	JMP  foffdone
-
-frep4:
-	MOVQ C_REP0(R14), AX
-	LEAQ -1(AX), R11
-	MOVQ C_REP1(R14), R9
-	MOVQ R9, C_REP2(R14)
-	MOVQ AX, C_REP1(R14)
-	MOVQ R11, C_REP0(R14)
-	JMP  foffdone
+	REPEAT(frep234, frep2, frep4, foffdone)
 
 flonglits:
 	MOVQ $32, R9
-
-flitloop:
-	MOVOU (SI)(R9*1), X0
-	MOVOU X0, (DI)(R9*1)
-	ADDQ  $16, R9
-	CMPQ  R9, R12
-	JB    flitloop
-	JMP   flitdone
+	COPY16(SI, DI, R9, R12, flitloop)
+	JMP  flitdone
 
 flongmatch:
 	MOVQ $32, R9
-
-fmatchloop:
-	MOVOU (R12)(R9*1), X0
-	MOVOU X0, (DI)(R9*1)
-	ADDQ  $16, R9
-	CMPQ  R9, AX
-	JB    fmatchloop
-	JMP   fmatchdone
+	COPY16(R12, DI, R9, AX, fmatchloop)
+	JMP  fmatchdone
 
 fnear:
 	XORQ R9, R9
 	CMPQ R11, $8
 	JB   fbytes
-
-fwords:
-	MOVQ (R12)(R9*1), X0
-	MOVQ X0, (DI)(R9*1)
-	ADDQ $8, R9
-	CMPQ R9, AX
-	JB   fwords
-	JMP  fmatchdone
+	COPY8(R12, DI, R9, AX, X0, fwords)
+	JMP fmatchdone
 
 fbytes:
-	MOVB (R12)(R9*1), R11
-	MOVB R11, (DI)(R9*1)
-	INCQ R9
-	CMPQ R9, AX
-	JB   fbytes
-	JMP  fmatchdone
+	COPY1(R12, DI, R9, AX, R11, fbyteloop)
+	JMP fmatchdone
 
 flastlap:
 	// The source is in the ring's last lap: far from every write.
@@ -417,22 +342,10 @@ flastlap:
 	JBE  ffar
 	XORQ R9, R9
 	MOVQ R13, mls-80(SP)
-
-flapbytes:
-	MOVB (R12)(R9*1), R13
-	MOVB R13, (DI)(R9*1)
-	INCQ R9
-	CMPQ R9, R11
-	JB   flapbytes
+	COPY1(R12, DI, R9, R11, R13, flapbytes)
 	MOVQ ring-48(SP), R12
 	SUBQ R9, R12 // the rest from the ring's start, as if at this distance
-
-fstartbytes:
-	MOVB (R12)(R9*1), R13
-	MOVB R13, (DI)(R9*1)
-	INCQ R9
-	CMPQ R9, AX
-	JB   fstartbytes
+	COPY1(R12, DI, R9, AX, R13, fstartbytes)
 	MOVQ mls-80(SP), R13
 	JMP  fmatchdone
 
