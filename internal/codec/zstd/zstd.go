@@ -25,6 +25,7 @@ import (
 	"github.com/klauspost/compress/huff0"
 
 	"github.com/unpack-dev/unpack/internal/archive"
+	"github.com/unpack-dev/unpack/internal/hugemem"
 	"github.com/unpack-dev/unpack/internal/verify"
 )
 
@@ -237,7 +238,7 @@ func (d *Decoder) room(lim int) {
 		if cap(d.buf) >= size {
 			d.buf = d.buf[:size]
 		} else {
-			nb := make([]byte, size)
+			nb := hugemem.Aligned(size)
 			copy(nb, d.buf[:d.pos])
 			d.buf = nb
 		}
