@@ -37,14 +37,15 @@ type Config struct {
 const smallFrame = 1 << 20
 
 // ownMinWindow is the smallest window for which a frame goes to our own
-// decoder (internal/codec/zstd) rather than klauspost's: its matches reach
-// far enough back for loading their sources ahead to pay; none where ours
-// runs without its assembly. Tests lower it to run every frame through ours.
+// decoder (internal/codec/zstd) rather than klauspost's: from a huge page
+// on, its window ring is on huge pages, and its far-match blocks load
+// their sources ahead; none where ours runs without its assembly. Tests
+// lower it to run every frame through ours.
 var ownMinWindow int64 = ownWindow()
 
 func ownWindow() int64 {
 	if ownzstd.Fast() {
-		return 8 << 20
+		return 2 << 20
 	}
 	return math.MaxInt64
 }

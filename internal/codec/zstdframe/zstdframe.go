@@ -5,8 +5,9 @@
 // parses each frame header and block header (RFC 8878 §3.1.1), skips
 // skippable frames (§3.1.2), hands the decoder exactly one frame followed by
 // io.EOF, and keeps the frame's 4-byte Content_Checksum. The Reader decodes
-// frame by frame, frames with a window of 8 MiB or more with our own
-// decoder (internal/codec/zstd, on the reader's goroutine), the others with
+// frame by frame, frames with a window of 2 MiB or more with our own
+// decoder (internal/codec/zstd, on the reader's goroutine; amd64 with
+// BMI2), the others with
 // klauspost/compress/zstd (on the reader's goroutine, or for Read of large
 // frames with Config.Threads > 1 on klauspost's concurrent pipeline), both
 // with their own checksum switched off. It hashes the output of each frame
