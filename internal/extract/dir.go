@@ -80,7 +80,7 @@ type Dir struct {
 	umask    fs.FileMode // cleared from every mode applied (0 for root, as GNU tar)
 
 	mu       sync.Mutex
-	aborted  bool                // Abort was called: nothing more is committed unnamed
+	aborted  atomic.Bool         // Abort was called (set under mu): nothing more is committed unnamed
 	temps    map[string]struct{} // temporary files in flight or held (for Abort)
 	recs     pathRecs            // what this extraction made, held files: by resolved path
 	dirMeta  map[string]dirMeta  // directories whose mode and times Close applies
@@ -609,7 +609,7 @@ func (d *Dir) fileMeta(e *archive.Entry, f *wfile, perm fs.FileMode, exact bool)
 // decides).
 func (d *Dir) placeUnnamed(f *wfile, p string, info ident) error {
 	d.mu.Lock()
-	if d.aborted {
+	if d.aborted.Load() {
 		d.mu.Unlock()
 		return errAborted
 	}
@@ -854,7 +854,7 @@ func (d *Dir) removeTemps() {
 func (d *Dir) Abort() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.aborted = true
+	d.aborted.Store(true)
 	d.removeTemps()
 	for tmp := range d.old {
 		d.unlink(tmp)
