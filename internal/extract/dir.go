@@ -101,6 +101,7 @@ type Dir struct {
 	// RENAME_EXCHANGE: see replace), or to test the other way.
 	noExchange atomic.Bool
 	heldFDs    atomic.Int64 // held files open unnamed (Linux, see maxHeldFDs)
+	closing    fdBatch      // files written whose close waits (Linux, see closeFile)
 
 	old    set    // files replaced, under temporary names until reaped
 	reaper reaper // removes them (see reap.go)
@@ -878,6 +879,7 @@ func (e *UnsettledError) Error() string {
 // closes the root. Its error names what it removed.
 func (d *Dir) Close() error {
 	d.stopWriters()
+	d.closing.flush()
 	rerr := d.stopReaper()
 	d.mu.Lock()
 	var unsettled []string

@@ -575,8 +575,10 @@ func (d *Dir) writeHeld(j *writeJob) error {
 	}
 	if t.unnamed && err == nil {
 		j.fd = int32(fd) // open until its commit links it (see linkHeld)
-	} else if cerr := f.Close(); err == nil {
-		err = cerr
+	} else if err != nil {
+		f.Close()
+	} else {
+		err = d.closeFile(f)
 	}
 	// Abort sets aborted before it looks for what to remove: a file made
 	// before this load is seen by it, one it missed sees aborted here

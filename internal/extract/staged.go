@@ -128,7 +128,7 @@ func (d *Dir) writeDirect(p string, e *archive.Entry, r io.Reader, f *wfile, per
 	if err == nil {
 		info, err = d.fileMeta(e, f, perm, exact)
 	}
-	if cerr := f.Close(); err == nil {
+	if cerr := d.closeFile(f); err == nil {
 		err = cerr
 	}
 	if err != nil {
