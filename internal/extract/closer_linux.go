@@ -105,3 +105,31 @@ func closeRuns(fds []int) {
 		i = j
 	}
 }
+
+// aside moves the descriptor fd of a directory handle, which stays open
+// long, above asideBase where it can (else it returns fd): below it the
+// files' descriptors, opened and closed all the time, then take numbers
+// in a run, and are closed by few close_range calls.
+func aside(fd int) int {
+	base := asideBase()
+	if fd >= base {
+		return fd
+	}
+	hi, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, base)
+	if err != nil {
+		return fd
+	}
+	unix.Close(fd)
+	return hi
+}
+
+// asideBase is the lowest descriptor a directory handle is moved to: half
+// the descriptors allowed, at most 1<<16 (the handles take at most a
+// quarter: see maxDirHandles).
+var asideBase = sync.OnceValue(func() int {
+	var r unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &r) != nil {
+		return 512
+	}
+	return int(min(1<<16, r.Cur/2))
+})

@@ -48,3 +48,32 @@ func TestCloseRuns(t *testing.T) {
 		unix.Close(fd)
 	}
 }
+
+// TestAsideHandles: a directory handle moved aside is above the files'
+// descriptors and still its directory.
+func TestAsideHandles(t *testing.T) {
+	dir := t.TempDir()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hi := aside(fd)
+	defer unix.Close(hi)
+	if hi < asideBase() && hi == fd {
+		t.Skip("no descriptor above", asideBase())
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != unix.EBADF {
+		t.Errorf("the low descriptor %d still open", fd)
+	}
+	if flags, err := unix.FcntlInt(uintptr(hi), unix.F_GETFD, 0); err != nil || flags&unix.FD_CLOEXEC == 0 {
+		t.Errorf("moved handle: flags %#x, %v; want FD_CLOEXEC", flags, err)
+	}
+	nfd, err := unix.Openat(hi, "x", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(nfd)
+	if _, err := os.Stat(filepath.Join(dir, "x")); err != nil {
+		t.Error(err)
+	}
+}

@@ -528,6 +528,7 @@ func (d *Dir) mkdirAt(p string) (fs.FileInfo, error) {
 		unix.Close(fd)
 		return nil, &fs.PathError{Op: "fstat", Path: p, Err: err}
 	}
+	fd = aside(fd)
 	nh := &dirHandle{fd: fd, dev: uint64(si.st.Dev)}
 	nh.noTmpfile.Store(d.noTmpfile.Load())
 	d.fdMu.Lock()
