@@ -119,6 +119,7 @@ type dirMeta struct {
 	mode  fs.FileMode
 	mtime time.Time
 	info  ident
+	had   fs.FileMode // its mode when recorded (see setDirMetaOn)
 }
 
 // NewDir opens (creating if needed) the destination directory dest.
@@ -437,7 +438,7 @@ func (d *Dir) putNewDir(p string, e *archive.Entry) error {
 // Until then it stays writable, whatever the entry says. Those of a
 // Pending entry wait for its verdict (a failed one drops them).
 func (d *Dir) setDirMeta(p string, e *archive.Entry, fi fs.FileInfo) {
-	m := dirMeta{mode: d.perm(e.Mode, 0o755), info: identOf(fi)}
+	m := dirMeta{mode: d.perm(e.Mode, 0o755), info: identOf(fi), had: fi.Mode() & modeBits}
 	if !d.opt.NoTimes {
 		m.mtime = e.ModTime
 	}
@@ -817,7 +818,7 @@ func isIOError(err error) bool {
 // when it has none), without setuid/setgid unless KeepSetID, through the
 // umask (GNU tar's rule: root keeps the archive's modes).
 func (d *Dir) perm(m fs.FileMode, def fs.FileMode) fs.FileMode {
-	p := m & (fs.ModePerm | fs.ModeSticky | fs.ModeSetuid | fs.ModeSetgid)
+	p := m & modeBits
 	if p&fs.ModePerm == 0 {
 		p |= def
 	}
@@ -826,6 +827,9 @@ func (d *Dir) perm(m fs.FileMode, def fs.FileMode) fs.FileMode {
 	}
 	return p &^ d.umask
 }
+
+// modeBits are the bits of a mode that chmod sets.
+const modeBits = fs.ModePerm | fs.ModeSticky | fs.ModeSetuid | fs.ModeSetgid
 
 func (d *Dir) track(tmp string, add bool) {
 	d.mu.Lock()
