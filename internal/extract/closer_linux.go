@@ -56,8 +56,14 @@ func (d *Dir) closeFile(f *wfile) error {
 }
 
 // closeReportsNothing reports the destination's device and whether its
-// file system's close(2) can report no error.
+// file system's close(2) can report no error, and the descriptors
+// allowed leave room for a batch (the directory handles and the held
+// files take up to three quarters of them: see maxDirHandles, maxHeldFDs).
 func (d *Dir) closeReportsNothing() (uint64, bool) {
+	var r unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &r) != nil || r.Cur < 8*closeBatch {
+		return 0, false
+	}
 	h, err := d.dirFD("")
 	if err != nil {
 		return 0, false
