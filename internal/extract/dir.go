@@ -80,7 +80,7 @@ type Dir struct {
 	umask    fs.FileMode // cleared from every mode applied (0 for root, as GNU tar)
 
 	mu       sync.Mutex
-	aborted  bool                // Abort was called: nothing more is committed unnamed
+	aborted  atomic.Bool         // Abort was called (set under mu): nothing more is committed unnamed
 	temps    map[string]struct{} // temporary files in flight or held (for Abort)
 	recs     pathRecs            // what this extraction made, held files: by resolved path
 	dirMeta  map[string]dirMeta  // directories whose mode and times Close applies
@@ -101,6 +101,7 @@ type Dir struct {
 	// RENAME_EXCHANGE: see replace), or to test the other way.
 	noExchange atomic.Bool
 	heldFDs    atomic.Int64 // held files open unnamed (Linux, see maxHeldFDs)
+	closing    fdBatch      // files written whose close waits (Linux, see closeFile)
 
 	old    set    // files replaced, under temporary names until reaped
 	reaper reaper // removes them (see reap.go)
@@ -118,6 +119,7 @@ type dirMeta struct {
 	mode  fs.FileMode
 	mtime time.Time
 	info  ident
+	had   fs.FileMode // its mode when recorded (see setDirMetaOn)
 }
 
 // NewDir opens (creating if needed) the destination directory dest.
@@ -436,7 +438,7 @@ func (d *Dir) putNewDir(p string, e *archive.Entry) error {
 // Until then it stays writable, whatever the entry says. Those of a
 // Pending entry wait for its verdict (a failed one drops them).
 func (d *Dir) setDirMeta(p string, e *archive.Entry, fi fs.FileInfo) {
-	m := dirMeta{mode: d.perm(e.Mode, 0o755), info: identOf(fi)}
+	m := dirMeta{mode: d.perm(e.Mode, 0o755), info: identOf(fi), had: fi.Mode() & modeBits}
 	if !d.opt.NoTimes {
 		m.mtime = e.ModTime
 	}
@@ -609,7 +611,7 @@ func (d *Dir) fileMeta(e *archive.Entry, f *wfile, perm fs.FileMode, exact bool)
 // decides).
 func (d *Dir) placeUnnamed(f *wfile, p string, info ident) error {
 	d.mu.Lock()
-	if d.aborted {
+	if d.aborted.Load() {
 		d.mu.Unlock()
 		return errAborted
 	}
@@ -816,7 +818,7 @@ func isIOError(err error) bool {
 // when it has none), without setuid/setgid unless KeepSetID, through the
 // umask (GNU tar's rule: root keeps the archive's modes).
 func (d *Dir) perm(m fs.FileMode, def fs.FileMode) fs.FileMode {
-	p := m & (fs.ModePerm | fs.ModeSticky | fs.ModeSetuid | fs.ModeSetgid)
+	p := m & modeBits
 	if p&fs.ModePerm == 0 {
 		p |= def
 	}
@@ -825,6 +827,9 @@ func (d *Dir) perm(m fs.FileMode, def fs.FileMode) fs.FileMode {
 	}
 	return p &^ d.umask
 }
+
+// modeBits are the bits of a mode that chmod sets.
+const modeBits = fs.ModePerm | fs.ModeSticky | fs.ModeSetuid | fs.ModeSetgid
 
 func (d *Dir) track(tmp string, add bool) {
 	d.mu.Lock()
@@ -854,7 +859,7 @@ func (d *Dir) removeTemps() {
 func (d *Dir) Abort() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.aborted = true
+	d.aborted.Store(true)
 	d.removeTemps()
 	for tmp := range d.old {
 		d.unlink(tmp)
@@ -878,6 +883,7 @@ func (e *UnsettledError) Error() string {
 // closes the root. Its error names what it removed.
 func (d *Dir) Close() error {
 	d.stopWriters()
+	d.closing.flush()
 	rerr := d.stopReaper()
 	d.mu.Lock()
 	var unsettled []string

@@ -416,10 +416,16 @@ func (d *Dir) unlink(p string) error {
 func (d *Dir) closeFDs() {
 	d.fdMu.Lock()
 	defer d.fdMu.Unlock()
+	var raw []int // mkdirAt's, moved aside together: closed by runs
 	for k, h := range d.fds {
-		h.close()
+		if h.f == nil {
+			raw = append(raw, h.fd)
+		} else {
+			h.close()
+		}
 		delete(d.fds, k)
 	}
+	closeRuns(raw)
 }
 
 var errNoFastPath = errors.New("no fast path")
@@ -528,6 +534,7 @@ func (d *Dir) mkdirAt(p string) (fs.FileInfo, error) {
 		unix.Close(fd)
 		return nil, &fs.PathError{Op: "fstat", Path: p, Err: err}
 	}
+	fd = aside(fd)
 	nh := &dirHandle{fd: fd, dev: uint64(si.st.Dev)}
 	nh.noTmpfile.Store(d.noTmpfile.Load())
 	d.fdMu.Lock()
@@ -573,7 +580,11 @@ func (d *Dir) setDirMetaOn(p string, m dirMeta) {
 		return
 	}
 	defer d.release(h)
-	unix.Fchmod(h.fd, syscallMode(m.mode))
+	// In a stage nothing else changes a directory: one that has the
+	// mode already needs no chmod.
+	if !d.opt.Staged || m.had != m.mode {
+		unix.Fchmod(h.fd, syscallMode(m.mode))
+	}
 	if !m.mtime.IsZero() {
 		f := wfile{fd: h.fd, name: p}
 		f.setTimes(m.mtime, m.mtime)

@@ -575,23 +575,28 @@ func (d *Dir) writeHeld(j *writeJob) error {
 	}
 	if t.unnamed && err == nil {
 		j.fd = int32(fd) // open until its commit links it (see linkHeld)
-	} else if cerr := f.Close(); err == nil {
-		err = cerr
+	} else if err != nil {
+		f.Close()
+	} else {
+		err = d.closeFile(f)
 	}
-	d.mu.Lock()
-	if err == nil && d.aborted {
+	// Abort sets aborted before it looks for what to remove: a file made
+	// before this load is seen by it, one it missed sees aborted here
+	// (no lock on the way of every file: Put holds it meanwhile).
+	if err == nil && d.aborted.Load() {
 		err = errAborted
 	}
 	if err != nil {
 		// Nothing of it stays (Abort may have looked for it before it
 		// was made).
+		d.mu.Lock()
 		if t.unnamed {
 			d.closeHeld(j)
 		} else {
 			unix.Unlinkat(t.dir.fd, base, 0)
 		}
+		d.mu.Unlock()
 	}
-	d.mu.Unlock()
 	return err
 }
 
@@ -711,7 +716,7 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	}
 	d.mu.Lock()
 	h := d.held.get(k)
-	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.recs.held(h.name) != h || d.aborted {
+	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.recs.held(h.name) != h || d.aborted.Load() {
 		d.mu.Unlock()
 		return false
 	}

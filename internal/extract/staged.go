@@ -61,7 +61,7 @@ func (d *Dir) claim(p string, id ident) bool {
 
 // claimLocked is claim with d.mu held.
 func (d *Dir) claimLocked(p string, id ident) bool {
-	if d.aborted || d.recs.taken(p) {
+	if d.aborted.Load() || d.recs.taken(p) {
 		return false
 	}
 	d.recs.setMade(p, id)
@@ -74,7 +74,7 @@ func (d *Dir) claimLocked(p string, id ident) bool {
 func (d *Dir) created(p string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.aborted {
+	if d.aborted.Load() {
 		d.unlink(p)
 		return errAborted
 	}
@@ -100,7 +100,7 @@ func (d *Dir) unclaim(p string, remove bool) {
 // settleDirect records the file written at p (info) as committed.
 func (d *Dir) settleDirect(p string, info ident) error {
 	d.mu.Lock()
-	if d.aborted {
+	if d.aborted.Load() {
 		d.mu.Unlock()
 		return errAborted // Abort removed it
 	}
@@ -128,7 +128,7 @@ func (d *Dir) writeDirect(p string, e *archive.Entry, r io.Reader, f *wfile, per
 	if err == nil {
 		info, err = d.fileMeta(e, f, perm, exact)
 	}
-	if cerr := f.Close(); err == nil {
+	if cerr := d.closeFile(f); err == nil {
 		err = cerr
 	}
 	if err != nil {

@@ -179,3 +179,34 @@ func TestStagedAbort(t *testing.T) {
 	d.Close()
 	sameTree(t, "aborted", dest, false, map[string]string{})
 }
+
+// TestStagedDirModes: in a stage a directory whose entry's mode is the
+// one it was made with gets no chmod, and keeps it; any other gets its own.
+func TestStagedDirModes(t *testing.T) {
+	dest := t.TempDir()
+	d, err := NewDir(dest, DirOptions{Staged: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]os.FileMode{"same": 0o755, "priv": 0o700, "ro": 0o555, "wide": 0o777}
+	for name, m := range modes {
+		if err := d.Put(dir(name, m), nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Put(file(name+"/f", "x"), strings.NewReader("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range modes {
+		fi, err := os.Stat(filepath.Join(dest, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := fi.Mode().Perm(), m&^processUmask(); got != want {
+			t.Errorf("%s: mode %o, want %o", name, got, want)
+		}
+	}
+}
