@@ -70,6 +70,261 @@ LLOOP: \
 	TESTQ   CX, CX; \
 	JNZ     LLOOP
 
+// CSUCC_I is createSuccessorsI from the walk on (R13 m, R12 heap, R11
+// hm, R10 &m.stack, R8 upBranch, BX the found symbol, CX the states
+// pushed, DX c; s1 in the slot S1, TMP a slot for DX): it jumps to
+// LDONE with the result in DX, to LALLOC with DX, CX num, BX head and
+// R9 upSucc for newContexts, to LFAIL, or to LDIVZERO; it falls
+// through to LDONE. The other arguments are the labels of each
+// expansion.
+#define CSUCC_I(S1, TMP, LWALK, LTAKES1, LBINARY, LSUCC, LPUSH, LLINK, LUPMULTI, LUDIV, LMKHEAD, LWLOOP, LWFOUND6, LWFOUND, LULOOP, LUFOUND6, LUFOUND, LMKLOOP, LDONE, LALLOC, LFAIL, LDIVZERO) \
+LWALK: \
+	MOVL    DX, SI; \
+	ANDQ    R11, SI; \
+	MOVL    8(R12)(SI*1), AX; \
+	TESTL   AX, AX; \
+	JZ      LLINK; \
+	MOVL    AX, DX; \
+	ANDQ    R11, AX; \
+	LEAQ    (R12)(AX*1), DI /* the suffix context */; \
+	MOVL    S1, AX; \
+	TESTL   AX, AX; \
+	JNZ     LTAKES1; \
+	MOVBLZX 0(DI), AX; \
+	TESTL   AX, AX; \
+	JZ      LBINARY; \
+	/* findSym: the first of the states 0..last with the symbol, else */ \
+	/* the last; then its frequency and SummFreq up by one below 115. */ \
+	IMULL   $6, AX /* lim, the last state's offset */; \
+	MOVL    4(DI), SI; \
+	ANDQ    R11, SI; \
+	ADDQ    R12, SI; \
+	/* Two states a step: for i below lim, i+6 is at most lim. */ \
+	XORL    R9, R9; \
+	TESTL   AX, AX; \
+	JZ      LWFOUND; \
+	FINDSYM2(R9, LWLOOP, LWFOUND6, LWFOUND); \
+	MOVL    4(DI), AX; \
+	ADDL    R9, AX /* s */; \
+	MOVL    AX, SI; \
+	ANDQ    R11, SI; \
+	CMPB    1(R12)(SI*1), $115; \
+	JCC     LSUCC; \
+	INCB    1(R12)(SI*1); \
+	INCW    2(DI); \
+	JMP     LSUCC; \
+LTAKES1: \
+	MOVL    $0, S1; \
+	JMP     LSUCC; \
+LBINARY: \
+	/* s is the one state; its frequency up by one below 24 when the */ \
+	/* suffix's suffix is binary too. */ \
+	LEAL    2(DX), AX; \
+	MOVL    8(DI), SI; \
+	ANDQ    R11, SI; \
+	CMPB    (R12)(SI*1), $0; \
+	JNE     LSUCC; \
+	CMPB    3(DI), $24; \
+	JCC     LSUCC; \
+	INCB    3(DI); \
+LSUCC: \
+	/* AX is s. */ \
+	MOVL    AX, SI; \
+	ANDQ    R11, SI; \
+	MOVL    2(R12)(SI*1), SI; \
+	CMPL    SI, R8; \
+	JEQ     LPUSH; \
+	MOVL    SI, DX; \
+	TESTQ   CX, CX; \
+	JNZ     LLINK; \
+	JMP     LDONE; \
+LPUSH: \
+	CMPQ    CX, $const_MaxOrderI+1; \
+	JCC     LFAIL; \
+	MOVL    AX, (R10)(CX*4); \
+	INCQ    CX; \
+	JMP     LWALK; \
+LLINK: \
+	TESTQ   CX, CX; \
+	JZ      LDONE; \
+	/* BX: 0x10 when the found symbol is 0x40 or above. */ \
+	ADDL    $0xC0, BX; \
+	SHRL    $8, BX; \
+	SHLL    $4, BX; \
+	MOVL    R8, SI; \
+	ANDQ    R11, SI; \
+	MOVBLZX (R12)(SI*1), R9 /* upSym */; \
+	MOVL    DX, SI; \
+	ANDQ    R11, SI; \
+	LEAQ    (R12)(SI*1), DI /* c */; \
+	MOVBLZX 0(DI), AX; \
+	TESTL   AX, AX; \
+	JNZ     LUPMULTI; \
+	MOVBLZX 3(DI), R14 /* upFreq: the one state's */; \
+	JMP     LMKHEAD; \
+LUPMULTI: \
+	/* findSym for upSym, the range from SI to AX. */ \
+	MOVL    4(DI), SI; \
+	ANDQ    R11, SI; \
+	ADDQ    R12, SI; \
+	IMULL   $6, AX; \
+	ADDQ    SI, AX; \
+	MOVQ    SI, R14; \
+	CMPQ    R14, AX; \
+	JCC     LUFOUND; \
+	FINDSYMP(R14, AX, R9B, LULOOP, LUFOUND6, LUFOUND); \
+	SUBQ    SI, R14; \
+	ADDL    4(DI), R14 /* s */; \
+	ANDQ    R11, R14; \
+	MOVBLZX 1(R12)(R14*1), AX; \
+	DECL    AX /* cf */; \
+	MOVWLZX 2(DI), SI; \
+	MOVBLZX 0(DI), R14; \
+	SUBL    R14, SI; \
+	SUBL    AX, SI /* s0 */; \
+	LEAL    (AX)(AX*1), R14; \
+	CMPL    R14, SI; \
+	JHI     LUDIV; \
+	LEAL    (AX)(AX*4), AX; \
+	MOVL    $1, R14; \
+	CMPL    SI, AX; \
+	ADCL    $0, R14 /* 1 + (5*cf > s0) */; \
+	JMP     LMKHEAD; \
+LUDIV: \
+	TESTL   SI, SI; \
+	JZ      LDIVZERO; \
+	LEAL    -3(AX)(SI*2), AX; \
+	MOVL    DX, TMP; \
+	XORL    DX, DX; \
+	DIVL    SI; \
+	LEAL    1(AX), R14; \
+	MOVL    TMP, DX; \
+LMKHEAD: \
+	/* head = flags<<8 | upSym<<16 | upFreq<<24; upSucc = upBranch+1. */ \
+	LEAL    0xC0(R9), AX; \
+	SHRL    $8, AX; \
+	SHLL    $3, AX; \
+	ORL     AX, BX; \
+	SHLL    $8, BX; \
+	SHLL    $16, R9; \
+	ORL     R9, BX; \
+	SHLL    $24, R14; \
+	ORL     R14, BX; \
+	LEAL    1(R8), R9; \
+	MKCONTEXTS(ModelI_subAlloc, LMKLOOP, LALLOC)
+
+// CSUCC_H is createSuccessorsH from the walk on, as CSUCC_I is
+// createSuccessorsI's (no s1).
+#define CSUCC_H(TMP, LWALK, LWLOOP, LWFOUND6, LWFOUND, LBINARY, LSUCC, LPUSH, LLINK, LUPMULTI, LULOOP, LUFOUND6, LUFOUND, LUDIV, LMKHEAD, LMKLOOP, LDONE, LALLOC, LFAIL, LDIVZERO) \
+LWALK: \
+	MOVL    DX, SI; \
+	ANDQ    R11, SI; \
+	MOVL    8(R12)(SI*1), AX; \
+	TESTL   AX, AX; \
+	JZ      LLINK; \
+	MOVL    AX, DX; \
+	ANDQ    R11, AX; \
+	LEAQ    (R12)(AX*1), DI /* the suffix context */; \
+	MOVWLZX 0(DI), AX; \
+	CMPL    AX, $1; \
+	JEQ     LBINARY; \
+	/* findSym over the states 0..byte(ns-1), two a step. */ \
+	DECL    AX; \
+	MOVBLZX AL, AX; \
+	IMULL   $6, AX /* lim, the last state's offset */; \
+	MOVL    4(DI), SI; \
+	ANDQ    R11, SI; \
+	ADDQ    R12, SI; \
+	XORL    R9, R9; \
+	TESTL   AX, AX; \
+	JZ      LWFOUND; \
+	FINDSYM2(R9, LWLOOP, LWFOUND6, LWFOUND); \
+	MOVL    4(DI), AX; \
+	ADDL    R9, AX /* s */; \
+	JMP     LSUCC; \
+LBINARY: \
+	LEAL    2(DX), AX; \
+LSUCC: \
+	/* AX is s. */ \
+	MOVL    AX, SI; \
+	ANDQ    R11, SI; \
+	MOVL    2(R12)(SI*1), SI; \
+	CMPL    SI, R8; \
+	JEQ     LPUSH; \
+	MOVL    SI, DX; \
+	TESTQ   CX, CX; \
+	JNZ     LLINK; \
+	JMP     LDONE; \
+LPUSH: \
+	CMPQ    CX, $const_MaxOrder; \
+	JCC     LFAIL; \
+	MOVL    AX, (R10)(CX*4); \
+	INCQ    CX; \
+	JMP     LWALK; \
+LLINK: \
+	MOVL    R8, SI; \
+	ANDQ    R11, SI; \
+	MOVBLZX (R12)(SI*1), R9 /* upSym */; \
+	MOVL    DX, SI; \
+	ANDQ    R11, SI; \
+	LEAQ    (R12)(SI*1), DI /* c */; \
+	MOVWLZX 0(DI), AX; \
+	CMPL    AX, $1; \
+	JNE     LUPMULTI; \
+	MOVBLZX 3(DI), R14 /* upFreq: the one state's */; \
+	JMP     LMKHEAD; \
+LUPMULTI: \
+	/* findSym for upSym, the range from SI to BX (the found symbol is */ \
+	/* not needed any more). */ \
+	MOVL    AX, R14 /* ns */; \
+	DECL    AX; \
+	MOVBLZX AL, AX; \
+	IMULL   $6, AX; \
+	MOVL    4(DI), SI; \
+	ANDQ    R11, SI; \
+	ADDQ    R12, SI; \
+	LEAQ    (SI)(AX*1), BX; \
+	MOVQ    SI, AX; \
+	CMPQ    AX, BX; \
+	JCC     LUFOUND; \
+	FINDSYMP(AX, BX, R9B, LULOOP, LUFOUND6, LUFOUND); \
+	SUBQ    SI, AX; \
+	ADDL    4(DI), AX /* s */; \
+	ANDQ    R11, AX; \
+	MOVBLZX 1(R12)(AX*1), AX; \
+	DECL    AX /* cf */; \
+	MOVWLZX 2(DI), SI; \
+	SUBL    R14, SI; \
+	SUBL    AX, SI /* s0 = SummFreq - ns - cf */; \
+	LEAL    (AX)(AX*1), R14; \
+	CMPL    R14, SI; \
+	JHI     LUDIV; \
+	LEAL    (AX)(AX*4), AX; \
+	MOVL    $1, R14; \
+	CMPL    SI, AX; \
+	ADCL    $0, R14 /* 1 + (5*cf > s0) */; \
+	JMP     LMKHEAD; \
+LUDIV: \
+	/* 1 + (2*cf + 3*s0 - 1) / (2*s0) */ \
+	LEAL    (SI)(SI*2), BX; \
+	LEAL    -1(R14)(BX*1), AX; \
+	ADDL    SI, SI; \
+	JZ      LDIVZERO; \
+	MOVL    DX, TMP; \
+	XORL    DX, DX; \
+	DIVL    SI; \
+	LEAL    1(AX), R14; \
+	MOVL    TMP, DX; \
+LMKHEAD: \
+	/* head = 1 | upSym<<16 | upFreq<<24; upSucc = upBranch+1. */ \
+	SHLL    $16, R9; \
+	SHLL    $24, R14; \
+	LEAL    1(R9)(R14*1), BX; \
+	LEAL    1(R8), R9; \
+	TESTQ   CX, CX; \
+	JZ      LDONE; \
+	MKCONTEXTS(ModelH_subAlloc, LMKLOOP, LALLOC)
+
 // func createSuccessorsI(m *ModelI, skip bool, s1, c uint32) (r uint32, num uint, head, upSucc uint32)
 //
 // ModelI.createSuccessorsGeneric: the walk down the suffixes, the new
@@ -106,152 +361,7 @@ TEXT ·createSuccessorsI(SB), NOSPLIT|NOFRAME, $0-48
 	MOVL    AX, (R10)
 	MOVL    $1, CX
 
-walk:
-	MOVL    DX, SI
-	ANDQ    R11, SI
-	MOVL    8(R12)(SI*1), AX
-	TESTL   AX, AX
-	JZ      link
-	MOVL    AX, DX
-	ANDQ    R11, AX
-	LEAQ    (R12)(AX*1), DI          // the suffix context
-	MOVL    s1+12(FP), AX
-	TESTL   AX, AX
-	JNZ     takes1
-	MOVBLZX 0(DI), AX
-	TESTL   AX, AX
-	JZ      binary
-
-	// findSym: the first of the states 0..last with the symbol, else
-	// the last; then its frequency and SummFreq up by one below 115.
-	IMULL   $6, AX                   // lim, the last state's offset
-	MOVL    4(DI), SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI
-	// Two states a step: for i below lim, i+6 is at most lim.
-	XORL    R9, R9
-	TESTL   AX, AX
-	JZ      wfound
-
-	FINDSYM2(R9, wloop, wfound6, wfound)
-	MOVL    4(DI), AX
-	ADDL    R9, AX                   // s
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	CMPB    1(R12)(SI*1), $115
-	JCC     succ
-	INCB    1(R12)(SI*1)
-	INCW    2(DI)
-	JMP     succ
-
-takes1:
-	MOVL    $0, s1+12(FP)
-	JMP     succ
-
-binary:
-	// s is the one state; its frequency up by one below 24 when the
-	// suffix's suffix is binary too.
-	LEAL    2(DX), AX
-	MOVL    8(DI), SI
-	ANDQ    R11, SI
-	CMPB    (R12)(SI*1), $0
-	JNE     succ
-	CMPB    3(DI), $24
-	JCC     succ
-	INCB    3(DI)
-
-succ:
-	// AX is s.
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	MOVL    2(R12)(SI*1), SI
-	CMPL    SI, R8
-	JEQ     push
-	MOVL    SI, DX
-	TESTQ   CX, CX
-	JNZ     link
-	JMP     done
-
-push:
-	CMPQ    CX, $const_MaxOrderI+1
-	JCC     fail
-	MOVL    AX, (R10)(CX*4)
-	INCQ    CX
-	JMP     walk
-
-link:
-	TESTQ   CX, CX
-	JZ      done
-	// BX: 0x10 when the found symbol is 0x40 or above.
-	ADDL    $0xC0, BX
-	SHRL    $8, BX
-	SHLL    $4, BX
-	MOVL    R8, SI
-	ANDQ    R11, SI
-	MOVBLZX (R12)(SI*1), R9          // upSym
-	MOVL    DX, SI
-	ANDQ    R11, SI
-	LEAQ    (R12)(SI*1), DI          // c
-	MOVBLZX 0(DI), AX
-	TESTL   AX, AX
-	JNZ     upmulti
-	MOVBLZX 3(DI), R14               // upFreq: the one state's
-	JMP     mkhead
-
-upmulti:
-	// findSym for upSym, the range from SI to AX.
-	MOVL    4(DI), SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI
-	IMULL   $6, AX
-	ADDQ    SI, AX
-	MOVQ    SI, R14
-	CMPQ    R14, AX
-	JCC     ufound
-
-	FINDSYMP(R14, AX, R9B, uloop, ufound6, ufound)
-	SUBQ    SI, R14
-	ADDL    4(DI), R14               // s
-	ANDQ    R11, R14
-	MOVBLZX 1(R12)(R14*1), AX
-	DECL    AX                       // cf
-	MOVWLZX 2(DI), SI
-	MOVBLZX 0(DI), R14
-	SUBL    R14, SI
-	SUBL    AX, SI                   // s0
-	LEAL    (AX)(AX*1), R14
-	CMPL    R14, SI
-	JHI     udiv
-	LEAL    (AX)(AX*4), AX
-	MOVL    $1, R14
-	CMPL    SI, AX
-	ADCL    $0, R14                  // 1 + (5*cf > s0)
-	JMP     mkhead
-
-udiv:
-	TESTL   SI, SI
-	JZ      divzero
-	LEAL    -3(AX)(SI*2), AX
-	MOVL    DX, r+24(FP)
-	XORL    DX, DX
-	DIVL    SI
-	LEAL    1(AX), R14
-	MOVL    r+24(FP), DX
-
-mkhead:
-	// head = flags<<8 | upSym<<16 | upFreq<<24; upSucc = upBranch+1.
-	LEAL    0xC0(R9), AX
-	SHRL    $8, AX
-	SHLL    $3, AX
-	ORL     AX, BX
-	SHLL    $8, BX
-	SHLL    $16, R9
-	ORL     R9, BX
-	SHLL    $24, R14
-	ORL     R14, BX
-	LEAL    1(R8), R9
-
-	MKCONTEXTS(ModelI_subAlloc, mkloop, alloc)
+	CSUCC_I(s1+12(FP), r+24(FP), walk, takes1, binary, succ, push, link, upmulti, udiv, mkhead, wloop, wfound6, wfound, uloop, ufound6, ufound, mkloop, done, alloc, fail, divzero)
 
 done:
 	MOVL    DX, r+24(FP)
@@ -323,125 +433,7 @@ TEXT ·createSuccessorsH(SB), NOSPLIT|NOFRAME, $0-40
 	MOVL    AX, (R10)
 	MOVL    $1, CX
 
-hwalk:
-	MOVL    DX, SI
-	ANDQ    R11, SI
-	MOVL    8(R12)(SI*1), AX
-	TESTL   AX, AX
-	JZ      hlink
-	MOVL    AX, DX
-	ANDQ    R11, AX
-	LEAQ    (R12)(AX*1), DI          // the suffix context
-	MOVWLZX 0(DI), AX
-	CMPL    AX, $1
-	JEQ     hbinary
-
-	// findSym over the states 0..byte(ns-1), two a step.
-	DECL    AX
-	MOVBLZX AL, AX
-	IMULL   $6, AX                   // lim, the last state's offset
-	MOVL    4(DI), SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI
-	XORL    R9, R9
-	TESTL   AX, AX
-	JZ      hwfound
-
-	FINDSYM2(R9, hwloop, hwfound6, hwfound)
-	MOVL    4(DI), AX
-	ADDL    R9, AX                   // s
-	JMP     hsucc
-
-hbinary:
-	LEAL    2(DX), AX
-
-hsucc:
-	// AX is s.
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	MOVL    2(R12)(SI*1), SI
-	CMPL    SI, R8
-	JEQ     hpush
-	MOVL    SI, DX
-	TESTQ   CX, CX
-	JNZ     hlink
-	JMP     hdone
-
-hpush:
-	CMPQ    CX, $const_MaxOrder
-	JCC     hfail
-	MOVL    AX, (R10)(CX*4)
-	INCQ    CX
-	JMP     hwalk
-
-hlink:
-	MOVL    R8, SI
-	ANDQ    R11, SI
-	MOVBLZX (R12)(SI*1), R9          // upSym
-	MOVL    DX, SI
-	ANDQ    R11, SI
-	LEAQ    (R12)(SI*1), DI          // c
-	MOVWLZX 0(DI), AX
-	CMPL    AX, $1
-	JNE     hupmulti
-	MOVBLZX 3(DI), R14               // upFreq: the one state's
-	JMP     hmkhead
-
-hupmulti:
-	// findSym for upSym, the range from SI to BX (the found symbol is
-	// not needed any more).
-	MOVL    AX, R14                  // ns
-	DECL    AX
-	MOVBLZX AL, AX
-	IMULL   $6, AX
-	MOVL    4(DI), SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI
-	LEAQ    (SI)(AX*1), BX
-	MOVQ    SI, AX
-	CMPQ    AX, BX
-	JCC     hufound
-
-	FINDSYMP(AX, BX, R9B, huloop, hufound6, hufound)
-	SUBQ    SI, AX
-	ADDL    4(DI), AX                // s
-	ANDQ    R11, AX
-	MOVBLZX 1(R12)(AX*1), AX
-	DECL    AX                       // cf
-	MOVWLZX 2(DI), SI
-	SUBL    R14, SI
-	SUBL    AX, SI                   // s0 = SummFreq - ns - cf
-	LEAL    (AX)(AX*1), R14
-	CMPL    R14, SI
-	JHI     hudiv
-	LEAL    (AX)(AX*4), AX
-	MOVL    $1, R14
-	CMPL    SI, AX
-	ADCL    $0, R14                  // 1 + (5*cf > s0)
-	JMP     hmkhead
-
-hudiv:
-	// 1 + (2*cf + 3*s0 - 1) / (2*s0)
-	LEAL    (SI)(SI*2), BX
-	LEAL    -1(R14)(BX*1), AX
-	ADDL    SI, SI
-	JZ      hdivzero
-	MOVL    DX, r+16(FP)
-	XORL    DX, DX
-	DIVL    SI
-	LEAL    1(AX), R14
-	MOVL    r+16(FP), DX
-
-hmkhead:
-	// head = 1 | upSym<<16 | upFreq<<24; upSucc = upBranch+1.
-	SHLL    $16, R9
-	SHLL    $24, R14
-	LEAL    1(R9)(R14*1), BX
-	LEAL    1(R8), R9
-	TESTQ   CX, CX
-	JZ      hdone
-
-	MKCONTEXTS(ModelH_subAlloc, hmkloop, halloc)
+	CSUCC_H(r+16(FP), hwalk, hwloop, hwfound6, hwfound, hbinary, hsucc, hpush, hlink, hupmulti, huloop, hufound6, hufound, hudiv, hmkhead, hmkloop, hdone, halloc, hfail, hdivzero)
 
 hdone:
 	MOVL    DX, r+16(FP)
