@@ -546,7 +546,8 @@ LCOPY: \
 // func updateModelI(m *ModelI) (code uint32)
 //
 // ModelI.updateModelGeneric: the suffix context's update, the
-// successors made before the text write (createSuccessorsI) or after it,
+// successors made before the text write or after it (createSuccessorsI
+// inline at each: CSUCC_I),
 // the text write, and the loop over the contexts from maxCtx up to
 // minCtx (not included), each given the found symbol as a new state (its
 // state array moved to one more unit where it is full, a binary context
@@ -558,14 +559,14 @@ LCOPY: \
 // when the tests turn useEscapeAsm off or the heap is shorter than
 // heapPad.
 //
-// The frame: createSuccessorsI's arguments and results at 0-47; the
-// loop's invariants at 12-33 (mc, ns, s0, f2 twice the found state's
+// The frame: the walk's s1 at 12 and its slot for DX at 24; the loop's
+// invariants at 12-33 (mc, ns, s0, f2 twice the found state's
 // frequency, succ, fSym, flag); fSucc at 48, the suffix's state s at 52,
-// succ at 56 (NO_LOCAL_POINTERS: the copy of m passed on is the caller's
-// argument too, and the callee, assembly without calls, stops for no
-// GC). Registers up to the first call: R13 m, R12 heap, R11 hm, BX the
-// found symbol, R8 fSucc, R9 s; in the loop R13, R12, R11, DX the
-// context's reference, DI the context, CX its NumStats-1.
+// succ at 56 (NO_LOCAL_POINTERS: no pointers, and no calls). Registers
+// up to the walk: R13 m, R12 heap, R11 hm, BX the found symbol, R8
+// fSucc, R9 s; in the walk as in createSuccessorsI; in the loop R13,
+// R12, R11, DX the context's reference, DI the context, CX its
+// NumStats-1.
 TEXT ·updateModelI(SB), NOSPLIT, $64-12
 	NO_LOCAL_POINTERS
 	MOVBLZX ·useEscapeAsm(SB), AX
@@ -645,32 +646,41 @@ usuf:
 	TESTL   R8, R8
 	JZ      utext
 
-	// The successors from minCtx, the found state's own skipped.
-	MOVQ    R13, 0(SP)
-	MOVB    $1, 8(SP)
+	// The successors from minCtx, the found state's own skipped
+	// (createSuccessorsI inline; s1 at 12).
 	MOVL    R9, 12(SP)
-	MOVL    ModelI_minCtx(R13), AX
-	MOVL    AX, 16(SP)
-	CALL    ·createSuccessorsI(SB)
-	MOVQ    m+0(FP), R13
-	MOVL    24(SP), AX               // cs
-	MOVQ    32(SP), CX               // num
-	TESTQ   CX, CX
-	JNZ     utoprest
-	MOVQ    HEAP_I(R13), R12
-	MOVQ    HEAP_I+8(R13), R11
-	SUBQ    $const_heapPad, R11
+	MOVL    ModelI_minCtx(R13), DX
+	LEAQ    ModelI_stack(R13), R10
+	MOVL    ModelI_found(R13), AX
+	ANDQ    R11, AX
+	MOVBLZX 0(R12)(AX*1), BX
+	MOVL    2(R12)(AX*1), R8
+	XORL    CX, CX
+	CSUCC_I(12(SP), 24(SP), awalk, atakes1, abinary, asucc, apush, alink, aupmulti, audiv, amkhead, awloop, awfound6, awfound, auloop, aufound6, aufound, amkloop, adone, aalloc, afail, adivzero)
+
+adone:
 	MOVL    ModelI_found(R13), SI
 	ANDQ    R11, SI
-	MOVL    AX, 2(R12)(SI*1)
-	TESTL   AX, AX
+	MOVL    DX, 2(R12)(SI*1)
+	TESTL   DX, DX
 	JZ      urestore
-	MOVL    AX, ModelI_minCtx(R13)   // as the callers do after updateModel
-	MOVL    AX, ModelI_maxCtx(R13)
+	MOVL    DX, ModelI_minCtx(R13)   // as the callers do after updateModel
+	MOVL    DX, ModelI_maxCtx(R13)
 	MOVL    $const_updDone, code+8(FP)
 	RET
 
-utoprest:
+afail:
+	XORL    DX, DX
+	JMP     adone
+
+adivzero:
+	XORL    DX, DX
+	MOVQ    $-1, CX
+	XORL    BX, BX
+	XORL    R9, R9
+
+aalloc:
+	MOVL    DX, AX
 	MOVL    $const_updTopRest, DX
 	JMP     urest
 
@@ -689,21 +699,22 @@ utext:
 	CMPL    R8, UNITS_START_I(R13)
 	JCC     ucontexts
 
-	// The successors from minCtx.
-	MOVQ    R13, 0(SP)
-	MOVB    $0, 8(SP)
+	// The successors from minCtx (createSuccessorsI inline; s1 at 12).
 	MOVL    R9, 12(SP)
-	MOVL    ModelI_minCtx(R13), AX
-	MOVL    AX, 16(SP)
-	CALL    ·createSuccessorsI(SB)
-	MOVQ    m+0(FP), R13
-	MOVL    24(SP), AX               // cs
-	MOVQ    32(SP), CX               // num
-	TESTQ   CX, CX
-	JNZ     umidrest
-	TESTL   AX, AX
+	MOVL    ModelI_minCtx(R13), DX
+	LEAQ    ModelI_stack(R13), R10
+	MOVL    ModelI_found(R13), AX
+	MOVL    AX, (R10)
+	ANDQ    R11, AX
+	MOVBLZX 0(R12)(AX*1), BX
+	MOVL    2(R12)(AX*1), R8
+	MOVL    $1, CX
+	CSUCC_I(12(SP), 24(SP), bwalk, btakes1, bbinary, bsucc, bpush, blink, bupmulti, budiv, bmkhead, bwloop, bwfound6, bwfound, buloop, bufound6, bufound, bmkloop, bdone, balloc, urestore, bdivzero)
+
+bdone:
+	TESTL   DX, DX
 	JZ      urestore
-	MOVL    AX, R8                   // fSucc
+	MOVL    DX, R8                   // fSucc
 
 ucontexts:
 	// R13 m, R8 fSucc.
@@ -903,19 +914,25 @@ uloopstop:
 	MOVL    $const_updLoop, code+8(FP)
 	RET
 
-umidrest:
+bdivzero:
+	XORL    DX, DX
+	MOVQ    $-1, CX
+	XORL    BX, BX
+	XORL    R9, R9
+
+balloc:
+	MOVL    DX, AX
 	MOVL    $const_updMidRest, DX
 
 urest:
-	// createSuccessorsI's results to m.upd; DX the code.
+	// The walk's results to m.upd (AX r, CX num, BX head, R9 upSucc);
+	// DX the code.
 	MOVL    52(SP), SI
 	MOVL    SI, (ModelI_upd+updState_s)(R13)
 	MOVL    AX, (ModelI_upd+updState_r)(R13)
 	MOVQ    CX, (ModelI_upd+updState_num)(R13)
-	MOVL    40(SP), SI
-	MOVL    SI, (ModelI_upd+updState_head)(R13)
-	MOVL    44(SP), SI
-	MOVL    SI, (ModelI_upd+updState_upSucc)(R13)
+	MOVL    BX, (ModelI_upd+updState_head)(R13)
+	MOVL    R9, (ModelI_upd+updState_upSucc)(R13)
 	MOVL    DX, code+8(FP)
 	RET
 
@@ -946,11 +963,11 @@ ugeneric:
 // for the Go loop, at a context of no or more than 256 states (never in
 // a model; the Go loop indexes by them).
 //
-// The frame: createSuccessorsH's arguments and results at 0-39; the
-// loop's invariants at 12-32 (mc, ns, s0, f2, succ, fSym); fSucc at 48,
-// succ at 56. Registers up to the first call: R13 m, R12 heap, R11 hm,
-// BX the found symbol, R8 fSucc; in the loop as updateModelI's, CX
-// NumStats.
+// The frame: the walk's slot for DX at 16 (createSuccessorsH inline at
+// each call: CSUCC_H); the loop's invariants at 12-32 (mc, ns, s0, f2,
+// succ, fSym); fSucc at 48, succ at 56. Registers up to the walk: R13
+// m, R12 heap, R11 hm, BX the found symbol, R8 fSucc; in the walk as in
+// createSuccessorsH; in the loop as updateModelI's, CX NumStats.
 TEXT ·updateModelH(SB), NOSPLIT, $64-12
 	NO_LOCAL_POINTERS
 	MOVBLZX ·useEscapeAsm(SB), AX
@@ -1024,29 +1041,40 @@ husuf:
 	CMPQ    ModelH_orderFall(R13), $0
 	JNE     hutext
 
-	// The successors from minCtx, the found state's own skipped.
-	MOVQ    R13, 0(SP)
-	MOVB    $1, 8(SP)
-	CALL    ·createSuccessorsH(SB)
-	MOVQ    m+0(FP), R13
-	MOVL    16(SP), AX               // c
-	MOVQ    24(SP), CX               // num
-	TESTQ   CX, CX
-	JNZ     hutoprest
-	MOVL    AX, ModelH_minCtx(R13)
-	MOVL    AX, ModelH_maxCtx(R13)
-	TESTL   AX, AX
+	// The successors from minCtx, the found state's own skipped
+	// (createSuccessorsH inline).
+	MOVL    ModelH_minCtx(R13), DX
+	LEAQ    ModelH_stack(R13), R10
+	MOVL    ModelH_found(R13), AX
+	ANDQ    R11, AX
+	MOVBLZX 0(R12)(AX*1), BX
+	MOVL    2(R12)(AX*1), R8
+	XORL    CX, CX
+	CSUCC_H(16(SP), hawalk, hawloop, hawfound6, hawfound, habinary, hasucc, hapush, halink, haupmulti, hauloop, haufound6, haufound, haudiv, hamkhead, hamkloop, hadone, haalloc, hafail, hadivzero)
+
+hadone:
+	MOVL    DX, ModelH_minCtx(R13)
+	MOVL    DX, ModelH_maxCtx(R13)
+	TESTL   DX, DX
 	JZ      hurestart
-	MOVQ    HEAP_H(R13), R12
-	MOVQ    HEAP_H+8(R13), R11
-	SUBQ    $const_heapPad, R11
 	MOVL    ModelH_found(R13), SI
 	ANDQ    R11, SI
-	MOVL    AX, 2(R12)(SI*1)
+	MOVL    DX, 2(R12)(SI*1)
 	MOVL    $const_updDone, code+8(FP)
 	RET
 
-hutoprest:
+hafail:
+	XORL    DX, DX
+	JMP     hadone
+
+hadivzero:
+	XORL    DX, DX
+	MOVQ    $-1, CX
+	XORL    BX, BX
+	XORL    R9, R9
+
+haalloc:
+	MOVL    DX, AX
 	MOVL    $const_updTopRest, DX
 	JMP     hurest
 
@@ -1065,18 +1093,21 @@ hutext:
 	CMPL    R8, AX
 	JHI     hudec
 
-	// The successors from minCtx.
-	MOVQ    R13, 0(SP)
-	MOVB    $0, 8(SP)
-	CALL    ·createSuccessorsH(SB)
-	MOVQ    m+0(FP), R13
-	MOVL    16(SP), AX               // cs
-	MOVQ    24(SP), CX               // num
-	TESTQ   CX, CX
-	JNZ     humidrest
-	TESTL   AX, AX
+	// The successors from minCtx (createSuccessorsH inline).
+	MOVL    ModelH_minCtx(R13), DX
+	LEAQ    ModelH_stack(R13), R10
+	MOVL    ModelH_found(R13), AX
+	MOVL    AX, (R10)
+	ANDQ    R11, AX
+	MOVBLZX 0(R12)(AX*1), BX
+	MOVL    2(R12)(AX*1), R8
+	MOVL    $1, CX
+	CSUCC_H(16(SP), hbwalk, hbwloop, hbwfound6, hbwfound, hbbinary, hbsucc, hbpush, hblink, hbupmulti, hbuloop, hbufound6, hbufound, hbudiv, hbmkhead, hbmkloop, hbdone, hballoc, hurestart, hbdivzero)
+
+hbdone:
+	TESTL   DX, DX
 	JZ      hurestart
-	MOVL    AX, R8                   // fSucc
+	MOVL    DX, R8                   // fSucc
 
 hudec:
 	// R13 m, R8 fSucc.
@@ -1291,17 +1322,23 @@ huloopstop:
 	MOVL    $const_updLoop, code+8(FP)
 	RET
 
-humidrest:
+hbdivzero:
+	XORL    DX, DX
+	MOVQ    $-1, CX
+	XORL    BX, BX
+	XORL    R9, R9
+
+hballoc:
+	MOVL    DX, AX
 	MOVL    $const_updMidRest, DX
 
 hurest:
-	// createSuccessorsH's results to m.upd; DX the code.
+	// The walk's results to m.upd (AX r, CX num, BX head, R9 upSucc);
+	// DX the code.
 	MOVL    AX, (ModelH_upd+updState_r)(R13)
 	MOVQ    CX, (ModelH_upd+updState_num)(R13)
-	MOVL    32(SP), SI
-	MOVL    SI, (ModelH_upd+updState_head)(R13)
-	MOVL    36(SP), SI
-	MOVL    SI, (ModelH_upd+updState_upSucc)(R13)
+	MOVL    BX, (ModelH_upd+updState_head)(R13)
+	MOVL    R9, (ModelH_upd+updState_upSucc)(R13)
 	MOVL    DX, code+8(FP)
 	RET
 
