@@ -70,6 +70,108 @@ LLOOP: \
 	TESTQ   CX, CX; \
 	JNZ     LLOOP
 
+// SWAP_PREV swaps the state at SI+R10 (R10 a multiple of 6) with the
+// state before when that is not more frequent, leaving AX at the state
+// with the symbol; LINC is where it goes on when no swap is made.
+#define SWAP_PREV(LINC) \
+	LEAQ    (SI)(R10*1), AX; \
+	TESTL   R10, R10; \
+	JZ      LINC; \
+	MOVBLZX -5(AX), DX; \
+	CMPB    1(AX), DL; \
+	JCS     LINC; \
+	MOVL    (AX), DX; \
+	MOVWLZX 4(AX), R14; \
+	MOVL    -6(AX), R10; \
+	MOVWLZX -2(AX), SI; \
+	MOVL    R10, (AX); \
+	MOVW    SI, 4(AX); \
+	MOVL    DX, -6(AX); \
+	MOVW    R14, -2(AX); \
+	SUBQ    $6, AX
+
+// UP_BY_TWO: the state at AX's frequency and its context's (DI) SummFreq
+// up by two below 115, then on to LSUF.
+#define UP_BY_TWO(LSUF) \
+	CMPB    1(AX), $115; \
+	JCC     LSUF; \
+	ADDB    $2, 1(AX); \
+	ADDW    $2, 2(DI)
+
+// WALK_RARE: a walk's division by zero as its results (DX r 0, CX num
+// succDivZero, BX head and R9 upSucc 0), then at LALLOC the result to AX.
+#define WALK_RARE(LALLOC) \
+	XORL    DX, DX; \
+	MOVQ    $-1, CX; \
+	XORL    BX, BX; \
+	XORL    R9, R9; \
+LALLOC: \
+	MOVL    DX, AX
+
+// WALK_REST: the walk's results to m.upd (UPD; AX r, CX num, BX head, R9
+// upSucc), DX the code returned.
+#define WALK_REST(UPD) \
+	MOVL    AX, (UPD+updState_r)(R13); \
+	MOVQ    CX, (UPD+updState_num)(R13); \
+	MOVL    BX, (UPD+updState_head)(R13); \
+	MOVL    R9, (UPD+updState_upSucc)(R13); \
+	MOVL    DX, code+8(FP); \
+	RET
+
+// LOOP_DONE: minCtx and maxCtx to fSucc (R8); updDone.
+#define LOOP_DONE(MINCTX, MAXCTX) \
+	MOVL    R8, MINCTX(R13); \
+	MOVL    R8, MAXCTX(R13); \
+	MOVL    $const_updDone, code+8(FP); \
+	RET
+
+// LOOP_STOP: the loop stopped at AX, for the Go loop (m.upd at UPD).
+#define LOOP_STOP(UPD) \
+	MOVL    AX, (UPD+updState_r)(R13); \
+	MOVL    R8, (UPD+updState_fSucc)(R13); \
+	MOVL    56(SP), AX; \
+	MOVL    AX, (UPD+updState_succ)(R13); \
+	MOVL    $const_updLoop, code+8(FP); \
+	RET
+
+// S0_I and S0_H take s0 (DX, SummFreq - ns - fFreq) to each variant's.
+#define S0_I
+#define S0_H INCL DX
+
+// LOOP_INVARIANTS: to LSET when maxCtx is minCtx; else fSucc (R8) at 48
+// and succ (R9) at 56, R10 maxCtx, the heap reloaded, and the loop's
+// invariants at 12-32: mc, ns (NumStats loaded by NSLOAD), s0 (S0 the
+// variant's), f2, succ, fSym (BX too).
+#define LOOP_INVARIANTS(MAXCTX, MINCTX, HEAP, FOUND, LSET, NSLOAD, S0) \
+	MOVL    MAXCTX(R13), AX; \
+	MOVL    MINCTX(R13), DX; \
+	CMPL    AX, DX; \
+	JEQ     LSET; \
+	MOVL    R8, 48(SP); \
+	MOVL    R9, 56(SP); \
+	MOVL    AX, R10; \
+	MOVL    DX, 12(SP); \
+	MOVQ    HEAP(R13), R12; \
+	MOVQ    HEAP+8(R13), R11; \
+	SUBQ    $const_heapPad, R11; \
+	ANDQ    R11, DX; \
+	LEAQ    (R12)(DX*1), DI; \
+	NSLOAD  0(DI), CX; \
+	MOVL    CX, 16(SP); \
+	MOVWLZX 2(DI), DX; \
+	SUBL    CX, DX; \
+	MOVL    FOUND(R13), SI; \
+	ANDQ    R11, SI; \
+	MOVBLZX 1(R12)(SI*1), AX; \
+	MOVBLZX 0(R12)(SI*1), BX; \
+	SUBL    AX, DX; \
+	S0; \
+	MOVL    DX, 20(SP); \
+	ADDL    AX, AX; \
+	MOVL    AX, 24(SP); \
+	MOVL    R9, 28(SP); \
+	MOVB    BX, 32(SP)
+
 // CSUCC_I is createSuccessorsI from the walk on (R13 m, R12 heap, R11
 // hm, R10 &m.stack, R8 upBranch, BX the found symbol, CX the states
 // pushed, DX c; s1 in the slot S1, TMP a slot for DX): it jumps to
@@ -615,28 +717,11 @@ usmulti:
 	// frequency and SummFreq up by two below 115.
 	MOVL    4(DI), R9
 	ADDL    R10, R9                  // s
-	LEAQ    (SI)(R10*1), AX
-	TESTL   R10, R10
-	JZ      usinc
-	MOVBLZX -5(AX), DX
-	CMPB    1(AX), DL
-	JCS     usinc
-	MOVL    (AX), DX
-	MOVWLZX 4(AX), R14
-	MOVL    -6(AX), R10
-	MOVWLZX -2(AX), SI
-	MOVL    R10, (AX)
-	MOVW    SI, 4(AX)
-	MOVL    DX, -6(AX)
-	MOVW    R14, -2(AX)
-	SUBQ    $6, AX
+	SWAP_PREV(usinc)
 	SUBL    $6, R9
 
 usinc:
-	CMPB    1(AX), $115
-	JCC     usuf
-	ADDB    $2, 1(AX)
-	ADDW    $2, 2(DI)
+	UP_BY_TWO(usuf)
 
 usuf:
 	MOVL    R8, 48(SP)
@@ -674,13 +759,7 @@ afail:
 	JMP     adone
 
 adivzero:
-	XORL    DX, DX
-	MOVQ    $-1, CX
-	XORL    BX, BX
-	XORL    R9, R9
-
-aalloc:
-	MOVL    DX, AX
+	WALK_RARE(aalloc)
 	MOVL    $const_updTopRest, DX
 	JMP     urest
 
@@ -728,34 +807,8 @@ ucontexts:
 	DECL    TEXT_I(R13)
 
 uloop:
-	MOVL    ModelI_maxCtx(R13), AX
-	MOVL    ModelI_minCtx(R13), DX
-	CMPL    AX, DX
-	JEQ     uset
 	// The loop's invariants in the frame.
-	MOVL    R8, 48(SP)
-	MOVL    R9, 56(SP)
-	MOVL    AX, R10                  // maxCtx
-	MOVL    DX, 12(SP)               // mc
-	MOVQ    HEAP_I(R13), R12
-	MOVQ    HEAP_I+8(R13), R11
-	SUBQ    $const_heapPad, R11
-	ANDQ    R11, DX
-	LEAQ    (R12)(DX*1), DI          // minCtx
-	MOVBLZX 0(DI), CX                // ns
-	MOVL    CX, 16(SP)
-	MOVWLZX 2(DI), DX
-	SUBL    CX, DX
-	MOVL    ModelI_found(R13), SI
-	ANDQ    R11, SI
-	MOVBLZX 1(R12)(SI*1), AX         // fFreq
-	MOVBLZX 0(R12)(SI*1), BX         // fSym
-	SUBL    AX, DX
-	MOVL    DX, 20(SP)               // s0
-	ADDL    AX, AX
-	MOVL    AX, 24(SP)               // f2
-	MOVL    R9, 28(SP)
-	MOVB    BX, 32(SP)
+	LOOP_INVARIANTS(ModelI_maxCtx, ModelI_minCtx, HEAP_I, ModelI_found, uset, MOVBLZX, S0_I)
 	ADDL    $0xC0, BX
 	SHRL    $8, BX
 	SHLL    $3, BX
@@ -901,27 +954,13 @@ lret:
 	JNE     uloopstop
 
 uset:
-	MOVL    R8, ModelI_minCtx(R13)
-	MOVL    R8, ModelI_maxCtx(R13)
-	MOVL    $const_updDone, code+8(FP)
-	RET
+	LOOP_DONE(ModelI_minCtx, ModelI_maxCtx)
 
 uloopstop:
-	MOVL    AX, (ModelI_upd+updState_r)(R13)
-	MOVL    R8, (ModelI_upd+updState_fSucc)(R13)
-	MOVL    56(SP), AX
-	MOVL    AX, (ModelI_upd+updState_succ)(R13)
-	MOVL    $const_updLoop, code+8(FP)
-	RET
+	LOOP_STOP(ModelI_upd)
 
 bdivzero:
-	XORL    DX, DX
-	MOVQ    $-1, CX
-	XORL    BX, BX
-	XORL    R9, R9
-
-balloc:
-	MOVL    DX, AX
+	WALK_RARE(balloc)
 	MOVL    $const_updMidRest, DX
 
 urest:
@@ -929,12 +968,7 @@ urest:
 	// DX the code.
 	MOVL    52(SP), SI
 	MOVL    SI, (ModelI_upd+updState_s)(R13)
-	MOVL    AX, (ModelI_upd+updState_r)(R13)
-	MOVQ    CX, (ModelI_upd+updState_num)(R13)
-	MOVL    BX, (ModelI_upd+updState_head)(R13)
-	MOVL    R9, (ModelI_upd+updState_upSucc)(R13)
-	MOVL    DX, code+8(FP)
-	RET
+	WALK_REST(ModelI_upd)
 
 ureduce:
 	MOVL    R9, (ModelI_upd+updState_s)(R13)
@@ -1015,27 +1049,10 @@ husmulti:
 	FINDSYM2(R10, husloop, husfound6, husfound)
 	// Swapped with the state before when not less frequent; then its
 	// frequency and SummFreq up by two below 115.
-	LEAQ    (SI)(R10*1), AX
-	TESTL   R10, R10
-	JZ      husinc
-	MOVBLZX -5(AX), DX
-	CMPB    1(AX), DL
-	JCS     husinc
-	MOVL    (AX), DX
-	MOVWLZX 4(AX), R14
-	MOVL    -6(AX), R10
-	MOVWLZX -2(AX), SI
-	MOVL    R10, (AX)
-	MOVW    SI, 4(AX)
-	MOVL    DX, -6(AX)
-	MOVW    R14, -2(AX)
-	SUBQ    $6, AX
+	SWAP_PREV(husinc)
 
 husinc:
-	CMPB    1(AX), $115
-	JCC     husuf
-	ADDB    $2, 1(AX)
-	ADDW    $2, 2(DI)
+	UP_BY_TWO(husuf)
 
 husuf:
 	CMPQ    ModelH_orderFall(R13), $0
@@ -1068,13 +1085,7 @@ hafail:
 	JMP     hadone
 
 hadivzero:
-	XORL    DX, DX
-	MOVQ    $-1, CX
-	XORL    BX, BX
-	XORL    R9, R9
-
-haalloc:
-	MOVL    DX, AX
+	WALK_RARE(haalloc)
 	MOVL    $const_updTopRest, DX
 	JMP     hurest
 
@@ -1130,35 +1141,8 @@ hunosucc:
 	MOVL    ModelH_minCtx(R13), R8
 
 huloop:
-	MOVL    ModelH_maxCtx(R13), AX
-	MOVL    ModelH_minCtx(R13), DX
-	CMPL    AX, DX
-	JEQ     huset
 	// The loop's invariants in the frame.
-	MOVL    R8, 48(SP)
-	MOVL    R9, 56(SP)
-	MOVL    AX, R10                  // maxCtx
-	MOVL    DX, 12(SP)               // mc
-	MOVQ    HEAP_H(R13), R12
-	MOVQ    HEAP_H+8(R13), R11
-	SUBQ    $const_heapPad, R11
-	ANDQ    R11, DX
-	LEAQ    (R12)(DX*1), DI          // minCtx
-	MOVWLZX 0(DI), CX                // ns
-	MOVL    CX, 16(SP)
-	MOVWLZX 2(DI), DX
-	SUBL    CX, DX
-	MOVL    ModelH_found(R13), SI
-	ANDQ    R11, SI
-	MOVBLZX 1(R12)(SI*1), AX         // fFreq
-	MOVBLZX 0(R12)(SI*1), BX         // fSym
-	SUBL    AX, DX
-	INCL    DX
-	MOVL    DX, 20(SP)               // s0
-	ADDL    AX, AX
-	MOVL    AX, 24(SP)               // f2
-	MOVL    R9, 28(SP)
-	MOVB    BX, 32(SP)
+	LOOP_INVARIANTS(ModelH_maxCtx, ModelH_minCtx, HEAP_H, ModelH_found, huset, MOVWLZX, S0_H)
 	MOVL    R10, DX
 
 	// The loop: from maxCtx, up to the first context that needs the
@@ -1309,38 +1293,19 @@ hlret:
 	JNE     huloopstop
 
 huset:
-	MOVL    R8, ModelH_minCtx(R13)
-	MOVL    R8, ModelH_maxCtx(R13)
-	MOVL    $const_updDone, code+8(FP)
-	RET
+	LOOP_DONE(ModelH_minCtx, ModelH_maxCtx)
 
 huloopstop:
-	MOVL    AX, (ModelH_upd+updState_r)(R13)
-	MOVL    R8, (ModelH_upd+updState_fSucc)(R13)
-	MOVL    56(SP), AX
-	MOVL    AX, (ModelH_upd+updState_succ)(R13)
-	MOVL    $const_updLoop, code+8(FP)
-	RET
+	LOOP_STOP(ModelH_upd)
 
 hbdivzero:
-	XORL    DX, DX
-	MOVQ    $-1, CX
-	XORL    BX, BX
-	XORL    R9, R9
-
-hballoc:
-	MOVL    DX, AX
+	WALK_RARE(hballoc)
 	MOVL    $const_updMidRest, DX
 
 hurest:
 	// The walk's results to m.upd (AX r, CX num, BX head, R9 upSucc);
 	// DX the code.
-	MOVL    AX, (ModelH_upd+updState_r)(R13)
-	MOVQ    CX, (ModelH_upd+updState_num)(R13)
-	MOVL    BX, (ModelH_upd+updState_head)(R13)
-	MOVL    R9, (ModelH_upd+updState_upSucc)(R13)
-	MOVL    DX, code+8(FP)
-	RET
+	WALK_REST(ModelH_upd)
 
 hurestart:
 	MOVL    $const_updRestore, code+8(FP)
