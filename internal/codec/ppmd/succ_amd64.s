@@ -172,6 +172,67 @@ LALLOC: \
 	MOVL    R9, 28(SP); \
 	MOVB    BX, 32(SP)
 
+// ONE_UNIT: a binary context's (DI) one state moved to a state array of
+// one unit, from freeList[0] (FL, its count at ST) or loUnit (LO, below
+// HI), else to LRET; AX the array, SI the new state. LFROMLO and LGOT
+// are the expansion's labels.
+#define ONE_UNIT(FL, ST, HI, LO, LFROMLO, LGOT, LRET) \
+	MOVL    FL(R13), AX; \
+	TESTL   AX, AX; \
+	JZ      LFROMLO; \
+	MOVL    AX, R8; \
+	ANDQ    R11, R8; \
+	MOVL    4(R12)(R8*1), R8; \
+	MOVL    R8, FL(R13); \
+	DECL    ST(R13); \
+	JMP     LGOT; \
+LFROMLO: \
+	MOVL    HI(R13), R8; \
+	SUBL    LO(R13), R8; \
+	CMPL    R8, $12; \
+	JCS     LRET; \
+	MOVL    LO(R13), AX; \
+	ADDL    $12, LO(R13); \
+LGOT: \
+	MOVL    AX, SI; \
+	ANDQ    R11, SI; \
+	ADDQ    R12, SI; \
+	MOVL    2(DI), R8; \
+	MOVWLZX 6(DI), R9; \
+	MOVL    R8, (SI); \
+	MOVW    R9, 4(SI); \
+	MOVL    AX, 4(DI)
+
+// NEW_FREQ: from SummFreq (AX), f2 (24) and s0 (20), cf (R8) and sum
+// (R9); to LBIG where cf >= 6*sum, else R10 the new state's frequency
+// 1 + (cf > sum) + (cf >= 4*sum).
+#define NEW_FREQ(LBIG) \
+	LEAL    6(AX), R8; \
+	IMULL   24(SP), R8; \
+	MOVL    AX, R9; \
+	ADDL    20(SP), R9; \
+	LEAL    (R9)(R9*2), R10; \
+	ADDL    R10, R10; \
+	CMPL    R8, R10; \
+	JCC     LBIG; \
+	MOVL    $1, R10; \
+	CMPL    R9, R8; \
+	ADCL    $0, R10; \
+	MOVL    R9, R14; \
+	SHLL    $2, R14; \
+	CMPL    R8, R14; \
+	SBBL    $-1, R10
+
+// NEW_STATE writes the new state at R8 (masked here): fSym (32),
+// frequency R10, successor (28).
+#define NEW_STATE \
+	ANDQ    R11, R8; \
+	MOVBLZX 32(SP), R9; \
+	MOVB    R9, (R12)(R8*1); \
+	MOVB    R10, 1(R12)(R8*1); \
+	MOVL    28(SP), R9; \
+	MOVL    R9, 2(R12)(R8*1)
+
 // CSUCC_I is createSuccessorsI from the walk on (R13 m, R12 heap, R11
 // hm, R10 &m.stack, R8 upBranch, BX the found symbol, CX the states
 // pushed, DX c; s1 in the slot S1, TMP a slot for DX): it jumps to
@@ -843,33 +904,7 @@ lmulti:
 lbinary:
 	// The one state to a state array of one unit, from freeList[0] or
 	// loUnit, else stop.
-	MOVL    FREE_LIST(R13), AX
-	TESTL   AX, AX
-	JZ      lbfromlo
-	MOVL    AX, R8
-	ANDQ    R11, R8
-	MOVL    4(R12)(R8*1), R8
-	MOVL    R8, FREE_LIST(R13)
-	DECL    STAMPS(R13)
-	JMP     lbgot
-
-lbfromlo:
-	MOVL    HI_UNIT(R13), R8
-	SUBL    LO_UNIT(R13), R8
-	CMPL    R8, $12
-	JCS     lret
-	MOVL    LO_UNIT(R13), AX
-	ADDL    $12, LO_UNIT(R13)
-
-lbgot:
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI                  // the new state
-	MOVL    2(DI), R8
-	MOVWLZX 6(DI), R9
-	MOVL    R8, (SI)
-	MOVW    R9, 4(SI)
-	MOVL    AX, 4(DI)
+	ONE_UNIT(FREE_LIST, STAMPS, HI_UNIT, LO_UNIT, lbfromlo, lbgot, lret)
 	MOVBLZX 1(SI), R8                // f
 	CMPL    R8, $30
 	JCC     lbmax
@@ -893,21 +928,7 @@ lbsf:
 lcommon:
 	// The new state's frequency n (R10) and SummFreq (AX).
 	MOVWLZX 2(DI), AX                // sf
-	LEAL    6(AX), R8
-	IMULL   24(SP), R8            // cf
-	MOVL    AX, R9
-	ADDL    20(SP), R9            // sum
-	LEAL    (R9)(R9*2), R10
-	ADDL    R10, R10                 // 6*sum
-	CMPL    R8, R10
-	JCC     lbig
-	MOVL    $1, R10
-	CMPL    R9, R8
-	ADCL    $0, R10                  // + (cf > sum)
-	MOVL    R9, R14
-	SHLL    $2, R14
-	CMPL    R8, R14
-	SBBL    $-1, R10                 // + (cf >= 4*sum)
+	NEW_FREQ(lbig)
 	ADDL    $4, AX
 	JMP     lstore
 
@@ -934,12 +955,7 @@ lstore:
 	LEAL    (R9)(R9*2), R9
 	ADDL    R9, R9
 	ADDL    R9, R8                   // the new state: stats+(ns1+1)*6
-	ANDQ    R11, R8
-	MOVBLZX 32(SP), R9
-	MOVB    R9, (R12)(R8*1)
-	MOVB    R10, 1(R12)(R8*1)
-	MOVL    28(SP), R9
-	MOVL    R9, 2(R12)(R8*1)
+	NEW_STATE
 	MOVBLZX 33(SP), R9
 	ORB     R9, 1(DI)
 	INCL    CX
@@ -1188,33 +1204,7 @@ hlm2:
 hlbinary:
 	// The one state to a state array of one unit, from freeList[0] or
 	// loUnit, else stop.
-	MOVL    FREE_LIST_H(R13), AX
-	TESTL   AX, AX
-	JZ      hlbfromlo
-	MOVL    AX, R8
-	ANDQ    R11, R8
-	MOVL    4(R12)(R8*1), R8
-	MOVL    R8, FREE_LIST_H(R13)
-	DECL    STAMPS_H(R13)
-	JMP     hlbgot
-
-hlbfromlo:
-	MOVL    HI_UNIT_H(R13), R8
-	SUBL    LO_UNIT_H(R13), R8
-	CMPL    R8, $12
-	JCS     hlret
-	MOVL    LO_UNIT_H(R13), AX
-	ADDL    $12, LO_UNIT_H(R13)
-
-hlbgot:
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI                  // the new state
-	MOVL    2(DI), R8
-	MOVWLZX 6(DI), R9
-	MOVL    R8, (SI)
-	MOVW    R9, 4(SI)
-	MOVL    AX, 4(DI)
+	ONE_UNIT(FREE_LIST_H, STAMPS_H, HI_UNIT_H, LO_UNIT_H, hlbfromlo, hlbgot, hlret)
 	MOVBLZX 1(SI), AX                // f
 	CMPL    AX, $30
 	JCC     hlbmax
@@ -1235,21 +1225,7 @@ hlbset:
 hlcommon:
 	// AX is sf: the new state's frequency (R10) and SummFreq.
 	MOVWLZX AX, AX
-	LEAL    6(AX), R8
-	IMULL   24(SP), R8            // cf
-	MOVL    AX, R9
-	ADDL    20(SP), R9            // sum
-	LEAL    (R9)(R9*2), R10
-	ADDL    R10, R10                 // 6*sum
-	CMPL    R8, R10
-	JCC     hlbig
-	MOVL    $1, R10
-	CMPL    R9, R8
-	ADCL    $0, R10                  // + (cf > sum)
-	MOVL    R9, R14
-	SHLL    $2, R14
-	CMPL    R8, R14
-	SBBL    $-1, R10                 // + (cf >= 4*sum)
+	NEW_FREQ(hlbig)
 	ADDL    $3, AX
 	JMP     hlstore
 
@@ -1275,12 +1251,7 @@ hlstore:
 	LEAL    (CX)(CX*2), R9
 	ADDL    R9, R9
 	ADDL    R9, R8                   // the new state: stats+ns1*6
-	ANDQ    R11, R8
-	MOVBLZX 32(SP), R9
-	MOVB    R9, (R12)(R8*1)
-	MOVB    R10, 1(R12)(R8*1)
-	MOVL    28(SP), R9
-	MOVL    R9, 2(R12)(R8*1)
+	NEW_STATE
 	INCL    CX
 	MOVW    CX, 0(DI)
 	MOVL    8(DI), DX
