@@ -172,13 +172,7 @@ func (m *ModelH) updateModelGeneric() {
 			}
 			fSucc = cs
 		}
-		m.orderFall--
-		if m.orderFall == 0 {
-			succ = fSucc
-			if m.maxCtx != m.minCtx {
-				m.text--
-			}
-		}
+		succ = fallSucc(&m.orderFall, &m.text, m.maxCtx, m.minCtx, fSucc, succ)
 	} else {
 		put32(fs[2:], succ)
 		fSucc = m.minCtx

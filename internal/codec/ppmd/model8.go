@@ -405,13 +405,7 @@ func (m *ModelI) updateModelGeneric() {
 // fSucc and the text position succ, added to the contexts from maxCtx
 // down to minCtx.
 func (m *ModelI) updateContexts(fSucc, succ uint32) {
-	m.orderFall--
-	if m.orderFall == 0 {
-		succ = fSucc
-		if m.maxCtx != m.minCtx {
-			m.text--
-		}
-	}
+	succ = fallSucc(&m.orderFall, &m.text, m.maxCtx, m.minCtx, fSucc, succ)
 	m.updateContextsFrom(m.maxCtx, fSucc, succ)
 }
 

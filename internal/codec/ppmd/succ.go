@@ -39,6 +39,21 @@ func (m *ModelH) createSuccessorsRest(skip bool, r uint32, num uint, head, upSuc
 	return m.newContexts(r, num, head, upSucc)
 }
 
+// fallSucc is updateModel's step before the contexts' loop in both
+// variants: orderFall down by one and, where it reaches 0, fSucc as the
+// successor the contexts get, the text position just written taken back
+// unless maxCtx is minCtx. It returns that successor (else succ).
+func fallSucc[T int | uint32](orderFall *T, text *uint32, maxCtx, minCtx, fSucc, succ uint32) uint32 {
+	*orderFall--
+	if *orderFall == 0 {
+		succ = fSucc
+		if maxCtx != minCtx {
+			*text--
+		}
+	}
+	return succ
+}
+
 // updateModelI's and updateModelH's codes (the others on amd64):
 // updDone when they did all of updateModel, updGeneric when
 // updateModelRest is to do it all (updateModelGeneric).

@@ -149,13 +149,7 @@ func (m *ModelH) updateModelRest(code uint32) {
 			m.restart()
 			return
 		}
-		m.orderFall--
-		if m.orderFall == 0 {
-			succ = fSucc
-			if m.maxCtx != m.minCtx {
-				m.text--
-			}
-		}
+		succ = fallSucc(&m.orderFall, &m.text, m.maxCtx, m.minCtx, fSucc, succ)
 		m.updateContexts(m.maxCtx, fSucc, succ)
 	case updLoop:
 		m.updateContexts(u.r, u.fSucc, u.succ)

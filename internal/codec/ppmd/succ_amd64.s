@@ -70,6 +70,424 @@ LLOOP: \
 	TESTQ   CX, CX; \
 	JNZ     LLOOP
 
+// SWAP_PREV swaps the state at SI+R10 (R10 a multiple of 6) with the
+// state before when that is not more frequent, leaving AX at the state
+// with the symbol; LINC is where it goes on when no swap is made.
+#define SWAP_PREV(LINC) \
+	LEAQ    (SI)(R10*1), AX; \
+	TESTL   R10, R10; \
+	JZ      LINC; \
+	MOVBLZX -5(AX), DX; \
+	CMPB    1(AX), DL; \
+	JCS     LINC; \
+	MOVL    (AX), DX; \
+	MOVWLZX 4(AX), R14; \
+	MOVL    -6(AX), R10; \
+	MOVWLZX -2(AX), SI; \
+	MOVL    R10, (AX); \
+	MOVW    SI, 4(AX); \
+	MOVL    DX, -6(AX); \
+	MOVW    R14, -2(AX); \
+	SUBQ    $6, AX
+
+// UP_BY_TWO: the state at AX's frequency and its context's (DI) SummFreq
+// up by two below 115, then on to LSUF.
+#define UP_BY_TWO(LSUF) \
+	CMPB    1(AX), $115; \
+	JCC     LSUF; \
+	ADDB    $2, 1(AX); \
+	ADDW    $2, 2(DI)
+
+// WALK_RARE: a walk's division by zero as its results (DX r 0, CX num
+// succDivZero, BX head and R9 upSucc 0), then at LALLOC the result to AX.
+#define WALK_RARE(LALLOC) \
+	XORL    DX, DX; \
+	MOVQ    $-1, CX; \
+	XORL    BX, BX; \
+	XORL    R9, R9; \
+LALLOC: \
+	MOVL    DX, AX
+
+// WALK_REST: the walk's results to m.upd (UPD; AX r, CX num, BX head, R9
+// upSucc), DX the code returned.
+#define WALK_REST(UPD) \
+	MOVL    AX, (UPD+updState_r)(R13); \
+	MOVQ    CX, (UPD+updState_num)(R13); \
+	MOVL    BX, (UPD+updState_head)(R13); \
+	MOVL    R9, (UPD+updState_upSucc)(R13); \
+	MOVL    DX, code+8(FP); \
+	RET
+
+// LOOP_DONE: minCtx and maxCtx to fSucc (R8); updDone.
+#define LOOP_DONE(MINCTX, MAXCTX) \
+	MOVL    R8, MINCTX(R13); \
+	MOVL    R8, MAXCTX(R13); \
+	MOVL    $const_updDone, code+8(FP); \
+	RET
+
+// LOOP_STOP: the loop stopped at AX, for the Go loop (m.upd at UPD).
+#define LOOP_STOP(UPD) \
+	MOVL    AX, (UPD+updState_r)(R13); \
+	MOVL    R8, (UPD+updState_fSucc)(R13); \
+	MOVL    56(SP), AX; \
+	MOVL    AX, (UPD+updState_succ)(R13); \
+	MOVL    $const_updLoop, code+8(FP); \
+	RET
+
+// S0_I and S0_H take s0 (DX, SummFreq - ns - fFreq) to each variant's.
+#define S0_I
+#define S0_H INCL DX
+
+// LOOP_INVARIANTS: to LSET when maxCtx is minCtx; else fSucc (R8) at 48
+// and succ (R9) at 56, R10 maxCtx, the heap reloaded, and the loop's
+// invariants at 12-32: mc, ns (NumStats loaded by NSLOAD), s0 (S0 the
+// variant's), f2, succ, fSym (BX too).
+#define LOOP_INVARIANTS(MAXCTX, MINCTX, HEAP, FOUND, LSET, NSLOAD, S0) \
+	MOVL    MAXCTX(R13), AX; \
+	MOVL    MINCTX(R13), DX; \
+	CMPL    AX, DX; \
+	JEQ     LSET; \
+	MOVL    R8, 48(SP); \
+	MOVL    R9, 56(SP); \
+	MOVL    AX, R10; \
+	MOVL    DX, 12(SP); \
+	MOVQ    HEAP(R13), R12; \
+	MOVQ    HEAP+8(R13), R11; \
+	SUBQ    $const_heapPad, R11; \
+	ANDQ    R11, DX; \
+	LEAQ    (R12)(DX*1), DI; \
+	NSLOAD  0(DI), CX; \
+	MOVL    CX, 16(SP); \
+	MOVWLZX 2(DI), DX; \
+	SUBL    CX, DX; \
+	MOVL    FOUND(R13), SI; \
+	ANDQ    R11, SI; \
+	MOVBLZX 1(R12)(SI*1), AX; \
+	MOVBLZX 0(R12)(SI*1), BX; \
+	SUBL    AX, DX; \
+	S0; \
+	MOVL    DX, 20(SP); \
+	ADDL    AX, AX; \
+	MOVL    AX, 24(SP); \
+	MOVL    R9, 28(SP); \
+	MOVB    BX, 32(SP)
+
+// ONE_UNIT: a binary context's (DI) one state moved to a state array of
+// one unit, from freeList[0] (FL, its count at ST) or loUnit (LO, below
+// HI), else to LRET; AX the array, SI the new state. LFROMLO and LGOT
+// are the expansion's labels.
+#define ONE_UNIT(FL, ST, HI, LO, LFROMLO, LGOT, LRET) \
+	MOVL    FL(R13), AX; \
+	TESTL   AX, AX; \
+	JZ      LFROMLO; \
+	MOVL    AX, R8; \
+	ANDQ    R11, R8; \
+	MOVL    4(R12)(R8*1), R8; \
+	MOVL    R8, FL(R13); \
+	DECL    ST(R13); \
+	JMP     LGOT; \
+LFROMLO: \
+	MOVL    HI(R13), R8; \
+	SUBL    LO(R13), R8; \
+	CMPL    R8, $12; \
+	JCS     LRET; \
+	MOVL    LO(R13), AX; \
+	ADDL    $12, LO(R13); \
+LGOT: \
+	MOVL    AX, SI; \
+	ANDQ    R11, SI; \
+	ADDQ    R12, SI; \
+	MOVL    2(DI), R8; \
+	MOVWLZX 6(DI), R9; \
+	MOVL    R8, (SI); \
+	MOVW    R9, 4(SI); \
+	MOVL    AX, 4(DI)
+
+// NEW_FREQ: from SummFreq (AX), f2 (24) and s0 (20), cf (R8) and sum
+// (R9); to LBIG where cf >= 6*sum, else R10 the new state's frequency
+// 1 + (cf > sum) + (cf >= 4*sum).
+#define NEW_FREQ(LBIG) \
+	LEAL    6(AX), R8; \
+	IMULL   24(SP), R8; \
+	MOVL    AX, R9; \
+	ADDL    20(SP), R9; \
+	LEAL    (R9)(R9*2), R10; \
+	ADDL    R10, R10; \
+	CMPL    R8, R10; \
+	JCC     LBIG; \
+	MOVL    $1, R10; \
+	CMPL    R9, R8; \
+	ADCL    $0, R10; \
+	MOVL    R9, R14; \
+	SHLL    $2, R14; \
+	CMPL    R8, R14; \
+	SBBL    $-1, R10
+
+// NEW_STATE writes the new state at R8 (masked here): fSym (32),
+// frequency R10, successor (28).
+#define NEW_STATE \
+	ANDQ    R11, R8; \
+	MOVBLZX 32(SP), R9; \
+	MOVB    R9, (R12)(R8*1); \
+	MOVB    R10, 1(R12)(R8*1); \
+	MOVL    28(SP), R9; \
+	MOVL    R9, 2(R12)(R8*1)
+
+// CSUCC_I is createSuccessorsI from the walk on (R13 m, R12 heap, R11
+// hm, R10 &m.stack, R8 upBranch, BX the found symbol, CX the states
+// pushed, DX c; s1 in the slot S1, TMP a slot for DX): it jumps to
+// LDONE with the result in DX, to LALLOC with DX, CX num, BX head and
+// R9 upSucc for newContexts, to LFAIL, or to LDIVZERO; it falls
+// through to LDONE. The other arguments are the labels of each
+// expansion.
+#define CSUCC_I(S1, TMP, LWALK, LTAKES1, LBINARY, LSUCC, LPUSH, LLINK, LUPMULTI, LUDIV, LMKHEAD, LWLOOP, LWFOUND6, LWFOUND, LULOOP, LUFOUND6, LUFOUND, LMKLOOP, LDONE, LALLOC, LFAIL, LDIVZERO) \
+LWALK: \
+	MOVL    DX, SI; \
+	ANDQ    R11, SI; \
+	MOVL    8(R12)(SI*1), AX; \
+	TESTL   AX, AX; \
+	JZ      LLINK; \
+	MOVL    AX, DX; \
+	ANDQ    R11, AX; \
+	LEAQ    (R12)(AX*1), DI /* the suffix context */; \
+	MOVL    S1, AX; \
+	TESTL   AX, AX; \
+	JNZ     LTAKES1; \
+	MOVBLZX 0(DI), AX; \
+	TESTL   AX, AX; \
+	JZ      LBINARY; \
+	/* findSym: the first of the states 0..last with the symbol, else */ \
+	/* the last; then its frequency and SummFreq up by one below 115. */ \
+	IMULL   $6, AX /* lim, the last state's offset */; \
+	MOVL    4(DI), SI; \
+	ANDQ    R11, SI; \
+	ADDQ    R12, SI; \
+	/* Two states a step: for i below lim, i+6 is at most lim. */ \
+	XORL    R9, R9; \
+	TESTL   AX, AX; \
+	JZ      LWFOUND; \
+	FINDSYM2(R9, LWLOOP, LWFOUND6, LWFOUND); \
+	MOVL    4(DI), AX; \
+	ADDL    R9, AX /* s */; \
+	MOVL    AX, SI; \
+	ANDQ    R11, SI; \
+	CMPB    1(R12)(SI*1), $115; \
+	JCC     LSUCC; \
+	INCB    1(R12)(SI*1); \
+	INCW    2(DI); \
+	JMP     LSUCC; \
+LTAKES1: \
+	MOVL    $0, S1; \
+	JMP     LSUCC; \
+LBINARY: \
+	/* s is the one state; its frequency up by one below 24 when the */ \
+	/* suffix's suffix is binary too. */ \
+	LEAL    2(DX), AX; \
+	MOVL    8(DI), SI; \
+	ANDQ    R11, SI; \
+	CMPB    (R12)(SI*1), $0; \
+	JNE     LSUCC; \
+	CMPB    3(DI), $24; \
+	JCC     LSUCC; \
+	INCB    3(DI); \
+LSUCC: \
+	/* AX is s. */ \
+	MOVL    AX, SI; \
+	ANDQ    R11, SI; \
+	MOVL    2(R12)(SI*1), SI; \
+	CMPL    SI, R8; \
+	JEQ     LPUSH; \
+	MOVL    SI, DX; \
+	TESTQ   CX, CX; \
+	JNZ     LLINK; \
+	JMP     LDONE; \
+LPUSH: \
+	CMPQ    CX, $const_MaxOrderI+1; \
+	JCC     LFAIL; \
+	MOVL    AX, (R10)(CX*4); \
+	INCQ    CX; \
+	JMP     LWALK; \
+LLINK: \
+	TESTQ   CX, CX; \
+	JZ      LDONE; \
+	/* BX: 0x10 when the found symbol is 0x40 or above. */ \
+	ADDL    $0xC0, BX; \
+	SHRL    $8, BX; \
+	SHLL    $4, BX; \
+	MOVL    R8, SI; \
+	ANDQ    R11, SI; \
+	MOVBLZX (R12)(SI*1), R9 /* upSym */; \
+	MOVL    DX, SI; \
+	ANDQ    R11, SI; \
+	LEAQ    (R12)(SI*1), DI /* c */; \
+	MOVBLZX 0(DI), AX; \
+	TESTL   AX, AX; \
+	JNZ     LUPMULTI; \
+	MOVBLZX 3(DI), R14 /* upFreq: the one state's */; \
+	JMP     LMKHEAD; \
+LUPMULTI: \
+	/* findSym for upSym, the range from SI to AX. */ \
+	MOVL    4(DI), SI; \
+	ANDQ    R11, SI; \
+	ADDQ    R12, SI; \
+	IMULL   $6, AX; \
+	ADDQ    SI, AX; \
+	MOVQ    SI, R14; \
+	CMPQ    R14, AX; \
+	JCC     LUFOUND; \
+	FINDSYMP(R14, AX, R9B, LULOOP, LUFOUND6, LUFOUND); \
+	SUBQ    SI, R14; \
+	ADDL    4(DI), R14 /* s */; \
+	ANDQ    R11, R14; \
+	MOVBLZX 1(R12)(R14*1), AX; \
+	DECL    AX /* cf */; \
+	MOVWLZX 2(DI), SI; \
+	MOVBLZX 0(DI), R14; \
+	SUBL    R14, SI; \
+	SUBL    AX, SI /* s0 */; \
+	LEAL    (AX)(AX*1), R14; \
+	CMPL    R14, SI; \
+	JHI     LUDIV; \
+	LEAL    (AX)(AX*4), AX; \
+	MOVL    $1, R14; \
+	CMPL    SI, AX; \
+	ADCL    $0, R14 /* 1 + (5*cf > s0) */; \
+	JMP     LMKHEAD; \
+LUDIV: \
+	TESTL   SI, SI; \
+	JZ      LDIVZERO; \
+	LEAL    -3(AX)(SI*2), AX; \
+	MOVL    DX, TMP; \
+	XORL    DX, DX; \
+	DIVL    SI; \
+	LEAL    1(AX), R14; \
+	MOVL    TMP, DX; \
+LMKHEAD: \
+	/* head = flags<<8 | upSym<<16 | upFreq<<24; upSucc = upBranch+1. */ \
+	LEAL    0xC0(R9), AX; \
+	SHRL    $8, AX; \
+	SHLL    $3, AX; \
+	ORL     AX, BX; \
+	SHLL    $8, BX; \
+	SHLL    $16, R9; \
+	ORL     R9, BX; \
+	SHLL    $24, R14; \
+	ORL     R14, BX; \
+	LEAL    1(R8), R9; \
+	MKCONTEXTS(ModelI_subAlloc, LMKLOOP, LALLOC)
+
+// CSUCC_H is createSuccessorsH from the walk on, as CSUCC_I is
+// createSuccessorsI's (no s1).
+#define CSUCC_H(TMP, LWALK, LWLOOP, LWFOUND6, LWFOUND, LBINARY, LSUCC, LPUSH, LLINK, LUPMULTI, LULOOP, LUFOUND6, LUFOUND, LUDIV, LMKHEAD, LMKLOOP, LDONE, LALLOC, LFAIL, LDIVZERO) \
+LWALK: \
+	MOVL    DX, SI; \
+	ANDQ    R11, SI; \
+	MOVL    8(R12)(SI*1), AX; \
+	TESTL   AX, AX; \
+	JZ      LLINK; \
+	MOVL    AX, DX; \
+	ANDQ    R11, AX; \
+	LEAQ    (R12)(AX*1), DI /* the suffix context */; \
+	MOVWLZX 0(DI), AX; \
+	CMPL    AX, $1; \
+	JEQ     LBINARY; \
+	/* findSym over the states 0..byte(ns-1), two a step. */ \
+	DECL    AX; \
+	MOVBLZX AL, AX; \
+	IMULL   $6, AX /* lim, the last state's offset */; \
+	MOVL    4(DI), SI; \
+	ANDQ    R11, SI; \
+	ADDQ    R12, SI; \
+	XORL    R9, R9; \
+	TESTL   AX, AX; \
+	JZ      LWFOUND; \
+	FINDSYM2(R9, LWLOOP, LWFOUND6, LWFOUND); \
+	MOVL    4(DI), AX; \
+	ADDL    R9, AX /* s */; \
+	JMP     LSUCC; \
+LBINARY: \
+	LEAL    2(DX), AX; \
+LSUCC: \
+	/* AX is s. */ \
+	MOVL    AX, SI; \
+	ANDQ    R11, SI; \
+	MOVL    2(R12)(SI*1), SI; \
+	CMPL    SI, R8; \
+	JEQ     LPUSH; \
+	MOVL    SI, DX; \
+	TESTQ   CX, CX; \
+	JNZ     LLINK; \
+	JMP     LDONE; \
+LPUSH: \
+	CMPQ    CX, $const_MaxOrder; \
+	JCC     LFAIL; \
+	MOVL    AX, (R10)(CX*4); \
+	INCQ    CX; \
+	JMP     LWALK; \
+LLINK: \
+	MOVL    R8, SI; \
+	ANDQ    R11, SI; \
+	MOVBLZX (R12)(SI*1), R9 /* upSym */; \
+	MOVL    DX, SI; \
+	ANDQ    R11, SI; \
+	LEAQ    (R12)(SI*1), DI /* c */; \
+	MOVWLZX 0(DI), AX; \
+	CMPL    AX, $1; \
+	JNE     LUPMULTI; \
+	MOVBLZX 3(DI), R14 /* upFreq: the one state's */; \
+	JMP     LMKHEAD; \
+LUPMULTI: \
+	/* findSym for upSym, the range from SI to BX (the found symbol is */ \
+	/* not needed any more). */ \
+	MOVL    AX, R14 /* ns */; \
+	DECL    AX; \
+	MOVBLZX AL, AX; \
+	IMULL   $6, AX; \
+	MOVL    4(DI), SI; \
+	ANDQ    R11, SI; \
+	ADDQ    R12, SI; \
+	LEAQ    (SI)(AX*1), BX; \
+	MOVQ    SI, AX; \
+	CMPQ    AX, BX; \
+	JCC     LUFOUND; \
+	FINDSYMP(AX, BX, R9B, LULOOP, LUFOUND6, LUFOUND); \
+	SUBQ    SI, AX; \
+	ADDL    4(DI), AX /* s */; \
+	ANDQ    R11, AX; \
+	MOVBLZX 1(R12)(AX*1), AX; \
+	DECL    AX /* cf */; \
+	MOVWLZX 2(DI), SI; \
+	SUBL    R14, SI; \
+	SUBL    AX, SI /* s0 = SummFreq - ns - cf */; \
+	LEAL    (AX)(AX*1), R14; \
+	CMPL    R14, SI; \
+	JHI     LUDIV; \
+	LEAL    (AX)(AX*4), AX; \
+	MOVL    $1, R14; \
+	CMPL    SI, AX; \
+	ADCL    $0, R14 /* 1 + (5*cf > s0) */; \
+	JMP     LMKHEAD; \
+LUDIV: \
+	/* 1 + (2*cf + 3*s0 - 1) / (2*s0) */ \
+	LEAL    (SI)(SI*2), BX; \
+	LEAL    -1(R14)(BX*1), AX; \
+	ADDL    SI, SI; \
+	JZ      LDIVZERO; \
+	MOVL    DX, TMP; \
+	XORL    DX, DX; \
+	DIVL    SI; \
+	LEAL    1(AX), R14; \
+	MOVL    TMP, DX; \
+LMKHEAD: \
+	/* head = 1 | upSym<<16 | upFreq<<24; upSucc = upBranch+1. */ \
+	SHLL    $16, R9; \
+	SHLL    $24, R14; \
+	LEAL    1(R9)(R14*1), BX; \
+	LEAL    1(R8), R9; \
+	TESTQ   CX, CX; \
+	JZ      LDONE; \
+	MKCONTEXTS(ModelH_subAlloc, LMKLOOP, LALLOC)
+
 // func createSuccessorsI(m *ModelI, skip bool, s1, c uint32) (r uint32, num uint, head, upSucc uint32)
 //
 // ModelI.createSuccessorsGeneric: the walk down the suffixes, the new
@@ -106,152 +524,7 @@ TEXT ·createSuccessorsI(SB), NOSPLIT|NOFRAME, $0-48
 	MOVL    AX, (R10)
 	MOVL    $1, CX
 
-walk:
-	MOVL    DX, SI
-	ANDQ    R11, SI
-	MOVL    8(R12)(SI*1), AX
-	TESTL   AX, AX
-	JZ      link
-	MOVL    AX, DX
-	ANDQ    R11, AX
-	LEAQ    (R12)(AX*1), DI          // the suffix context
-	MOVL    s1+12(FP), AX
-	TESTL   AX, AX
-	JNZ     takes1
-	MOVBLZX 0(DI), AX
-	TESTL   AX, AX
-	JZ      binary
-
-	// findSym: the first of the states 0..last with the symbol, else
-	// the last; then its frequency and SummFreq up by one below 115.
-	IMULL   $6, AX                   // lim, the last state's offset
-	MOVL    4(DI), SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI
-	// Two states a step: for i below lim, i+6 is at most lim.
-	XORL    R9, R9
-	TESTL   AX, AX
-	JZ      wfound
-
-	FINDSYM2(R9, wloop, wfound6, wfound)
-	MOVL    4(DI), AX
-	ADDL    R9, AX                   // s
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	CMPB    1(R12)(SI*1), $115
-	JCC     succ
-	INCB    1(R12)(SI*1)
-	INCW    2(DI)
-	JMP     succ
-
-takes1:
-	MOVL    $0, s1+12(FP)
-	JMP     succ
-
-binary:
-	// s is the one state; its frequency up by one below 24 when the
-	// suffix's suffix is binary too.
-	LEAL    2(DX), AX
-	MOVL    8(DI), SI
-	ANDQ    R11, SI
-	CMPB    (R12)(SI*1), $0
-	JNE     succ
-	CMPB    3(DI), $24
-	JCC     succ
-	INCB    3(DI)
-
-succ:
-	// AX is s.
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	MOVL    2(R12)(SI*1), SI
-	CMPL    SI, R8
-	JEQ     push
-	MOVL    SI, DX
-	TESTQ   CX, CX
-	JNZ     link
-	JMP     done
-
-push:
-	CMPQ    CX, $const_MaxOrderI+1
-	JCC     fail
-	MOVL    AX, (R10)(CX*4)
-	INCQ    CX
-	JMP     walk
-
-link:
-	TESTQ   CX, CX
-	JZ      done
-	// BX: 0x10 when the found symbol is 0x40 or above.
-	ADDL    $0xC0, BX
-	SHRL    $8, BX
-	SHLL    $4, BX
-	MOVL    R8, SI
-	ANDQ    R11, SI
-	MOVBLZX (R12)(SI*1), R9          // upSym
-	MOVL    DX, SI
-	ANDQ    R11, SI
-	LEAQ    (R12)(SI*1), DI          // c
-	MOVBLZX 0(DI), AX
-	TESTL   AX, AX
-	JNZ     upmulti
-	MOVBLZX 3(DI), R14               // upFreq: the one state's
-	JMP     mkhead
-
-upmulti:
-	// findSym for upSym, the range from SI to AX.
-	MOVL    4(DI), SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI
-	IMULL   $6, AX
-	ADDQ    SI, AX
-	MOVQ    SI, R14
-	CMPQ    R14, AX
-	JCC     ufound
-
-	FINDSYMP(R14, AX, R9B, uloop, ufound6, ufound)
-	SUBQ    SI, R14
-	ADDL    4(DI), R14               // s
-	ANDQ    R11, R14
-	MOVBLZX 1(R12)(R14*1), AX
-	DECL    AX                       // cf
-	MOVWLZX 2(DI), SI
-	MOVBLZX 0(DI), R14
-	SUBL    R14, SI
-	SUBL    AX, SI                   // s0
-	LEAL    (AX)(AX*1), R14
-	CMPL    R14, SI
-	JHI     udiv
-	LEAL    (AX)(AX*4), AX
-	MOVL    $1, R14
-	CMPL    SI, AX
-	ADCL    $0, R14                  // 1 + (5*cf > s0)
-	JMP     mkhead
-
-udiv:
-	TESTL   SI, SI
-	JZ      divzero
-	LEAL    -3(AX)(SI*2), AX
-	MOVL    DX, r+24(FP)
-	XORL    DX, DX
-	DIVL    SI
-	LEAL    1(AX), R14
-	MOVL    r+24(FP), DX
-
-mkhead:
-	// head = flags<<8 | upSym<<16 | upFreq<<24; upSucc = upBranch+1.
-	LEAL    0xC0(R9), AX
-	SHRL    $8, AX
-	SHLL    $3, AX
-	ORL     AX, BX
-	SHLL    $8, BX
-	SHLL    $16, R9
-	ORL     R9, BX
-	SHLL    $24, R14
-	ORL     R14, BX
-	LEAL    1(R8), R9
-
-	MKCONTEXTS(ModelI_subAlloc, mkloop, alloc)
+	CSUCC_I(s1+12(FP), r+24(FP), walk, takes1, binary, succ, push, link, upmulti, udiv, mkhead, wloop, wfound6, wfound, uloop, ufound6, ufound, mkloop, done, alloc, fail, divzero)
 
 done:
 	MOVL    DX, r+24(FP)
@@ -323,125 +596,7 @@ TEXT ·createSuccessorsH(SB), NOSPLIT|NOFRAME, $0-40
 	MOVL    AX, (R10)
 	MOVL    $1, CX
 
-hwalk:
-	MOVL    DX, SI
-	ANDQ    R11, SI
-	MOVL    8(R12)(SI*1), AX
-	TESTL   AX, AX
-	JZ      hlink
-	MOVL    AX, DX
-	ANDQ    R11, AX
-	LEAQ    (R12)(AX*1), DI          // the suffix context
-	MOVWLZX 0(DI), AX
-	CMPL    AX, $1
-	JEQ     hbinary
-
-	// findSym over the states 0..byte(ns-1), two a step.
-	DECL    AX
-	MOVBLZX AL, AX
-	IMULL   $6, AX                   // lim, the last state's offset
-	MOVL    4(DI), SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI
-	XORL    R9, R9
-	TESTL   AX, AX
-	JZ      hwfound
-
-	FINDSYM2(R9, hwloop, hwfound6, hwfound)
-	MOVL    4(DI), AX
-	ADDL    R9, AX                   // s
-	JMP     hsucc
-
-hbinary:
-	LEAL    2(DX), AX
-
-hsucc:
-	// AX is s.
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	MOVL    2(R12)(SI*1), SI
-	CMPL    SI, R8
-	JEQ     hpush
-	MOVL    SI, DX
-	TESTQ   CX, CX
-	JNZ     hlink
-	JMP     hdone
-
-hpush:
-	CMPQ    CX, $const_MaxOrder
-	JCC     hfail
-	MOVL    AX, (R10)(CX*4)
-	INCQ    CX
-	JMP     hwalk
-
-hlink:
-	MOVL    R8, SI
-	ANDQ    R11, SI
-	MOVBLZX (R12)(SI*1), R9          // upSym
-	MOVL    DX, SI
-	ANDQ    R11, SI
-	LEAQ    (R12)(SI*1), DI          // c
-	MOVWLZX 0(DI), AX
-	CMPL    AX, $1
-	JNE     hupmulti
-	MOVBLZX 3(DI), R14               // upFreq: the one state's
-	JMP     hmkhead
-
-hupmulti:
-	// findSym for upSym, the range from SI to BX (the found symbol is
-	// not needed any more).
-	MOVL    AX, R14                  // ns
-	DECL    AX
-	MOVBLZX AL, AX
-	IMULL   $6, AX
-	MOVL    4(DI), SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI
-	LEAQ    (SI)(AX*1), BX
-	MOVQ    SI, AX
-	CMPQ    AX, BX
-	JCC     hufound
-
-	FINDSYMP(AX, BX, R9B, huloop, hufound6, hufound)
-	SUBQ    SI, AX
-	ADDL    4(DI), AX                // s
-	ANDQ    R11, AX
-	MOVBLZX 1(R12)(AX*1), AX
-	DECL    AX                       // cf
-	MOVWLZX 2(DI), SI
-	SUBL    R14, SI
-	SUBL    AX, SI                   // s0 = SummFreq - ns - cf
-	LEAL    (AX)(AX*1), R14
-	CMPL    R14, SI
-	JHI     hudiv
-	LEAL    (AX)(AX*4), AX
-	MOVL    $1, R14
-	CMPL    SI, AX
-	ADCL    $0, R14                  // 1 + (5*cf > s0)
-	JMP     hmkhead
-
-hudiv:
-	// 1 + (2*cf + 3*s0 - 1) / (2*s0)
-	LEAL    (SI)(SI*2), BX
-	LEAL    -1(R14)(BX*1), AX
-	ADDL    SI, SI
-	JZ      hdivzero
-	MOVL    DX, r+16(FP)
-	XORL    DX, DX
-	DIVL    SI
-	LEAL    1(AX), R14
-	MOVL    r+16(FP), DX
-
-hmkhead:
-	// head = 1 | upSym<<16 | upFreq<<24; upSucc = upBranch+1.
-	SHLL    $16, R9
-	SHLL    $24, R14
-	LEAL    1(R9)(R14*1), BX
-	LEAL    1(R8), R9
-	TESTQ   CX, CX
-	JZ      hdone
-
-	MKCONTEXTS(ModelH_subAlloc, hmkloop, halloc)
+	CSUCC_H(r+16(FP), hwalk, hwloop, hwfound6, hwfound, hbinary, hsucc, hpush, hlink, hupmulti, huloop, hufound6, hufound, hudiv, hmkhead, hmkloop, hdone, halloc, hfail, hdivzero)
 
 hdone:
 	MOVL    DX, r+16(FP)
@@ -554,7 +709,8 @@ LCOPY: \
 // func updateModelI(m *ModelI) (code uint32)
 //
 // ModelI.updateModelGeneric: the suffix context's update, the
-// successors made before the text write (createSuccessorsI) or after it,
+// successors made before the text write or after it (createSuccessorsI
+// inline at each: CSUCC_I),
 // the text write, and the loop over the contexts from maxCtx up to
 // minCtx (not included), each given the found symbol as a new state (its
 // state array moved to one more unit where it is full, a binary context
@@ -566,14 +722,14 @@ LCOPY: \
 // when the tests turn useEscapeAsm off or the heap is shorter than
 // heapPad.
 //
-// The frame: createSuccessorsI's arguments and results at 0-47; the
-// loop's invariants at 12-33 (mc, ns, s0, f2 twice the found state's
+// The frame: the walk's s1 at 12 and its slot for DX at 24; the loop's
+// invariants at 12-33 (mc, ns, s0, f2 twice the found state's
 // frequency, succ, fSym, flag); fSucc at 48, the suffix's state s at 52,
-// succ at 56 (NO_LOCAL_POINTERS: the copy of m passed on is the caller's
-// argument too, and the callee, assembly without calls, stops for no
-// GC). Registers up to the first call: R13 m, R12 heap, R11 hm, BX the
-// found symbol, R8 fSucc, R9 s; in the loop R13, R12, R11, DX the
-// context's reference, DI the context, CX its NumStats-1.
+// succ at 56 (NO_LOCAL_POINTERS: no pointers, and no calls). Registers
+// up to the walk: R13 m, R12 heap, R11 hm, BX the found symbol, R8
+// fSucc, R9 s; in the walk as in createSuccessorsI; in the loop R13,
+// R12, R11, DX the context's reference, DI the context, CX its
+// NumStats-1.
 TEXT ·updateModelI(SB), NOSPLIT, $64-12
 	NO_LOCAL_POINTERS
 	MOVBLZX ·useEscapeAsm(SB), AX
@@ -622,28 +778,11 @@ usmulti:
 	// frequency and SummFreq up by two below 115.
 	MOVL    4(DI), R9
 	ADDL    R10, R9                  // s
-	LEAQ    (SI)(R10*1), AX
-	TESTL   R10, R10
-	JZ      usinc
-	MOVBLZX -5(AX), DX
-	CMPB    1(AX), DL
-	JCS     usinc
-	MOVL    (AX), DX
-	MOVWLZX 4(AX), R14
-	MOVL    -6(AX), R10
-	MOVWLZX -2(AX), SI
-	MOVL    R10, (AX)
-	MOVW    SI, 4(AX)
-	MOVL    DX, -6(AX)
-	MOVW    R14, -2(AX)
-	SUBQ    $6, AX
+	SWAP_PREV(usinc)
 	SUBL    $6, R9
 
 usinc:
-	CMPB    1(AX), $115
-	JCC     usuf
-	ADDB    $2, 1(AX)
-	ADDW    $2, 2(DI)
+	UP_BY_TWO(usuf)
 
 usuf:
 	MOVL    R8, 48(SP)
@@ -653,32 +792,35 @@ usuf:
 	TESTL   R8, R8
 	JZ      utext
 
-	// The successors from minCtx, the found state's own skipped.
-	MOVQ    R13, 0(SP)
-	MOVB    $1, 8(SP)
+	// The successors from minCtx, the found state's own skipped
+	// (createSuccessorsI inline; s1 at 12).
 	MOVL    R9, 12(SP)
-	MOVL    ModelI_minCtx(R13), AX
-	MOVL    AX, 16(SP)
-	CALL    ·createSuccessorsI(SB)
-	MOVQ    m+0(FP), R13
-	MOVL    24(SP), AX               // cs
-	MOVQ    32(SP), CX               // num
-	TESTQ   CX, CX
-	JNZ     utoprest
-	MOVQ    HEAP_I(R13), R12
-	MOVQ    HEAP_I+8(R13), R11
-	SUBQ    $const_heapPad, R11
+	MOVL    ModelI_minCtx(R13), DX
+	LEAQ    ModelI_stack(R13), R10
+	MOVL    ModelI_found(R13), AX
+	ANDQ    R11, AX
+	MOVBLZX 0(R12)(AX*1), BX
+	MOVL    2(R12)(AX*1), R8
+	XORL    CX, CX
+	CSUCC_I(12(SP), 24(SP), awalk, atakes1, abinary, asucc, apush, alink, aupmulti, audiv, amkhead, awloop, awfound6, awfound, auloop, aufound6, aufound, amkloop, adone, aalloc, afail, adivzero)
+
+adone:
 	MOVL    ModelI_found(R13), SI
 	ANDQ    R11, SI
-	MOVL    AX, 2(R12)(SI*1)
-	TESTL   AX, AX
+	MOVL    DX, 2(R12)(SI*1)
+	TESTL   DX, DX
 	JZ      urestore
-	MOVL    AX, ModelI_minCtx(R13)   // as the callers do after updateModel
-	MOVL    AX, ModelI_maxCtx(R13)
+	MOVL    DX, ModelI_minCtx(R13)   // as the callers do after updateModel
+	MOVL    DX, ModelI_maxCtx(R13)
 	MOVL    $const_updDone, code+8(FP)
 	RET
 
-utoprest:
+afail:
+	XORL    DX, DX
+	JMP     adone
+
+adivzero:
+	WALK_RARE(aalloc)
 	MOVL    $const_updTopRest, DX
 	JMP     urest
 
@@ -697,21 +839,22 @@ utext:
 	CMPL    R8, UNITS_START_I(R13)
 	JCC     ucontexts
 
-	// The successors from minCtx.
-	MOVQ    R13, 0(SP)
-	MOVB    $0, 8(SP)
+	// The successors from minCtx (createSuccessorsI inline; s1 at 12).
 	MOVL    R9, 12(SP)
-	MOVL    ModelI_minCtx(R13), AX
-	MOVL    AX, 16(SP)
-	CALL    ·createSuccessorsI(SB)
-	MOVQ    m+0(FP), R13
-	MOVL    24(SP), AX               // cs
-	MOVQ    32(SP), CX               // num
-	TESTQ   CX, CX
-	JNZ     umidrest
-	TESTL   AX, AX
+	MOVL    ModelI_minCtx(R13), DX
+	LEAQ    ModelI_stack(R13), R10
+	MOVL    ModelI_found(R13), AX
+	MOVL    AX, (R10)
+	ANDQ    R11, AX
+	MOVBLZX 0(R12)(AX*1), BX
+	MOVL    2(R12)(AX*1), R8
+	MOVL    $1, CX
+	CSUCC_I(12(SP), 24(SP), bwalk, btakes1, bbinary, bsucc, bpush, blink, bupmulti, budiv, bmkhead, bwloop, bwfound6, bwfound, buloop, bufound6, bufound, bmkloop, bdone, balloc, urestore, bdivzero)
+
+bdone:
+	TESTL   DX, DX
 	JZ      urestore
-	MOVL    AX, R8                   // fSucc
+	MOVL    DX, R8                   // fSucc
 
 ucontexts:
 	// R13 m, R8 fSucc.
@@ -725,34 +868,8 @@ ucontexts:
 	DECL    TEXT_I(R13)
 
 uloop:
-	MOVL    ModelI_maxCtx(R13), AX
-	MOVL    ModelI_minCtx(R13), DX
-	CMPL    AX, DX
-	JEQ     uset
 	// The loop's invariants in the frame.
-	MOVL    R8, 48(SP)
-	MOVL    R9, 56(SP)
-	MOVL    AX, R10                  // maxCtx
-	MOVL    DX, 12(SP)               // mc
-	MOVQ    HEAP_I(R13), R12
-	MOVQ    HEAP_I+8(R13), R11
-	SUBQ    $const_heapPad, R11
-	ANDQ    R11, DX
-	LEAQ    (R12)(DX*1), DI          // minCtx
-	MOVBLZX 0(DI), CX                // ns
-	MOVL    CX, 16(SP)
-	MOVWLZX 2(DI), DX
-	SUBL    CX, DX
-	MOVL    ModelI_found(R13), SI
-	ANDQ    R11, SI
-	MOVBLZX 1(R12)(SI*1), AX         // fFreq
-	MOVBLZX 0(R12)(SI*1), BX         // fSym
-	SUBL    AX, DX
-	MOVL    DX, 20(SP)               // s0
-	ADDL    AX, AX
-	MOVL    AX, 24(SP)               // f2
-	MOVL    R9, 28(SP)
-	MOVB    BX, 32(SP)
+	LOOP_INVARIANTS(ModelI_maxCtx, ModelI_minCtx, HEAP_I, ModelI_found, uset, MOVBLZX, S0_I)
 	ADDL    $0xC0, BX
 	SHRL    $8, BX
 	SHLL    $3, BX
@@ -787,33 +904,7 @@ lmulti:
 lbinary:
 	// The one state to a state array of one unit, from freeList[0] or
 	// loUnit, else stop.
-	MOVL    FREE_LIST(R13), AX
-	TESTL   AX, AX
-	JZ      lbfromlo
-	MOVL    AX, R8
-	ANDQ    R11, R8
-	MOVL    4(R12)(R8*1), R8
-	MOVL    R8, FREE_LIST(R13)
-	DECL    STAMPS(R13)
-	JMP     lbgot
-
-lbfromlo:
-	MOVL    HI_UNIT(R13), R8
-	SUBL    LO_UNIT(R13), R8
-	CMPL    R8, $12
-	JCS     lret
-	MOVL    LO_UNIT(R13), AX
-	ADDL    $12, LO_UNIT(R13)
-
-lbgot:
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI                  // the new state
-	MOVL    2(DI), R8
-	MOVWLZX 6(DI), R9
-	MOVL    R8, (SI)
-	MOVW    R9, 4(SI)
-	MOVL    AX, 4(DI)
+	ONE_UNIT(FREE_LIST, STAMPS, HI_UNIT, LO_UNIT, lbfromlo, lbgot, lret)
 	MOVBLZX 1(SI), R8                // f
 	CMPL    R8, $30
 	JCC     lbmax
@@ -837,21 +928,7 @@ lbsf:
 lcommon:
 	// The new state's frequency n (R10) and SummFreq (AX).
 	MOVWLZX 2(DI), AX                // sf
-	LEAL    6(AX), R8
-	IMULL   24(SP), R8            // cf
-	MOVL    AX, R9
-	ADDL    20(SP), R9            // sum
-	LEAL    (R9)(R9*2), R10
-	ADDL    R10, R10                 // 6*sum
-	CMPL    R8, R10
-	JCC     lbig
-	MOVL    $1, R10
-	CMPL    R9, R8
-	ADCL    $0, R10                  // + (cf > sum)
-	MOVL    R9, R14
-	SHLL    $2, R14
-	CMPL    R8, R14
-	SBBL    $-1, R10                 // + (cf >= 4*sum)
+	NEW_FREQ(lbig)
 	ADDL    $4, AX
 	JMP     lstore
 
@@ -878,12 +955,7 @@ lstore:
 	LEAL    (R9)(R9*2), R9
 	ADDL    R9, R9
 	ADDL    R9, R8                   // the new state: stats+(ns1+1)*6
-	ANDQ    R11, R8
-	MOVBLZX 32(SP), R9
-	MOVB    R9, (R12)(R8*1)
-	MOVB    R10, 1(R12)(R8*1)
-	MOVL    28(SP), R9
-	MOVL    R9, 2(R12)(R8*1)
+	NEW_STATE
 	MOVBLZX 33(SP), R9
 	ORB     R9, 1(DI)
 	INCL    CX
@@ -898,34 +970,21 @@ lret:
 	JNE     uloopstop
 
 uset:
-	MOVL    R8, ModelI_minCtx(R13)
-	MOVL    R8, ModelI_maxCtx(R13)
-	MOVL    $const_updDone, code+8(FP)
-	RET
+	LOOP_DONE(ModelI_minCtx, ModelI_maxCtx)
 
 uloopstop:
-	MOVL    AX, (ModelI_upd+updState_r)(R13)
-	MOVL    R8, (ModelI_upd+updState_fSucc)(R13)
-	MOVL    56(SP), AX
-	MOVL    AX, (ModelI_upd+updState_succ)(R13)
-	MOVL    $const_updLoop, code+8(FP)
-	RET
+	LOOP_STOP(ModelI_upd)
 
-umidrest:
+bdivzero:
+	WALK_RARE(balloc)
 	MOVL    $const_updMidRest, DX
 
 urest:
-	// createSuccessorsI's results to m.upd; DX the code.
+	// The walk's results to m.upd (AX r, CX num, BX head, R9 upSucc);
+	// DX the code.
 	MOVL    52(SP), SI
 	MOVL    SI, (ModelI_upd+updState_s)(R13)
-	MOVL    AX, (ModelI_upd+updState_r)(R13)
-	MOVQ    CX, (ModelI_upd+updState_num)(R13)
-	MOVL    40(SP), SI
-	MOVL    SI, (ModelI_upd+updState_head)(R13)
-	MOVL    44(SP), SI
-	MOVL    SI, (ModelI_upd+updState_upSucc)(R13)
-	MOVL    DX, code+8(FP)
-	RET
+	WALK_REST(ModelI_upd)
 
 ureduce:
 	MOVL    R9, (ModelI_upd+updState_s)(R13)
@@ -954,11 +1013,11 @@ ugeneric:
 // for the Go loop, at a context of no or more than 256 states (never in
 // a model; the Go loop indexes by them).
 //
-// The frame: createSuccessorsH's arguments and results at 0-39; the
-// loop's invariants at 12-32 (mc, ns, s0, f2, succ, fSym); fSucc at 48,
-// succ at 56. Registers up to the first call: R13 m, R12 heap, R11 hm,
-// BX the found symbol, R8 fSucc; in the loop as updateModelI's, CX
-// NumStats.
+// The frame: the walk's slot for DX at 16 (createSuccessorsH inline at
+// each call: CSUCC_H); the loop's invariants at 12-32 (mc, ns, s0, f2,
+// succ, fSym); fSucc at 48, succ at 56. Registers up to the walk: R13
+// m, R12 heap, R11 hm, BX the found symbol, R8 fSucc; in the walk as in
+// createSuccessorsH; in the loop as updateModelI's, CX NumStats.
 TEXT ·updateModelH(SB), NOSPLIT, $64-12
 	NO_LOCAL_POINTERS
 	MOVBLZX ·useEscapeAsm(SB), AX
@@ -1006,55 +1065,43 @@ husmulti:
 	FINDSYM2(R10, husloop, husfound6, husfound)
 	// Swapped with the state before when not less frequent; then its
 	// frequency and SummFreq up by two below 115.
-	LEAQ    (SI)(R10*1), AX
-	TESTL   R10, R10
-	JZ      husinc
-	MOVBLZX -5(AX), DX
-	CMPB    1(AX), DL
-	JCS     husinc
-	MOVL    (AX), DX
-	MOVWLZX 4(AX), R14
-	MOVL    -6(AX), R10
-	MOVWLZX -2(AX), SI
-	MOVL    R10, (AX)
-	MOVW    SI, 4(AX)
-	MOVL    DX, -6(AX)
-	MOVW    R14, -2(AX)
-	SUBQ    $6, AX
+	SWAP_PREV(husinc)
 
 husinc:
-	CMPB    1(AX), $115
-	JCC     husuf
-	ADDB    $2, 1(AX)
-	ADDW    $2, 2(DI)
+	UP_BY_TWO(husuf)
 
 husuf:
 	CMPQ    ModelH_orderFall(R13), $0
 	JNE     hutext
 
-	// The successors from minCtx, the found state's own skipped.
-	MOVQ    R13, 0(SP)
-	MOVB    $1, 8(SP)
-	CALL    ·createSuccessorsH(SB)
-	MOVQ    m+0(FP), R13
-	MOVL    16(SP), AX               // c
-	MOVQ    24(SP), CX               // num
-	TESTQ   CX, CX
-	JNZ     hutoprest
-	MOVL    AX, ModelH_minCtx(R13)
-	MOVL    AX, ModelH_maxCtx(R13)
-	TESTL   AX, AX
+	// The successors from minCtx, the found state's own skipped
+	// (createSuccessorsH inline).
+	MOVL    ModelH_minCtx(R13), DX
+	LEAQ    ModelH_stack(R13), R10
+	MOVL    ModelH_found(R13), AX
+	ANDQ    R11, AX
+	MOVBLZX 0(R12)(AX*1), BX
+	MOVL    2(R12)(AX*1), R8
+	XORL    CX, CX
+	CSUCC_H(16(SP), hawalk, hawloop, hawfound6, hawfound, habinary, hasucc, hapush, halink, haupmulti, hauloop, haufound6, haufound, haudiv, hamkhead, hamkloop, hadone, haalloc, hafail, hadivzero)
+
+hadone:
+	MOVL    DX, ModelH_minCtx(R13)
+	MOVL    DX, ModelH_maxCtx(R13)
+	TESTL   DX, DX
 	JZ      hurestart
-	MOVQ    HEAP_H(R13), R12
-	MOVQ    HEAP_H+8(R13), R11
-	SUBQ    $const_heapPad, R11
 	MOVL    ModelH_found(R13), SI
 	ANDQ    R11, SI
-	MOVL    AX, 2(R12)(SI*1)
+	MOVL    DX, 2(R12)(SI*1)
 	MOVL    $const_updDone, code+8(FP)
 	RET
 
-hutoprest:
+hafail:
+	XORL    DX, DX
+	JMP     hadone
+
+hadivzero:
+	WALK_RARE(haalloc)
 	MOVL    $const_updTopRest, DX
 	JMP     hurest
 
@@ -1073,18 +1120,21 @@ hutext:
 	CMPL    R8, AX
 	JHI     hudec
 
-	// The successors from minCtx.
-	MOVQ    R13, 0(SP)
-	MOVB    $0, 8(SP)
-	CALL    ·createSuccessorsH(SB)
-	MOVQ    m+0(FP), R13
-	MOVL    16(SP), AX               // cs
-	MOVQ    24(SP), CX               // num
-	TESTQ   CX, CX
-	JNZ     humidrest
-	TESTL   AX, AX
+	// The successors from minCtx (createSuccessorsH inline).
+	MOVL    ModelH_minCtx(R13), DX
+	LEAQ    ModelH_stack(R13), R10
+	MOVL    ModelH_found(R13), AX
+	MOVL    AX, (R10)
+	ANDQ    R11, AX
+	MOVBLZX 0(R12)(AX*1), BX
+	MOVL    2(R12)(AX*1), R8
+	MOVL    $1, CX
+	CSUCC_H(16(SP), hbwalk, hbwloop, hbwfound6, hbwfound, hbbinary, hbsucc, hbpush, hblink, hbupmulti, hbuloop, hbufound6, hbufound, hbudiv, hbmkhead, hbmkloop, hbdone, hballoc, hurestart, hbdivzero)
+
+hbdone:
+	TESTL   DX, DX
 	JZ      hurestart
-	MOVL    AX, R8                   // fSucc
+	MOVL    DX, R8                   // fSucc
 
 hudec:
 	// R13 m, R8 fSucc.
@@ -1107,35 +1157,8 @@ hunosucc:
 	MOVL    ModelH_minCtx(R13), R8
 
 huloop:
-	MOVL    ModelH_maxCtx(R13), AX
-	MOVL    ModelH_minCtx(R13), DX
-	CMPL    AX, DX
-	JEQ     huset
 	// The loop's invariants in the frame.
-	MOVL    R8, 48(SP)
-	MOVL    R9, 56(SP)
-	MOVL    AX, R10                  // maxCtx
-	MOVL    DX, 12(SP)               // mc
-	MOVQ    HEAP_H(R13), R12
-	MOVQ    HEAP_H+8(R13), R11
-	SUBQ    $const_heapPad, R11
-	ANDQ    R11, DX
-	LEAQ    (R12)(DX*1), DI          // minCtx
-	MOVWLZX 0(DI), CX                // ns
-	MOVL    CX, 16(SP)
-	MOVWLZX 2(DI), DX
-	SUBL    CX, DX
-	MOVL    ModelH_found(R13), SI
-	ANDQ    R11, SI
-	MOVBLZX 1(R12)(SI*1), AX         // fFreq
-	MOVBLZX 0(R12)(SI*1), BX         // fSym
-	SUBL    AX, DX
-	INCL    DX
-	MOVL    DX, 20(SP)               // s0
-	ADDL    AX, AX
-	MOVL    AX, 24(SP)               // f2
-	MOVL    R9, 28(SP)
-	MOVB    BX, 32(SP)
+	LOOP_INVARIANTS(ModelH_maxCtx, ModelH_minCtx, HEAP_H, ModelH_found, huset, MOVWLZX, S0_H)
 	MOVL    R10, DX
 
 	// The loop: from maxCtx, up to the first context that needs the
@@ -1181,33 +1204,7 @@ hlm2:
 hlbinary:
 	// The one state to a state array of one unit, from freeList[0] or
 	// loUnit, else stop.
-	MOVL    FREE_LIST_H(R13), AX
-	TESTL   AX, AX
-	JZ      hlbfromlo
-	MOVL    AX, R8
-	ANDQ    R11, R8
-	MOVL    4(R12)(R8*1), R8
-	MOVL    R8, FREE_LIST_H(R13)
-	DECL    STAMPS_H(R13)
-	JMP     hlbgot
-
-hlbfromlo:
-	MOVL    HI_UNIT_H(R13), R8
-	SUBL    LO_UNIT_H(R13), R8
-	CMPL    R8, $12
-	JCS     hlret
-	MOVL    LO_UNIT_H(R13), AX
-	ADDL    $12, LO_UNIT_H(R13)
-
-hlbgot:
-	MOVL    AX, SI
-	ANDQ    R11, SI
-	ADDQ    R12, SI                  // the new state
-	MOVL    2(DI), R8
-	MOVWLZX 6(DI), R9
-	MOVL    R8, (SI)
-	MOVW    R9, 4(SI)
-	MOVL    AX, 4(DI)
+	ONE_UNIT(FREE_LIST_H, STAMPS_H, HI_UNIT_H, LO_UNIT_H, hlbfromlo, hlbgot, hlret)
 	MOVBLZX 1(SI), AX                // f
 	CMPL    AX, $30
 	JCC     hlbmax
@@ -1228,21 +1225,7 @@ hlbset:
 hlcommon:
 	// AX is sf: the new state's frequency (R10) and SummFreq.
 	MOVWLZX AX, AX
-	LEAL    6(AX), R8
-	IMULL   24(SP), R8            // cf
-	MOVL    AX, R9
-	ADDL    20(SP), R9            // sum
-	LEAL    (R9)(R9*2), R10
-	ADDL    R10, R10                 // 6*sum
-	CMPL    R8, R10
-	JCC     hlbig
-	MOVL    $1, R10
-	CMPL    R9, R8
-	ADCL    $0, R10                  // + (cf > sum)
-	MOVL    R9, R14
-	SHLL    $2, R14
-	CMPL    R8, R14
-	SBBL    $-1, R10                 // + (cf >= 4*sum)
+	NEW_FREQ(hlbig)
 	ADDL    $3, AX
 	JMP     hlstore
 
@@ -1268,12 +1251,7 @@ hlstore:
 	LEAL    (CX)(CX*2), R9
 	ADDL    R9, R9
 	ADDL    R9, R8                   // the new state: stats+ns1*6
-	ANDQ    R11, R8
-	MOVBLZX 32(SP), R9
-	MOVB    R9, (R12)(R8*1)
-	MOVB    R10, 1(R12)(R8*1)
-	MOVL    28(SP), R9
-	MOVL    R9, 2(R12)(R8*1)
+	NEW_STATE
 	INCL    CX
 	MOVW    CX, 0(DI)
 	MOVL    8(DI), DX
@@ -1286,32 +1264,19 @@ hlret:
 	JNE     huloopstop
 
 huset:
-	MOVL    R8, ModelH_minCtx(R13)
-	MOVL    R8, ModelH_maxCtx(R13)
-	MOVL    $const_updDone, code+8(FP)
-	RET
+	LOOP_DONE(ModelH_minCtx, ModelH_maxCtx)
 
 huloopstop:
-	MOVL    AX, (ModelH_upd+updState_r)(R13)
-	MOVL    R8, (ModelH_upd+updState_fSucc)(R13)
-	MOVL    56(SP), AX
-	MOVL    AX, (ModelH_upd+updState_succ)(R13)
-	MOVL    $const_updLoop, code+8(FP)
-	RET
+	LOOP_STOP(ModelH_upd)
 
-humidrest:
+hbdivzero:
+	WALK_RARE(hballoc)
 	MOVL    $const_updMidRest, DX
 
 hurest:
-	// createSuccessorsH's results to m.upd; DX the code.
-	MOVL    AX, (ModelH_upd+updState_r)(R13)
-	MOVQ    CX, (ModelH_upd+updState_num)(R13)
-	MOVL    32(SP), SI
-	MOVL    SI, (ModelH_upd+updState_head)(R13)
-	MOVL    36(SP), SI
-	MOVL    SI, (ModelH_upd+updState_upSucc)(R13)
-	MOVL    DX, code+8(FP)
-	RET
+	// The walk's results to m.upd (AX r, CX num, BX head, R9 upSucc);
+	// DX the code.
+	WALK_REST(ModelH_upd)
 
 hurestart:
 	MOVL    $const_updRestore, code+8(FP)
