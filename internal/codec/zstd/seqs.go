@@ -170,66 +170,108 @@ func fusedSeqs(s *seqState, n int, buf []byte, pos int, lits []byte, wrap int) e
 	return nil
 }
 
+// seqBits is the Go twins' sequence reader: the bitstream read backwards
+// from its end, the three FSE states, the repeat offsets, and the table
+// entries of the sequence last decoded (for the states' next step).
+type seqBits struct {
+	in                []byte
+	v                 uint64
+	ptr, floor, avail int
+	llS, mlS, ofS     uint64
+	le, me, oe        uint64
+	rep0, rep1, rep2  uint64
+	tabs              *fseTables
+}
+
+// loadBits takes up the loop from c's state.
+func loadBits(c *seqCtx, tabs *fseTables, in []byte) seqBits {
+	return seqBits{in: in, ptr: c.ptr, floor: c.floor, avail: c.avail,
+		llS: c.llS & 511, mlS: c.mlS & 511, ofS: c.ofS & 511,
+		rep0: c.rep[0], rep1: c.rep[1], rep2: c.rep[2], tabs: tabs}
+}
+
+// save leaves the loop's state in c for the caller.
+func (b *seqBits) save(c *seqCtx) {
+	c.ptr, c.avail = b.ptr, b.avail
+	c.llS, c.mlS, c.ofS = b.llS, b.mlS, b.ofS
+	c.rep = [3]uint64{b.rep0, b.rep1, b.rep2}
+}
+
+func (b *seqBits) get(nb uint64) uint64 {
+	b.avail -= int(nb)
+	return b.v >> (b.avail & 63) & (1<<nb - 1)
+}
+
+// refill moves the 64-bit window back over the bits read, never before
+// the bitstream's start.
+func (b *seqBits) refill() {
+	if k := (64 - b.avail) >> 3; b.ptr-k >= b.floor {
+		b.ptr -= k
+		b.avail += k * 8
+	} else {
+		b.avail += (b.ptr - b.floor) * 8
+		b.ptr = b.floor
+	}
+	b.v = binary.LittleEndian.Uint64(b.in[b.ptr:])
+}
+
+// next decodes one sequence: its literal length, match length and match
+// offset, with the repeat offsets updated. Its refill points are the
+// assembly's.
+func (b *seqBits) next() (ll, ml, mo uint64) {
+	b.refill()
+	t := b.tabs
+	b.le, b.oe, b.me = t.t[fieldLL][b.llS], t.t[fieldOF][b.ofS], t.t[fieldML][b.mlS]
+	ofv := b.oe>>32 + b.get(b.oe>>8&0xff)
+	if b.avail < 32 {
+		b.refill()
+	}
+	ml = b.me>>32 + b.get(b.me>>8&0xff)
+	ll = b.le>>32 + b.get(b.le>>8&0xff)
+	if ofv > 3 {
+		mo = ofv - 3
+		b.rep0, b.rep1, b.rep2 = mo, b.rep0, b.rep1
+		return ll, ml, mo
+	}
+	if ll == 0 {
+		ofv++
+	}
+	switch ofv {
+	case 1:
+		mo = b.rep0
+	case 2:
+		mo = b.rep1
+		b.rep0, b.rep1 = mo, b.rep0
+	case 3:
+		mo = b.rep2
+		b.rep0, b.rep1, b.rep2 = mo, b.rep0, b.rep1
+	default:
+		mo = b.rep0 - 1
+		b.rep0, b.rep1, b.rep2 = mo, b.rep0, b.rep1
+	}
+	return ll, ml, mo
+}
+
+// step moves the three states on from the sequence last decoded.
+func (b *seqBits) step() {
+	if b.avail < 26 {
+		b.refill()
+	}
+	b.llS = (b.le>>16&0xffff + b.get(b.le&0xff)) & 511
+	b.mlS = (b.me>>16&0xffff + b.get(b.me&0xff)) & 511
+	b.ofS = (b.oe>>16&0xffff + b.get(b.oe&0xff)) & 511
+}
+
 // decodeLoopGeneric decodes the sequences from c's state on; it stops at
 // the first offset out of reach, setting c.bad.
 func decodeLoopGeneric(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
-	ptr, floor, avail := c.ptr, c.floor, c.avail
-	var v uint64
-	get := func(nb uint64) uint64 {
-		avail -= int(nb)
-		return v >> (avail & 63) & (1<<nb - 1)
-	}
-	refill := func() {
-		if k := (64 - avail) >> 3; ptr-k >= floor {
-			ptr -= k
-			avail += k * 8
-		} else {
-			avail += (ptr - floor) * 8
-			ptr = floor
-		}
-		v = binary.LittleEndian.Uint64(in[ptr:])
-	}
-	llT, ofT, mlT := &tabs.t[fieldLL], &tabs.t[fieldOF], &tabs.t[fieldML]
-	llS, mlS, ofS := c.llS&511, c.mlS&511, c.ofS&511
-	rep0, rep1, rep2 := c.rep[0], c.rep[1], c.rep[2]
+	b := loadBits(c, tabs, in)
 	op, litUsed := c.op, c.litUsed
-	hist, window := c.hist, c.window
 	for i := range seqs {
-		refill()
-		le, oe, me := llT[llS], ofT[ofS], mlT[mlS]
-		ofv := oe>>32 + get(oe>>8&0xff)
-		if avail < 32 {
-			refill()
-		}
-		ml := me>>32 + get(me>>8&0xff)
-		ll := le>>32 + get(le>>8&0xff)
-		var mo uint64
-		switch {
-		case ofv > 3:
-			mo = ofv - 3
-			rep0, rep1, rep2 = mo, rep0, rep1
-		default:
-			idx := ofv
-			if ll == 0 {
-				idx++
-			}
-			switch idx {
-			case 1:
-				mo = rep0
-			case 2:
-				mo = rep1
-				rep0, rep1 = mo, rep0
-			case 3:
-				mo = rep2
-				rep0, rep1, rep2 = mo, rep0, rep1
-			default:
-				mo = rep0 - 1
-				rep0, rep1, rep2 = mo, rep0, rep1
-			}
-		}
+		ll, ml, mo := b.next()
 		op += int(ll)
 		litUsed += int(ll)
-		if mo-1 >= uint64(min(op+hist, window)) {
+		if mo-1 >= uint64(min(op+c.hist, c.window)) {
 			c.bad = badOffset
 			break
 		}
@@ -238,17 +280,9 @@ func decodeLoopGeneric(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 		if i == len(seqs)-1 {
 			break
 		}
-		if avail < 26 {
-			refill()
-		}
-		llS = le>>16&0xffff + get(le&0xff)
-		mlS = me>>16&0xffff + get(me&0xff)
-		ofS = oe>>16&0xffff + get(oe&0xff)
-		llS, mlS, ofS = llS&511, mlS&511, ofS&511
+		b.step()
 	}
-	c.ptr, c.avail = ptr, avail
-	c.llS, c.mlS, c.ofS = llS, mlS, ofS
-	c.rep = [3]uint64{rep0, rep1, rep2}
+	b.save(c)
 	c.op, c.litUsed = op, litUsed
 }
 
@@ -258,65 +292,15 @@ func decodeLoopGeneric(c *seqCtx, tabs *fseTables, in []byte, seqs []seq) {
 // end against c.outEnd. It stops at the first sequence out of bounds,
 // setting c.bad.
 func fusedLoopGeneric(c *seqCtx, tabs *fseTables, in []byte, n int, buf []byte, pos int, lits []byte, wrap int) {
-	ptr, floor, avail := c.ptr, c.floor, c.avail
-	var v uint64
-	get := func(nb uint64) uint64 {
-		avail -= int(nb)
-		return v >> (avail & 63) & (1<<nb - 1)
-	}
-	refill := func() {
-		if k := (64 - avail) >> 3; ptr-k >= floor {
-			ptr -= k
-			avail += k * 8
-		} else {
-			avail += (ptr - floor) * 8
-			ptr = floor
-		}
-		v = binary.LittleEndian.Uint64(in[ptr:])
-	}
-	llT, ofT, mlT := &tabs.t[fieldLL], &tabs.t[fieldOF], &tabs.t[fieldML]
-	llS, mlS, ofS := c.llS&511, c.mlS&511, c.ofS&511
-	rep0, rep1, rep2 := c.rep[0], c.rep[1], c.rep[2]
+	b := loadBits(c, tabs, in)
 	op, litUsed := c.op, c.litUsed
-	hist, window := c.hist, c.window
 	for i := range n {
-		refill()
-		le, oe, me := llT[llS], ofT[ofS], mlT[mlS]
-		ofv := oe>>32 + get(oe>>8&0xff)
-		if avail < 32 {
-			refill()
-		}
-		ml := me>>32 + get(me>>8&0xff)
-		ll := le>>32 + get(le>>8&0xff)
-		var mo uint64
-		switch {
-		case ofv > 3:
-			mo = ofv - 3
-			rep0, rep1, rep2 = mo, rep0, rep1
-		default:
-			idx := ofv
-			if ll == 0 {
-				idx++
-			}
-			switch idx {
-			case 1:
-				mo = rep0
-			case 2:
-				mo = rep1
-				rep0, rep1 = mo, rep0
-			case 3:
-				mo = rep2
-				rep0, rep1, rep2 = mo, rep0, rep1
-			default:
-				mo = rep0 - 1
-				rep0, rep1, rep2 = mo, rep0, rep1
-			}
-		}
+		ll, ml, mo := b.next()
 		if litUsed+int(ll) > c.litEnd {
 			c.bad = badLits
 			break
 		}
-		if mo-1 >= uint64(min(op+int(ll)+hist, window)) {
+		if mo-1 >= uint64(min(op+int(ll)+c.hist, c.window)) {
 			c.bad = badOffset
 			break
 		}
@@ -330,17 +314,9 @@ func fusedLoopGeneric(c *seqCtx, tabs *fseTables, in []byte, n int, buf []byte, 
 		if i == n-1 {
 			break
 		}
-		if avail < 26 {
-			refill()
-		}
-		llS = le>>16&0xffff + get(le&0xff)
-		mlS = me>>16&0xffff + get(me&0xff)
-		ofS = oe>>16&0xffff + get(oe&0xff)
-		llS, mlS, ofS = llS&511, mlS&511, ofS&511
+		b.step()
 	}
-	c.ptr, c.avail = ptr, avail
-	c.llS, c.mlS, c.ofS = llS, mlS, ofS
-	c.rep = [3]uint64{rep0, rep1, rep2}
+	b.save(c)
 	c.op, c.litUsed = op, litUsed
 }
 
