@@ -72,6 +72,7 @@ type Reader struct {
 	own      *bufio.Reader
 	memLimit int64
 	threads  int
+	serial   int64 // blocks decoded here before the parallel decode starts
 	// Header is the member header read last: with blocks decoded in
 	// parallel, the reading may be a few blocks ahead of the output.
 	Header Header
@@ -97,11 +98,11 @@ func NewReader(r io.Reader, memLimit int64) (*Reader, error) {
 	return z, nil
 }
 
-// SetThreads sets how many blocks are decoded at once, from the stream's
-// serialBlocks-th block on (1, the default, or less: all on the caller's
-// goroutine).
+// SetThreads sets how many blocks are decoded at once once a stream is
+// past its first few blocks (1, the default, or less: all on the
+// caller's goroutine).
 func (z *Reader) SetThreads(n int) {
-	z.threads = n
+	z.threads, z.serial = n, serialBlocks
 	z.par.init(n)
 }
 
@@ -293,13 +294,13 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 }
 
 // advance makes z.out the next block's output: decoded here, or by the
-// parallel decode once the stream has had serialBlocks blocks.
+// parallel decode once the stream has had z.serial blocks.
 func (z *Reader) advance() error {
 	z.out, z.op = nil, 0
 	if z.par.cur != nil {
 		z.par.retire()
 	}
-	if z.threads < 2 || z.blocks < serialBlocks {
+	if z.threads < 2 || z.blocks < z.serial {
 		return z.block()
 	}
 	return z.parallelBlock()

@@ -5,7 +5,7 @@ import "github.com/unpack-dev/unpack/internal/hugemem"
 // serialBlocks is how many blocks of a stream are decoded on the caller's
 // goroutine before the parallel decode starts: a small file does not pay
 // for its start.
-var serialBlocks int64 = 4
+const serialBlocks = 4
 
 // job is one block decoded in the background: its compressed data in, its
 // verified output out (a stored block's data is read into out), both in
