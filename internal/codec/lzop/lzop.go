@@ -430,8 +430,12 @@ func (z *Reader) block() error {
 	z.dec = grow(z.dec, h.dlen)
 	in := z.dec
 	if !h.stored() {
-		z.in = grow(z.in, h.clen)
-		in = z.in
+		// Room for any compressed size of blocks this long: the sizes
+		// vary from block to block.
+		if cap(z.in) < h.clen {
+			z.in = make([]byte, h.dlen)
+		}
+		in = z.in[:h.clen]
 	}
 	if err := z.full(in); err != nil {
 		return h.fail(err)
