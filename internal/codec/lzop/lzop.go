@@ -14,6 +14,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -127,6 +128,17 @@ func (z *Reader) Reset(r io.Reader, memLimit int64) error {
 		z.err = err
 		return err
 	}
+	return nil
+}
+
+// errClosed is returned by Read after Close.
+var errClosed = errors.New("lzop: reader closed")
+
+// Close waits for the blocks being decoded in parallel and releases their
+// memory; Reads fail afterwards. Reset makes the Reader usable again.
+func (z *Reader) Close() error {
+	z.par.release()
+	z.out, z.op, z.err = nil, 0, errClosed
 	return nil
 }
 

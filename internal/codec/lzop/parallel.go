@@ -1,6 +1,10 @@
 package lzop
 
-import "github.com/unpack-dev/unpack/internal/hugemem"
+import (
+	"runtime"
+
+	"github.com/unpack-dev/unpack/internal/hugemem"
+)
 
 // serialBlocks is how many blocks of a stream are decoded on the caller's
 // goroutine before the parallel decode starts: a small file does not pay
@@ -13,6 +17,7 @@ const serialBlocks = 4
 type job struct {
 	h       blockHead
 	buf     []byte
+	mem     *slab // buf's memory when cut from a slab: kept reachable by the job
 	in, out []byte
 	cost    int64
 	err     error
@@ -31,13 +36,32 @@ type job struct {
 type parallel struct {
 	threads  int
 	sem      chan struct{}
-	slab     []byte
+	mem      *slab
+	slab     []byte // the part of mem not cut yet
 	inflight []*job // in stream order
 	cur      *job   // handed out: z.out is its output
 	next     *job   // its header read, waiting for memory
 	free     []*job
 	used     int64 // cost of the jobs in flight
 	err      error // of the input, after the jobs in flight
+}
+
+// slab is the jobs' memory, mapped outside the Go heap (hugemem.Mapped),
+// which the garbage collector would otherwise count towards its next
+// cycle (a collection in a decode of tens of milliseconds). It is
+// unmapped when the stream ends or fails, or at Close, once no block is
+// in flight; a Reader dropped without either unmaps it once unreachable
+// (the jobs, and the goroutines decoding them, keep it reachable).
+type slab struct {
+	b     []byte
+	unmap func()
+}
+
+func newSlab(n int) *slab {
+	s := new(slab)
+	s.b, s.unmap = hugemem.Mapped(n)
+	runtime.AddCleanup(s, func(unmap func()) { unmap() }, s.unmap)
+	return s
 }
 
 func (p *parallel) init(threads int) {
@@ -66,17 +90,18 @@ func (p *parallel) get() *job {
 func (p *parallel) buffers(j *job, limit int64) {
 	n := 2 * j.h.dlen
 	if cap(j.buf) < n {
-		if p.slab == nil {
+		if p.mem == nil {
 			count := p.max()
 			if limit > 0 {
 				count = max(1, min(count, int(limit/int64(n))))
 			}
-			p.slab = hugemem.Aligned(count * n)
+			p.mem = newSlab(count * n)
+			p.slab = p.mem.b
 		}
 		if len(p.slab) >= n {
-			j.buf, p.slab = p.slab[:n:n], p.slab[n:]
+			j.buf, j.mem, p.slab = p.slab[:n:n], p.mem, p.slab[n:]
 		} else {
-			j.buf = make([]byte, n)
+			j.buf, j.mem = make([]byte, n), nil
 		}
 	}
 	j.out = j.buf[:j.h.dlen]
@@ -89,12 +114,37 @@ func (p *parallel) retire() {
 	p.cur = nil
 }
 
-// drain abandons the jobs in flight (their goroutines finish on their own
-// and the jobs are not reused) and the input's error.
+// drain waits for the jobs in flight and makes every job idle, and
+// forgets the input's error.
 func (p *parallel) drain() {
+	for _, j := range p.inflight {
+		<-j.done
+		p.free = append(p.free, j)
+	}
 	clear(p.inflight)
 	p.inflight = p.inflight[:0]
+	for _, j := range []*job{p.cur, p.next} {
+		if j != nil {
+			p.free = append(p.free, j)
+		}
+	}
 	p.cur, p.next, p.used, p.err = nil, nil, 0, nil
+}
+
+// release drains p and unmaps its slab: the jobs cut from it lose their
+// buffers.
+func (p *parallel) release() {
+	p.drain()
+	if p.mem == nil {
+		return
+	}
+	for _, j := range p.free {
+		if j.mem != nil {
+			j.buf, j.in, j.out, j.mem = nil, nil, nil, nil
+		}
+	}
+	p.mem.unmap()
+	p.mem, p.slab = nil, nil
 }
 
 // parallelBlock puts blocks in flight as far as there is room, then makes
@@ -130,18 +180,21 @@ func (z *Reader) parallelBlock() error {
 		p.start(j, in)
 	}
 	if len(p.inflight) == 0 {
-		return p.err
+		err := p.err
+		p.release()
+		return err
 	}
 	j := p.inflight[0]
 	<-j.done
-	if j.err != nil {
-		return j.err
-	}
 	copy(p.inflight, p.inflight[1:])
 	p.inflight[len(p.inflight)-1] = nil
 	p.inflight = p.inflight[:len(p.inflight)-1]
 	p.used -= j.cost
 	p.cur = j
+	if err := j.err; err != nil {
+		p.release()
+		return err
+	}
 	z.out = j.out
 	return nil
 }

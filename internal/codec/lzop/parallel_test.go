@@ -239,8 +239,8 @@ func TestParallelLimit(t *testing.T) {
 	t.Fatal("no block above 200 KiB")
 }
 
-// TestParallelReset resets a Reader in the middle of a parallel decode,
-// its blocks still in flight, and decodes again with it.
+// TestParallelReset resets and closes a Reader in the middle of a
+// parallel decode, its blocks still in flight, and decodes again with it.
 func TestParallelReset(t *testing.T) {
 	data, want := multiBlock(t)
 	z, err := NewReader(bytes.NewReader(data), 0)
@@ -262,6 +262,20 @@ func TestParallelReset(t *testing.T) {
 		}
 		if err := z.Reset(bytes.NewReader(data), 0); err != nil {
 			t.Fatal(err)
+		}
+		if i%2 == 1 {
+			// Close with blocks in flight: their memory is unmapped
+			// once they are done, and Reads fail.
+			if _, err := io.CopyN(io.Discard, z, int64(len(want)/2)); err != nil {
+				t.Fatal(err)
+			}
+			z.Close()
+			if n, err := z.Read(make([]byte, 10)); n != 0 || err == nil {
+				t.Fatalf("Read after Close: %d, %v", n, err)
+			}
+			if err := z.Reset(bytes.NewReader(data), 0); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
