@@ -214,10 +214,7 @@ func (z *Reader) readJob(j *job) error {
 			return err
 		}
 	}
-	j.cost = int64(j.h.dlen)
-	if !j.h.stored() {
-		j.cost += int64(j.h.clen)
-	}
+	j.cost = 2 * int64(j.h.dlen) // its buffer (see buffers)
 	return nil
 }
 
