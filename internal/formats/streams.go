@@ -45,6 +45,7 @@ var streams = map[archive.Format]StreamOpener{
 var streamInput = map[archive.Format]int{
 	archive.LZ4:  64 << 10,
 	archive.Zstd: 64 << 10,
+	archive.Lzop: 64 << 10,
 	// Images are read through in.RA only: the buffer is never filled.
 	archive.ISO:      4 << 10,
 	archive.Squashfs: 4 << 10,
@@ -145,5 +146,10 @@ func openCompress(r io.Reader, _ *archive.Options) (io.Reader, error) {
 }
 
 func openLzop(r io.Reader, opt *archive.Options) (io.Reader, error) {
-	return lzop.NewReader(r, opt.Limit())
+	z, err := lzop.NewReader(r, opt.Limit())
+	if err != nil {
+		return nil, err
+	}
+	z.SetThreads(decoderThreads(opt))
+	return z, nil
 }

@@ -14,7 +14,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/lzo"
@@ -69,11 +72,20 @@ type Reader struct {
 	br       *bufio.Reader // the input: own, or the caller's when it is buffered
 	own      *bufio.Reader
 	memLimit int64
-	Header   Header // of the current member
+	threads  int
+	serial   int64 // blocks decoded here before the parallel decode starts
+	// Header is the member header read last: with blocks decoded in
+	// parallel, the reading may be a few blocks ahead of the output.
+	Header Header
 
-	in, out []byte
-	op      int // out[op:] is unread
+	off    int64 // input offset of the next byte read
+	blocks int64 // blocks read from the stream
+
+	in, dec []byte // the buffers of blocks decoded on the caller's goroutine
+	out     []byte // the current block's output
+	op      int    // out[op:] is unread
 	err     error
+	par     parallel
 	scratch [16]byte
 }
 
@@ -85,6 +97,14 @@ func NewReader(r io.Reader, memLimit int64) (*Reader, error) {
 		return nil, err
 	}
 	return z, nil
+}
+
+// SetThreads sets how many blocks are decoded at once once a stream is
+// past its first few blocks (1, the default, or less: all on the
+// caller's goroutine).
+func (z *Reader) SetThreads(n int) {
+	z.threads, z.serial = n, serialBlocks
+	z.par.init(n)
 }
 
 // Reset makes z read a new stream from r, reusing its buffers.
@@ -101,8 +121,9 @@ func (z *Reader) Reset(r io.Reader, memLimit int64) error {
 		z.br = z.own
 	}
 	z.memLimit = memLimit
-	z.err = nil
-	z.out, z.op = z.out[:0], 0
+	z.err, z.off, z.blocks = nil, 0, 0
+	z.out, z.op = nil, 0
+	z.par.drain()
 	if err := z.readHeader(); err != nil {
 		z.err = err
 		return err
@@ -110,9 +131,22 @@ func (z *Reader) Reset(r io.Reader, memLimit int64) error {
 	return nil
 }
 
+// errClosed is returned by Read after Close.
+var errClosed = errors.New("lzop: reader closed")
+
+// Close waits for the blocks being decoded in parallel and releases their
+// memory; Reads fail afterwards. Reset makes the Reader usable again.
+func (z *Reader) Close() error {
+	z.par.release()
+	z.out, z.op, z.err = nil, 0, errClosed
+	return nil
+}
+
 // full reads len(p) bytes, a short read being ErrTruncated.
 func (z *Reader) full(p []byte) error {
-	if _, err := io.ReadFull(z.br, p); err != nil {
+	n, err := io.ReadFull(z.br, p)
+	z.off += int64(n)
+	if err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			return ErrTruncated
 		}
@@ -144,7 +178,9 @@ func (h *hdrReader) u32() uint32 { return binary.BigEndian.Uint32(h.bytes(4)) }
 
 func (z *Reader) readHeader() error {
 	m := z.scratch[:len(magic)]
-	if _, err := io.ReadFull(z.br, m); err != nil {
+	n, err := io.ReadFull(z.br, m)
+	z.off += int64(n)
+	if err != nil {
 		if err == io.ErrUnexpectedEOF && bytes.HasPrefix(magic, m) {
 			return ErrTruncated
 		}
@@ -240,7 +276,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 		if z.err != nil {
 			return 0, z.err
 		}
-		z.err = z.block()
+		z.err = z.advance()
 	}
 	n := copy(p, z.out[z.op:])
 	z.op += n
@@ -265,93 +301,161 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 			}
 			return total, z.err
 		}
-		z.err = z.block()
+		z.err = z.advance()
 	}
 }
 
-// block decodes the next block into z.out, or ends the member.
-func (z *Reader) block() error {
-	z.out, z.op = z.out[:0], 0
+// advance makes z.out the next block's output: decoded here, or by the
+// parallel decode once the stream has had z.serial blocks.
+func (z *Reader) advance() error {
+	z.out, z.op = nil, 0
+	if z.par.cur != nil {
+		z.par.retire()
+	}
+	if z.threads < 2 || z.blocks < z.serial {
+		return z.block()
+	}
+	return z.parallelBlock()
+}
+
+// blockHead is what a block's header says, and where it is.
+type blockHead struct {
+	n, off     int64 // the block's number in the stream (from 1), its offset
+	flags      uint32
+	dlen, clen int
+	dAdler     uint32
+	dCRC       uint32
+	cAdler     uint32
+	cCRC       uint32
+}
+
+// A BlockError is a block that failed: its number in the stream (from 1,
+// counting the blocks of every member), the input offset of its header,
+// and what failed (an error of this package, a limit, or a
+// *verify.MismatchError).
+type BlockError struct {
+	Block, Offset int64
+	Err           error
+}
+
+func (e *BlockError) Error() string {
+	return fmt.Sprintf("lzop: block %d at byte %d: %s", e.Block, e.Offset,
+		strings.TrimPrefix(e.Err.Error(), "lzop: "))
+}
+
+// Unwrap returns what failed.
+func (e *BlockError) Unwrap() error { return e.Err }
+
+func (h *blockHead) fail(err error) error {
+	return &BlockError{Block: h.n, Offset: h.off, Err: err}
+}
+
+// readHead reads the next block's header into h; end is true at the end
+// of the member instead.
+func (z *Reader) readHead(h *blockHead) (end bool, err error) {
+	*h = blockHead{n: z.blocks + 1, off: z.off, flags: z.Header.Flags}
 	var dlen, clen uint32
 	if err := z.u32(&dlen); err != nil {
-		return err
+		return false, h.fail(err)
 	}
 	if dlen == 0 {
-		return z.nextMember()
+		return true, nil
 	}
+	z.blocks++
 	if err := z.u32(&clen); err != nil {
-		return err
+		return false, h.fail(err)
 	}
 	if dlen > maxBlock || clen > dlen || clen == 0 {
-		return ErrBlock
+		return false, h.fail(ErrBlock)
 	}
 	if z.memLimit > 0 && int64(dlen) > z.memLimit {
-		return archive.Limitf("lzop: a block of %d bytes is above the memory limit", dlen)
+		return false, h.fail(archive.Limitf("lzop: a block of %d bytes is above the memory limit", dlen))
 	}
-	f := z.Header.Flags
-	var dAdler, dCRC, cAdler, cCRC uint32
-	if f&fAdler32D != 0 {
-		if err := z.u32(&dAdler); err != nil {
-			return err
-		}
-	}
-	if f&fCRC32D != 0 {
-		if err := z.u32(&dCRC); err != nil {
-			return err
-		}
-	}
-	compressed := clen < dlen
-	if compressed && f&fAdler32C != 0 {
-		if err := z.u32(&cAdler); err != nil {
-			return err
-		}
-	}
-	if compressed && f&fCRC32C != 0 {
-		if err := z.u32(&cCRC); err != nil {
-			return err
+	h.dlen, h.clen = int(dlen), int(clen)
+	f := h.flags
+	for _, c := range []struct {
+		on  bool
+		sum *uint32
+	}{
+		{f&fAdler32D != 0, &h.dAdler},
+		{f&fCRC32D != 0, &h.dCRC},
+		{clen < dlen && f&fAdler32C != 0, &h.cAdler},
+		{clen < dlen && f&fCRC32C != 0, &h.cCRC},
+	} {
+		if c.on {
+			if err := z.u32(c.sum); err != nil {
+				return false, h.fail(err)
+			}
 		}
 	}
-	if !compressed {
-		z.out = grow(z.out, int(dlen))
-		if err := z.full(z.out); err != nil {
-			// None of a block cut short goes out: its unread rest is
-			// not data.
-			z.out = z.out[:0]
-			return err
-		}
-	} else {
-		z.in = grow(z.in, int(clen))
-		if err := z.full(z.in); err != nil {
-			return err
-		}
+	return false, nil
+}
+
+// stored reports whether the block's data is stored as it is.
+func (h *blockHead) stored() bool { return h.clen == h.dlen }
+
+// check verifies the compressed data in, decompresses it into out (of the
+// block's length) and verifies out. A stored block's data is read straight
+// into out, and in is out.
+func (h *blockHead) check(in, out []byte) error {
+	f := h.flags
+	if !h.stored() {
 		if f&fAdler32C != 0 {
-			if err := mismatch(verify.Adler32, cAdler, verify.SumAdler32(z.in)); err != nil {
-				return err
+			if err := mismatch(verify.Adler32, h.cAdler, verify.SumAdler32(in)); err != nil {
+				return h.fail(err)
 			}
 		}
 		if f&fCRC32C != 0 {
-			if err := mismatch(verify.CRC32, cCRC, verify.SumCRC32(z.in)); err != nil {
-				return err
+			if err := mismatch(verify.CRC32, h.cCRC, verify.SumCRC32(in)); err != nil {
+				return h.fail(err)
 			}
 		}
-		z.out = grow(z.out, int(dlen))
-		if n, ok := lzo.Decompress1X(z.out, z.in); !ok || n != len(z.out) {
-			z.out = z.out[:0]
-			return ErrData
+		if n, ok := lzo.Decompress1X(out, in); !ok || n != len(out) {
+			return h.fail(ErrData)
 		}
 	}
 	if f&fAdler32D != 0 {
-		if err := mismatch(verify.Adler32, dAdler, verify.SumAdler32(z.out)); err != nil {
-			z.out = z.out[:0]
-			return err
+		if err := mismatch(verify.Adler32, h.dAdler, verify.SumAdler32(out)); err != nil {
+			return h.fail(err)
 		}
 	}
 	if f&fCRC32D != 0 {
-		if err := mismatch(verify.CRC32, dCRC, verify.SumCRC32(z.out)); err != nil {
-			z.out = z.out[:0]
-			return err
+		if err := mismatch(verify.CRC32, h.dCRC, verify.SumCRC32(out)); err != nil {
+			return h.fail(err)
 		}
 	}
+	return nil
+}
+
+// block decodes the next block into z.out here, or ends the member.
+func (z *Reader) block() error {
+	var h blockHead
+	end, err := z.readHead(&h)
+	if err != nil {
+		return err
+	}
+	if end {
+		return z.nextMember()
+	}
+	// None of a block cut short or failing its checks goes out: z.out
+	// is set only once it passed.
+	z.dec = grow(z.dec, h.dlen)
+	in := z.dec
+	if !h.stored() {
+		// Room for any compressed size of blocks this long: the sizes
+		// vary from block to block.
+		if cap(z.in) < h.clen {
+			z.in = make([]byte, h.dlen)
+		}
+		in = z.in[:h.clen]
+	}
+	if err := z.full(in); err != nil {
+		return h.fail(err)
+	}
+	if err := h.check(in, z.dec); err != nil {
+		return err
+	}
+	z.out = z.dec
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand"
 	"os"
@@ -289,19 +290,32 @@ func BenchmarkLzop(b *testing.B) {
 	}
 }
 
-// FuzzLzop decodes .lzo streams: any error must be of an archive category.
+// FuzzLzop decodes .lzo streams: any error must be of an archive category,
+// and the parallel decode (from the first block) must hand out the same
+// bytes and fail the same way as the serial one.
 func FuzzLzop(f *testing.F) {
 	for _, name := range []string{"small-3.lzo", "small-crc32-cc.lzo", "noise-3.lzo", "two.lzo", "tree.tar.lzo"} {
 		f.Add(testutil.Fixture(f, name))
 	}
+	f.Add(append(testutil.Fixture(f, "two.lzo"), testutil.Fixture(f, "small-cc.lzo")...))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := NewReader(bytes.NewReader(data), 1<<20)
-		if err == nil {
-			_, err = io.Copy(io.Discard, io.LimitReader(r, 8<<20))
+		var outs [2][]byte
+		var errs [2]error
+		for i, threads := range []int{1, 3} {
+			r, err := NewReader(bytes.NewReader(data), 1<<20)
+			if err == nil {
+				r.SetThreads(threads)
+				r.serial = 0
+				outs[i], err = io.ReadAll(io.LimitReader(r, 8<<20))
+			}
+			if err != nil && !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, verify.ErrChecksum) &&
+				!errors.Is(err, archive.ErrUnsupported) && !errors.Is(err, archive.ErrLimit) {
+				t.Fatalf("error of no category: %v", err)
+			}
+			errs[i] = err
 		}
-		if err != nil && !errors.Is(err, archive.ErrCorrupt) && !errors.Is(err, verify.ErrChecksum) &&
-			!errors.Is(err, archive.ErrUnsupported) && !errors.Is(err, archive.ErrLimit) {
-			t.Fatalf("error of no category: %v", err)
+		if !bytes.Equal(outs[0], outs[1]) || fmt.Sprint(errs[0]) != fmt.Sprint(errs[1]) {
+			t.Fatalf("serial: %d bytes, %v; parallel: %d bytes, %v", len(outs[0]), errs[0], len(outs[1]), errs[1])
 		}
 	})
 }
