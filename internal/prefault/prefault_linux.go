@@ -164,12 +164,12 @@ var probe *[16]byte
 // objects is collapsed into a huge page at once (its pages touched so far
 // copied into it). Both are hints: a kernel without transparent huge
 // pages, or without MADV_COLLAPSE, refuses them and the faults happen as
-// before. Only where huge pages are 2 MiB (4 KiB base pages): larger ones
-// would cost more to fill than the faults they save.
+// before. Only in 64-bit programs with 4 KiB base pages (2 MiB huge pages):
+// larger huge pages would cost more to fill than the faults they save.
 func hugeHeap() {
 	page := uintptr(syscall.Getpagesize())
-	huge := page * (page / 8) // what one page-table page maps
-	if huge != 2<<20 {
+	huge := page * (page / 8) // what one page-table page of 8-byte entries maps
+	if huge != 2<<20 || unsafe.Sizeof(page) != 8 {
 		return
 	}
 	probe = new([16]byte)
