@@ -6,6 +6,8 @@ import (
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/unpack-dev/unpack/internal/hugemem"
 )
 
 // A format read in one pass from its start (cpio, ar) parses its headers
@@ -44,14 +46,20 @@ type FileSeq struct {
 	// the caller's alone. NewFileSeq sets it from GOMAXPROCS, at most
 	// maxReaders.
 	Readers int
-	bufs    [][]byte // the parallel reads' chunks, made on first use
+	chunks  []byte // the parallel reads' chunks, mapped on first use
+	unmap   func() // gives chunks back
 }
 
 // The parallel reads of a run: from parallelMin bytes on, by up to
-// maxReaders goroutines, into two chunks of directSize bytes per reader.
+// maxReaders goroutines, in chunks of chunkSize bytes: one for this
+// goroutine and a ring of ringLen for each other reader. With two readers
+// that is one huge page (hugemem.Mapped): one page fault, not one per
+// 4 KiB, and large chunks, so few hand-offs between the goroutines.
 const (
 	parallelMin = 4 << 20
 	maxReaders  = 4
+	chunkSize   = 512 << 10
+	ringLen     = 3
 )
 
 // NewFileSeq reads in from its start: through a buffer of bufSize bytes
@@ -78,6 +86,15 @@ func NewSeq(r io.Reader, bufSize int) *FileSeq {
 		br = bufio.NewReaderSize(r, bufSize)
 	}
 	return &FileSeq{R: br}
+}
+
+// Close gives back the memory of the parallel reads, if any; the FileSeq
+// may still be used (it maps them again when a run needs them).
+func (f *FileSeq) Close() {
+	if f.unmap != nil {
+		f.unmap()
+	}
+	f.chunks, f.unmap = nil, nil
 }
 
 // offset is the input offset of R's next byte.
@@ -182,79 +199,94 @@ func (f *FileSeq) sendDirect(w io.Writer, n int64, each func([]byte)) (done int6
 }
 
 // readAhead writes the n bytes at off to w as sendDirect does through its
-// buffer, but with Readers goroutines reading the chunks of directSize
-// bytes (reader r the chunks r, r+Readers, …) ahead into 2·Readers
-// buffers, each chunk given to each by its reader, while this goroutine
-// writes them to w in order. The kernel's copies of the file's pages,
-// most of such a run's cost, and each's work then run on several cores.
-// It stops at the first short chunk (the end of the input, or rerr) or
-// werr, and returns once no reader runs; each may have seen chunks past
-// the one it stopped at.
+// buffer, but read by Readers goroutines at once: this one reads the
+// chunks 0, Readers, 2·Readers, … itself, between its writes, and each of
+// Readers-1 helpers reads its share of the others (helper h the chunks h,
+// h+Readers, …) ahead into a ring of its own, each chunk given to each
+// by its reader, while this goroutine writes them all to w in order. The
+// kernel's copies of the file's pages, most of such a run's cost, and
+// each's work then run on several cores, with one hand-off per chunk a
+// helper read. It stops at the first short chunk (the end of the input,
+// or rerr) or werr, and returns once no helper runs; each may have seen
+// chunks past the one it stopped at.
 func (f *FileSeq) readAhead(w io.Writer, off, n int64, each func([]byte)) (done int64, rerr, werr error) {
 	readers := int64(f.Readers)
-	slots := 2 * readers
-	if int64(len(f.bufs)) < slots {
-		f.bufs = make([][]byte, slots)
-		for i := range f.bufs {
-			f.bufs[i] = make([]byte, directSize)
+	const size, ring = chunkSize, ringLen
+	if need := int(size * (1 + (readers-1)*ring)); len(f.chunks) < need {
+		f.Close()
+		f.chunks, f.unmap = hugemem.Mapped(hugemem.RoundUp(need))
+	}
+	// slot is the buffer of reader r's i-th chunk of the run.
+	slot := func(r, i int64) []byte {
+		k := int64(0)
+		if r > 0 {
+			k = 1 + (r-1)*ring + i%ring
 		}
+		return f.chunks[k*size : (k+1)*size]
 	}
 	type chunk struct {
 		n   int
 		err error
 	}
-	// A slot's token (free) is held by the reader of its next chunk until
-	// that chunk is in ready, then by this goroutine until it is written:
-	// each channel holds at most one value, and no send blocks.
-	ready := make([]chan chunk, slots)
-	free := make([]chan struct{}, slots)
-	for i := range slots {
-		ready[i] = make(chan chunk, 1)
-		free[i] = make(chan struct{}, 1)
-		free[i] <- struct{}{}
+	chunks := (n + size - 1) / size
+	length := func(j int64) int64 { return min(size, n-j*size) }
+	read := func(p []byte, j int64) chunk {
+		k, err := f.ra.ReadAt(p[:length(j)], off+j*size)
+		if each != nil && k > 0 {
+			each(p[:k])
+		}
+		return chunk{k, err}
 	}
+	// A helper's ring: free holds a token per slot it may fill, ready
+	// the chunks it filled, in order; neither send blocks.
+	ready := make([]chan chunk, readers)
+	free := make([]chan struct{}, readers)
 	stop := make(chan struct{})
-	chunks := (n + directSize - 1) / directSize
-	size := func(j int64) int64 { return min(directSize, n-j*directSize) }
 	var wg sync.WaitGroup
-	for r := range readers {
+	for r := int64(1); r < readers; r++ {
+		ready[r] = make(chan chunk, ring)
+		free[r] = make(chan struct{}, ring)
+		for range ring {
+			free[r] <- struct{}{}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := r; j < chunks; j += readers {
-				s := j % slots
+			for j, i := r, int64(0); j < chunks; j, i = j+readers, i+1 {
 				select {
-				case <-free[s]:
+				case <-free[r]:
 				case <-stop:
 					return
 				}
-				k, err := f.ra.ReadAt(f.bufs[s][:size(j)], off+j*directSize)
-				if each != nil && k > 0 {
-					each(f.bufs[s][:k])
-				}
-				ready[s] <- chunk{k, err}
+				ready[r] <- read(slot(r, i), j)
 			}
 		}()
 	}
 	for j := range chunks {
-		s := j % slots
-		c := <-ready[s]
+		r, i := j%readers, j/readers
+		var c chunk
+		if r == 0 {
+			c = read(slot(0, 0), j)
+		} else {
+			c = <-ready[r]
+		}
 		if c.n > 0 {
-			p := f.bufs[s][:c.n]
 			var m int
-			m, werr = w.Write(p)
+			m, werr = w.Write(slot(r, i)[:c.n])
 			done += int64(m)
 			if werr != nil {
 				break
 			}
 		}
-		if int64(c.n) < size(j) {
+		if int64(c.n) < length(j) {
 			if c.err != io.EOF {
 				rerr = c.err
 			}
 			break
 		}
-		free[s] <- struct{}{}
+		if r > 0 {
+			free[r] <- struct{}{}
+		}
 	}
 	close(stop)
 	wg.Wait()

@@ -1,6 +1,8 @@
 // Package prefault has the kernel map the program's code and read-only
 // data into its page table in one call when it starts, instead of a page
-// fault each time the code first reaches a new 64 KiB of it.
+// fault each time the code first reaches a new 64 KiB of it, and back the
+// start of the Go heap with huge pages, instead of a page fault for each
+// 4 KiB of it the run first touches.
 //
 // Imported (for its init) by cmd/unpack. A run on a small archive touches
 // code all over the binary — the init functions of a hundred packages,

@@ -4,7 +4,10 @@ package prefault
 
 import (
 	"encoding/binary"
+	"fmt"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -87,4 +90,39 @@ func TestOwnSegments(t *testing.T) {
 		t.Errorf("no read-only segment holds the code at %#x: %+v", code, segs)
 	}
 	populate()
+}
+
+// TestHugeHeap: this test binary's init advised the heap chunk holding
+// probe MADV_HUGEPAGE (smaps flag "hg"), where the kernel has transparent
+// huge pages.
+func TestHugeHeap(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage"); err != nil {
+		t.Skip("no transparent huge pages")
+	}
+	if os.Getpagesize() != 4096 || unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("not 4 KiB pages in a 64-bit program")
+	}
+	if probe == nil {
+		t.Fatal("hugeHeap did not run")
+	}
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	p := uint64(uintptr(unsafe.Pointer(probe)))
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		var lo, hi uint64
+		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
+			in = lo <= p && p < hi
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			if !strings.Contains(line, " hg") {
+				t.Errorf("the heap's chunk is not advised: %s", line)
+			}
+			return
+		}
+	}
+	t.Errorf("no mapping holds the probe at %#x", p)
 }

@@ -87,8 +87,12 @@ func newReader(in *archive.FileSeq) (*Reader, error) {
 	return z, nil
 }
 
-// Close does nothing; the caller owns the input.
-func (z *Reader) Close() error { return nil }
+// Close gives back the buffers of parallel reads; the caller owns the
+// input.
+func (z *Reader) Close() error {
+	z.in.Close()
+	return nil
+}
 
 func (z *Reader) skip(n int64) error {
 	m, err := io.CopyN(io.Discard, z.r, n)

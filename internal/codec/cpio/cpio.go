@@ -171,8 +171,12 @@ func (r *Reader) add(p []byte) { r.sum.Add(verify.UpdateSum32(0, p)) }
 // Kind is the header format of the entries read so far.
 func (r *Reader) Kind() Kind { return r.kind }
 
-// Close does nothing; the caller owns the input.
-func (r *Reader) Close() error { return nil }
+// Close gives back the buffers of parallel reads; the caller owns the
+// input.
+func (r *Reader) Close() error {
+	r.in.Close()
+	return nil
+}
 
 func (r *Reader) read(p []byte) error {
 	n, err := io.ReadFull(r.r, p)

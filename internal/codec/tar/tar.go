@@ -483,8 +483,14 @@ func (d dataReader) Read(p []byte) (int, error) { return d.r.readData(p) }
 // has returned an entry's last byte, the offset of the byte after it.
 func (r *Reader) Offset() int64 { return r.off }
 
-// Close does nothing; the caller owns the input.
-func (r *Reader) Close() error { return nil }
+// Close gives back the buffers of parallel reads; the caller owns the
+// input.
+func (r *Reader) Close() error {
+	if r.seq != nil {
+		r.seq.Close()
+	}
+	return nil
+}
 
 // failEntry fails the current entry alone: its data is skipped by Next.
 func (r *Reader) failEntry(err error) {
