@@ -66,17 +66,6 @@ func (r *pathRecs) setMade(p string, info ident) {
 	m[base] = x
 }
 
-// commitHeld records info as what this extraction made at p, whose held
-// file it was: unhold and setMade in one lookup.
-func (r *pathRecs) commitHeld(p string, info ident) {
-	m, base := r.dir(p, true)
-	x := m[base]
-	r.count(x, -1)
-	x.info, x.made, x.held = info, true, nil
-	r.count(x, 1)
-	m[base] = x
-}
-
 // count adds n to the counts of x's kind.
 func (r *pathRecs) count(x pathRec, n int) {
 	if x.made && x.info.claimed {

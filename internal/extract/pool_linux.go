@@ -702,16 +702,13 @@ type fastCommit struct {
 	done chan struct{} // nil: done when made
 	werr error         // its write failed (nothing is on disk)
 	err  error         // the rename failed: the policy decides (place)
-	// recorded: written at its name already, and recorded as made by
-	// commitQueued.
-	recorded bool
 }
 
 // commitQueued starts the commit of the entry k names, with its verdict
 // err, on the pool when it is a held file written by the pool, that passed, keeps its name
 // and has no hard links: its commit is a rename to a name of its own,
 // independent of every other such commit; c (the caller's: SettleAll
-// keeps them in one array) is then filled in. Else it returns false.
+// makes them all at once) is then filled in. Else it returns false.
 func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	if err != nil || d.pool.Load() == nil {
 		// No pool started (see putQueued): no held file has a job.
@@ -724,26 +721,16 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 		return false
 	}
 	d.held.take(k)
+	d.recs.unhold(h.name)
+	direct := h.direct
+	d.mu.Unlock()
 	h.state = committed
-	if h.direct && h.job.w.isDone(h.job) {
+	if direct && h.job.w.isDone(h.job) {
 		// Written at its name already (so it stays direct): its commit
-		// is only recorded, with no hand-over to the pool; when the
-		// write passed, here, under the lock taken for its hold (as
-		// settleDirect would).
-		if h.job.err == nil {
-			d.recs.commitHeld(h.name, h.info)
-			delete(d.links, h.name)
-			*c = fastCommit{h: h, recorded: true}
-			d.mu.Unlock()
-			return true
-		}
-		d.recs.unhold(h.name)
-		d.mu.Unlock()
+		// is only recorded, with no hand-over to the pool.
 		*c = fastCommit{h: h, werr: h.job.err}
 		return true
 	}
-	d.recs.unhold(h.name)
-	d.mu.Unlock()
 	*c = fastCommit{h: h, done: make(chan struct{})}
 	run := func() {
 		// Its write was queued before it: done, or being done by
@@ -773,8 +760,6 @@ func (d *Dir) finishCommit(c *fastCommit) error {
 	}
 	h := c.h
 	switch {
-	case c.recorded:
-		return d.recheck(h.name)
 	case c.werr != nil:
 		h.state, h.err = failed, c.werr
 		if h.direct {
