@@ -167,9 +167,13 @@ func (h *held) drain() {
 	if len(vs) == 0 {
 		return
 	}
-	todo := make([]archive.Verdict, 0, len(vs))
-	at := make([]int, 0, len(vs)) // their places in h.list
-	next := 0                     // verdicts come in archive order: look there first
+	// Settled in runs of at most drainRun, through the same two slices:
+	// at the end of a one-frame stream every entry is settled at once,
+	// and slices of them all would be fresh memory, a page fault a page.
+	n := min(len(vs), drainRun)
+	todo := make([]archive.Verdict, 0, n)
+	at := make([]int, 0, n) // their places in h.list
+	next := 0               // verdicts come in archive order: look there first
 	for _, v := range vs {
 		i := h.find(next, &v)
 		if i < 0 {
@@ -183,17 +187,31 @@ func (h *held) drain() {
 		}
 		todo, at = append(todo, v), append(at, i)
 		next = i + 1
-	}
-	if len(todo) > 0 {
-		for k, err := range h.settle(todo) {
-			x := h.list.at(at[k])
-			x.decided = true
-			if err != nil {
-				h.fail1(x, err)
-			}
+		if len(todo) == drainRun {
+			h.apply(todo, at)
+			todo, at = todo[:0], at[:0]
 		}
 	}
+	h.apply(todo, at)
 	h.report()
+}
+
+// drainRun is the most verdicts drain hands to settle at once.
+const drainRun = 1024
+
+// apply settles todo, the verdicts of the entries at at in the list.
+func (h *held) apply(todo []archive.Verdict, at []int) {
+	if len(todo) == 0 {
+		return
+	}
+	for k, err := range h.settle(todo) {
+		x := h.list.at(at[k])
+		x.decided = true
+		if err != nil {
+			h.fail1(x, err)
+		}
+	}
+	clear(todo) // no entry or error kept alive by the next run's slack
 }
 
 // report reports the decided entries at the head of the list.

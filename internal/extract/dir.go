@@ -848,11 +848,7 @@ func (d *Dir) removeTemps() {
 	for tmp := range d.temps {
 		d.root.Remove(tmp)
 	}
-	d.recs.eachMade(func(p string, m ident) {
-		if m.claimed {
-			d.root.Remove(p)
-		}
-	})
+	d.recs.eachClaimed(func(p string) { d.root.Remove(p) })
 }
 
 // Abort removes every temporary file in flight or held; used on interrupt.

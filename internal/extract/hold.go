@@ -199,20 +199,27 @@ func (d *Dir) settle(k heldKey, err error) error {
 // any other entry waits for those before it.
 func (d *Dir) SettleAll(vs []archive.Verdict) []error {
 	out := make([]error, len(vs))
-	var idx []int
-	var cs []*fastCommit
+	// The commits in flight, at most settleRun, in one array used again
+	// for each run: the verdicts at the end of a one-frame stream are
+	// every entry's, and an array for all of them would be fresh memory,
+	// a page fault a page.
+	commits := make([]fastCommit, min(len(vs), settleRun))
+	idx := make([]int, 0, len(commits)) // their places in vs
 	flush := func() {
 		d.flushWriters()
 		for k, i := range idx {
-			out[i] = d.finishCommit(cs[k])
+			out[i] = d.finishCommit(&commits[k])
+			commits[k] = fastCommit{}
 		}
-		idx, cs = idx[:0], cs[:0]
+		idx = idx[:0]
 	}
-	commits := make([]fastCommit, len(vs)) // one allocation, not one each
 	for i, v := range vs {
 		k := verdictKey(&v)
-		if c := &commits[i]; d.commitQueued(k, v.Err, c) {
-			idx, cs = append(idx, i), append(cs, c)
+		if len(idx) == len(commits) {
+			flush()
+		}
+		if d.commitQueued(k, v.Err, &commits[len(idx)]) {
+			idx = append(idx, i)
 			continue
 		}
 		flush()
@@ -221,6 +228,9 @@ func (d *Dir) SettleAll(vs []archive.Verdict) []error {
 	flush()
 	return out
 }
+
+// settleRun is the most commits SettleAll has in flight.
+const settleRun = 1024
 
 // drop removes a temporary file.
 func (d *Dir) drop(tmp string) {

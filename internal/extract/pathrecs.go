@@ -11,6 +11,10 @@ type pathRecs struct {
 	dirs    map[string]map[string]pathRec // directory → base name → record
 	lastDir string                        // the directory looked up last
 	last    map[string]pathRec            // its map (nil: none yet)
+	// How many records are claimed (made, info.claimed) and how many
+	// have a held file: Close's walks of every record are skipped when
+	// there are none, as after every commit.
+	claimed, nheld int
 }
 
 // pathRec is the record of one path.
@@ -56,8 +60,20 @@ func (r *pathRecs) made(p string) (ident, bool) {
 func (r *pathRecs) setMade(p string, info ident) {
 	m, base := r.dir(p, true)
 	x := m[base]
+	r.count(x, -1)
 	x.info, x.made = info, true
+	r.count(x, 1)
 	m[base] = x
+}
+
+// count adds n to the counts of x's kind.
+func (r *pathRecs) count(x pathRec, n int) {
+	if x.made && x.info.claimed {
+		r.claimed += n
+	}
+	if x.held != nil {
+		r.nheld += n
+	}
 }
 
 // unmake forgets what this extraction made at p.
@@ -67,11 +83,13 @@ func (r *pathRecs) unmake(p string) {
 	if !ok {
 		return
 	}
+	r.count(x, -1)
 	if x.held == nil {
 		delete(m, base)
 		return
 	}
 	x.info, x.made = ident{}, false
+	r.count(x, 1)
 	m[base] = x
 }
 
@@ -93,7 +111,9 @@ func (r *pathRecs) held(p string) *hold {
 func (r *pathRecs) setHeld(p string, h *hold) {
 	m, base := r.dir(p, true)
 	x := m[base]
+	r.count(x, -1)
 	x.held = h
+	r.count(x, 1)
 	m[base] = x
 }
 
@@ -101,23 +121,29 @@ func (r *pathRecs) setHeld(p string, h *hold) {
 func (r *pathRecs) unhold(p string) {
 	m, base := r.dir(p, false)
 	if x, ok := m[base]; ok {
-		dropHeld(m, base, x)
+		r.dropHeld(m, base, x)
 	}
 }
 
 // clearHeld forgets every held file.
 func (r *pathRecs) clearHeld() {
+	if r.nheld == 0 {
+		return
+	}
 	for _, m := range r.dirs {
 		for base, x := range m {
 			if x.held != nil {
-				dropHeld(m, base, x)
+				r.dropHeld(m, base, x)
 			}
 		}
 	}
 }
 
 // dropHeld is unhold of the record x, found in m under base.
-func dropHeld(m map[string]pathRec, base string, x pathRec) {
+func (r *pathRecs) dropHeld(m map[string]pathRec, base string, x pathRec) {
+	if x.held != nil {
+		r.nheld--
+	}
 	if !x.made {
 		delete(m, base)
 		return
@@ -126,12 +152,16 @@ func dropHeld(m map[string]pathRec, base string, x pathRec) {
 	m[base] = x
 }
 
-// eachMade calls f with every path this extraction made and its record.
-func (r *pathRecs) eachMade(f func(p string, info ident)) {
+// eachClaimed calls f with every path this extraction claimed (see
+// staged.go) and has not yet recorded as written.
+func (r *pathRecs) eachClaimed(f func(p string)) {
+	if r.claimed == 0 {
+		return
+	}
 	for dir, m := range r.dirs {
 		for base, x := range m {
-			if x.made {
-				f(join(dir, base), x.info)
+			if x.made && x.info.claimed {
+				f(join(dir, base))
 			}
 		}
 	}
