@@ -16,9 +16,9 @@ func TestPathRecsCounts(t *testing.T) {
 		p := paths[rng.IntN(len(paths))]
 		switch rng.IntN(5) {
 		case 0:
-			r.setMade(p, ident{dev: 1, claimed: true})
+			r.setMade(p, ident{claimed: true})
 		case 1:
-			r.setMade(p, ident{dev: 1, ino: 2})
+			r.setMade(p, ident{})
 		case 2:
 			r.unmake(p)
 		case 3:
