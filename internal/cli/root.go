@@ -78,8 +78,9 @@ func (f *Factory) interrupted() {
 // Main runs unpack with os.Args and returns the exit code.
 func Main() ExitCode {
 	sig := make(chan os.Signal, 1)
+	// Never stopped: os.Exit follows Main, and Stop would wait on the
+	// runtime's signal thread.
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := &Factory{
