@@ -716,7 +716,7 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	}
 	d.mu.Lock()
 	h := d.held.get(k)
-	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.recs.held(h.name) != h || d.aborted.Load() {
+	if h == nil || h.job == nil || h.name == "" || h.link != nil || d.recs.held(h.name) != h || d.aborted.Load() {
 		d.mu.Unlock()
 		return false
 	}
