@@ -131,8 +131,8 @@ func (k heldKey) name(h *hold) string {
 func (d *Dir) settle(k heldKey, err error) error {
 	d.mu.Lock()
 	h := d.held.take(k)
-	if h != nil && h.name != "" && d.recs.held(h.name) == h {
-		d.recs.unhold(h.name)
+	if h != nil && h.name != "" {
+		d.recs.unholdIf(h.name, h)
 	}
 	d.mu.Unlock()
 	var werr error

@@ -140,6 +140,33 @@ func (r *pathRecs) setHeld(p string, h *hold) {
 	m[base] = x
 }
 
+// claimHeld records info as what this extraction made at p and h as the
+// held file p will get, in one lookup, unless p is taken (see taken):
+// then it records nothing and returns false.
+func (r *pathRecs) claimHeld(p string, info ident, h *hold) bool {
+	m, base := r.dir(p, true)
+	x := m[base]
+	if x.made || x.held != nil {
+		return false
+	}
+	x.info, x.made, x.held = info, true, h
+	r.count(x, 1)
+	m[base] = x
+	return true
+}
+
+// unholdIf forgets the held file p was to get if it is h, and reports
+// whether it was.
+func (r *pathRecs) unholdIf(p string, h *hold) bool {
+	m, base := r.dir(p, false)
+	x, ok := m[base]
+	if !ok || x.held != h {
+		return false
+	}
+	r.dropHeld(m, base, x)
+	return true
+}
+
 // unhold forgets the held file p was to get.
 func (r *pathRecs) unhold(p string) {
 	m, base := r.dir(p, false)

@@ -93,12 +93,46 @@ func TestPathRecsModel(t *testing.T) {
 			} else {
 				delete(model, p)
 			}
+		case 4:
+			h := holds[rng.IntN(len(holds))]
+			id := ident{claimed: true}
+			ok := r.claimHeld(p, id, h)
+			if free := !x.made && x.held == nil; ok != free {
+				t.Fatalf("step %d: claimHeld(%s) %v, free %v", i, p, ok, free)
+			}
+			if ok {
+				model[p] = pathRec{info: id, made: true, held: h}
+			}
+		case 5:
+			h := holds[rng.IntN(len(holds))]
+			ok := r.unholdIf(p, h)
+			if ok != (x.held == h && h != nil) {
+				t.Fatalf("step %d: unholdIf(%s) %v, held %p", i, p, ok, x.held)
+			}
+			if ok && x.made {
+				x.held = nil
+				model[p] = x
+			} else if ok {
+				delete(model, p)
+			}
 		}
 		q := paths[rng.IntN(len(paths))]
 		want := model[q]
 		info, made := r.made(q)
 		if made != want.made || info != want.info || r.held(q) != want.held || r.taken(q) != (want.made || want.held != nil) {
 			t.Fatalf("step %d: %s: made %v %v held %p, want %v %v %p", i, q, made, info, r.held(q), want.made, want.info, want.held)
+		}
+		claimed, held := 0, 0
+		for _, x := range model {
+			if x.made && x.info.claimed {
+				claimed++
+			}
+			if x.held != nil {
+				held++
+			}
+		}
+		if claimed != r.claimed || held != r.nheld {
+			t.Fatalf("step %d: claimed %d held %d, counted %d %d", i, claimed, held, r.claimed, r.nheld)
 		}
 	}
 }

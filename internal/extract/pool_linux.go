@@ -451,9 +451,8 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	direct := false
 	if d.staged() {
 		d.mu.Lock()
-		if direct = d.claimLocked(p, ident{dev: h.dev, claimed: true}); direct {
+		if direct = !d.aborted.Load() && d.recs.claimHeld(p, ident{dev: h.dev, claimed: true}, held); direct {
 			d.held.put(keyOf(e), held)
-			d.recs.setHeld(p, held)
 		}
 		d.mu.Unlock()
 	}
@@ -716,12 +715,11 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	}
 	d.mu.Lock()
 	h := d.held.get(k)
-	if h == nil || h.job == nil || h.name == "" || h.link != nil || d.recs.held(h.name) != h || d.aborted.Load() {
+	if h == nil || h.job == nil || h.name == "" || h.link != nil || d.aborted.Load() || !d.recs.unholdIf(h.name, h) {
 		d.mu.Unlock()
 		return false
 	}
 	d.held.take(k)
-	d.recs.unhold(h.name)
 	direct := h.direct
 	d.mu.Unlock()
 	h.state = committed
