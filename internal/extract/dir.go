@@ -888,7 +888,7 @@ func (d *Dir) Close() error {
 		switch {
 		case h.dir:
 			delete(d.dirMeta, h.name) // never verified
-		case h.file == nil || h.state == waiting:
+		case h.file() == nil || h.state == waiting:
 			unsettled = append(unsettled, k.name(h))
 		}
 	})

@@ -12,20 +12,52 @@ import (
 // file, a hard link or a symlink; for a directory, which is made at once,
 // only its mode and times wait.
 type hold struct {
-	name   string // resolved path it goes to; "" once a later entry took it
-	tmp    string
-	info   ident
-	target string    // for a symlink: its target
-	file   *hold     // for a hard link: the held file it links to
-	links  []*hold   // the hard links held with this file
-	err    error     // for a file that failed: why
-	job    *writeJob // its write by the pool, when queued (see wait)
+	name string // resolved path it goes to; "" once a later entry took it
+	tmp  string
+	info ident
+	err  error     // for a file that failed: why
+	job  *writeJob // its write by the pool, when queued (see wait)
+	link *holdLink // for a link, or a file with hard links (nil: none)
 	// The small fields together: a one-frame tar.zst holds every file
 	// of its tree to the end.
 	state  int8 // waiting, committed or failed
 	dir    bool // a directory: its metadata waits
 	own    bool // for a hard link: its own verdict passed (or it had none)
 	direct bool // a file held under its own name (tmp is name: see staged.go)
+}
+
+// holdLink is what a held link, or a file held with hard links, has
+// beside the fields of every hold: out of line, as most held files have
+// none of it.
+type holdLink struct {
+	target string  // for a symlink: its target
+	file   *hold   // for a hard link: the held file it links to
+	links  []*hold // the hard links held with this file
+}
+
+// target returns a held symlink's target ("" for any other hold).
+func (h *hold) target() string {
+	if h.link == nil {
+		return ""
+	}
+	return h.link.target
+}
+
+// file returns the held file a hard link links to (nil for any other
+// hold).
+func (h *hold) file() *hold {
+	if h.link == nil {
+		return nil
+	}
+	return h.link.file
+}
+
+// links returns the hard links held with a file.
+func (h *hold) links() []*hold {
+	if h.link == nil {
+		return nil
+	}
+	return h.link.links
 }
 
 const (
@@ -99,8 +131,8 @@ func (k heldKey) name(h *hold) string {
 func (d *Dir) settle(k heldKey, err error) error {
 	d.mu.Lock()
 	h := d.held.take(k)
-	if h != nil && h.name != "" && d.recs.held(h.name) == h {
-		d.recs.unhold(h.name)
+	if h != nil && h.name != "" {
+		d.recs.unholdIf(h.name, h)
 	}
 	d.mu.Unlock()
 	var werr error
@@ -126,23 +158,23 @@ func (d *Dir) settle(k heldKey, err error) error {
 			d.mu.Unlock()
 		}
 		return err
-	case h.target != "":
+	case h.target() != "":
 		if err != nil || h.name == "" {
 			d.drop(h.tmp)
 			return err
 		}
-		return d.commitLink(h.tmp, h.name, h.target, h.info, nil)
+		return d.commitLink(h.tmp, h.name, h.target(), h.info, nil)
 	}
-	if h.file != nil { // a hard link with its own verdict
+	if file := h.file(); file != nil { // a hard link with its own verdict
 		switch {
-		case err == nil && h.file.state == failed:
+		case err == nil && file.state == failed:
 			h.state = failed
 			d.drop(h.tmp)
-			return fmt.Errorf("hard link not made: its target failed: %w", h.file.err)
+			return fmt.Errorf("hard link not made: its target failed: %w", file.err)
 		case err != nil:
 			h.state = failed
 			d.drop(h.tmp)
-		case h.file.state == committed:
+		case file.state == committed:
 			return d.settleLink(h)
 		default:
 			h.own = true // commits when its file does
@@ -151,7 +183,7 @@ func (d *Dir) settle(k heldKey, err error) error {
 	}
 	if err != nil {
 		h.state, h.err = failed, err
-		for _, l := range h.links {
+		for _, l := range h.links() {
 			if l.state == waiting {
 				l.state = failed
 				d.drop(l.tmp)
@@ -183,7 +215,7 @@ func (d *Dir) settle(k heldKey, err error) error {
 			errs = append(errs, cerr)
 		}
 	}
-	for _, l := range h.links {
+	for _, l := range h.links() {
 		if l.own && l.state == waiting {
 			if lerr := d.settleLink(l); lerr != nil {
 				errs = append(errs, lerr)
@@ -275,7 +307,7 @@ func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
 		return err
 	}
 	info := identOf(fi)
-	l := &hold{name: p, tmp: tmp, info: info, file: file, own: !e.Pending}
+	l := &hold{name: p, tmp: tmp, info: info, link: &holdLink{file: file}, own: !e.Pending}
 	d.mu.Lock()
 	file.info = info
 	if file.direct {
@@ -283,7 +315,10 @@ func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
 		claim.claimed = true
 		d.recs.setMade(file.name, claim)
 	}
-	file.links = append(file.links, l)
+	if file.link == nil {
+		file.link = &holdLink{}
+	}
+	file.link.links = append(file.link.links, l)
 	if e.Pending {
 		d.held.put(keyOf(e), l)
 	}

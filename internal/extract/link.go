@@ -215,7 +215,7 @@ func (d *Dir) putSymlink(p string, e *archive.Entry) error {
 		// Held like a file (as GNU tar makes its links last): an entry
 		// through it meanwhile finds no link there.
 		d.mu.Lock()
-		h := &hold{name: p, tmp: tmp, info: identOf(info), target: target}
+		h := &hold{name: p, tmp: tmp, info: identOf(info), link: &holdLink{target: target}}
 		d.held.put(keyOf(e), h)
 		d.recs.setHeld(p, h)
 		d.mu.Unlock()
@@ -386,11 +386,11 @@ func (d *Dir) putHardlink(p string, e *archive.Entry) error {
 	}
 	d.mu.Lock()
 	file := d.recs.held(old)
-	if file != nil && file.file != nil {
-		file = file.file // a link to a held link is one to its file
+	if file != nil && file.file() != nil {
+		file = file.file() // a link to a held link is one to its file
 	}
 	d.mu.Unlock()
-	if file != nil && file.target != "" {
+	if file != nil && file.target() != "" {
 		return &TargetError{Target: e.Linkname, Err: errNotRegular}
 	}
 	if file != nil && e.Copy {

@@ -8,13 +8,26 @@ import "strings"
 // in use stays in cache, where one map of every path costs a cache miss
 // at each touch and grows by copying all of them. Dir.mu guards it.
 type pathRecs struct {
-	dirs    map[string]map[string]pathRec // directory → base name → record
-	lastDir string                        // the directory looked up last
-	last    map[string]pathRec            // its map (nil: none yet)
+	dirs map[string]map[string]pathRec // directory → base name → record
+	// The two directories looked up last ([0] the latest) with their
+	// maps, and the path looked up last with its directory's map and its
+	// base name: an entry's path is looked up several times in a row,
+	// and between them its directory's parent (free, stagedFree). A map
+	// once in dirs stays there, so these stay valid.
+	near     [2]nearDir
+	lastPath string
+	lastMap  map[string]pathRec // nil: none yet
+	lastBase string
 	// How many records are claimed (made, info.claimed) and how many
 	// have a held file: Close's walks of every record are skipped when
 	// there are none, as after every commit.
 	claimed, nheld int
+}
+
+// nearDir is a directory and its map (nil: none).
+type nearDir struct {
+	dir string
+	m   map[string]pathRec
 }
 
 // pathRec is the record of one path.
@@ -27,25 +40,35 @@ type pathRec struct {
 // dir returns the map of p's directory (nil if it has none and create is
 // false) and p's base name.
 func (r *pathRecs) dir(p string, create bool) (map[string]pathRec, string) {
+	if r.lastMap != nil && p == r.lastPath {
+		return r.lastMap, r.lastBase
+	}
 	dir, base := "", p
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		dir, base = p[:i], p[i+1:]
 	}
-	if r.last != nil && dir == r.lastDir {
-		return r.last, base
-	}
-	m := r.dirs[dir]
-	if m == nil {
-		if !create {
-			return nil, base
+	var m map[string]pathRec
+	switch {
+	case r.near[0].m != nil && dir == r.near[0].dir:
+		m = r.near[0].m
+	case r.near[1].m != nil && dir == r.near[1].dir:
+		m = r.near[1].m
+		r.near[0], r.near[1] = r.near[1], r.near[0]
+	default:
+		m = r.dirs[dir]
+		if m == nil {
+			if !create {
+				return nil, base
+			}
+			if r.dirs == nil {
+				r.dirs = map[string]map[string]pathRec{}
+			}
+			m = map[string]pathRec{}
+			r.dirs[dir] = m
 		}
-		if r.dirs == nil {
-			r.dirs = map[string]map[string]pathRec{}
-		}
-		m = map[string]pathRec{}
-		r.dirs[dir] = m
+		r.near[1], r.near[0] = r.near[0], nearDir{dir, m}
 	}
-	r.lastDir, r.last = dir, m
+	r.lastPath, r.lastMap, r.lastBase = p, m, base
 	return m, base
 }
 
@@ -115,6 +138,33 @@ func (r *pathRecs) setHeld(p string, h *hold) {
 	x.held = h
 	r.count(x, 1)
 	m[base] = x
+}
+
+// claimHeld records info as what this extraction made at p and h as the
+// held file p will get, in one lookup, unless p is taken (see taken):
+// then it records nothing and returns false.
+func (r *pathRecs) claimHeld(p string, info ident, h *hold) bool {
+	m, base := r.dir(p, true)
+	x := m[base]
+	if x.made || x.held != nil {
+		return false
+	}
+	x.info, x.made, x.held = info, true, h
+	r.count(x, 1)
+	m[base] = x
+	return true
+}
+
+// unholdIf forgets the held file p was to get if it is h, and reports
+// whether it was.
+func (r *pathRecs) unholdIf(p string, h *hold) bool {
+	m, base := r.dir(p, false)
+	x, ok := m[base]
+	if !ok || x.held != h {
+		return false
+	}
+	r.dropHeld(m, base, x)
+	return true
 }
 
 // unhold forgets the held file p was to get.

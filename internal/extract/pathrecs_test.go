@@ -50,3 +50,89 @@ func TestPathRecsCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestPathRecsModel checks the records, read through the caches of the
+// paths and directories looked up last, against one map of every path,
+// after random changes to paths of a few directories taken in turn.
+func TestPathRecsModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	paths := []string{"a", "b", "d", "d/a", "d/b", "d/e", "d/e/a", "d/e/b", "f/a", "f/g/a", "x/y/z/a"}
+	var r pathRecs
+	model := map[string]pathRec{}
+	holds := []*hold{{}, {}}
+	for i := range 20000 {
+		p := paths[rng.IntN(len(paths))]
+		if rng.IntN(2) == 0 {
+			p = string([]byte(p)) // an equal name, not the same string
+		}
+		x := model[p]
+		switch rng.IntN(6) {
+		case 0:
+			id := ident{claimed: i%3 == 0} // the one field of every OS
+			r.setMade(p, id)
+			x.info, x.made = id, true
+			model[p] = x
+		case 1:
+			r.unmake(p)
+			if x.held == nil {
+				delete(model, p)
+			} else {
+				x.info, x.made = ident{}, false
+				model[p] = x
+			}
+		case 2:
+			h := holds[rng.IntN(len(holds))]
+			r.setHeld(p, h)
+			x.held = h
+			model[p] = x
+		case 3:
+			r.unhold(p)
+			if x.made {
+				x.held = nil
+				model[p] = x
+			} else {
+				delete(model, p)
+			}
+		case 4:
+			h := holds[rng.IntN(len(holds))]
+			id := ident{claimed: true}
+			ok := r.claimHeld(p, id, h)
+			if free := !x.made && x.held == nil; ok != free {
+				t.Fatalf("step %d: claimHeld(%s) %v, free %v", i, p, ok, free)
+			}
+			if ok {
+				model[p] = pathRec{info: id, made: true, held: h}
+			}
+		case 5:
+			h := holds[rng.IntN(len(holds))]
+			ok := r.unholdIf(p, h)
+			if ok != (x.held == h && h != nil) {
+				t.Fatalf("step %d: unholdIf(%s) %v, held %p", i, p, ok, x.held)
+			}
+			if ok && x.made {
+				x.held = nil
+				model[p] = x
+			} else if ok {
+				delete(model, p)
+			}
+		}
+		q := paths[rng.IntN(len(paths))]
+		want := model[q]
+		info, made := r.made(q)
+		if made != want.made || info != want.info || r.held(q) != want.held || r.taken(q) != (want.made || want.held != nil) {
+			t.Fatalf("step %d: %s: made %v %v held %p, want %v %v %p", i, q, made, info, r.held(q), want.made, want.info, want.held)
+		}
+		claimed, held := 0, 0
+		for _, x := range model {
+			if x.made && x.info.claimed {
+				claimed++
+			}
+			if x.held != nil {
+				held++
+			}
+		}
+		if claimed != r.claimed || held != r.nheld {
+			t.Fatalf("step %d: claimed %d held %d, counted %d %d", i, claimed, held, r.claimed, r.nheld)
+		}
+	}
+}

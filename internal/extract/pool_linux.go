@@ -44,6 +44,7 @@ const defaultBuffer = 16 << 20
 // end, so this is kept small), and the task, dropped once written.
 type writeJob struct {
 	w    *writers
+	d    *Dir
 	task *writeTask // the write to do; nil once finished
 	err  error      // set before finished
 	fd   int32      // once written: its open descriptor when unnamed, else -1
@@ -52,6 +53,25 @@ type writeJob struct {
 	// until its verdict is small.
 	finished bool
 }
+
+// run writes j (the writers' job for it), then gives back its
+// directory's handle.
+func (j *writeJob) run() {
+	h := j.task.dir
+	j.err = j.d.writeHeld(j)
+	j.d.release(h)
+	j.w.done(j)
+	j.w.pending.Add(-1)
+}
+
+// poolJob is a job of the writers: a held file's write (*writeJob, with
+// no allocation of its own) or a function (jobFunc).
+type poolJob interface{ run() }
+
+// jobFunc is a function run as a poolJob.
+type jobFunc func()
+
+func (f jobFunc) run() { f() }
 
 // writeTask is what a writer needs to write a held file. Only putQueued,
 // before queueing it, and then its writer use it.
@@ -70,7 +90,7 @@ type writeTask struct {
 
 // writers is the pool: its goroutines and the bound on buffered bytes.
 type writers struct {
-	jobs chan []func() // in batches: one hand-over (a wake-up) per batch
+	jobs chan []poolJob // in batches: one hand-over (a wake-up) per batch
 	wg   sync.WaitGroup
 
 	mu    sync.Mutex
@@ -83,7 +103,7 @@ type writers struct {
 
 	sendMu sync.Mutex // held to queue a job, and to close the queue
 	closed bool       // Close ended the pool
-	batch  []func()   // queued, not yet handed over
+	batch  []poolJob  // queued, not yet handed over
 	// batchJobs is the most jobs of a batch: more for the one writer
 	// beside Put (see toWriter), each hand-over a wake-up.
 	batchJobs int
@@ -196,7 +216,7 @@ func (d *Dir) writers() *writers {
 // first), handed batches of up to batch jobs.
 func (d *Dir) newWriters(n, batch int) *writers {
 	start := n > 0
-	w := &writers{jobs: make(chan []func(), 16), limit: d.opt.Buffer, closed: !start, batchJobs: batch}
+	w := &writers{jobs: make(chan []poolJob, 16), limit: d.opt.Buffer, closed: !start, batchJobs: batch}
 	if w.limit <= 0 {
 		w.limit = defaultBuffer
 	}
@@ -210,7 +230,7 @@ func (d *Dir) newWriters(n, batch int) *writers {
 			defer w.wg.Done()
 			for batch := range w.jobs {
 				for _, job := range batch {
-					job()
+					job.run()
 				}
 			}
 		}()
@@ -348,11 +368,14 @@ func (f *bufs) put(b []byte, limit int64) {
 // queue adds job, of n buffered bytes, to the batch, handed over when
 // full; it returns false if Close ended the pool. Jobs run in the order
 // queued, a batch by one writer.
-func (w *writers) queue(job func(), n int64) bool {
+func (w *writers) queue(job poolJob, n int64) bool {
 	w.sendMu.Lock()
 	defer w.sendMu.Unlock()
 	if w.closed {
 		return false
+	}
+	if w.batch == nil {
+		w.batch = make([]poolJob, 0, w.batchJobs)
 	}
 	w.batch = append(w.batch, job)
 	w.held += n
@@ -432,7 +455,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	hj := &struct {
 		h hold
 		j writeJob
-	}{j: writeJob{fd: -1, w: w, task: &mt.t}}
+	}{j: writeJob{fd: -1, w: w, d: d, task: &mt.t}}
 	j, t := &hj.j, &mt.t
 	*t = writeTask{dir: h, tmp: p, name: p, data: m.b, perm: perm}
 	var mtime time.Time
@@ -451,9 +474,8 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	direct := false
 	if d.staged() {
 		d.mu.Lock()
-		if direct = d.claimLocked(p, ident{dev: h.dev, claimed: true}); direct {
+		if direct = !d.aborted.Load() && d.recs.claimHeld(p, ident{dev: h.dev, claimed: true}, held); direct {
 			d.held.put(keyOf(e), held)
-			d.recs.setHeld(p, held)
 		}
 		d.mu.Unlock()
 	}
@@ -478,7 +500,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	// The job's handle is given back once written: a commit opens its
 	// directory again (the handles a writer holds stay few).
 	w.pending.Add(1)
-	if !w.queue(func() { j.err = d.writeHeld(j); d.release(h); w.done(j); w.pending.Add(-1) }, int64(cap(m.b))) {
+	if !w.queue(j, int64(cap(m.b))) {
 		d.release(h)
 		j.err = errAborted
 		w.done(j)
@@ -716,12 +738,11 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	}
 	d.mu.Lock()
 	h := d.held.get(k)
-	if h == nil || h.job == nil || h.name == "" || h.file != nil || len(h.links) > 0 || d.recs.held(h.name) != h || d.aborted.Load() {
+	if h == nil || h.job == nil || h.name == "" || h.link != nil || d.aborted.Load() || !d.recs.unholdIf(h.name, h) {
 		d.mu.Unlock()
 		return false
 	}
 	d.held.take(k)
-	d.recs.unhold(h.name)
 	direct := h.direct
 	d.mu.Unlock()
 	h.state = committed
@@ -746,7 +767,7 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 		}
 		close(c.done)
 	}
-	if !d.pool.Load().queue(run, 0) {
+	if !d.pool.Load().queue(jobFunc(run), 0) {
 		run()
 	}
 	return true
