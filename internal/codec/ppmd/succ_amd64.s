@@ -745,6 +745,11 @@ TEXT ·updateModelI(SB), NOSPLIT, $64-12
 	MOVBLZX 0(R12)(AX*1), BX         // fSym
 	MOVBLZX 1(R12)(AX*1), CX         // fFreq
 	MOVL    2(R12)(AX*1), R8         // fSucc
+	// The context fSucc most often becomes the next symbol's: its load
+	// from memory overlaps the update's own.
+	MOVL    R8, DX
+	ANDQ    R11, DX
+	PREFETCHT0 (R12)(DX*1)
 	XORL    R9, R9                   // s
 	CMPL    CX, $31
 	JCC     usuf
@@ -1033,6 +1038,11 @@ TEXT ·updateModelH(SB), NOSPLIT, $64-12
 	MOVBLZX 0(R12)(AX*1), BX         // fSym
 	MOVBLZX 1(R12)(AX*1), CX         // fFreq
 	MOVL    2(R12)(AX*1), R8         // fSucc
+	// The context fSucc most often becomes the next symbol's: its load
+	// from memory overlaps the update's own.
+	MOVL    R8, DX
+	ANDQ    R11, DX
+	PREFETCHT0 (R12)(DX*1)
 	CMPL    CX, $31
 	JCC     husuf
 	MOVL    ModelH_minCtx(R13), AX
