@@ -745,6 +745,20 @@ TEXT ·updateModelI(SB), NOSPLIT, $64-12
 	MOVBLZX 0(R12)(AX*1), BX         // fSym
 	MOVBLZX 1(R12)(AX*1), CX         // fFreq
 	MOVL    2(R12)(AX*1), R8         // fSucc
+	// The context fSucc most often becomes the next symbol's: its load
+	// from memory overlaps the update's own.
+	MOVL    R8, DX
+	ANDQ    R11, DX
+	PREFETCHT0 (R12)(DX*1)
+	// And, when it is a context, its states (or a binary context's
+	// state's successor) as soon as the context is in.
+	CMPL    R8, UNITS_START_I(R13)
+	JCS     upf
+	MOVL    4(R12)(DX*1), DX
+	ANDQ    R11, DX
+	PREFETCHT0 (R12)(DX*1)
+
+upf:
 	XORL    R9, R9                   // s
 	CMPL    CX, $31
 	JCC     usuf
@@ -1033,6 +1047,20 @@ TEXT ·updateModelH(SB), NOSPLIT, $64-12
 	MOVBLZX 0(R12)(AX*1), BX         // fSym
 	MOVBLZX 1(R12)(AX*1), CX         // fFreq
 	MOVL    2(R12)(AX*1), R8         // fSucc
+	// The context fSucc most often becomes the next symbol's: its load
+	// from memory overlaps the update's own.
+	MOVL    R8, DX
+	ANDQ    R11, DX
+	PREFETCHT0 (R12)(DX*1)
+	// And, when it is a context, its states (or a binary context's
+	// state's successor) as soon as the context is in.
+	CMPL    R8, UNITS_START_H(R13)
+	JCS     hupf
+	MOVL    4(R12)(DX*1), DX
+	ANDQ    R11, DX
+	PREFETCHT0 (R12)(DX*1)
+
+hupf:
 	CMPL    CX, $31
 	JCC     husuf
 	MOVL    ModelH_minCtx(R13), AX
