@@ -105,11 +105,39 @@ func TestHugeHeap(t *testing.T) {
 	if probe == nil {
 		t.Fatal("hugeHeap did not run")
 	}
-	b, err := os.ReadFile("/proc/self/smaps")
+	// A control: a mapping of the test's own, advised the same way. Where
+	// it shows no "hg" (qemu-user takes the advice and drops it), the
+	// heap's flags say nothing about hugeHeap.
+	m, err := unix.Mmap(-1, 0, 4<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
 	if err != nil {
 		t.Skip(err)
 	}
+	defer unix.Munmap(m)
+	if err := unix.Madvise(m, unix.MADV_HUGEPAGE); err != nil {
+		t.Skip(err)
+	}
+	if flags, err := vmFlags(uint64(uintptr(unsafe.Pointer(&m[0])))); err != nil {
+		t.Skip(err)
+	} else if !strings.Contains(flags, " hg") {
+		t.Skipf("MADV_HUGEPAGE not kept here (a mapping advised by the test: %s)", flags)
+	}
 	p := uint64(uintptr(unsafe.Pointer(probe)))
+	flags, err := vmFlags(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(flags, " hg") {
+		t.Errorf("the heap's chunk is not advised: %s", flags)
+	}
+}
+
+// vmFlags returns the VmFlags line of the mapping holding address p, from
+// /proc/self/smaps.
+func vmFlags(p uint64) (string, error) {
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return "", err
+	}
 	in := false
 	for _, line := range strings.Split(string(b), "\n") {
 		var lo, hi uint64
@@ -118,11 +146,8 @@ func TestHugeHeap(t *testing.T) {
 			continue
 		}
 		if in && strings.HasPrefix(line, "VmFlags:") {
-			if !strings.Contains(line, " hg") {
-				t.Errorf("the heap's chunk is not advised: %s", line)
-			}
-			return
+			return line, nil
 		}
 	}
-	t.Errorf("no mapping holds the probe at %#x", p)
+	return "", fmt.Errorf("no mapping holds %#x", p)
 }
