@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/unpack-dev/unpack/internal/verify"
 )
@@ -61,6 +62,10 @@ func (e *kindError) Unwrap() []error {
 // by errors.Is/As, the wrapped error (a *verify.MismatchError keeps its
 // values).
 func Errorf(kind error, format string, args ...any) error {
+	if len(args) == 0 && !strings.Contains(format, "%") {
+		// The many package-level errors: no formatting to do at start-up.
+		return &kindError{kind: kind, msg: format}
+	}
 	w := fmt.Errorf(format, args...)
 	e := &kindError{kind: kind, msg: w.Error()}
 	switch w.(type) {

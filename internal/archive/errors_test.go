@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"errors"
 	"io/fs"
 	"testing"
 )
@@ -27,6 +28,26 @@ func TestUnixMode(t *testing.T) {
 	} {
 		if got := UnixMode(m); got != want {
 			t.Errorf("UnixMode(%o) = %v, want %v", m, got, want)
+		}
+	}
+}
+
+// TestErrorfPlain: a message without arguments is kept as written (no
+// formatting), one with a verb or "%%" is formatted as fmt does; both are
+// their category.
+func TestErrorfPlain(t *testing.T) {
+	for _, c := range []struct {
+		format string
+		args   []any
+		want   string
+	}{
+		{"ar: invalid member header", nil, "ar: invalid member header"},
+		{"100%% of it", nil, "100% of it"},
+		{"%d entries", []any{3}, "3 entries"},
+	} {
+		err := Corruptf(c.format, c.args...)
+		if err.Error() != c.want || !errors.Is(err, ErrCorrupt) || errors.Is(err, ErrUnsupported) {
+			t.Errorf("Corruptf(%q): %q (corrupt %v), want %q", c.format, err, errors.Is(err, ErrCorrupt), c.want)
 		}
 	}
 }

@@ -179,6 +179,9 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 	// Standard output and a tar stream cannot copy a file they wrote: a
 	// RAR 5 file copy read from a pipe is decoded again from a spool.
 	r.opt.CopySources = o.Stdout || o.ToTar
+	if !o.Stdout && !o.ToTar {
+		f.awaitHandler() // before a stage or a file is made
+	}
 	for _, path := range o.Archives {
 		sink, finish, err := extractSink(f, o, path, writeBuffer(r.opt.MemLimit), func(entry, msg string) { r.warn(path, entry, msg) })
 		if err != nil {

@@ -46,10 +46,15 @@ type Factory struct {
 	hooksMu sync.Mutex
 	hooks   map[int]func() // run on interrupt, before exiting
 	nextID  int
+	// handling, when set, is closed once the signal handler that runs the
+	// hooks is installed (awaitHandler).
+	handling chan struct{}
 }
 
 // onInterrupt registers fn to run when the process is interrupted (to
-// remove files in flight); the returned function unregisters it.
+// remove files in flight); the returned function unregisters it. Hooks
+// run from the handler: what must not be left behind by an interrupt is
+// made only after awaitHandler.
 func (f *Factory) onInterrupt(fn func()) (remove func()) {
 	f.hooksMu.Lock()
 	defer f.hooksMu.Unlock()
@@ -66,6 +71,15 @@ func (f *Factory) onInterrupt(fn func()) (remove func()) {
 	}
 }
 
+// awaitHandler returns once the handler of SIGINT and SIGTERM is installed;
+// it is called before anything is made that an interrupt would have to
+// undo (a file or stage on disk, a terminal without echo).
+func (f *Factory) awaitHandler() {
+	if f.handling != nil {
+		<-f.handling
+	}
+}
+
 // interrupted runs the registered hooks.
 func (f *Factory) interrupted() {
 	f.hooksMu.Lock()
@@ -77,10 +91,6 @@ func (f *Factory) interrupted() {
 
 // Main runs unpack with os.Args and returns the exit code.
 func Main() ExitCode {
-	sig := make(chan os.Signal, 1)
-	// Never stopped: os.Exit follows Main, and Stop would wait on the
-	// runtime's signal thread.
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := &Factory{
@@ -93,13 +103,22 @@ func Main() ExitCode {
 			}
 			return w
 		},
-		Getenv:  os.Getenv,
-		Context: ctx,
+		Getenv:   os.Getenv,
+		Context:  ctx,
+		handling: make(chan struct{}),
 	}
 	f.Prompt = f.terminalPrompt
 	// On SIGINT/SIGTERM: remove what is in flight and exit 130 at once, even
-	// while a read from a pipe blocks.
+	// while a read from a pipe blocks. The handler is installed beside the
+	// command's start (installing it waits on the runtime's signal thread):
+	// a signal before then ends the process as the signal does, with
+	// nothing in flight yet (onInterrupt waits for the handler).
 	go func() {
+		sig := make(chan os.Signal, 1)
+		// Never stopped: os.Exit follows Main, and Stop would wait on the
+		// runtime's signal thread.
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		close(f.handling)
 		<-sig
 		cancel()
 		f.interrupted()
