@@ -154,6 +154,10 @@ func u64(b []byte) uint64 {
 // probe is a heap object: its address tells where the heap starts.
 var probe *[16]byte
 
+// spill is the object that makes the runtime map the heap's next chunk at
+// start-up (hugeHeap); it is dropped at once.
+var spill []byte
+
 // hugeHeap asks for huge pages under the first of the Go heap: each first
 // touch of a 4 KiB page of it is a page fault, and a small run touches a
 // few hundred of them (its goroutine stacks, the entries it lists, its
@@ -162,10 +166,16 @@ var probe *[16]byte
 // its first objects is advised MADV_HUGEPAGE, so that the first touch of
 // an untouched 2 MiB half maps it whole, and the half holding those
 // objects is collapsed into a huge page at once (its pages touched so far
-// copied into it). Both are hints: a kernel without transparent huge
-// pages, or without MADV_COLLAPSE, refuses them and the faults happen as
-// before. Only in 64-bit programs with 4 KiB base pages (2 MiB huge pages):
-// larger huge pages would cost more to fill than the faults they save.
+// copied into it). The heap's base is placed at random in its first
+// chunk: when it starts in the upper half, the run soon needs the next
+// chunk, which the runtime maps with a call of its own (the advice does
+// not carry over to it). So the next chunk is mapped now, by an object
+// larger than what is left of the first, and advised too; the object is
+// dropped, its pages never touched, left to the collector. All are hints:
+// a kernel without transparent huge pages, or without MADV_COLLAPSE,
+// refuses them and the faults happen as before. Only in 64-bit programs
+// with 4 KiB base pages (2 MiB huge pages): larger huge pages would cost
+// more to fill than the faults they save.
 func hugeHeap() {
 	page := uintptr(syscall.Getpagesize())
 	huge := page * (page / 8) // what one page-table page of 8-byte entries maps
@@ -174,6 +184,16 @@ func hugeHeap() {
 	}
 	probe = new([16]byte)
 	p := uintptr(unsafe.Pointer(probe))
-	syscall.Syscall(syscall.SYS_MADVISE, p&^(2*huge-1), 2*huge, madvHugepage)
+	chunk := p &^ (2*huge - 1)
+	syscall.Syscall(syscall.SYS_MADVISE, chunk, 2*huge, madvHugepage)
 	syscall.Syscall(syscall.SYS_MADVISE, p&^(huge-1), huge, madvCollapse)
+	if p-chunk < huge {
+		return
+	}
+	spill = make([]byte, huge)
+	end := uintptr(unsafe.Pointer(unsafe.SliceData(spill))) + huge
+	spill = nil
+	if next := chunk + 2*huge; end > next {
+		syscall.Syscall(syscall.SYS_MADVISE, next, 2*huge, madvHugepage)
+	}
 }
