@@ -2,21 +2,23 @@
 
 package prefault
 
-import (
-	"syscall"
-	"unsafe"
-)
+import "unsafe"
 
+// init runs among the first of the program's: the package imports nothing
+// but unsafe where rawSyscall6 is written in assembly, so that the code
+// and heap the other inits touch are mapped already.
 func init() {
-	populate()
-	hugeHeap()
+	phdr, phent, phnum, page := auxv()
+	populate(phdr, phent, phnum, page)
+	hugeHeap(page)
 }
 
 // Auxiliary vector keys and ELF program header fields (elf(5)).
 const (
-	atPhdr  = 3
-	atPhent = 4
-	atPhnum = 5
+	atPhdr   = 3
+	atPhent  = 4
+	atPhnum  = 5
+	atPagesz = 6
 
 	ptLoad = 1
 	ptPhdr = 6
@@ -25,30 +27,35 @@ const (
 	madvHugepage     = 14
 	madvPopulateRead = 22 // Linux 5.14
 	madvCollapse     = 25 // Linux 6.1
+
+	atFdcwd    = -100
+	oCloexec   = 0o2000000
+	errnoEINTR = 4
 )
 
-// auxv returns where the program headers are mapped, the size of one and
-// how many there are, from /proc/self/auxv (0s when it cannot be read).
-// It is read with syscall alone, so that this package's init runs among
-// the first (golang.org/x/sys/unix would make it wait for half of them).
-func auxv() (phdr, phent, phnum uintptr) {
-	fd, err := syscall.Open("/proc/self/auxv", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return 0, 0, 0
+// auxv returns where the program headers are mapped, the size of one, how
+// many there are and the page size, from /proc/self/auxv (0s when it cannot
+// be read).
+func auxv() (phdr, phent, phnum, page uintptr) {
+	path := [...]byte{'/', 'p', 'r', 'o', 'c', '/', 's', 'e', 'l', 'f', '/', 'a', 'u', 'x', 'v', 0}
+	dirfd := atFdcwd
+	fd, errno := rawSyscall6(sysOpenat, uintptr(dirfd), uintptr(unsafe.Pointer(&path[0])), oCloexec, 0, 0, 0)
+	if errno != 0 {
+		return 0, 0, 0, 0
 	}
-	defer syscall.Close(fd)
+	defer rawSyscall6(sysClose, fd, 0, 0, 0, 0, 0)
 	var buf [1024]uintptr // far more than the ~25 pairs of a Linux auxv
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), len(buf)*int(unsafe.Sizeof(buf[0])))
 	n := 0
 	for n < len(b) {
-		k, err := syscall.Read(fd, b[n:])
-		if err == syscall.EINTR {
+		k, errno := rawSyscall6(sysRead, fd, uintptr(unsafe.Pointer(&b[n])), uintptr(len(b)-n), 0, 0, 0)
+		if errno == errnoEINTR {
 			continue
 		}
-		if err != nil || k <= 0 {
+		if errno != 0 || k == 0 {
 			break
 		}
-		n += k
+		n += int(k)
 	}
 	words := buf[:n/int(unsafe.Sizeof(buf[0]))]
 	for i := 0; i+1 < len(words); i += 2 {
@@ -59,9 +66,11 @@ func auxv() (phdr, phent, phnum uintptr) {
 			phent = words[i+1]
 		case atPhnum:
 			phnum = words[i+1]
+		case atPagesz:
+			page = words[i+1]
 		}
 	}
-	return phdr, phent, phnum
+	return phdr, phent, phnum, page
 }
 
 // segment is a loadable segment of the program as mapped: its address,
@@ -74,16 +83,14 @@ type segment struct {
 // populate maps the program's read-only segments (code, read-only data).
 // The writable ones are left alone: populating them for writing would
 // copy every page of them.
-func populate() {
-	phdr, phent, phnum := auxv()
-	if phdr == 0 || phnum == 0 || phent == 0 || phnum > 64 {
+func populate(phdr, phent, phnum, page uintptr) {
+	if phdr == 0 || phnum == 0 || phent == 0 || phnum > 64 || page == 0 {
 		return
 	}
 	// The program headers are mapped with the first segment; phdr is that
 	// address (a uintptr read as the pointer it is).
 	p := *(*unsafe.Pointer)(unsafe.Pointer(&phdr))
 	headers := unsafe.Slice((*byte)(p), phnum*phent)
-	page := uintptr(syscall.Getpagesize())
 	for _, s := range segments(headers, int(phent), phdr, unsafe.Sizeof(uintptr(0)) == 8) {
 		if s.writable || s.size == 0 {
 			continue
@@ -91,7 +98,7 @@ func populate() {
 		start := s.addr &^ (page - 1)
 		end := (s.addr + s.size + page - 1) &^ (page - 1)
 		// Errors (EINVAL before Linux 5.14) leave the faults to happen.
-		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvPopulateRead)
+		rawSyscall6(sysMadvise, start, end-start, madvPopulateRead, 0, 0, 0)
 	}
 }
 
@@ -176,8 +183,7 @@ var spill []byte
 // refuses them and the faults happen as before. Only in 64-bit programs
 // with 4 KiB base pages (2 MiB huge pages): larger huge pages would cost
 // more to fill than the faults they save.
-func hugeHeap() {
-	page := uintptr(syscall.Getpagesize())
+func hugeHeap(page uintptr) {
 	huge := page * (page / 8) // what one page-table page of 8-byte entries maps
 	if huge != 2<<20 || unsafe.Sizeof(page) != 8 {
 		return
@@ -185,8 +191,8 @@ func hugeHeap() {
 	probe = new([16]byte)
 	p := uintptr(unsafe.Pointer(probe))
 	chunk := p &^ (2*huge - 1)
-	syscall.Syscall(syscall.SYS_MADVISE, chunk, 2*huge, madvHugepage)
-	syscall.Syscall(syscall.SYS_MADVISE, p&^(huge-1), huge, madvCollapse)
+	rawSyscall6(sysMadvise, chunk, 2*huge, madvHugepage, 0, 0, 0)
+	rawSyscall6(sysMadvise, p&^(huge-1), huge, madvCollapse, 0, 0, 0)
 	if p-chunk < huge {
 		return
 	}
@@ -194,6 +200,6 @@ func hugeHeap() {
 	end := uintptr(unsafe.Pointer(unsafe.SliceData(spill))) + huge
 	spill = nil
 	if next := chunk + 2*huge; end > next {
-		syscall.Syscall(syscall.SYS_MADVISE, next, 2*huge, madvHugepage)
+		rawSyscall6(sysMadvise, next, 2*huge, madvHugepage, 0, 0, 0)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -64,18 +65,23 @@ func TestSegments(t *testing.T) {
 	}
 }
 
-// TestOwnSegments: this test binary's headers, read as populate reads
-// them, give a read-only segment holding its code; populate runs.
+// TestOwnSegments: this test binary's auxiliary vector, read with the raw
+// calls, is the runtime's; its headers, read as populate reads them, give
+// a read-only segment holding its code; populate runs.
 func TestOwnSegments(t *testing.T) {
-	phdr, phent, phnum := auxv()
+	phdr, phent, phnum, page := auxv()
 	aux, err := unix.Auxv()
 	if err != nil {
 		t.Skip(err)
 	}
+	ours := map[uintptr]uintptr{atPhdr: phdr, atPhent: phent, atPhnum: phnum, atPagesz: page}
 	for _, kv := range aux {
-		if want := map[uintptr]uintptr{atPhdr: phdr, atPhent: phent, atPhnum: phnum}[kv[0]]; kv[0] >= atPhdr && kv[0] <= atPhnum && kv[1] != want {
+		if want, ok := ours[kv[0]]; ok && kv[1] != want {
 			t.Errorf("auxv key %d: %#x, the runtime's %#x", kv[0], want, kv[1])
 		}
+	}
+	if page != uintptr(os.Getpagesize()) {
+		t.Errorf("page size %d, the runtime's %d", page, os.Getpagesize())
 	}
 	p := *(*unsafe.Pointer)(unsafe.Pointer(&phdr))
 	segs := segments(unsafe.Slice((*byte)(p), phnum*phent), int(phent), phdr, unsafe.Sizeof(uintptr(0)) == 8)
@@ -89,7 +95,40 @@ func TestOwnSegments(t *testing.T) {
 	if !found {
 		t.Errorf("no read-only segment holds the code at %#x: %+v", code, segs)
 	}
-	populate()
+	populate(phdr, phent, phnum, page)
+}
+
+// TestRawSyscall: the raw calls return results and errnos as the syscall
+// package does.
+func TestRawSyscall(t *testing.T) {
+	if r, errno := rawSyscall6(sysClose, ^uintptr(0), 0, 0, 0, 0, 0); errno != uintptr(unix.EBADF) || r != 0 {
+		t.Errorf("close(-1): %d, errno %d, want EBADF (%d)", r, errno, unix.EBADF)
+	}
+	b := []byte("/proc/self/auxv\x00")
+	dirfd := atFdcwd
+	fd, errno := rawSyscall6(sysOpenat, uintptr(dirfd), uintptr(unsafe.Pointer(&b[0])), oCloexec, 0, 0, 0)
+	if errno != 0 {
+		t.Fatalf("openat: errno %d", errno)
+	}
+	var buf [64]byte
+	if n, errno := rawSyscall6(sysRead, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0, 0); errno != 0 || n != uintptr(len(buf)) {
+		t.Errorf("read: %d, errno %d", n, errno)
+	}
+	if _, errno := rawSyscall6(sysClose, fd, 0, 0, 0, 0, 0); errno != 0 {
+		t.Errorf("close: errno %d", errno)
+	}
+}
+
+// TestFirstInit: where the raw calls are in assembly the package imports
+// nothing but unsafe (so that its init runs among the first).
+func TestFirstInit(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.Imports}}", ".").Output()
+	if err != nil {
+		t.Skip(err)
+	}
+	if got := strings.TrimSpace(string(out)); rawAsm && got != "[unsafe]" {
+		t.Errorf("imports %s, want [unsafe]", got)
+	}
 }
 
 // TestHugeHeap: this test binary's init advised the heap chunk holding
