@@ -15,6 +15,7 @@ import (
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/extract"
 	"github.com/unpack-dev/unpack/internal/formats"
+	"github.com/unpack-dev/unpack/internal/hugemem"
 	"github.com/unpack-dev/unpack/internal/osnames"
 	"github.com/unpack-dev/unpack/internal/quarantine"
 	"github.com/unpack-dev/unpack/internal/termtext"
@@ -181,6 +182,9 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 	r.opt.CopySources = o.Stdout || o.ToTar
 	if !o.Stdout && !o.ToTar {
 		f.awaitHandler() // before a stage or a file is made
+		if n := heapReserve(o.Archives); n > 0 {
+			hugemem.Heap(n) // the records of many files
+		}
 	}
 	for _, path := range o.Archives {
 		sink, finish, err := extractSink(f, o, path, writeBuffer(r.opt.MemLimit), func(entry, msg string) { r.warn(path, entry, msg) })
@@ -312,6 +316,37 @@ func writeHeldInline(sink extract.Sink, a *formats.Archive) {
 	if d, ok := sink.(interface{ WriteHeldInline() }); ok {
 		d.WriteHeldInline()
 	}
+}
+
+// The heap's growth an extraction puts on huge pages (hugemem.Heap): the
+// archives' size, within these bounds (minHeapReserve is about what the
+// records of 100k small files from a tar take).
+const (
+	minHeapReserve = 64 << 20
+	maxHeapReserve = 256 << 20
+)
+
+// largeArchive is the size from which an extraction's heap is put on huge
+// pages: a smaller archive has too few entries to keep records of.
+const largeArchive = 16 << 20
+
+// heapReserve returns how much of the heap's growth to put on huge pages
+// for extracting the archives at paths: their total size (standard input,
+// of unknown size, counted as minHeapReserve) within minHeapReserve and
+// maxHeapReserve, or 0 under largeArchive.
+func heapReserve(paths []string) int {
+	var total int64
+	for _, p := range paths {
+		if p == "-" {
+			total += minHeapReserve
+		} else if fi, err := os.Stat(p); err == nil {
+			total += fi.Size()
+		}
+	}
+	if total < largeArchive {
+		return 0
+	}
+	return int(min(max(total, minHeapReserve), maxHeapReserve))
 }
 
 // extractSink chooses where path's entries go. The finish function, when

@@ -3,6 +3,7 @@ package hugemem
 import (
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,4 +148,41 @@ func Mapped(n int) ([]byte, func()) {
 	return unsafe.Slice((*byte)(base), n), func() {
 		once.Do(func() { _ = unix.MunmapPtr(base, uintptr(size)) })
 	}
+}
+
+// heapOnce makes Heap act once per process: a second time, the runtime could
+// give the object pages the heap used before, and zero them.
+var heapOnce sync.Once
+
+// heapSink keeps Heap's object from being optimised away.
+var heapSink []byte
+
+// Heap puts about the next n bytes the Go heap grows by on huge pages, for
+// a run about to allocate many small objects that it keeps (the records of
+// an extraction of many files): the runtime maps its heap a few MiB at a
+// time as it grows, with mappings that carry no advice, and each first
+// touch of a 4 KiB page of them is a page fault. Heap allocates n bytes
+// (the runtime maps them at once, and does not touch fresh pages), advises
+// them MADV_HUGEPAGE, drops them and runs a collection, which hands their
+// pages back to the heap: its next spans come from there, one fault per
+// huge page. It acts once per process, only where the kernel has
+// transparent huge pages, and not under a limit on address space or data
+// (RLIMIT_AS, RLIMIT_DATA), which the n bytes would count against; the
+// collection costs a fraction of a millisecond at the small heap of a
+// run's start.
+func Heap(n int) {
+	heapOnce.Do(func() {
+		if _, huge := sizes(); huge == 0 || n < huge || limited(unix.RLIMIT_AS) || limited(unix.RLIMIT_DATA) {
+			return
+		}
+		heapSink = Bytes(n)
+		heapSink = nil
+		runtime.GC()
+	})
+}
+
+// limited reports whether resource has a limit (or cannot be read).
+func limited(resource int) bool {
+	var l unix.Rlimit
+	return unix.Getrlimit(resource, &l) != nil || l.Cur != unix.RLIM_INFINITY
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestAligned checks that Aligned and Mapped start on a huge page of this system's
@@ -64,4 +66,68 @@ func TestHugePageSize(t *testing.T) {
 			t.Errorf("hugePageSize(%d, %q, %v) = %d, want %d", c.page, c.pmd, c.thp, got, c.want)
 		}
 	}
+}
+
+// TestHeap: after Heap, most of the small objects the heap next allocates
+// lie in mappings advised MADV_HUGEPAGE (smaps flag "hg"), where the kernel
+// keeps the advice (a mapping of the test's own is the control: qemu-user
+// takes the advice and drops it).
+func TestHeap(t *testing.T) {
+	if _, huge := sizes(); huge == 0 {
+		t.Skip("no transparent huge pages here")
+	}
+	if limited(unix.RLIMIT_AS) || limited(unix.RLIMIT_DATA) {
+		t.Skip("a limit on address space or data: Heap does nothing")
+	}
+	m, err := unix.Mmap(-1, 0, 4<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer unix.Munmap(m)
+	if err := unix.Madvise(m, unix.MADV_HUGEPAGE); err != nil {
+		t.Skip(err)
+	}
+	if !advised(t, uintptr(unsafe.Pointer(&m[0]))) {
+		t.Skip("MADV_HUGEPAGE not kept here")
+	}
+	Heap(32 << 20)
+	type record struct{ a, b, c, d, e, f, g, h uintptr }
+	keep := make([]*record, 0, 1<<17)
+	for range cap(keep) { // 8 MiB of records
+		keep = append(keep, new(record))
+	}
+	in := 0
+	for i := 0; i < len(keep); i += 512 {
+		if advised(t, uintptr(unsafe.Pointer(keep[i]))) {
+			in++
+		}
+	}
+	if total := len(keep) / 512; in < total/2 {
+		t.Errorf("%d of %d sampled records on advised mappings", in, total)
+	}
+}
+
+// advised reports whether the mapping holding address p is advised
+// MADV_HUGEPAGE, from /proc/self/smaps.
+func advised(t *testing.T, p uintptr) bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if lo, hi, ok := strings.Cut(strings.Fields(line + " x")[0], "-"); ok && !strings.HasSuffix(line, ":") {
+			l, err1 := strconv.ParseUint(lo, 16, 64)
+			h, err2 := strconv.ParseUint(hi, 16, 64)
+			if err1 == nil && err2 == nil {
+				in = uint64(p) >= l && uint64(p) < h
+				continue
+			}
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			return strings.Contains(line, " hg")
+		}
+	}
+	return false
 }

@@ -14,3 +14,6 @@ func RoundUp(n int) int { return n }
 // Mapped returns a zeroed slice of length and capacity n on the Go heap,
 // and a function that does nothing.
 func Mapped(n int) ([]byte, func()) { return make([]byte, n), func() {} }
+
+// Heap does nothing: there are no huge pages to put the heap on.
+func Heap(n int) {}
