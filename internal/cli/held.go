@@ -25,18 +25,16 @@ type held struct {
 
 	list  heldList         // in archive order
 	ents  []*archive.Entry // beside list once an entry is kept (nil for the others)
-	errs  map[uint64]error // the outcomes that failed, by heldEntry.seq
+	errs  map[uint64]error // the outcomes that failed, by list.seq
 	names nameArena        // the names in list
-	seq   uint64           // the next heldEntry.seq
 }
 
 // heldEntry is an entry whose report waits: for its own verdict, or for
 // those of held entries before it (reports stay in archive order).
 type heldEntry struct {
 	hold    uint64 // its Hold (0: its verdict names the entry kept in ents)
-	seq     uint64
 	size    int64
-	name    nameRef // its name in the arena
+	name    nameRef // its name in the arena (none when the entry is kept)
 	decided bool
 	failed  bool // its outcome is in errs
 }
@@ -70,29 +68,32 @@ func (h *held) add(e *archive.Entry, size int64, decided bool, err error) {
 		h.names.reset()
 		h.ents = h.ents[:0]
 	}
-	x := heldEntry{hold: e.Hold, seq: h.seq, size: size, name: h.names.add(e.Name), decided: decided}
-	h.seq++
-	if !e.Pending || e.Hold == 0 || h.keep {
+	x := heldEntry{hold: e.Hold, size: size, decided: decided}
+	keep := !e.Pending || e.Hold == 0 || h.keep || len(e.Name) > maxArenaName
+	if keep {
 		if len(h.ents) < h.list.n {
 			h.ents = append(h.ents, make([]*archive.Entry, h.list.n-len(h.ents))...)
 		}
 		h.ents = append(h.ents, e)
-	} else if len(h.ents) > 0 {
-		h.ents = append(h.ents, nil)
+	} else {
+		x.name = h.names.add(e.Name)
+		if len(h.ents) > 0 {
+			h.ents = append(h.ents, nil)
+		}
 	}
 	h.list.push(x)
 	if err != nil {
-		h.fail1(h.list.at(h.list.n-1), err)
+		h.fail1(h.list.n-1, err)
 	}
 }
 
-// fail1 records err as the outcome of x.
-func (h *held) fail1(x *heldEntry, err error) {
+// fail1 records err as the outcome of list[i].
+func (h *held) fail1(i int, err error) {
 	if h.errs == nil {
 		h.errs = map[uint64]error{}
 	}
-	x.failed = true
-	h.errs[x.seq] = err
+	h.list.at(i).failed = true
+	h.errs[h.list.seq(i)] = err
 }
 
 // entry returns the entry of list[i]: the one kept, or one with only its
@@ -205,10 +206,9 @@ func (h *held) apply(todo []archive.Verdict, at []int) {
 		return
 	}
 	for k, err := range h.settle(todo) {
-		x := h.list.at(at[k])
-		x.decided = true
+		h.list.at(at[k]).decided = true
 		if err != nil {
-			h.fail1(x, err)
+			h.fail1(at[k], err)
 		}
 	}
 	clear(todo) // no entry or error kept alive by the next run's slack
@@ -221,8 +221,8 @@ func (h *held) report() {
 		x := h.list.at(n)
 		var err error
 		if x.failed {
-			err = h.errs[x.seq]
-			delete(h.errs, x.seq)
+			err = h.errs[h.list.seq(n)]
+			delete(h.errs, h.list.seq(n))
 		}
 		if err != nil || h.keep || n < len(h.ents) && h.ents[n] != nil {
 			h.r.report(h.path, h.entry(n), x.size, err)
@@ -264,10 +264,9 @@ func (h *held) fail(err error) {
 	}
 	if len(todo) > 0 {
 		for k, serr := range h.settle(todo) {
-			x := h.list.at(at[k])
-			x.decided = true
+			h.list.at(at[k]).decided = true
 			if serr != nil {
-				h.fail1(x, serr)
+				h.fail1(at[k], serr)
 			}
 		}
 	}

@@ -1,5 +1,7 @@
 package cli
 
+import "math"
+
 // The held list and its names grow in fixed chunks: a one-frame stream
 // holds every entry to its end, and a list grown by doubling (or by
 // append's quarter) copies what it holds at each step and touches twice
@@ -14,6 +16,7 @@ type heldList struct {
 	chunks [][]heldEntry // each of heldChunk entries
 	head   int           // the first entry's place in chunks[0]
 	n      int           // the entries held
+	first  uint64        // how many were dropped: the first entry's seq
 	spare  []heldEntry   // a chunk dropped, for the next push that needs one
 }
 
@@ -22,6 +25,9 @@ func (l *heldList) at(i int) *heldEntry {
 	j := l.head + i
 	return &l.chunks[j/heldChunk][j%heldChunk]
 }
+
+// seq returns the i-th entry's number in the order pushed, from 0.
+func (l *heldList) seq(i int) uint64 { return l.first + uint64(i) }
 
 // push appends x.
 func (l *heldList) push(x heldEntry) {
@@ -42,6 +48,7 @@ func (l *heldList) push(x heldEntry) {
 func (l *heldList) drop(k int) {
 	l.head += k
 	l.n -= k
+	l.first += uint64(k)
 	full := l.head / heldChunk
 	if l.n == 0 {
 		full = len(l.chunks) // the last one too, now empty
@@ -69,11 +76,13 @@ type nameArena struct {
 
 // nameRef is a name's place in a nameArena.
 type nameRef struct {
-	chunk, off int32
-	n          int
+	chunk, off, n int32
 }
 
-// add appends name and returns its place.
+// maxArenaName is the longest name a nameArena keeps.
+const maxArenaName = math.MaxInt32
+
+// add appends name, of at most maxArenaName bytes, and returns its place.
 func (a *nameArena) add(name string) nameRef {
 	k := len(a.chunks) - 1
 	if k < 0 || len(a.chunks[k])+len(name) > cap(a.chunks[k]) {
@@ -82,12 +91,12 @@ func (a *nameArena) add(name string) nameRef {
 	}
 	c := a.chunks[k]
 	a.chunks[k] = append(c, name...)
-	return nameRef{chunk: int32(k), off: int32(len(c)), n: len(name)}
+	return nameRef{chunk: int32(k), off: int32(len(c)), n: int32(len(name))}
 }
 
 // str returns the name at r.
 func (a *nameArena) str(r nameRef) string {
-	return string(a.chunks[r.chunk][int(r.off) : int(r.off)+r.n])
+	return string(a.chunks[r.chunk][int(r.off) : int(r.off)+int(r.n)])
 }
 
 // reset empties the arena, keeping its first chunk for the next names.

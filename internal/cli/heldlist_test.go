@@ -24,7 +24,7 @@ func TestHeldListChunks(t *testing.T) {
 			a.reset()
 		}
 		for range 2500 + round {
-			l.push(heldEntry{seq: next, name: a.add(name(next))})
+			l.push(heldEntry{hold: next, name: a.add(name(next))})
 			next++
 		}
 		if k > l.n {
@@ -40,8 +40,8 @@ func TestHeldListChunks(t *testing.T) {
 		}
 		for i := range l.n {
 			x := l.at(i)
-			if x.seq != first+uint64(i) || a.str(x.name) != name(x.seq) {
-				t.Fatalf("round %d: entry %d is %d %.20q, want %d", round, i, x.seq, a.str(x.name), first+uint64(i))
+			if x.hold != first+uint64(i) || l.seq(i) != x.hold || a.str(x.name) != name(x.hold) {
+				t.Fatalf("round %d: entry %d is %d (seq %d) %.20q, want %d", round, i, x.hold, l.seq(i), a.str(x.name), first+uint64(i))
 			}
 		}
 	}

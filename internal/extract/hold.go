@@ -15,7 +15,6 @@ type hold struct {
 	name string // resolved path it goes to; "" once a later entry took it
 	tmp  string
 	info ident
-	err  error     // for a file that failed: why
 	job  *writeJob // its write by the pool, when queued (see wait)
 	link *holdLink // for a link, or a file with hard links (nil: none)
 	// The small fields together: a one-frame tar.zst holds every file
@@ -33,6 +32,7 @@ type holdLink struct {
 	target string  // for a symlink: its target
 	file   *hold   // for a hard link: the held file it links to
 	links  []*hold // the hard links held with this file
+	err    error   // for a file with hard links that failed: why
 }
 
 // target returns a held symlink's target ("" for any other hold).
@@ -58,6 +58,14 @@ func (h *hold) links() []*hold {
 		return nil
 	}
 	return h.link.links
+}
+
+// fail marks h failed with err, kept for the errors of its hard links.
+func (h *hold) fail(err error) {
+	h.state = failed
+	if h.link != nil {
+		h.link.err = err
+	}
 }
 
 const (
@@ -170,7 +178,7 @@ func (d *Dir) settle(k heldKey, err error) error {
 		case err == nil && file.state == failed:
 			h.state = failed
 			d.drop(h.tmp)
-			return fmt.Errorf("hard link not made: its target failed: %w", file.err)
+			return fmt.Errorf("hard link not made: its target failed: %w", file.link.err)
 		case err != nil:
 			h.state = failed
 			d.drop(h.tmp)
@@ -182,7 +190,7 @@ func (d *Dir) settle(k heldKey, err error) error {
 		return err
 	}
 	if err != nil {
-		h.state, h.err = failed, err
+		h.fail(err)
 		for _, l := range h.links() {
 			if l.state == waiting {
 				l.state = failed

@@ -782,7 +782,7 @@ func (d *Dir) finishCommit(c *fastCommit) error {
 	h := c.h
 	switch {
 	case c.werr != nil:
-		h.state, h.err = failed, c.werr
+		h.fail(c.werr)
 		if h.direct {
 			d.unclaim(h.name, false) // removed by its writer, if made
 		} else {
