@@ -167,6 +167,22 @@ func (r *pathRecs) unholdIf(p string, h *hold) bool {
 	return true
 }
 
+// commitHeldIf records info as what this extraction made at p, whose
+// held file it was, if that is h (unholdIf and setMade in one lookup),
+// and reports whether it was.
+func (r *pathRecs) commitHeldIf(p string, h *hold, info ident) bool {
+	m, base := r.dir(p, false)
+	x, ok := m[base]
+	if !ok || x.held != h {
+		return false
+	}
+	r.count(x, -1)
+	x.info, x.made, x.held = info, true, nil
+	r.count(x, 1)
+	m[base] = x
+	return true
+}
+
 // unhold forgets the held file p was to get.
 func (r *pathRecs) unhold(p string) {
 	m, base := r.dir(p, false)

@@ -66,7 +66,7 @@ func TestPathRecsModel(t *testing.T) {
 			p = string([]byte(p)) // an equal name, not the same string
 		}
 		x := model[p]
-		switch rng.IntN(6) {
+		switch rng.IntN(7) {
 		case 0:
 			id := ident{claimed: i%3 == 0} // the one field of every OS
 			r.setMade(p, id)
@@ -114,6 +114,16 @@ func TestPathRecsModel(t *testing.T) {
 				model[p] = x
 			} else if ok {
 				delete(model, p)
+			}
+		case 6:
+			h := holds[rng.IntN(len(holds))]
+			id := ident{claimed: i%3 == 0}
+			ok := r.commitHeldIf(p, h, id)
+			if ok != (x.held == h && h != nil) {
+				t.Fatalf("step %d: commitHeldIf(%s) %v, held %p", i, p, ok, x.held)
+			}
+			if ok {
+				model[p] = pathRec{info: id, made: true}
 			}
 		}
 		q := paths[rng.IntN(len(paths))]

@@ -724,6 +724,9 @@ type fastCommit struct {
 	done chan struct{} // nil: done when made
 	werr error         // its write failed (nothing is on disk)
 	err  error         // the rename failed: the policy decides (place)
+	// recorded: written at its name already, and recorded as made by
+	// commitQueued.
+	recorded bool
 }
 
 // commitQueued starts the commit of the entry k names, with its verdict
@@ -738,17 +741,35 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	}
 	d.mu.Lock()
 	h := d.held.get(k)
-	if h == nil || h.job == nil || h.name == "" || h.link != nil || d.aborted.Load() || !d.recs.unholdIf(h.name, h) {
+	if h == nil || h.job == nil || h.name == "" || h.link != nil || d.aborted.Load() {
+		d.mu.Unlock()
+		return false
+	}
+	// Written at its name already (so it stays direct): its commit is
+	// only recorded, with no hand-over to the pool; when its write
+	// passed, here, as settleDirect would, under the lock taken for its
+	// hold (no writers' lock is held where Dir.mu is taken).
+	written := h.direct && h.job.w.isDone(h.job)
+	if written && h.job.err == nil {
+		if !d.recs.commitHeldIf(h.name, h, h.info) {
+			d.mu.Unlock()
+			return false
+		}
+		delete(d.links, h.name)
+		d.held.take(k)
+		d.mu.Unlock()
+		h.state = committed
+		*c = fastCommit{h: h, recorded: true}
+		return true
+	}
+	if !d.recs.unholdIf(h.name, h) {
 		d.mu.Unlock()
 		return false
 	}
 	d.held.take(k)
-	direct := h.direct
 	d.mu.Unlock()
 	h.state = committed
-	if direct && h.job.w.isDone(h.job) {
-		// Written at its name already (so it stays direct): its commit
-		// is only recorded, with no hand-over to the pool.
+	if written {
 		*c = fastCommit{h: h, werr: h.job.err}
 		return true
 	}
@@ -781,6 +802,8 @@ func (d *Dir) finishCommit(c *fastCommit) error {
 	}
 	h := c.h
 	switch {
+	case c.recorded:
+		return d.recheck(h.name)
 	case c.werr != nil:
 		h.fail(c.werr)
 		if h.direct {
