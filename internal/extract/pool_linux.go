@@ -559,7 +559,7 @@ func (d *Dir) writeHeld(j *writeJob) error {
 	fd := -1
 	var err error
 	if t.unnamed {
-		fd, err = unix.Openat(t.dir.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, create)
+		fd, err = openat(t.dir.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, create)
 		if err == unix.EOPNOTSUPP || err == unix.EISDIR || err == unix.EINVAL {
 			// The file system cannot: named, here and from now on.
 			t.dir.noTmpfile.Store(true)
@@ -572,13 +572,13 @@ func (d *Dir) writeHeld(j *writeJob) error {
 		}
 	}
 	if !t.unnamed {
-		fd, err = unix.Openat(t.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+		fd, err = openat(t.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 		if err == unix.EEXIST && t.held.direct {
 			// Its own name is taken (staged, see staged.go): held
 			// under a temporary name then, for the policy to decide
 			// at its commit.
 			base = d.unstage(t)
-			fd, err = unix.Openat(t.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+			fd, err = openat(t.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 		}
 		if err != nil {
 			if t.held.direct {
@@ -615,7 +615,7 @@ func (d *Dir) writeHeld(j *writeJob) error {
 		if t.unnamed {
 			d.closeHeld(j)
 		} else {
-			unix.Unlinkat(t.dir.fd, base, 0)
+			unlinkat(t.dir.fd, base, 0)
 		}
 		d.mu.Unlock()
 	}
