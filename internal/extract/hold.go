@@ -145,7 +145,7 @@ func (d *Dir) settle(k heldKey, err error) error {
 	d.mu.Unlock()
 	var werr error
 	if h != nil {
-		if werr = h.wait(); werr != nil && err == nil {
+		if werr = d.wait(h); werr != nil && err == nil {
 			err = werr // its data never reached the disk whole
 		}
 		// An unnamed held file goes with its descriptor, or is named
@@ -294,7 +294,7 @@ func (d *Dir) settleLink(l *hold) error {
 // holdHardlink links p to a file still held: the link is made now, to the
 // file's temporary name, and commits or goes with the file.
 func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
-	if err := file.wait(); err != nil {
+	if err := d.wait(file); err != nil {
 		return &TargetError{Target: e.Linkname, Err: err}
 	}
 	if err := d.nameHeld(file); err != nil { // a link needs a name to link

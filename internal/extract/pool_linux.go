@@ -29,7 +29,7 @@ import (
 // later entry of the name, hard links, the commit) stays on the goroutine
 // that calls Put and Settle, in archive order, and whatever needs the
 // temporary file on disk (a hard link to it, the commit, its removal)
-// waits for its write first (hold.wait).
+// waits for its write first (Dir.wait).
 
 // maxQueued is the largest file buffered for the pool; larger ones are
 // written on the caller's goroutine as before.
@@ -43,8 +43,6 @@ const defaultBuffer = 16 << 20
 // hold until the verdict (a one-frame tar.zst holds every file to the
 // end, so this is kept small), and the task, dropped once written.
 type writeJob struct {
-	w    *writers
-	d    *Dir
 	task *writeTask // the write to do; nil once finished
 	err  error      // set before finished
 	fd   int32      // once written: its open descriptor when unnamed, else -1
@@ -57,11 +55,11 @@ type writeJob struct {
 // run writes j (the writers' job for it), then gives back its
 // directory's handle.
 func (j *writeJob) run() {
-	h := j.task.dir
-	j.err = j.d.writeHeld(j)
-	j.d.release(h)
-	j.w.done(j)
-	j.w.pending.Add(-1)
+	t := j.task
+	j.err = t.d.writeHeld(j)
+	t.d.release(t.dir)
+	t.w.done(j)
+	t.w.pending.Add(-1)
 }
 
 // poolJob is a job of the writers: a held file's write (*writeJob, with
@@ -76,6 +74,8 @@ func (f jobFunc) run() { f() }
 // writeTask is what a writer needs to write a held file. Only putQueued,
 // before queueing it, and then its writer use it.
 type writeTask struct {
+	d       *Dir
+	w       *writers
 	dir     *dirHandle
 	unnamed bool   // to be created unnamed (O_TMPFILE), counted in heldFDs
 	tmp     string // its temporary name (a resolved path in dir), if named
@@ -298,7 +298,7 @@ func (w *writers) done(j *writeJob) {
 	w.cond.Broadcast()
 }
 
-// waitDone waits for the write j to be over (queued: see hold.wait).
+// waitDone waits for the write j to be over (queued: see Dir.wait).
 func (w *writers) waitDone(j *writeJob) {
 	w.mu.Lock()
 	for !j.finished {
@@ -455,9 +455,9 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	hj := &struct {
 		h hold
 		j writeJob
-	}{j: writeJob{fd: -1, w: w, d: d, task: &mt.t}}
+	}{j: writeJob{fd: -1, task: &mt.t}}
 	j, t := &hj.j, &mt.t
-	*t = writeTask{dir: h, tmp: p, name: p, data: m.b, perm: perm}
+	*t = writeTask{d: d, w: w, dir: h, tmp: p, name: p, data: m.b, perm: perm}
 	var mtime time.Time
 	if !e.ModTime.IsZero() && !d.opt.NoTimes {
 		t.times, t.at, t.mt = true, e.AccessTime, e.ModTime
@@ -708,13 +708,14 @@ var testBeforeWrite func(name string)
 
 // wait waits for the pool's write of the held entry h, if any, and
 // returns its error.
-func (h *hold) wait() error {
+func (d *Dir) wait(h *hold) error {
 	j := h.job
 	if j == nil {
 		return nil
 	}
-	j.w.flush()
-	j.w.waitDone(j)
+	w := d.pool.Load() // the pool that has a job: started (see putQueued)
+	w.flush()
+	w.waitDone(j)
 	return j.err
 }
 
@@ -749,7 +750,8 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	// only recorded, with no hand-over to the pool; when its write
 	// passed, here, as settleDirect would, under the lock taken for its
 	// hold (no writers' lock is held where Dir.mu is taken).
-	written := h.direct && h.job.w.isDone(h.job)
+	w := d.pool.Load()
+	written := h.direct && w.isDone(h.job)
 	if written && h.job.err == nil {
 		if !d.recs.commitHeldIf(h.name, h, h.info) {
 			d.mu.Unlock()
@@ -777,7 +779,7 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	run := func() {
 		// Its write was queued before it: done, or being done by
 		// another writer.
-		h.job.w.waitDone(h.job)
+		w.waitDone(h.job)
 		switch c.werr = h.job.err; {
 		case c.werr != nil:
 		case h.direct: // at its name already
@@ -788,7 +790,7 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 		}
 		close(c.done)
 	}
-	if !d.pool.Load().queue(jobFunc(run), 0) {
+	if !w.queue(jobFunc(run), 0) {
 		run()
 	}
 	return true

@@ -151,7 +151,7 @@ func (d *Dir) writeDirect(p string, e *archive.Entry, r io.Reader, f *wfile, per
 // name a later entry took (its hard links stay with it).
 func (d *Dir) moveAside(h *hold, p string) error {
 	tmp := tempName(p)
-	werr := h.wait()
+	werr := d.wait(h)
 	d.mu.Lock()
 	direct := h.direct
 	d.mu.Unlock()
