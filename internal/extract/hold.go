@@ -19,10 +19,11 @@ type hold struct {
 	link *holdLink // for a link, or a file with hard links (nil: none)
 	// The small fields together: a one-frame tar.zst holds every file
 	// of its tree to the end.
-	state  int8 // waiting, committed or failed
-	dir    bool // a directory: its metadata waits
-	own    bool // for a hard link: its own verdict passed (or it had none)
-	direct bool // a file held under its own name (tmp is name: see staged.go)
+	state  int8  // waiting, committed or failed
+	dir    bool  // a directory: its metadata waits
+	own    bool  // for a hard link: its own verdict passed (or it had none)
+	direct bool  // a file held under its own name (tmp is name: see staged.go)
+	rec    uint8 // the kind of its path's record when kept here (see recRef)
 }
 
 // holdLink is what a held link, or a file held with hard links, has

@@ -474,7 +474,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	direct := false
 	if d.staged() {
 		d.mu.Lock()
-		if direct = !d.aborted.Load() && d.recs.claimHeld(p, ident{dev: h.dev, claimed: true}, held); direct {
+		if direct = !d.aborted.Load() && d.recs.claimHeld(p, held); direct {
 			d.held.put(keyOf(e), held)
 		}
 		d.mu.Unlock()
@@ -753,7 +753,7 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	w := d.pool.Load()
 	written := h.direct && w.isDone(h.job)
 	if written && h.job.err == nil {
-		if !d.recs.commitHeldIf(h.name, h, h.info) {
+		if !d.recs.commitHeldIf(h.name, h) {
 			d.mu.Unlock()
 			return false
 		}
