@@ -56,10 +56,11 @@ type writeJob struct {
 // directory's handle.
 func (j *writeJob) run() {
 	t := j.task
+	w := t.w // t is the next file's once done
 	j.err = t.d.writeHeld(j)
 	t.d.release(t.dir)
-	t.w.done(j)
-	t.w.pending.Add(-1)
+	w.done(j)
+	w.pending.Add(-1)
 }
 
 // poolJob is a job of the writers: a held file's write (*writeJob, with
@@ -71,9 +72,12 @@ type jobFunc func()
 
 func (f jobFunc) run() { f() }
 
-// writeTask is what a writer needs to write a held file. Only putQueued,
-// before queueing it, and then its writer use it.
+// writeTask is what a writer needs to write a held file, and the
+// buffering of its data before (mem). Only putQueued, before queueing it,
+// and then its writer use it; once written, it goes to the next file
+// (writers.tasks).
 type writeTask struct {
+	mem     memFile
 	d       *Dir
 	w       *writers
 	dir     *dirHandle
@@ -98,6 +102,9 @@ type writers struct {
 	bytes int64 // buffered now
 	limit int64
 	free  bufs // buffers written out, for the next files (under mu)
+	// tasks written out, for the next files (under mu): a held file's
+	// task is garbage at once else, of every file.
+	tasks []*writeTask
 
 	pending atomic.Int64 // held files queued and not yet written
 
@@ -258,18 +265,27 @@ func (w *writers) acquireLocked(n int64) {
 	w.bytes += n
 }
 
-// take returns an empty buffer of at least n bytes (n <= maxQueued),
-// its capacity counted as buffered (acquire): one lock for both. It is
-// given back with giveBack unless a write's done releases it.
-func (w *writers) take(n int64) []byte {
-	if n <= 0 {
-		return nil
-	}
+// take returns a task, empty, and an empty buffer of at least n bytes
+// (n <= maxQueued), its capacity counted as buffered (acquire): one lock
+// for all. The buffer is given back with giveBack unless a write's done
+// releases it.
+func (w *writers) take(n int64) (*writeTask, []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	var t *writeTask
+	if k := len(w.tasks); k > 0 {
+		t = w.tasks[k-1]
+		w.tasks[k-1] = nil
+		w.tasks = w.tasks[:k-1]
+	} else {
+		t = new(writeTask)
+	}
+	if n <= 0 {
+		return t, nil
+	}
 	b := w.free.get(n)
 	w.acquireLocked(int64(cap(b)))
-	return b
+	return t, b
 }
 
 // giveBack returns the n bytes counted by take for a buffer that will not
@@ -290,13 +306,21 @@ func (w *writers) giveBack(b []byte, n int64) {
 // done ends the write j: its buffer is released, for a later file.
 func (w *writers) done(j *writeJob) {
 	w.mu.Lock()
-	w.bytes -= int64(cap(j.task.data))
-	w.free.put(j.task.data, w.limit/4)
+	t := j.task
+	w.bytes -= int64(cap(t.data))
+	w.free.put(t.data, w.limit/4)
 	j.task = nil
 	j.finished = true
+	if len(w.tasks) < maxTasks {
+		*t = writeTask{}
+		w.tasks = append(w.tasks, t)
+	}
 	w.mu.Unlock()
 	w.cond.Broadcast()
 }
+
+// maxTasks is the most tasks kept for the next files.
+const maxTasks = 1024
 
 // waitDone waits for the write j to be over (queued: see Dir.wait).
 func (w *writers) waitDone(j *writeJob) {
@@ -427,15 +451,12 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		return err
 	}
 	w := d.writers()
-	// The buffering and the task the writer gets: one allocation,
-	// garbage once written.
-	mt := &struct {
-		m memFile
-		t writeTask
-	}{m: memFile{d: d, w: w, p: p, perm: perm, max: min(maxQueued, w.limit)}}
-	m := &mt.m
-	m.b = w.take(min(max(e.Size, 0), m.max))
-	m.took = int64(cap(m.b))
+	// The buffering and then the task the writer gets: one record, the
+	// writers' again once written.
+	limit := min(maxQueued, w.limit)
+	t, b := w.take(min(max(e.Size, 0), limit))
+	m := &t.mem
+	*m = memFile{d: d, w: w, p: p, perm: perm, b: b, took: int64(cap(b)), max: limit}
 	_, err = archive.Copy(m, r)
 	if m.f != nil {
 		d.release(h)
@@ -455,9 +476,10 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	hj := &struct {
 		h hold
 		j writeJob
-	}{j: writeJob{fd: -1, task: &mt.t}}
-	j, t := &hj.j, &mt.t
-	*t = writeTask{d: d, w: w, dir: h, tmp: p, name: p, data: m.b, perm: perm}
+	}{j: writeJob{fd: -1, task: t}}
+	j := &hj.j
+	data := m.b // t.mem is done with
+	*t = writeTask{d: d, w: w, dir: h, tmp: p, name: p, data: data, perm: perm}
 	var mtime time.Time
 	if !e.ModTime.IsZero() && !d.opt.NoTimes {
 		t.times, t.at, t.mt = true, e.AccessTime, e.ModTime
@@ -467,7 +489,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		mtime = e.ModTime
 	}
 	held := &hj.h
-	*held = hold{name: p, tmp: p, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: true}
+	*held = hold{name: p, tmp: p, info: written(h.dev, int64(len(data)), mtime), job: j, direct: true}
 	t.held = held
 	// In a stage, under its own name (see staged.go): claimed and held
 	// under one lock.
@@ -500,7 +522,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	// The job's handle is given back once written: a commit opens its
 	// directory again (the handles a writer holds stay few).
 	w.pending.Add(1)
-	if !w.queue(j, int64(cap(m.b))) {
+	if !w.queue(j, int64(cap(data))) {
 		d.release(h)
 		j.err = errAborted
 		w.done(j)
