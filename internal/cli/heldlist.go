@@ -1,67 +1,30 @@
 package cli
 
-import "math"
+import (
+	"math"
+
+	"github.com/unpack-dev/unpack/internal/queue"
+)
 
 // The held list and its names grow in fixed chunks: a one-frame stream
 // holds every entry to its end, and a list grown by doubling (or by
 // append's quarter) copies what it holds at each step and touches twice
 // the fresh pages it keeps.
 
-// heldChunk is the number of entries in each chunk of a heldList.
-const heldChunk = 1024
-
-// heldList is a queue of heldEntry in chunks: pushed at its end,
-// dropped from its head as the entries there are reported.
+// heldList is a queue of heldEntry, pushed at its end, dropped from its
+// head as the entries there are reported.
 type heldList struct {
-	chunks [][]heldEntry // each of heldChunk entries
-	head   int           // the first entry's place in chunks[0]
-	n      int           // the entries held
-	first  uint64        // how many were dropped: the first entry's seq
-	spare  []heldEntry   // a chunk dropped, for the next push that needs one
-}
-
-// at returns the i-th entry, i < n.
-func (l *heldList) at(i int) *heldEntry {
-	j := l.head + i
-	return &l.chunks[j/heldChunk][j%heldChunk]
+	queue.Queue[heldEntry]
+	first uint64 // how many were dropped: the first entry's seq
 }
 
 // seq returns the i-th entry's number in the order pushed, from 0.
 func (l *heldList) seq(i int) uint64 { return l.first + uint64(i) }
 
-// push appends x.
-func (l *heldList) push(x heldEntry) {
-	j := l.head + l.n
-	if j/heldChunk == len(l.chunks) {
-		c := l.spare
-		if c == nil {
-			c = make([]heldEntry, heldChunk)
-		}
-		l.spare = nil
-		l.chunks = append(l.chunks, c)
-	}
-	l.chunks[j/heldChunk][j%heldChunk] = x
-	l.n++
-}
-
 // drop removes the first k entries.
 func (l *heldList) drop(k int) {
-	l.head += k
-	l.n -= k
+	l.Drop(k)
 	l.first += uint64(k)
-	full := l.head / heldChunk
-	if l.n == 0 {
-		full = len(l.chunks) // the last one too, now empty
-	}
-	for i := range full {
-		l.spare = l.chunks[i]
-		l.chunks[i] = nil
-	}
-	l.chunks = l.chunks[full:]
-	l.head -= full * heldChunk
-	if l.n == 0 {
-		l.head = 0
-	}
 }
 
 // nameChunk is the size of each chunk of a nameArena (a longer name has
