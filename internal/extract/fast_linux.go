@@ -181,9 +181,11 @@ func (d *Dir) create(p string, perm fs.FileMode, named bool) (*wfile, bool, erro
 
 // createDirect creates the file for the resolved path p under its own
 // name, in a stage (see staged.go), with mode perm where the umask gives it
-// exactly that (reporting whether it did). It fails with errNoFastPath
-// when the file takes the ordinary way: not staged, or p taken.
-func (d *Dir) createDirect(p string, perm fs.FileMode) (*wfile, bool, error) {
+// exactly that (reporting whether it did); for a Pending file, claimed for
+// the hold held (see writeDirect), which it fills in. It fails with
+// errNoFastPath when the file takes the ordinary way: not staged, or p
+// taken.
+func (d *Dir) createDirect(p string, perm fs.FileMode, held *hold) (*wfile, bool, error) {
 	if !d.staged() {
 		return nil, false, errNoFastPath
 	}
@@ -191,7 +193,14 @@ func (d *Dir) createDirect(p string, perm fs.FileMode) (*wfile, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if !d.claim(p, ident{dev: h.dev, claimed: true}) {
+	claimed := false
+	if held != nil {
+		*held = hold{name: p, tmp: p, info: ident{dev: h.dev}, direct: true}
+		claimed = d.claimFor(p, held)
+	} else {
+		claimed = d.claim(p, ident{dev: h.dev, claimed: true})
+	}
+	if !claimed {
 		d.release(h)
 		return nil, false, errNoFastPath
 	}

@@ -53,6 +53,7 @@ const (
 	recHeld    = iota + 1 // held, nothing made there: {held: h}
 	recClaimed            // held, claimed at its name: {h.claimedIdent(), made, held: h}
 	recMade               // committed there: {h.info, made}
+	recClaim              // claimed at its name, being written: {h.claimedIdent(), made}
 )
 
 // get returns the record x refers to.
@@ -68,6 +69,8 @@ func (x recRef) get() pathRec {
 		return pathRec{info: x.h.claimedIdent(), made: true, held: x.h}
 	case recMade:
 		return pathRec{info: x.h.info, made: true}
+	case recClaim:
+		return pathRec{info: x.h.claimedIdent(), made: true}
 	}
 	return pathRec{held: x.h}
 }
@@ -216,6 +219,37 @@ func (r *pathRecs) claimHeld(p string, h *hold) bool {
 	h.rec = recClaimed
 	m[base] = recRef{h: h}
 	return true
+}
+
+// claimFor records p as claimed for the file h will hold (see
+// holdClaimed), h.claimedIdent, unless p is taken (see taken): then it
+// records nothing and returns false.
+func (r *pathRecs) claimFor(p string, h *hold) bool {
+	m, base := r.dir(p, true)
+	if _, ok := m[base]; ok {
+		return false
+	}
+	x := pathRec{info: h.claimedIdent(), made: true}
+	r.count(x, 1)
+	if h.name != p {
+		r.put(p, m, base, recRef{}, x)
+		return true
+	}
+	h.rec = recClaim
+	m[base] = recRef{h: h}
+	return true
+}
+
+// holdClaimed records h as the held file p will get, p claimed for it by
+// claimFor: as setHeld does, in the record h keeps when it still does.
+func (r *pathRecs) holdClaimed(p string, h *hold) {
+	m, base := r.dir(p, true)
+	if old := m[base]; old.r == nil && old.h == h && h.rec == recClaim {
+		r.nheld++
+		h.rec = recClaimed
+		return
+	}
+	r.setHeld(p, h)
 }
 
 // unholdIf forgets the held file p was to get if it is h, and reports

@@ -83,7 +83,7 @@ func TestPathRecsModel(t *testing.T) {
 			holds = shared
 		}
 		x := model[p]
-		switch rng.IntN(7) {
+		switch rng.IntN(9) {
 		case 0:
 			id := ident{claimed: i%3 == 0} // the one field of every OS
 			r.setMade(p, id)
@@ -142,6 +142,20 @@ func TestPathRecsModel(t *testing.T) {
 			if ok {
 				model[p] = pathRec{info: id, made: true}
 			}
+		case 7:
+			h := holds[rng.IntN(len(holds))]
+			ok := r.claimFor(p, h)
+			if free := !x.made && x.held == nil; ok != free {
+				t.Fatalf("step %d: claimFor(%s) %v, free %v", i, p, ok, free)
+			}
+			if ok {
+				model[p] = pathRec{info: h.claimedIdent(), made: true}
+			}
+		case 8:
+			h := holds[rng.IntN(len(holds))]
+			r.holdClaimed(p, h)
+			x.held = h
+			model[p] = x
 		}
 		q := paths[rng.IntN(len(paths))]
 		want := model[q]
