@@ -22,7 +22,9 @@ type pathRecs struct {
 	// have a held file: Close's walks of every record are skipped when
 	// there are none, as after every commit.
 	claimed, nheld int
-	slab           []pathRec // where the records not kept in a hold go
+	// The records not kept in a hold (see recRef), allocated slabRecs
+	// at a time; the place of one dropped is not used again.
+	slab []pathRec
 }
 
 // nearDir is a directory and its map (nil: none).

@@ -102,8 +102,8 @@ type writers struct {
 	bytes int64 // buffered now
 	limit int64
 	free  bufs // buffers written out, for the next files (under mu)
-	// tasks written out, for the next files (under mu): a held file's
-	// task is garbage at once else, of every file.
+	// tasks written out, for the next files (under mu): else every
+	// held file's task would be garbage once written.
 	tasks []*writeTask
 
 	pending atomic.Int64 // held files queued and not yet written
