@@ -25,18 +25,16 @@ type held struct {
 
 	list  heldList         // in archive order
 	ents  []*archive.Entry // beside list once an entry is kept (nil for the others)
-	errs  map[uint64]error // the outcomes that failed, by heldEntry.seq
+	errs  map[uint64]error // the outcomes that failed, by list.seq
 	names nameArena        // the names in list
-	seq   uint64           // the next heldEntry.seq
 }
 
 // heldEntry is an entry whose report waits: for its own verdict, or for
 // those of held entries before it (reports stay in archive order).
 type heldEntry struct {
 	hold    uint64 // its Hold (0: its verdict names the entry kept in ents)
-	seq     uint64
 	size    int64
-	name    nameRef // its name in the arena
+	name    nameRef // its name in the arena (none when the entry is kept)
 	decided bool
 	failed  bool // its outcome is in errs
 }
@@ -56,7 +54,7 @@ func (h *held) put(e *archive.Entry, size int64, err error) {
 	switch {
 	case err == nil && e.Pending && h.settle != nil:
 		h.add(e, size, false, nil)
-	case h.list.n > 0:
+	case h.list.Len() > 0:
 		h.add(e, size, true, err)
 	default:
 		h.r.report(h.path, e, size, err)
@@ -66,33 +64,36 @@ func (h *held) put(e *archive.Entry, size int64, err error) {
 // add appends e to the list: decided with its outcome err, or waiting
 // for its verdict.
 func (h *held) add(e *archive.Entry, size int64, decided bool, err error) {
-	if h.list.n == 0 {
+	if h.list.Len() == 0 {
 		h.names.reset()
 		h.ents = h.ents[:0]
 	}
-	x := heldEntry{hold: e.Hold, seq: h.seq, size: size, name: h.names.add(e.Name), decided: decided}
-	h.seq++
-	if !e.Pending || e.Hold == 0 || h.keep {
-		if len(h.ents) < h.list.n {
-			h.ents = append(h.ents, make([]*archive.Entry, h.list.n-len(h.ents))...)
+	x := heldEntry{hold: e.Hold, size: size, decided: decided}
+	keep := !e.Pending || e.Hold == 0 || h.keep || len(e.Name) > maxArenaName
+	if keep {
+		if len(h.ents) < h.list.Len() {
+			h.ents = append(h.ents, make([]*archive.Entry, h.list.Len()-len(h.ents))...)
 		}
 		h.ents = append(h.ents, e)
-	} else if len(h.ents) > 0 {
-		h.ents = append(h.ents, nil)
+	} else {
+		x.name = h.names.add(e.Name)
+		if len(h.ents) > 0 {
+			h.ents = append(h.ents, nil)
+		}
 	}
-	h.list.push(x)
+	h.list.Push(x)
 	if err != nil {
-		h.fail1(h.list.at(h.list.n-1), err)
+		h.fail1(h.list.Len()-1, err)
 	}
 }
 
-// fail1 records err as the outcome of x.
-func (h *held) fail1(x *heldEntry, err error) {
+// fail1 records err as the outcome of list[i].
+func (h *held) fail1(i int, err error) {
 	if h.errs == nil {
 		h.errs = map[uint64]error{}
 	}
-	x.failed = true
-	h.errs[x.seq] = err
+	h.list.At(i).failed = true
+	h.errs[h.list.seq(i)] = err
 }
 
 // entry returns the entry of list[i]: the one kept, or one with only its
@@ -101,7 +102,7 @@ func (h *held) entry(i int) *archive.Entry {
 	if i < len(h.ents) && h.ents[i] != nil {
 		return h.ents[i]
 	}
-	x := h.list.at(i)
+	x := h.list.At(i)
 	return &archive.Entry{Name: h.names.str(x.name), Hold: x.hold, Pending: true}
 }
 
@@ -110,12 +111,12 @@ func (h *held) name(i int) string {
 	if i < len(h.ents) && h.ents[i] != nil {
 		return h.ents[i].Name
 	}
-	return h.names.str(h.list.at(i).name)
+	return h.names.str(h.list.At(i).name)
 }
 
 // is reports whether the verdict v is on list[i], still undecided.
 func (h *held) is(i int, v *archive.Verdict) bool {
-	x := h.list.at(i)
+	x := h.list.At(i)
 	if x.decided {
 		return false
 	}
@@ -132,8 +133,8 @@ func (h *held) is(i int, v *archive.Verdict) bool {
 // no search of the whole list each.
 func (h *held) find(from int, v *archive.Verdict) int {
 	if v.Hold != 0 {
-		for i := from; i < h.list.n; i++ {
-			switch x := h.list.at(i); {
+		for i := from; i < h.list.Len(); i++ {
+			switch x := h.list.At(i); {
 			case x.hold == v.Hold:
 				if x.decided {
 					return -1
@@ -145,8 +146,8 @@ func (h *held) find(from int, v *archive.Verdict) int {
 		}
 		return -1
 	}
-	for k := range h.list.n {
-		if i := (from + k) % h.list.n; h.is(i, v) {
+	for k := range h.list.Len() {
+		if i := (from + k) % h.list.Len(); h.is(i, v) {
 			return i
 		}
 	}
@@ -205,10 +206,9 @@ func (h *held) apply(todo []archive.Verdict, at []int) {
 		return
 	}
 	for k, err := range h.settle(todo) {
-		x := h.list.at(at[k])
-		x.decided = true
+		h.list.At(at[k]).decided = true
 		if err != nil {
-			h.fail1(x, err)
+			h.fail1(at[k], err)
 		}
 	}
 	clear(todo) // no entry or error kept alive by the next run's slack
@@ -217,12 +217,12 @@ func (h *held) apply(todo []archive.Verdict, at []int) {
 // report reports the decided entries at the head of the list.
 func (h *held) report() {
 	n := 0
-	for n < h.list.n && h.list.at(n).decided {
-		x := h.list.at(n)
+	for n < h.list.Len() && h.list.At(n).decided {
+		x := h.list.At(n)
 		var err error
 		if x.failed {
-			err = h.errs[x.seq]
-			delete(h.errs, x.seq)
+			err = h.errs[h.list.seq(n)]
+			delete(h.errs, h.list.seq(n))
 		}
 		if err != nil || h.keep || n < len(h.ents) && h.ents[n] != nil {
 			h.r.report(h.path, h.entry(n), x.size, err)
@@ -237,7 +237,7 @@ func (h *held) report() {
 		clear(h.ents[:min(n, len(h.ents))])
 		h.ents = h.ents[min(n, len(h.ents)):]
 	}
-	if h.list.n == 0 {
+	if h.list.Len() == 0 {
 		h.ents = h.ents[:0]
 	}
 }
@@ -248,8 +248,8 @@ func (h *held) fail(err error) {
 	h.drain()
 	var todo []archive.Verdict
 	var at []int
-	for i := range h.list.n {
-		x := h.list.at(i)
+	for i := range h.list.Len() {
+		x := h.list.At(i)
 		if x.decided {
 			continue
 		}
@@ -264,10 +264,9 @@ func (h *held) fail(err error) {
 	}
 	if len(todo) > 0 {
 		for k, serr := range h.settle(todo) {
-			x := h.list.at(at[k])
-			x.decided = true
+			h.list.At(at[k]).decided = true
 			if serr != nil {
-				h.fail1(x, serr)
+				h.fail1(at[k], serr)
 			}
 		}
 	}

@@ -1,60 +1,30 @@
 package cli
 
+import (
+	"math"
+
+	"github.com/unpack-dev/unpack/internal/queue"
+)
+
 // The held list and its names grow in fixed chunks: a one-frame stream
 // holds every entry to its end, and a list grown by doubling (or by
 // append's quarter) copies what it holds at each step and touches twice
 // the fresh pages it keeps.
 
-// heldChunk is the number of entries in each chunk of a heldList.
-const heldChunk = 1024
-
-// heldList is a queue of heldEntry in chunks: pushed at its end,
-// dropped from its head as the entries there are reported.
+// heldList is a queue of heldEntry, pushed at its end, dropped from its
+// head as the entries there are reported.
 type heldList struct {
-	chunks [][]heldEntry // each of heldChunk entries
-	head   int           // the first entry's place in chunks[0]
-	n      int           // the entries held
-	spare  []heldEntry   // a chunk dropped, for the next push that needs one
+	queue.Queue[heldEntry]
+	first uint64 // how many were dropped: the first entry's seq
 }
 
-// at returns the i-th entry, i < n.
-func (l *heldList) at(i int) *heldEntry {
-	j := l.head + i
-	return &l.chunks[j/heldChunk][j%heldChunk]
-}
-
-// push appends x.
-func (l *heldList) push(x heldEntry) {
-	j := l.head + l.n
-	if j/heldChunk == len(l.chunks) {
-		c := l.spare
-		if c == nil {
-			c = make([]heldEntry, heldChunk)
-		}
-		l.spare = nil
-		l.chunks = append(l.chunks, c)
-	}
-	l.chunks[j/heldChunk][j%heldChunk] = x
-	l.n++
-}
+// seq returns the i-th entry's number in the order pushed, from 0.
+func (l *heldList) seq(i int) uint64 { return l.first + uint64(i) }
 
 // drop removes the first k entries.
 func (l *heldList) drop(k int) {
-	l.head += k
-	l.n -= k
-	full := l.head / heldChunk
-	if l.n == 0 {
-		full = len(l.chunks) // the last one too, now empty
-	}
-	for i := range full {
-		l.spare = l.chunks[i]
-		l.chunks[i] = nil
-	}
-	l.chunks = l.chunks[full:]
-	l.head -= full * heldChunk
-	if l.n == 0 {
-		l.head = 0
-	}
+	l.Drop(k)
+	l.first += uint64(k)
 }
 
 // nameChunk is the size of each chunk of a nameArena (a longer name has
@@ -69,11 +39,13 @@ type nameArena struct {
 
 // nameRef is a name's place in a nameArena.
 type nameRef struct {
-	chunk, off int32
-	n          int
+	chunk, off, n int32
 }
 
-// add appends name and returns its place.
+// maxArenaName is the longest name a nameArena keeps.
+const maxArenaName = math.MaxInt32
+
+// add appends name, of at most maxArenaName bytes, and returns its place.
 func (a *nameArena) add(name string) nameRef {
 	k := len(a.chunks) - 1
 	if k < 0 || len(a.chunks[k])+len(name) > cap(a.chunks[k]) {
@@ -82,12 +54,12 @@ func (a *nameArena) add(name string) nameRef {
 	}
 	c := a.chunks[k]
 	a.chunks[k] = append(c, name...)
-	return nameRef{chunk: int32(k), off: int32(len(c)), n: len(name)}
+	return nameRef{chunk: int32(k), off: int32(len(c)), n: int32(len(name))}
 }
 
 // str returns the name at r.
 func (a *nameArena) str(r nameRef) string {
-	return string(a.chunks[r.chunk][int(r.off) : int(r.off)+r.n])
+	return string(a.chunks[r.chunk][int(r.off) : int(r.off)+int(r.n)])
 }
 
 // reset empties the arena, keeping its first chunk for the next names.

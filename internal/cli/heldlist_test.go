@@ -20,28 +20,28 @@ func TestHeldListChunks(t *testing.T) {
 	}
 	first, next := uint64(0), uint64(0)
 	for round, k := range []int{1, 3000, 1023, 1025, 5000, 0} {
-		if l.n == 0 {
+		if l.Len() == 0 {
 			a.reset()
 		}
 		for range 2500 + round {
-			l.push(heldEntry{seq: next, name: a.add(name(next))})
+			l.Push(heldEntry{hold: next, name: a.add(name(next))})
 			next++
 		}
-		if k > l.n {
-			k = l.n
+		if k > l.Len() {
+			k = l.Len()
 		}
 		if k == 0 {
-			k = l.n // the list emptied
+			k = l.Len() // the list emptied
 		}
 		l.drop(k)
 		first += uint64(k)
-		if uint64(l.n) != next-first {
-			t.Fatalf("round %d: %d held, want %d", round, l.n, next-first)
+		if uint64(l.Len()) != next-first {
+			t.Fatalf("round %d: %d held, want %d", round, l.Len(), next-first)
 		}
-		for i := range l.n {
-			x := l.at(i)
-			if x.seq != first+uint64(i) || a.str(x.name) != name(x.seq) {
-				t.Fatalf("round %d: entry %d is %d %.20q, want %d", round, i, x.seq, a.str(x.name), first+uint64(i))
+		for i := range l.Len() {
+			x := l.At(i)
+			if x.hold != first+uint64(i) || l.seq(i) != x.hold || a.str(x.name) != name(x.hold) {
+				t.Fatalf("round %d: entry %d is %d (seq %d) %.20q, want %d", round, i, x.hold, l.seq(i), a.str(x.name), first+uint64(i))
 			}
 		}
 	}

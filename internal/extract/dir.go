@@ -509,9 +509,13 @@ func (d *Dir) putFile(p string, e *archive.Entry, r io.Reader) error {
 	if d.queueable(p, e) {
 		return d.putQueued(p, e, r, perm)
 	}
-	switch f, exact, err := d.createDirect(p, perm); {
+	var held *hold // a Pending file's, claimed with its path
+	if e.Pending && d.staged() {
+		held = new(hold)
+	}
+	switch f, exact, err := d.createDirect(p, perm, held); {
 	case err == nil:
-		return d.writeDirect(p, e, r, f, perm, exact)
+		return d.writeDirect(p, e, r, f, perm, exact, held)
 	case !errors.Is(err, errNoFastPath):
 		return err
 	}

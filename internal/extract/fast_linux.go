@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -160,7 +159,7 @@ func (d *Dir) create(p string, perm fs.FileMode, named bool) (*wfile, bool, erro
 		create, exact = uint32(perm), true
 	}
 	if !named && !h.noTmpfile.Load() {
-		fd, err := unix.Openat(h.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, create)
+		fd, err := openat(h.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, create)
 		if err == nil {
 			return &wfile{fd: fd, dir: h, d: d, name: p}, exact, nil
 		}
@@ -172,7 +171,7 @@ func (d *Dir) create(p string, perm fs.FileMode, named bool) (*wfile, bool, erro
 		h.noTmpfile.Store(true)
 	}
 	tmp := tempName(p)
-	fd, err := unix.Openat(h.fd, path.Base(tmp), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+	fd, err := openat(h.fd, path.Base(tmp), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 	if err != nil {
 		d.release(h)
 		return nil, false, &fs.PathError{Op: "openat", Path: tmp, Err: err}
@@ -182,9 +181,11 @@ func (d *Dir) create(p string, perm fs.FileMode, named bool) (*wfile, bool, erro
 
 // createDirect creates the file for the resolved path p under its own
 // name, in a stage (see staged.go), with mode perm where the umask gives it
-// exactly that (reporting whether it did). It fails with errNoFastPath
-// when the file takes the ordinary way: not staged, or p taken.
-func (d *Dir) createDirect(p string, perm fs.FileMode) (*wfile, bool, error) {
+// exactly that (reporting whether it did); for a Pending file, claimed for
+// the hold held (see writeDirect), which it fills in. It fails with
+// errNoFastPath when the file takes the ordinary way: not staged, or p
+// taken.
+func (d *Dir) createDirect(p string, perm fs.FileMode, held *hold) (*wfile, bool, error) {
 	if !d.staged() {
 		return nil, false, errNoFastPath
 	}
@@ -192,7 +193,14 @@ func (d *Dir) createDirect(p string, perm fs.FileMode) (*wfile, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if !d.claim(p, ident{dev: h.dev, claimed: true}) {
+	claimed := false
+	if held != nil {
+		*held = hold{name: p, tmp: p, info: ident{dev: h.dev}, direct: true}
+		claimed = d.claimFor(p, held)
+	} else {
+		claimed = d.claim(p, ident{dev: h.dev, claimed: true})
+	}
+	if !claimed {
 		d.release(h)
 		return nil, false, errNoFastPath
 	}
@@ -200,7 +208,7 @@ func (d *Dir) createDirect(p string, perm fs.FileMode) (*wfile, bool, error) {
 	if perm&^fs.ModePerm == 0 && perm&realUmask() == 0 {
 		create, exact = uint32(perm), true
 	}
-	fd, err := unix.Openat(h.fd, path.Base(p), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+	fd, err := openat(h.fd, path.Base(p), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 	if err != nil {
 		d.release(h)
 		d.unclaim(p, false)
@@ -344,7 +352,7 @@ func (f *wfile) Close() error {
 // failing with EEXIST if p exists: linkat through /proc/self/fd, which
 // needs no privilege, else with AT_EMPTY_PATH (CAP_DAC_READ_SEARCH).
 func (d *Dir) linkAs(f *wfile, p string) error {
-	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(f.fd), f.dir.fd, path.Base(p), unix.AT_SYMLINK_FOLLOW)
+	err := linkatFD(f.fd, f.dir.fd, path.Base(p))
 	if err == unix.ENOENT {
 		err = unix.Linkat(f.fd, "", f.dir.fd, path.Base(p), unix.AT_EMPTY_PATH)
 	}
@@ -369,7 +377,7 @@ func (d *Dir) renameNew(tmp, p string) error {
 		return err
 	}
 	defer d.release(h)
-	return unix.Renameat2(h.fd, path.Base(tmp), h.fd, path.Base(p), unix.RENAME_NOREPLACE)
+	return renameat2(h.fd, path.Base(tmp), path.Base(p), unix.RENAME_NOREPLACE)
 }
 
 // exchange swaps the names tmp and p (one directory, both existing):
@@ -385,7 +393,7 @@ func (d *Dir) exchange(tmp, p string) error {
 		return err
 	}
 	defer d.release(h)
-	switch err := unix.Renameat2(h.fd, path.Base(tmp), h.fd, path.Base(p), unix.RENAME_EXCHANGE); err {
+	switch err := renameat2(h.fd, path.Base(tmp), path.Base(p), unix.RENAME_EXCHANGE); err {
 	case nil:
 		return nil
 	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP:
@@ -406,7 +414,7 @@ func (d *Dir) unlink(p string) error {
 		return err
 	}
 	defer d.release(h)
-	if err := unix.Unlinkat(h.fd, path.Base(p), 0); err != nil {
+	if err := unlinkat(h.fd, path.Base(p), 0); err != nil {
 		return &fs.PathError{Op: "unlinkat", Path: p, Err: err}
 	}
 	return nil
@@ -522,10 +530,10 @@ func (d *Dir) mkdirAt(p string) (fs.FileInfo, error) {
 	}
 	defer d.release(h)
 	base := path.Base(p)
-	if err := unix.Mkdirat(h.fd, base, 0o755); err != nil {
+	if err := mkdirat(h.fd, base, 0o755); err != nil {
 		return nil, &fs.PathError{Op: "mkdirat", Path: p, Err: err}
 	}
-	fd, err := unix.Openat(h.fd, base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := openat(h.fd, base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "openat", Path: p, Err: err}
 	}

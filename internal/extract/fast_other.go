@@ -34,7 +34,7 @@ func (d *Dir) create(p string, _ fs.FileMode, _ bool) (*wfile, bool, error) {
 
 // createDirect: files are created under temporary names here (see
 // staged.go).
-func (d *Dir) createDirect(string, fs.FileMode) (*wfile, bool, error) {
+func (d *Dir) createDirect(string, fs.FileMode, *hold) (*wfile, bool, error) {
 	return nil, false, errNoFastPath
 }
 

@@ -1,10 +1,14 @@
 package extract
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/unpack-dev/unpack/internal/queue"
+)
 
 // heldSet is Dir.held: the held entries by their key. A stream's entries
 // named by a Hold come with increasing Holds (NextHold counts up) and are
-// settled in the same order, so those are kept in a slice, appended to and
+// settled in the same order, so those are kept in a queue, pushed to and
 // looked up from its front: a held tree of a one-frame tar.zst (100k
 // files) costs no hash map insert, lookup and delete each, whose cold
 // lines were a large part of the time per file. Any other key (an entry
@@ -12,8 +16,7 @@ import "sort"
 //
 // Every method is called with Dir.mu held.
 type heldSet struct {
-	seq   []heldAt // by increasing Hold; h nil once taken
-	off   int      // seq[:off] are all taken
+	seq   queue.Queue[heldAt] // by increasing Hold; h nil once taken
 	other map[heldKey]*hold
 }
 
@@ -24,16 +27,19 @@ type heldAt struct {
 
 // find returns the index of hold in seq, or -1.
 func (s *heldSet) find(hold uint64) int {
-	q := s.seq[s.off:]
-	if len(q) == 0 || hold < q[0].hold || hold > q[len(q)-1].hold {
+	n := s.seq.Len()
+	if n == 0 {
 		return -1
 	}
-	if q[0].hold == hold { // the next to settle: the common case
-		return s.off
+	switch first := s.seq.At(0).hold; {
+	case first == hold: // the next to settle: the common case
+		return 0
+	case hold < first || hold > s.seq.At(n-1).hold:
+		return -1
 	}
-	i := sort.Search(len(q), func(i int) bool { return q[i].hold >= hold })
-	if i < len(q) && q[i].hold == hold {
-		return s.off + i
+	i := sort.Search(n, func(i int) bool { return s.seq.At(i).hold >= hold })
+	if i < n && s.seq.At(i).hold == hold {
+		return i
 	}
 	return -1
 }
@@ -41,13 +47,13 @@ func (s *heldSet) find(hold uint64) int {
 // put records h under k, replacing what k named before.
 func (s *heldSet) put(k heldKey, h *hold) {
 	if k.hold != 0 {
-		if n := len(s.seq); n == s.off || k.hold > s.seq[n-1].hold {
+		if n := s.seq.Len(); n == 0 || k.hold > s.seq.At(n-1).hold {
 			if _, ok := s.other[k]; !ok {
-				s.seq = append(s.seq, heldAt{k.hold, h})
+				s.seq.Push(heldAt{k.hold, h})
 				return
 			}
-		} else if i := s.find(k.hold); i >= 0 && s.seq[i].h != nil {
-			s.seq[i].h = h
+		} else if i := s.find(k.hold); i >= 0 && s.seq.At(i).h != nil {
+			s.seq.At(i).h = h
 			return
 		}
 	}
@@ -60,8 +66,8 @@ func (s *heldSet) put(k heldKey, h *hold) {
 // get returns what k names, or nil.
 func (s *heldSet) get(k heldKey) *hold {
 	if k.hold != 0 {
-		if i := s.find(k.hold); i >= 0 && s.seq[i].h != nil {
-			return s.seq[i].h
+		if i := s.find(k.hold); i >= 0 && s.seq.At(i).h != nil {
+			return s.seq.At(i).h
 		}
 	}
 	return s.other[k]
@@ -70,9 +76,10 @@ func (s *heldSet) get(k heldKey) *hold {
 // take removes what k names and returns it (nil if nothing).
 func (s *heldSet) take(k heldKey) *hold {
 	if k.hold != 0 {
-		if i := s.find(k.hold); i >= 0 && s.seq[i].h != nil {
-			h := s.seq[i].h
-			s.seq[i].h = nil
+		if i := s.find(k.hold); i >= 0 && s.seq.At(i).h != nil {
+			a := s.seq.At(i)
+			h := a.h
+			a.h = nil
 			s.trim()
 			return h
 		}
@@ -84,27 +91,19 @@ func (s *heldSet) take(k heldKey) *hold {
 	return h
 }
 
-// trim drops the taken entries at the front, and moves the rest down once
-// the front is the larger part (each entry moved at most once on average).
+// trim drops the taken entries at the front.
 func (s *heldSet) trim() {
-	for s.off < len(s.seq) && s.seq[s.off].h == nil {
-		s.seq[s.off] = heldAt{}
-		s.off++
+	n := 0
+	for n < s.seq.Len() && s.seq.At(n).h == nil {
+		n++
 	}
-	switch {
-	case s.off == len(s.seq):
-		s.seq, s.off = s.seq[:0], 0
-	case s.off >= 1024 && s.off > len(s.seq)/2:
-		n := copy(s.seq, s.seq[s.off:])
-		clear(s.seq[n:])
-		s.seq, s.off = s.seq[:n], 0
-	}
+	s.seq.Drop(n)
 }
 
 // each calls f for every entry held.
 func (s *heldSet) each(f func(k heldKey, h *hold)) {
-	for _, a := range s.seq[s.off:] {
-		if a.h != nil {
+	for i := range s.seq.Len() {
+		if a := s.seq.At(i); a.h != nil {
 			f(heldKey{hold: a.hold}, a.h)
 		}
 	}

@@ -15,15 +15,15 @@ type hold struct {
 	name string // resolved path it goes to; "" once a later entry took it
 	tmp  string
 	info ident
-	err  error     // for a file that failed: why
 	job  *writeJob // its write by the pool, when queued (see wait)
 	link *holdLink // for a link, or a file with hard links (nil: none)
 	// The small fields together: a one-frame tar.zst holds every file
 	// of its tree to the end.
-	state  int8 // waiting, committed or failed
-	dir    bool // a directory: its metadata waits
-	own    bool // for a hard link: its own verdict passed (or it had none)
-	direct bool // a file held under its own name (tmp is name: see staged.go)
+	state  int8  // waiting, committed or failed
+	dir    bool  // a directory: its metadata waits
+	own    bool  // for a hard link: its own verdict passed (or it had none)
+	direct bool  // a file held under its own name (tmp is name: see staged.go)
+	rec    uint8 // the kind of its path's record when kept here (see recRef)
 }
 
 // holdLink is what a held link, or a file held with hard links, has
@@ -33,6 +33,7 @@ type holdLink struct {
 	target string  // for a symlink: its target
 	file   *hold   // for a hard link: the held file it links to
 	links  []*hold // the hard links held with this file
+	err    error   // for a file with hard links that failed: why
 }
 
 // target returns a held symlink's target ("" for any other hold).
@@ -58,6 +59,14 @@ func (h *hold) links() []*hold {
 		return nil
 	}
 	return h.link.links
+}
+
+// fail marks h failed with err, kept for the errors of its hard links.
+func (h *hold) fail(err error) {
+	h.state = failed
+	if h.link != nil {
+		h.link.err = err
+	}
 }
 
 const (
@@ -137,7 +146,7 @@ func (d *Dir) settle(k heldKey, err error) error {
 	d.mu.Unlock()
 	var werr error
 	if h != nil {
-		if werr = h.wait(); werr != nil && err == nil {
+		if werr = d.wait(h); werr != nil && err == nil {
 			err = werr // its data never reached the disk whole
 		}
 		// An unnamed held file goes with its descriptor, or is named
@@ -170,7 +179,7 @@ func (d *Dir) settle(k heldKey, err error) error {
 		case err == nil && file.state == failed:
 			h.state = failed
 			d.drop(h.tmp)
-			return fmt.Errorf("hard link not made: its target failed: %w", file.err)
+			return fmt.Errorf("hard link not made: its target failed: %w", file.link.err)
 		case err != nil:
 			h.state = failed
 			d.drop(h.tmp)
@@ -182,7 +191,7 @@ func (d *Dir) settle(k heldKey, err error) error {
 		return err
 	}
 	if err != nil {
-		h.state, h.err = failed, err
+		h.fail(err)
 		for _, l := range h.links() {
 			if l.state == waiting {
 				l.state = failed
@@ -286,7 +295,7 @@ func (d *Dir) settleLink(l *hold) error {
 // holdHardlink links p to a file still held: the link is made now, to the
 // file's temporary name, and commits or goes with the file.
 func (d *Dir) holdHardlink(p string, e *archive.Entry, file *hold) error {
-	if err := file.wait(); err != nil {
+	if err := d.wait(file); err != nil {
 		return &TargetError{Target: e.Linkname, Err: err}
 	}
 	if err := d.nameHeld(file); err != nil { // a link needs a name to link

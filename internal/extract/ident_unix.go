@@ -72,3 +72,7 @@ func (i ident) same(fi fs.FileInfo) bool {
 	d := fi.ModTime().Unix() - i.mtime
 	return !i.timed || d >= -1 && d <= 1
 }
+
+// claimedIdent is the identity a held file created at its own name is
+// claimed by (see staged.go).
+func (h *hold) claimedIdent() ident { return ident{dev: h.info.dev, claimed: true} }

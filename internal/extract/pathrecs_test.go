@@ -11,9 +11,16 @@ func TestPathRecsCounts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	paths := []string{"a", "b", "d/a", "d/b", "d/e/a", "f/a"}
 	var r pathRecs
-	h := &hold{}
+	holds := map[string]*hold{} // a hold for each path (kept in the maps)
+	for _, p := range paths {
+		holds[p] = &hold{name: p}
+	}
 	for i := range 5000 {
 		p := paths[rng.IntN(len(paths))]
+		h := holds[p]
+		if i%3 == 0 {
+			h = &hold{} // for no path: kept in the slab
+		}
 		switch rng.IntN(5) {
 		case 0:
 			r.setMade(p, ident{claimed: true})
@@ -31,11 +38,11 @@ func TestPathRecsCounts(t *testing.T) {
 		}
 		claimed, held := 0, 0
 		for _, m := range r.dirs {
-			for _, x := range m {
-				if x.made && x.info.claimed {
+			for _, ref := range m {
+				if x := ref.get(); x.made && x.info.claimed {
 					claimed++
 				}
-				if x.held != nil {
+				if ref.get().held != nil {
 					held++
 				}
 			}
@@ -59,14 +66,24 @@ func TestPathRecsModel(t *testing.T) {
 	paths := []string{"a", "b", "d", "d/a", "d/b", "d/e", "d/e/a", "d/e/b", "f/a", "f/g/a", "x/y/z/a"}
 	var r pathRecs
 	model := map[string]pathRec{}
-	holds := []*hold{{}, {}}
+	// Two holds for each path (their records kept by them), and two for
+	// none (theirs in the slab).
+	holdsOf := map[string][]*hold{}
+	for _, p := range paths {
+		holdsOf[p] = []*hold{{name: p}, {name: p, info: ident{claimed: true}}}
+	}
+	shared := []*hold{{}, {}}
 	for i := range 20000 {
 		p := paths[rng.IntN(len(paths))]
 		if rng.IntN(2) == 0 {
 			p = string([]byte(p)) // an equal name, not the same string
 		}
+		holds := holdsOf[p]
+		if rng.IntN(4) == 0 {
+			holds = shared
+		}
 		x := model[p]
-		switch rng.IntN(6) {
+		switch rng.IntN(9) {
 		case 0:
 			id := ident{claimed: i%3 == 0} // the one field of every OS
 			r.setMade(p, id)
@@ -95,8 +112,8 @@ func TestPathRecsModel(t *testing.T) {
 			}
 		case 4:
 			h := holds[rng.IntN(len(holds))]
-			id := ident{claimed: true}
-			ok := r.claimHeld(p, id, h)
+			id := h.claimedIdent()
+			ok := r.claimHeld(p, h)
 			if free := !x.made && x.held == nil; ok != free {
 				t.Fatalf("step %d: claimHeld(%s) %v, free %v", i, p, ok, free)
 			}
@@ -115,6 +132,30 @@ func TestPathRecsModel(t *testing.T) {
 			} else if ok {
 				delete(model, p)
 			}
+		case 6:
+			h := holds[rng.IntN(len(holds))]
+			id := h.info
+			ok := r.commitHeldIf(p, h)
+			if ok != (x.held == h && h != nil) {
+				t.Fatalf("step %d: commitHeldIf(%s) %v, held %p", i, p, ok, x.held)
+			}
+			if ok {
+				model[p] = pathRec{info: id, made: true}
+			}
+		case 7:
+			h := holds[rng.IntN(len(holds))]
+			ok := r.claimFor(p, h)
+			if free := !x.made && x.held == nil; ok != free {
+				t.Fatalf("step %d: claimFor(%s) %v, free %v", i, p, ok, free)
+			}
+			if ok {
+				model[p] = pathRec{info: h.claimedIdent(), made: true}
+			}
+		case 8:
+			h := holds[rng.IntN(len(holds))]
+			r.holdClaimed(p, h)
+			x.held = h
+			model[p] = x
 		}
 		q := paths[rng.IntN(len(paths))]
 		want := model[q]

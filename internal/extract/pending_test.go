@@ -85,7 +85,7 @@ func (d *Dir) waitWrites() {
 	d.held.each(func(_ heldKey, h *hold) { hs = append(hs, h) })
 	d.mu.Unlock()
 	for _, h := range hs {
-		h.wait()
+		d.wait(h)
 	}
 }
 

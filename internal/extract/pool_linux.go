@@ -29,7 +29,7 @@ import (
 // later entry of the name, hard links, the commit) stays on the goroutine
 // that calls Put and Settle, in archive order, and whatever needs the
 // temporary file on disk (a hard link to it, the commit, its removal)
-// waits for its write first (hold.wait).
+// waits for its write first (Dir.wait).
 
 // maxQueued is the largest file buffered for the pool; larger ones are
 // written on the caller's goroutine as before.
@@ -43,8 +43,6 @@ const defaultBuffer = 16 << 20
 // hold until the verdict (a one-frame tar.zst holds every file to the
 // end, so this is kept small), and the task, dropped once written.
 type writeJob struct {
-	w    *writers
-	d    *Dir
 	task *writeTask // the write to do; nil once finished
 	err  error      // set before finished
 	fd   int32      // once written: its open descriptor when unnamed, else -1
@@ -57,11 +55,12 @@ type writeJob struct {
 // run writes j (the writers' job for it), then gives back its
 // directory's handle.
 func (j *writeJob) run() {
-	h := j.task.dir
-	j.err = j.d.writeHeld(j)
-	j.d.release(h)
-	j.w.done(j)
-	j.w.pending.Add(-1)
+	t := j.task
+	w := t.w // t is the next file's once done
+	j.err = t.d.writeHeld(j)
+	t.d.release(t.dir)
+	w.done(j)
+	w.pending.Add(-1)
 }
 
 // poolJob is a job of the writers: a held file's write (*writeJob, with
@@ -73,9 +72,14 @@ type jobFunc func()
 
 func (f jobFunc) run() { f() }
 
-// writeTask is what a writer needs to write a held file. Only putQueued,
-// before queueing it, and then its writer use it.
+// writeTask is what a writer needs to write a held file, and the
+// buffering of its data before (mem). Only putQueued, before queueing it,
+// and then its writer use it; once written, it goes to the next file
+// (writers.tasks).
 type writeTask struct {
+	mem     memFile
+	d       *Dir
+	w       *writers
 	dir     *dirHandle
 	unnamed bool   // to be created unnamed (O_TMPFILE), counted in heldFDs
 	tmp     string // its temporary name (a resolved path in dir), if named
@@ -98,6 +102,9 @@ type writers struct {
 	bytes int64 // buffered now
 	limit int64
 	free  bufs // buffers written out, for the next files (under mu)
+	// tasks written out, for the next files (under mu): else every
+	// held file's task would be garbage once written.
+	tasks []*writeTask
 
 	pending atomic.Int64 // held files queued and not yet written
 
@@ -258,18 +265,27 @@ func (w *writers) acquireLocked(n int64) {
 	w.bytes += n
 }
 
-// take returns an empty buffer of at least n bytes (n <= maxQueued),
-// its capacity counted as buffered (acquire): one lock for both. It is
-// given back with giveBack unless a write's done releases it.
-func (w *writers) take(n int64) []byte {
-	if n <= 0 {
-		return nil
-	}
+// take returns a task, empty, and an empty buffer of at least n bytes
+// (n <= maxQueued), its capacity counted as buffered (acquire): one lock
+// for all. The buffer is given back with giveBack unless a write's done
+// releases it.
+func (w *writers) take(n int64) (*writeTask, []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	var t *writeTask
+	if k := len(w.tasks); k > 0 {
+		t = w.tasks[k-1]
+		w.tasks[k-1] = nil
+		w.tasks = w.tasks[:k-1]
+	} else {
+		t = new(writeTask)
+	}
+	if n <= 0 {
+		return t, nil
+	}
 	b := w.free.get(n)
 	w.acquireLocked(int64(cap(b)))
-	return b
+	return t, b
 }
 
 // giveBack returns the n bytes counted by take for a buffer that will not
@@ -290,15 +306,23 @@ func (w *writers) giveBack(b []byte, n int64) {
 // done ends the write j: its buffer is released, for a later file.
 func (w *writers) done(j *writeJob) {
 	w.mu.Lock()
-	w.bytes -= int64(cap(j.task.data))
-	w.free.put(j.task.data, w.limit/4)
+	t := j.task
+	w.bytes -= int64(cap(t.data))
+	w.free.put(t.data, w.limit/4)
 	j.task = nil
 	j.finished = true
+	if len(w.tasks) < maxTasks {
+		*t = writeTask{}
+		w.tasks = append(w.tasks, t)
+	}
 	w.mu.Unlock()
 	w.cond.Broadcast()
 }
 
-// waitDone waits for the write j to be over (queued: see hold.wait).
+// maxTasks is the most tasks kept for the next files.
+const maxTasks = 1024
+
+// waitDone waits for the write j to be over (queued: see Dir.wait).
 func (w *writers) waitDone(j *writeJob) {
 	w.mu.Lock()
 	for !j.finished {
@@ -427,15 +451,12 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		return err
 	}
 	w := d.writers()
-	// The buffering and the task the writer gets: one allocation,
-	// garbage once written.
-	mt := &struct {
-		m memFile
-		t writeTask
-	}{m: memFile{d: d, w: w, p: p, perm: perm, max: min(maxQueued, w.limit)}}
-	m := &mt.m
-	m.b = w.take(min(max(e.Size, 0), m.max))
-	m.took = int64(cap(m.b))
+	// The buffering and then the task the writer gets: one record, the
+	// writers' again once written.
+	limit := min(maxQueued, w.limit)
+	t, b := w.take(min(max(e.Size, 0), limit))
+	m := &t.mem
+	*m = memFile{d: d, w: w, p: p, perm: perm, b: b, took: int64(cap(b)), max: limit}
 	_, err = archive.Copy(m, r)
 	if m.f != nil {
 		d.release(h)
@@ -455,9 +476,10 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	hj := &struct {
 		h hold
 		j writeJob
-	}{j: writeJob{fd: -1, w: w, d: d, task: &mt.t}}
-	j, t := &hj.j, &mt.t
-	*t = writeTask{dir: h, tmp: p, name: p, data: m.b, perm: perm}
+	}{j: writeJob{fd: -1, task: t}}
+	j := &hj.j
+	data := m.b // t.mem is done with
+	*t = writeTask{d: d, w: w, dir: h, tmp: p, name: p, data: data, perm: perm}
 	var mtime time.Time
 	if !e.ModTime.IsZero() && !d.opt.NoTimes {
 		t.times, t.at, t.mt = true, e.AccessTime, e.ModTime
@@ -467,14 +489,14 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 		mtime = e.ModTime
 	}
 	held := &hj.h
-	*held = hold{name: p, tmp: p, info: written(h.dev, int64(len(m.b)), mtime), job: j, direct: true}
+	*held = hold{name: p, tmp: p, info: written(h.dev, int64(len(data)), mtime), job: j, direct: true}
 	t.held = held
 	// In a stage, under its own name (see staged.go): claimed and held
 	// under one lock.
 	direct := false
 	if d.staged() {
 		d.mu.Lock()
-		if direct = !d.aborted.Load() && d.recs.claimHeld(p, ident{dev: h.dev, claimed: true}, held); direct {
+		if direct = !d.aborted.Load() && d.recs.claimHeld(p, held); direct {
 			d.held.put(keyOf(e), held)
 		}
 		d.mu.Unlock()
@@ -500,7 +522,7 @@ func (d *Dir) putQueued(p string, e *archive.Entry, r io.Reader, perm fs.FileMod
 	// The job's handle is given back once written: a commit opens its
 	// directory again (the handles a writer holds stay few).
 	w.pending.Add(1)
-	if !w.queue(j, int64(cap(m.b))) {
+	if !w.queue(j, int64(cap(data))) {
 		d.release(h)
 		j.err = errAborted
 		w.done(j)
@@ -559,7 +581,7 @@ func (d *Dir) writeHeld(j *writeJob) error {
 	fd := -1
 	var err error
 	if t.unnamed {
-		fd, err = unix.Openat(t.dir.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, create)
+		fd, err = openat(t.dir.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, create)
 		if err == unix.EOPNOTSUPP || err == unix.EISDIR || err == unix.EINVAL {
 			// The file system cannot: named, here and from now on.
 			t.dir.noTmpfile.Store(true)
@@ -572,13 +594,13 @@ func (d *Dir) writeHeld(j *writeJob) error {
 		}
 	}
 	if !t.unnamed {
-		fd, err = unix.Openat(t.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+		fd, err = openat(t.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 		if err == unix.EEXIST && t.held.direct {
 			// Its own name is taken (staged, see staged.go): held
 			// under a temporary name then, for the policy to decide
 			// at its commit.
 			base = d.unstage(t)
-			fd, err = unix.Openat(t.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+			fd, err = openat(t.dir.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 		}
 		if err != nil {
 			if t.held.direct {
@@ -615,7 +637,7 @@ func (d *Dir) writeHeld(j *writeJob) error {
 		if t.unnamed {
 			d.closeHeld(j)
 		} else {
-			unix.Unlinkat(t.dir.fd, base, 0)
+			unlinkat(t.dir.fd, base, 0)
 		}
 		d.mu.Unlock()
 	}
@@ -708,13 +730,14 @@ var testBeforeWrite func(name string)
 
 // wait waits for the pool's write of the held entry h, if any, and
 // returns its error.
-func (h *hold) wait() error {
+func (d *Dir) wait(h *hold) error {
 	j := h.job
 	if j == nil {
 		return nil
 	}
-	j.w.flush()
-	j.w.waitDone(j)
+	w := d.pool.Load() // the pool that has a job: started (see putQueued)
+	w.flush()
+	w.waitDone(j)
 	return j.err
 }
 
@@ -724,6 +747,9 @@ type fastCommit struct {
 	done chan struct{} // nil: done when made
 	werr error         // its write failed (nothing is on disk)
 	err  error         // the rename failed: the policy decides (place)
+	// recorded: written at its name already, and recorded as made by
+	// commitQueued.
+	recorded bool
 }
 
 // commitQueued starts the commit of the entry k names, with its verdict
@@ -738,17 +764,36 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	}
 	d.mu.Lock()
 	h := d.held.get(k)
-	if h == nil || h.job == nil || h.name == "" || h.link != nil || d.aborted.Load() || !d.recs.unholdIf(h.name, h) {
+	if h == nil || h.job == nil || h.name == "" || h.link != nil || d.aborted.Load() {
+		d.mu.Unlock()
+		return false
+	}
+	// Written at its name already (so it stays direct): its commit is
+	// only recorded, with no hand-over to the pool; when its write
+	// passed, here, as settleDirect would, under the lock taken for its
+	// hold (no writers' lock is held where Dir.mu is taken).
+	w := d.pool.Load()
+	written := h.direct && w.isDone(h.job)
+	if written && h.job.err == nil {
+		if !d.recs.commitHeldIf(h.name, h) {
+			d.mu.Unlock()
+			return false
+		}
+		delete(d.links, h.name)
+		d.held.take(k)
+		d.mu.Unlock()
+		h.state = committed
+		*c = fastCommit{h: h, recorded: true}
+		return true
+	}
+	if !d.recs.unholdIf(h.name, h) {
 		d.mu.Unlock()
 		return false
 	}
 	d.held.take(k)
-	direct := h.direct
 	d.mu.Unlock()
 	h.state = committed
-	if direct && h.job.w.isDone(h.job) {
-		// Written at its name already (so it stays direct): its commit
-		// is only recorded, with no hand-over to the pool.
+	if written {
 		*c = fastCommit{h: h, werr: h.job.err}
 		return true
 	}
@@ -756,7 +801,7 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 	run := func() {
 		// Its write was queued before it: done, or being done by
 		// another writer.
-		h.job.w.waitDone(h.job)
+		w.waitDone(h.job)
 		switch c.werr = h.job.err; {
 		case c.werr != nil:
 		case h.direct: // at its name already
@@ -767,7 +812,7 @@ func (d *Dir) commitQueued(k heldKey, err error, c *fastCommit) bool {
 		}
 		close(c.done)
 	}
-	if !d.pool.Load().queue(jobFunc(run), 0) {
+	if !w.queue(jobFunc(run), 0) {
 		run()
 	}
 	return true
@@ -781,8 +826,10 @@ func (d *Dir) finishCommit(c *fastCommit) error {
 	}
 	h := c.h
 	switch {
+	case c.recorded:
+		return d.recheck(h.name)
 	case c.werr != nil:
-		h.state, h.err = failed, c.werr
+		h.fail(c.werr)
 		if h.direct {
 			d.unclaim(h.name, false) // removed by its writer, if made
 		} else {

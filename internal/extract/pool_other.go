@@ -26,7 +26,7 @@ func (d *Dir) putQueued(string, *archive.Entry, io.Reader, fs.FileMode) error {
 
 func (d *Dir) stopWriters() {}
 
-func (h *hold) wait() error { return nil }
+func (d *Dir) wait(*hold) error { return nil }
 
 func (d *Dir) closeHeld(*writeJob) {}
 

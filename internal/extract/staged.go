@@ -59,6 +59,14 @@ func (d *Dir) claim(p string, id ident) bool {
 	return d.claimLocked(p, id)
 }
 
+// claimFor is claim of p for the held file h will be, recorded as
+// h.claimedIdent (see pathRecs.claimFor).
+func (d *Dir) claimFor(p string, h *hold) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return !d.aborted.Load() && d.recs.claimFor(p, h)
+}
+
 // claimLocked is claim with d.mu held.
 func (d *Dir) claimLocked(p string, id ident) bool {
 	if d.aborted.Load() || d.recs.taken(p) {
@@ -112,8 +120,9 @@ func (d *Dir) settleDirect(p string, info ident) error {
 
 // writeDirect writes the data of the file f, created at its own name p by
 // createDirect, with its mode and times; when Pending it is held there
-// until its verdict, else committed as it is. Whatever fails removes it.
-func (d *Dir) writeDirect(p string, e *archive.Entry, r io.Reader, f *wfile, perm fs.FileMode, exact bool) error {
+// (as h, given to createDirect) until its verdict, else committed as it
+// is. Whatever fails removes it.
+func (d *Dir) writeDirect(p string, e *archive.Entry, r io.Reader, f *wfile, perm fs.FileMode, exact bool, h *hold) error {
 	var w io.Writer = f
 	var sw *sparseWriter
 	if e.Sparse != nil {
@@ -137,9 +146,12 @@ func (d *Dir) writeDirect(p string, e *archive.Entry, r io.Reader, f *wfile, per
 	}
 	if e.Pending {
 		d.mu.Lock()
-		h := &hold{name: p, tmp: p, info: info, direct: true}
+		if h == nil {
+			h = &hold{name: p, tmp: p, direct: true}
+		}
+		h.info = info
 		d.held.put(keyOf(e), h)
-		d.recs.setHeld(p, h)
+		d.recs.holdClaimed(p, h)
 		d.mu.Unlock()
 		return nil
 	}
@@ -151,7 +163,7 @@ func (d *Dir) writeDirect(p string, e *archive.Entry, r io.Reader, f *wfile, per
 // name a later entry took (its hard links stay with it).
 func (d *Dir) moveAside(h *hold, p string) error {
 	tmp := tempName(p)
-	werr := h.wait()
+	werr := d.wait(h)
 	d.mu.Lock()
 	direct := h.direct
 	d.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/codec/tar"
+	"github.com/unpack-dev/unpack/internal/queue"
 )
 
 // coverage is a stream decoder that tells how many bytes of its output,
@@ -30,8 +31,8 @@ type tarInStream struct {
 	fresh bool        // tr returns a new *Entry every time, kept by no one
 	tar   *tar.Reader // tr, when read straight from the stream's buffer (see newTarStream)
 
-	held []heldEntry       // pending entries not yet settled, in order
-	done []archive.Verdict // decided, not yet returned by Settled
+	held queue.Queue[heldEntry] // pending entries not yet settled, in order
+	done []archive.Verdict      // decided, not yet returned by Settled
 }
 
 // heldEntry is a pending entry, by its Hold, and the stream offset its
@@ -117,10 +118,7 @@ func (t *tarInStream) Next() (*archive.Entry, error) {
 			e = &c
 		}
 		e.Pending, e.Hold = true, archive.NextHold()
-		if len(t.held) == cap(t.held) { // doubled: see cli's held list
-			t.held = slices.Grow(t.held, max(len(t.held), 16))
-		}
-		t.held = append(t.held, heldEntry{hold: e.Hold, end: -1})
+		t.held.Push(heldEntry{hold: e.Hold, end: -1})
 	}
 	return e, nil
 }
@@ -173,8 +171,8 @@ func (t *tarInStream) Settled() []archive.Verdict {
 // dataEnded records where the current pending entry's data end, if not
 // yet known: at or before what the tar reader has taken.
 func (t *tarInStream) dataEnded() {
-	if k := len(t.held) - 1; k >= 0 && t.held[k].end < 0 {
-		t.held[k].end = t.taken()
+	if k := t.held.Len() - 1; k >= 0 && t.held.At(k).end < 0 {
+		t.held.At(k).end = t.taken()
 	}
 }
 
@@ -182,24 +180,24 @@ func (t *tarInStream) dataEnded() {
 // (all of them for -1: the stream was verified to its end).
 func (t *tarInStream) settle(verified int64) {
 	i := 0
-	for ; i < len(t.held); i++ {
-		h := t.held[i]
+	for ; i < t.held.Len(); i++ {
+		h := t.held.At(i)
 		if verified >= 0 && (h.end < 0 || h.end > verified) {
 			break
 		}
 	}
 	t.done = slices.Grow(t.done, i) // at the end of a one-frame stream: every entry
-	for _, h := range t.held[:i] {
-		t.done = append(t.done, archive.Verdict{Hold: h.hold})
+	for k := range i {
+		t.done = append(t.done, archive.Verdict{Hold: t.held.At(k).hold})
 	}
-	t.held = t.held[i:]
+	t.held.Drop(i)
 }
 
 // fail fails every held entry with err, which ended the stream.
 func (t *tarInStream) fail(err error) {
-	t.done = slices.Grow(t.done, len(t.held))
-	for _, h := range t.held {
-		t.done = append(t.done, archive.Verdict{Hold: h.hold, Err: err})
+	t.done = slices.Grow(t.done, t.held.Len())
+	for k := range t.held.Len() {
+		t.done = append(t.done, archive.Verdict{Hold: t.held.At(k).hold, Err: err})
 	}
-	t.held = nil
+	t.held.Drop(t.held.Len())
 }
