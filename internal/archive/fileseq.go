@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/unpack-dev/unpack/internal/hugemem"
 )
@@ -51,15 +52,15 @@ type FileSeq struct {
 }
 
 // The parallel reads of a run: from parallelMin bytes on, by up to
-// maxReaders goroutines, in chunks of chunkSize bytes: one for this
-// goroutine and a ring of ringLen for each other reader. With two readers
-// that is one huge page (hugemem.Mapped): one page fault, not one per
-// 4 KiB, and large chunks, so few hand-offs between the goroutines.
+// maxReaders goroutines, in chunks of chunkSize bytes, into a ring of
+// slotsPerReader slots for each reader. With two readers that is 3 MiB,
+// mapped on two huge pages (hugemem.Mapped): two page faults, not one per
+// 4 KiB; and large chunks, so few hand-offs between the goroutines.
 const (
-	parallelMin = 4 << 20
-	maxReaders  = 4
-	chunkSize   = 512 << 10
-	ringLen     = 3
+	parallelMin    = 4 << 20
+	maxReaders     = 4
+	chunkSize      = 512 << 10
+	slotsPerReader = 3
 )
 
 // NewFileSeq reads in from its start: through a buffer of bufSize bytes
@@ -199,95 +200,121 @@ func (f *FileSeq) sendDirect(w io.Writer, n int64, each func([]byte)) (done int6
 }
 
 // readAhead writes the n bytes at off to w as sendDirect does through its
-// buffer, but read by Readers goroutines at once: this one reads the
-// chunks 0, Readers, 2·Readers, … itself, between its writes, and each of
-// Readers-1 helpers reads its share of the others (helper h the chunks h,
-// h+Readers, …) ahead into a ring of its own, each chunk given to each
-// by its reader, while this goroutine writes them all to w in order. The
-// kernel's copies of the file's pages, most of such a run's cost, and
-// each's work then run on several cores, with one hand-off per chunk a
-// helper read. It stops at the first short chunk (the end of the input,
-// or rerr) or werr, and returns once no helper runs; each may have seen
-// chunks past the one it stopped at.
+// buffer, but read by Readers goroutines at once: this one and Readers-1
+// helpers each claim the next chunk not yet claimed, read it into its slot
+// of a ring and give it to each, while this goroutine writes the chunks to
+// w in order; when the chunk it is to write next is not read yet, it
+// claims and reads one itself rather than wait. The kernel's copies of
+// the file's pages, most of such a run's cost, and each's work then run on
+// several cores, and no goroutine waits on another while a chunk is left
+// to read and a slot free. It stops at the first short chunk (the end of
+// the input, or rerr) or werr, and returns once no helper runs; each may
+// have seen chunks past the one it stopped at.
 func (f *FileSeq) readAhead(w io.Writer, off, n int64, each func([]byte)) (done int64, rerr, werr error) {
 	readers := int64(f.Readers)
-	const size, ring = chunkSize, ringLen
-	if need := int(size * (1 + (readers-1)*ring)); len(f.chunks) < need {
+	const size = chunkSize
+	ring := slotsPerReader * readers
+	if need := int(size * ring); len(f.chunks) < need {
 		f.Close()
 		f.chunks, f.unmap = hugemem.Mapped(hugemem.RoundUp(need))
 	}
-	// slot is the buffer of reader r's i-th chunk of the run.
-	slot := func(r, i int64) []byte {
-		k := int64(0)
-		if r > 0 {
-			k = 1 + (r-1)*ring + i%ring
-		}
-		return f.chunks[k*size : (k+1)*size]
-	}
-	type chunk struct {
-		n   int
-		err error
-	}
 	chunks := (n + size - 1) / size
 	length := func(j int64) int64 { return min(size, n-j*size) }
-	read := func(p []byte, j int64) chunk {
-		k, err := f.ra.ReadAt(p[:length(j)], off+j*size)
+	type slot struct {
+		n     int
+		err   error
+		ready atomic.Bool // n and err are chunk's, its bytes read and seen
+	}
+	slots := make([]slot, ring)
+	buf := func(j int64) []byte { return f.chunks[j%ring*size:][:length(j)] }
+	var (
+		next    atomic.Int64 // the next chunk to claim
+		written atomic.Int64 // chunks written (or given up): their slots are free
+		stopped atomic.Bool
+		wake    = make(chan struct{}, 1)       // to this goroutine: a chunk is ready
+		free    = make(chan struct{}, readers) // to the helpers: a slot is free
+		stop    = make(chan struct{})
+	)
+	// claim returns the next chunk to read, false when there is none or
+	// its slot is still taken (the chunk ring before it not yet written).
+	claim := func() (int64, bool) {
+		for {
+			j := next.Load()
+			if j >= chunks || j >= written.Load()+ring || stopped.Load() {
+				return j, false
+			}
+			if next.CompareAndSwap(j, j+1) {
+				return j, true
+			}
+		}
+	}
+	read := func(j int64) {
+		p := buf(j)
+		k, err := f.ra.ReadAt(p, off+j*size)
 		if each != nil && k > 0 {
 			each(p[:k])
 		}
-		return chunk{k, err}
+		s := &slots[j%ring]
+		s.n, s.err = k, err
+		s.ready.Store(true)
 	}
-	// A helper's ring: free holds a token per slot it may fill, ready
-	// the chunks it filled, in order; neither send blocks.
-	ready := make([]chan chunk, readers)
-	free := make([]chan struct{}, readers)
-	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for r := int64(1); r < readers; r++ {
-		ready[r] = make(chan chunk, ring)
-		free[r] = make(chan struct{}, ring)
-		for range ring {
-			free[r] <- struct{}{}
-		}
+	for range readers - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j, i := r, int64(0); j < chunks; j, i = j+readers, i+1 {
-				select {
-				case <-free[r]:
-				case <-stop:
-					return
+			for {
+				j, ok := claim()
+				if !ok {
+					if j >= chunks || stopped.Load() {
+						return
+					}
+					select {
+					case <-free:
+					case <-stop:
+						return
+					}
+					continue
 				}
-				ready[r] <- read(slot(r, i), j)
+				read(j)
+				select {
+				case wake <- struct{}{}:
+				default: // a token is there already
+				}
 			}
 		}()
 	}
 	for j := range chunks {
-		r, i := j%readers, j/readers
-		var c chunk
-		if r == 0 {
-			c = read(slot(0, 0), j)
-		} else {
-			c = <-ready[r]
+		s := &slots[j%ring]
+		for !s.ready.Load() {
+			if c, ok := claim(); ok {
+				read(c)
+			} else {
+				<-wake
+			}
 		}
-		if c.n > 0 {
+		if s.n > 0 {
 			var m int
-			m, werr = w.Write(slot(r, i)[:c.n])
+			m, werr = w.Write(buf(j)[:s.n])
 			done += int64(m)
 			if werr != nil {
 				break
 			}
 		}
-		if int64(c.n) < length(j) {
-			if c.err != io.EOF {
-				rerr = c.err
+		if int64(s.n) < length(j) {
+			if s.err != io.EOF {
+				rerr = s.err
 			}
 			break
 		}
-		if r > 0 {
-			free[r] <- struct{}{}
+		s.ready.Store(false)
+		written.Store(j + 1)
+		select {
+		case free <- struct{}{}:
+		default: // enough tokens for every helper
 		}
 	}
+	stopped.Store(true)
 	close(stop)
 	wg.Wait()
 	return done, rerr, werr
