@@ -17,12 +17,30 @@ func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (int, error) {
 		return 0, ErrCorrupt
 	}
 	var b [1]byte
-	n, sym := m.decode(rc, b[:])
+	n, sym := m.decode(rc, b[:], noStop)
 	rc.sync()
 	if n == 0 {
 		return m.result(rc, sym)
 	}
 	return int(b[0]), nil
+}
+
+// DecodeUntil fills dst with decoded bytes up to and including the first
+// that equals stop (RAR's escape character, which begins a code rather
+// than a literal), returning how many it decoded before an error or the
+// end marker; on an error the byte after those may have been written.
+// The coder has then read exactly what DecodeSymbol calls would have.
+func (m *ModelH) DecodeUntil(rc *RangeDecoder, dst []byte, stop byte) (int, error) {
+	if m.failed {
+		return 0, ErrCorrupt
+	}
+	n, sym := m.decode(rc, dst, uint32(stop))
+	rc.sync()
+	if n < len(dst) && (n == 0 || dst[n-1] != stop) {
+		_, err := m.result(rc, sym)
+		return n, err
+	}
+	return n, nil
 }
 
 // Decode fills dst with decoded bytes (7z streams, whose size is known),
@@ -32,7 +50,7 @@ func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
 	}
-	n, sym := m.decode(rc, dst)
+	n, sym := m.decode(rc, dst, noStop)
 	rc.sync()
 	if n < len(dst) {
 		_, err := m.result(rc, sym)
@@ -72,12 +90,16 @@ func (m *ModelH) nextContext() {
 	}
 }
 
+// noStop is decode's until when no symbol ends the run.
+const noStop = 256
+
 // decode fills dst with symbols and returns how many it decoded: all of
-// dst, or fewer with -1 at the end marker, -2 for data no encoder
+// dst, or up to and including the first equal to until (noStop: none)
+// with 0, or fewer with -1 at the end marker, -2 for data no encoder
 // produces, or 0 when the coder's input failed (rc.err). The symbol loop
 // is this one function, so that a symbol that needs no model update
 // costs no call; each path ends its symbol with goto next, or goto stop.
-func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
+func (m *ModelH) decode(rc *RangeDecoder, dst []byte, until uint32) (int, int) {
 	heap := m.heap
 	if len(heap) < heapPad {
 		return 0, -2
@@ -221,6 +243,9 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 					return n, 0
 				}
 			}
+		}
+		if uint32(sym) == until {
+			return n + 1, 0
 		}
 	}
 	return n, 0

@@ -337,6 +337,107 @@ func TestDecodeBatchCoders(t *testing.T) {
 	}
 }
 
+// decodeUntilAll decodes like DecodeSymbol calls until an error or max
+// bytes, but through DecodeUntil with stop, in runs of random length (the
+// rand source's), checking that each run ends at stop or its end.
+func decodeUntilAll(t testing.TB, m *ModelH, rc *RangeDecoder, stop byte, max int, r *rand.Rand) ([]byte, error) {
+	out := make([]byte, max)
+	n := 0
+	for n < max {
+		run := out[n:min(max, n+1+r.IntN(300))]
+		k, err := m.DecodeUntil(rc, run, stop)
+		if k > len(run) || err == nil && k < len(run) && (k == 0 || run[k-1] != stop) {
+			t.Fatalf("DecodeUntil(%d bytes) = %d, %v: stopped short of stop %#x", len(run), k, err, stop)
+		}
+		if err == nil && bytes.IndexByte(run[:k], stop) < k-1 && bytes.IndexByte(run[:k], stop) >= 0 {
+			t.Fatalf("DecodeUntil ran past stop %#x", stop)
+		}
+		n += k
+		if err != nil {
+			return out[:n], err
+		}
+	}
+	return out[:n], nil
+}
+
+// TestDecodeUntil checks DecodeUntil against DecodeSymbol: on the fixtures
+// (7-Zip's coder) with a frequent, a rare and an absent stop byte, and on
+// arbitrary input with both coders (the coder must read what
+// DecodeSymbol's would, or the symbols after a stop would differ).
+func TestDecodeUntil(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	for _, f := range loadFixtures(t) {
+		for _, stop := range []byte{' ', 'q', 0} {
+			m, _ := NewH(f.order, f.mem)
+			var rc RangeDecoder
+			if err := rc.Init7z(bytes.NewReader(f.packed)); err != nil {
+				t.Fatal(err)
+			}
+			out, err := decodeUntilAll(t, m, &rc, stop, f.size, r)
+			if err != nil || len(out) != f.size {
+				t.Fatalf("%s: %d bytes, %v", f.name, len(out), err)
+			}
+			if sum := sha256.Sum256(out); hex.EncodeToString(sum[:]) != f.sha {
+				t.Fatalf("%s, stop %#x: wrong output", f.name, stop)
+			}
+		}
+	}
+	for i := 0; i < 40; i++ {
+		data := make([]byte, 64+r.IntN(4096))
+		for j := range data {
+			data[j] = byte(r.IntN(256))
+		}
+		untilMatchesSymbols(t, data, i%2 == 1, byte(i*37), 2+i%15, r)
+	}
+}
+
+// untilMatchesSymbols decodes data with DecodeSymbol and with DecodeUntil
+// and fails t unless both give the same bytes and the same error.
+func untilMatchesSymbols(t testing.TB, data []byte, rar bool, stop byte, order int, r *rand.Rand) {
+	start := func() (*ModelH, *RangeDecoder) {
+		m, _ := NewH(order, 1<<16)
+		rc := new(RangeDecoder)
+		if rar {
+			rc.InitRAR(bytes.NewReader(data))
+		} else {
+			rc.Init7z(bytes.NewReader(data))
+		}
+		return m, rc
+	}
+	max := 3*len(data) + 64
+	m, rc := start()
+	var want []byte
+	var wantErr error
+	for len(want) < max {
+		c, err := m.DecodeSymbol(rc)
+		if err != nil {
+			wantErr = err
+			break
+		}
+		want = append(want, byte(c))
+	}
+	m, rc = start()
+	got, err := decodeUntilAll(t, m, rc, stop, max, r)
+	if !bytes.Equal(got, want) || !errors.Is(err, wantErr) && err != wantErr {
+		t.Fatalf("rar %v, stop %#x: DecodeUntil %d bytes, %v; DecodeSymbol %d bytes, %v", rar, stop, len(got), err, len(want), wantErr)
+	}
+}
+
+// FuzzDecodeUntil: DecodeUntil gives what DecodeSymbol calls give, for
+// either coder and any stop byte.
+func FuzzDecodeUntil(f *testing.F) {
+	for _, fx := range loadFixtures(f) {
+		n := min(len(fx.packed), fuzzMaxInput)
+		f.Add(byte(fx.order), byte(' '), fx.packed[:n], false)
+	}
+	f.Add(byte(6), byte(0), []byte{0, 1, 2, 3, 4, 5, 6, 7, 8}, true)
+	f.Fuzz(func(t *testing.T, order, stop byte, data []byte, rar bool) {
+		data = data[:min(len(data), fuzzMaxInput)]
+		r := rand.New(rand.NewPCG(uint64(order), uint64(len(data))))
+		untilMatchesSymbols(t, data, rar, stop, int(order)%(MaxOrder-1)+2, r)
+	})
+}
+
 func BenchmarkDecode7z(b *testing.B) {
 	fs := loadFixtures(b)
 	for _, f := range fs {

@@ -321,16 +321,22 @@ func (d *unpack29) decode(u *unpacker) error {
 	return nil
 }
 
-// decodePPM decodes one PPMd symbol or escape sequence.
+// decodePPM decodes a run of PPMd literals straight into the window, up
+// to the room left, its end or the escape character; after an escape
+// character, the sequence it begins.
 func (d *unpack29) decodePPM(u *unpacker) error {
-	ch, err := d.ppm.DecodeSymbol(&d.ppmRC)
+	ch := d.ppmEsc
+	pos := u.unp & u.mask
+	run := u.win[pos : pos+min(int64(len(u.win))-pos, u.ahead-(u.unp-u.wr))]
+	k, err := d.ppm.DecodeUntil(&d.ppmRC, run, byte(ch))
 	if err != nil {
 		return errBadPPM
 	}
-	if ch != d.ppmEsc {
-		u.putByte(byte(ch))
+	if k == 0 || int(run[k-1]) != ch {
+		u.unp += int64(k)
 		return nil
 	}
+	u.unp += int64(k - 1) // the escape character is no literal
 	next, err := d.ppm.DecodeSymbol(&d.ppmRC)
 	if err != nil {
 		return errBadPPM
