@@ -17,7 +17,8 @@ func (m *ModelH) DecodeSymbol(rc *RangeDecoder) (int, error) {
 		return 0, ErrCorrupt
 	}
 	var b [1]byte
-	n, sym := m.decode(rc, b[:], noStop)
+	m.until = noStop
+	n, sym := m.decode(rc, b[:])
 	rc.sync()
 	if n == 0 {
 		return m.result(rc, sym)
@@ -34,7 +35,8 @@ func (m *ModelH) DecodeUntil(rc *RangeDecoder, dst []byte, stop byte) (int, erro
 	if m.failed {
 		return 0, ErrCorrupt
 	}
-	n, sym := m.decode(rc, dst, uint32(stop))
+	m.until = uint32(stop)
+	n, sym := m.decode(rc, dst)
 	rc.sync()
 	if n < len(dst) && (n == 0 || dst[n-1] != stop) {
 		_, err := m.result(rc, sym)
@@ -50,7 +52,8 @@ func (m *ModelH) Decode(rc *RangeDecoder, dst []byte) (int, error) {
 	if m.failed {
 		return 0, ErrCorrupt
 	}
-	n, sym := m.decode(rc, dst, noStop)
+	m.until = noStop
+	n, sym := m.decode(rc, dst)
 	rc.sync()
 	if n < len(dst) {
 		_, err := m.result(rc, sym)
@@ -90,16 +93,16 @@ func (m *ModelH) nextContext() {
 	}
 }
 
-// noStop is decode's until when no symbol ends the run.
+// noStop is m.until when no symbol ends decode's run.
 const noStop = 256
 
 // decode fills dst with symbols and returns how many it decoded: all of
-// dst, or up to and including the first equal to until (noStop: none)
+// dst, or up to and including the first equal to m.until (noStop: none)
 // with 0, or fewer with -1 at the end marker, -2 for data no encoder
 // produces, or 0 when the coder's input failed (rc.err). The symbol loop
 // is this one function, so that a symbol that needs no model update
 // costs no call; each path ends its symbol with goto next, or goto stop.
-func (m *ModelH) decode(rc *RangeDecoder, dst []byte, until uint32) (int, int) {
+func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 	heap := m.heap
 	if len(heap) < heapPad {
 		return 0, -2
@@ -228,6 +231,9 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte, until uint32) (int, int) {
 		// The symbol is stored before the coder normalises (the call
 		// would have it spilled); it counts only once that succeeded.
 		dst[n] = sym
+		if uint32(sym) == m.until {
+			goto found // here, where sym need not outlive a call
+		}
 		// Both coders normalise only below 2^24 (see normalize); only
 		// that fails 7-Zip's coder (its range is at least 2^24, above
 		// any total), and RAR's threshold, which fails on a range below
@@ -244,11 +250,15 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte, until uint32) (int, int) {
 				}
 			}
 		}
-		if uint32(sym) == until {
-			return n + 1, 0
-		}
 	}
 	return n, 0
+found:
+	if rc.rng < rcTop {
+		if rc.normalize(); rc.err != nil {
+			return n, 0
+		}
+	}
+	return n + 1, 0
 stop:
 	if rc.rng < rcTop {
 		rc.normalize()

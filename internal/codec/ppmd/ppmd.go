@@ -154,6 +154,7 @@ type ModelH struct {
 	stack    [MaxOrder]uint32
 	failed   bool     // met data no encoder writes: decodes nothing until Reset
 	upd      updState // where updateModel's assembly left the update to Go
+	until    uint32   // decode's run ends after this symbol (noStop: none)
 }
 
 // NewH returns a model of the given order and memory size (bytes).
