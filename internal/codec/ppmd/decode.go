@@ -272,6 +272,12 @@ stop:
 // is freq & mask without a branch. decodeEscaped is this, or on amd64
 // for 7-Zip's coder its loop in assembly (escape_amd64.s).
 func (m *ModelH) decodeEscapedGeneric(rc *RangeDecoder) int {
+	return m.escapeFrom(rc, m.minCtx)
+}
+
+// escapeFrom is decodeEscapedGeneric from minCtx after zero or more
+// escapes, first being the context whose states decode masked.
+func (m *ModelH) escapeFrom(rc *RangeDecoder, first uint32) int {
 	heap := m.heap
 	if len(heap) < heapPad {
 		return -2
@@ -279,7 +285,6 @@ func (m *ModelH) decodeEscapedGeneric(rc *RangeDecoder) int {
 	hm := uint(len(heap)) - heapPad // as in decode
 	mask := &m.charMask
 	mc := m.minCtx
-	first := mc // whose states decode masked
 	for {
 		if rc.rng < rcTop {
 			if !rc.isRAR && uint(rc.pos) < uint(len(rc.buf)) { // as in decode

@@ -38,28 +38,36 @@ var useEscapeAsm = true
 // range is below 2^24 at the top of its loop and the buffer is used up.
 const escNormalize = -3
 
-// escapeH is decodeEscapedGeneric's loop for 7-Zip's coder, up to the
-// symbol's Update2 (without its rescale and updateModel): it returns the
-// symbol and its new frequency, -1 at the end marker, -2 for invalid
-// data, or escNormalize, after which the caller normalises the coder and
-// calls it again (the loop's state between escapes is minCtx and first).
-// heap is &m.heap[0] and hm len(m.heap)-heapPad; it reads and writes the
-// heap only at offsets masked with hm (views of up to heapPad bytes),
-// the coder's buffer only below its length.
+// escapeH is decodeEscapedGeneric's loop, up to the symbol's Update2
+// (without its rescale and updateModel): it returns the symbol and its
+// new frequency, -1 at the end marker, -2 for invalid data, or
+// escNormalize, after which the caller normalises the coder and calls it
+// again (the loop's state between escapes is minCtx and first). With
+// 7-Zip's coder it normalises from the coder's buffer itself; RAR's it
+// hands every normalisation back. A RAR range below the total (invalid
+// data) sets m.rangeFail where threshold would fail the coder. heap is
+// &m.heap[0] and hm len(m.heap)-heapPad; it reads and writes the heap
+// only at offsets masked with hm (views of up to heapPad bytes), the
+// coder's buffer only below its length.
 //
 //go:noescape
 func escapeH(m *ModelH, rc *RangeDecoder, heap *byte, hm uint, first uint32) (sym int, f uint32)
 
-// decodeEscaped is decodeEscapedGeneric, with its loop in assembly for
-// 7-Zip's coder.
+// decodeEscaped is decodeEscapedGeneric, with its loop in assembly.
 func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 	heap := m.heap
-	if rc.isRAR || !useEscapeAsm || len(heap) < heapPad {
+	if !useEscapeAsm || len(heap) < heapPad {
 		return m.decodeEscapedGeneric(rc)
 	}
 	hm, first := uint(len(heap))-heapPad, m.minCtx
 	for {
 		sym, f := escapeH(m, rc, &heap[0], hm, first)
+		if m.rangeFail {
+			m.rangeFail = false
+			if rc.err == nil {
+				rc.err = ErrCorrupt
+			}
+		}
 		if sym >= 0 {
 			if f > maxFreq {
 				m.rescale()
@@ -73,7 +81,11 @@ func (m *ModelH) decodeEscaped(rc *RangeDecoder) int {
 		if sym != escNormalize {
 			return sym
 		}
-		rc.normalize()
+		if rc.normalize(); rc.err != nil {
+			// A failed RAR coder may stay unnormal: the Go loop, which
+			// does not ask again, finishes the symbol.
+			return m.escapeFrom(rc, first)
+		}
 	}
 }
 

@@ -278,12 +278,15 @@ TEXT ·escapeH(SB), NOSPLIT, $56-52
 	MOVL ModelH_minCtx(R13), R9
 
 top:
-	// The coder normalised from its buffer; escNormalize when that runs
-	// out, or for a range of 0 (normalize fails it, after the byte that
-	// decodeEscapedGeneric shifts in first).
+	// 7-Zip's coder normalised from its buffer; escNormalize when that
+	// runs out, or for a range of 0 (normalize fails it, after the byte
+	// that decodeEscapedGeneric shifts in first). RAR's: escNormalize
+	// when normalize would read (unnormalRAR).
 	MOVL RangeDecoder_rng(R10), AX
 	CMPL AX, $0x1000000
 	JCC  body
+	CMPB RangeDecoder_isRAR(R10), $0
+	JNE  rarnormal
 	MOVQ RangeDecoder_pos(R10), BX
 	MOVQ RangeDecoder_buf+8(R10), R8
 	CMPQ BX, R8
@@ -314,6 +317,16 @@ shifted:
 	MOVL SI, RangeDecoder_code(R10)
 	MOVL AX, RangeDecoder_rng(R10)
 	MOVQ BX, RangeDecoder_pos(R10)
+	JMP  body
+
+rarnormal:
+	CMPL AX, $0x8000
+	JCS  normalize
+	MOVL RangeDecoder_low(R10), BX
+	LEAL (BX)(AX*1), CX
+	XORL BX, CX
+	CMPL CX, $0x1000000
+	JCS  normalize
 
 body:
 	// The suffixes of the context escaped from (pc) that have no more
@@ -396,14 +409,18 @@ seectx:
 	SEE_MEAN
 
 threshold:
-	// The range is at least 2^24 here and the total below 2^17: the
-	// quotient r is at least 128.
+	// 7-Zip's range is at least 2^24 here and the total below 2^17: the
+	// quotient r is at least 128. RAR's range may be as small as 2^15:
+	// below the total, r is 0, which threshold makes 1, failing the coder.
 	MOVQ  R8, se-48(SP)
 	MOVL  hi-36(SP), BX
 	ADDL  CX, BX           // total
 	MOVL  RangeDecoder_rng(R10), AX
 	XORL  DX, DX
 	DIVL  BX
+	TESTL AX, AX
+	JZ    rangefail
+rangeok:
 	MOVL  AX, SI           // r
 	MOVL  RangeDecoder_code(R10), AX
 	XORL  DX, DX
@@ -498,6 +515,11 @@ normalize:
 	MOVQ $-3, sym+40(FP)
 	MOVL $0, f+48(FP)
 	RET
+
+rangefail:
+	MOVB $1, ModelH_rangeFail(R13)
+	MOVL $1, AX
+	JMP  rangeok
 
 // func escapeI(m *ModelI, rc *RangeDecoder, heap *byte, hm uint, normalized bool) (sym int, f uint32)
 //

@@ -155,6 +155,9 @@ type ModelH struct {
 	failed   bool     // met data no encoder writes: decodes nothing until Reset
 	upd      updState // where updateModel's assembly left the update to Go
 	until    uint32   // decode's run ends after this symbol (noStop: none)
+	// rangeFail: escapeH met a range below its total (RAR's coder, data
+	// no encoder writes), which threshold fails the coder for.
+	rangeFail bool
 }
 
 // NewH returns a model of the given order and memory size (bytes).
