@@ -255,7 +255,8 @@ type rar3Params struct {
 	esc          byte
 }
 
-// flagsByte is the block's first byte: PPMd, reset, escape, order.
+// header returns the block's first bytes: the flags (PPMd, reset,
+// escape, order), the memory byte and the escape character.
 func (p rar3Params) header() []byte {
 	o := p.order
 	if o > 16 {
