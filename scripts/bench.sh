@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 MB=${BENCH_MB:-100}
 RUNS=${BENCH_RUNS:-3}
 FORMATS=${BENCH_FORMATS-"gz zst bz2 xz xz-x86 xz-mt lz4 br tar.gz tar Z lzo"}
-ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd iso squashfs cpio cpio-crc ar deb rpm cab lzh arj xar zip-ppmd gz-cores wim-xpress wim-lzx wim-lzms wim-solid chm msi"}
+ARCHIVES=${BENCH_ARCHIVES-"zip-many zip-large 7z-lzma2 7z-bcj 7z-ppmd 7z-folders rar5 rar5-large rar4 rar4-audio rar4-e8 rar4-ppmd rar3-ppmd iso squashfs cpio cpio-crc ar deb rpm cab lzh arj xar zip-ppmd gz-cores wim-xpress wim-lzx wim-lzms wim-solid chm msi"}
 CORPUS=${UNPACK_CORPUS:-$PWD/../shared/corpus}
 W=${BENCH_DIR:-/tmp/unpack-bench}
 mkdir -p "$W"
@@ -139,6 +139,22 @@ for f in glob.glob(sys.argv[1] + "/h.[0-9]*.json"):
 print(statistics.median(times[True]), statistics.median(times[False]))
 PY
   rm -f "$R"/h.[0-9]*.json
+}
+
+# z7rar_row ARCHIVE: the 7-Zip row of a RAR PPMd archive (issue 23), with
+# the first 7-Zip that opens it: $BENCH_7ZZ_RAR (default 7zz-rar, the
+# official build scripts/install-tools.sh fetches where the network
+# allows), else 7zz. Debian's 7zip package is built without the RAR
+# codecs (its 7zz cannot open any RAR): then no row, as a row whose
+# reference always fails would say nothing.
+z7rar_row() {
+  local z
+  for z in "${BENCH_7ZZ_RAR:-7zz-rar}" 7zz; do
+    if command -v "$z" >/dev/null 2>&1 && "$z" t "$1" >/dev/null 2>&1; then
+      printf 'x -c, 1 thread\t%s\t%s x -so -mmt1\t%s x -so -mmt1 %s\n' "$U x -c --threads 1 $1" "${z##*/}" "$z" "$1"
+      return
+    fi
+  done
 }
 
 # Archives: the unpack command and each reference, both writing the
@@ -380,13 +396,22 @@ f.seek(d + 0x20); f.write(struct.pack('<i', 0))" "$W/chmsrc.chm" && mv "$W/chmsr
       [ -s "$a" ] || return 0
       printf 'x -c\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c $a" "$a"
       printf 'x -c\t%s\tunar -o -\tunar -q -o - %s\n' "$U x -c $a" "$a"
-      # 7-Zip as the PPMd reference (issue 23), where its build reads RAR:
-      # Debian's 7zip package is built without the RAR codecs (its 7zz
-      # cannot open any RAR), and a row whose reference always fails
-      # would say nothing.
-      if [ "$k" = rar4-ppmd ] && 7zz t "$a" >/dev/null 2>&1; then
-        printf 'x -c, 1 thread\t%s\t7zz x -so -mmt1\t7zz x -so -mmt1 %s\n' "$U x -c --threads 1 $a" "$a"
+      if [ "$k" = rar4-ppmd ]; then
+        z7rar_row "$a"
       fi ;;
+    rar3-ppmd)
+      # RAR 3.x PPMd at scale: text.raw as one PPMd (variant H) block,
+      # order 8, 128 MB, as rar -m5 -mc8:128t+ would write it. No tool
+      # here writes RAR: the test code's writer (TestWriteRAR3, checked
+      # against unar and 7-Zip's Ppmd7aDec) makes it once.
+      a=$W/rar3-ppmd.rar
+      if [ ! -s "$a" ]; then
+        UNPACK_RAR3_IN=$W/text.raw UNPACK_RAR3_OUT=$a.tmp \
+          go test -count=1 -timeout 30m -run '^TestWriteRAR3$' ./internal/codec/ppmd >/dev/null && mv "$a.tmp" "$a"
+      fi
+      printf 'x -c, 1 thread\t%s\tbsdtar -xOf\tbsdtar -xOf %s\n' "$U x -c --threads 1 $a" "$a"
+      printf 'x -c, 1 thread\t%s\tunar -o -\tunar -q -o - %s\n' "$U x -c --threads 1 $a" "$a"
+      z7rar_row "$a" ;;
   esac
 }
 
