@@ -26,7 +26,8 @@ TOOLS=${UNPACK_TOOLS_DIR:-/usr/local/bin}
 Z7URL=https://github.com/ip7z/7zip/releases/download/25.01/7z2501-linux-x64.tar.xz
 if ! command -v 7zz-rar >/dev/null 2>&1 && [ ! -x "$TOOLS/7zz-rar" ]; then
   tmp=$(mktemp -d)
-  if curl -fsSL --max-time 120 -o "$tmp/7z.tar.xz" "$Z7URL" 2>/dev/null &&
+  if command -v curl >/dev/null 2>&1 &&
+    curl -fsSL --connect-timeout 10 --max-time 120 -o "$tmp/7z.tar.xz" "$Z7URL" 2>/dev/null &&
     tar -xJf "$tmp/7z.tar.xz" -C "$tmp" 7zz 2>/dev/null &&
     $SUDO install -m 0755 "$tmp/7zz" "$TOOLS/7zz-rar"; then
     echo "install-tools: $TOOLS/7zz-rar is 7-Zip 25.01's official Linux build (reads RAR)"
