@@ -292,6 +292,34 @@ func TestDecodeBatch(t *testing.T) {
 	}
 }
 
+// startH returns a model of order (64 KiB) and a coder, RAR's or
+// 7-Zip's, at the start of data.
+func startH(data []byte, rar bool, order int) (*ModelH, *RangeDecoder) {
+	m, _ := NewH(order, 1<<16)
+	rc := new(RangeDecoder)
+	if rar {
+		rc.InitRAR(bytes.NewReader(data))
+	} else {
+		rc.Init7z(bytes.NewReader(data))
+	}
+	return m, rc
+}
+
+// symbolsOf decodes data with DecodeSymbol calls until an error or max
+// bytes: the reference the batch decoders are checked against.
+func symbolsOf(data []byte, rar bool, order, max int) ([]byte, error) {
+	m, rc := startH(data, rar, order)
+	var out []byte
+	for len(out) < max {
+		c, err := m.DecodeSymbol(rc)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, byte(c))
+	}
+	return out, nil
+}
+
 // TestDecodeBatchCoders checks Decode against DecodeSymbol for both
 // coders over arbitrary input (hundreds to thousands of symbols before the
 // end marker or invalid data): Decode picks its loop by coder and
@@ -307,28 +335,8 @@ func TestDecodeBatchCoders(t *testing.T) {
 		if !rar {
 			data[0] = 0
 		}
-		start := func() (*ModelH, *RangeDecoder) {
-			m, _ := NewH(2+i%15, 1<<16)
-			rc := new(RangeDecoder)
-			if rar {
-				rc.InitRAR(bytes.NewReader(data))
-			} else {
-				rc.Init7z(bytes.NewReader(data))
-			}
-			return m, rc
-		}
-		m, rc := start()
-		var want []byte
-		var wantErr error
-		for len(want) < 3*len(data) {
-			c, err := m.DecodeSymbol(rc)
-			if err != nil {
-				wantErr = err
-				break
-			}
-			want = append(want, byte(c))
-		}
-		m, rc = start()
+		want, wantErr := symbolsOf(data, rar, 2+i%15, 3*len(data))
+		m, rc := startH(data, rar, 2+i%15)
 		got := make([]byte, 3*len(data))
 		n, err := m.Decode(rc, got)
 		if n != len(want) || !bytes.Equal(got[:n], want) || !errors.Is(err, wantErr) && err != wantErr {
@@ -394,29 +402,9 @@ func TestDecodeUntil(t *testing.T) {
 // untilMatchesSymbols decodes data with DecodeSymbol and with DecodeUntil
 // and fails t unless both give the same bytes and the same error.
 func untilMatchesSymbols(t testing.TB, data []byte, rar bool, stop byte, order int, r *rand.Rand) {
-	start := func() (*ModelH, *RangeDecoder) {
-		m, _ := NewH(order, 1<<16)
-		rc := new(RangeDecoder)
-		if rar {
-			rc.InitRAR(bytes.NewReader(data))
-		} else {
-			rc.Init7z(bytes.NewReader(data))
-		}
-		return m, rc
-	}
 	max := 3*len(data) + 64
-	m, rc := start()
-	var want []byte
-	var wantErr error
-	for len(want) < max {
-		c, err := m.DecodeSymbol(rc)
-		if err != nil {
-			wantErr = err
-			break
-		}
-		want = append(want, byte(c))
-	}
-	m, rc = start()
+	want, wantErr := symbolsOf(data, rar, order, max)
+	m, rc := startH(data, rar, order)
 	got, err := decodeUntilAll(t, m, rc, stop, max, r)
 	if !bytes.Equal(got, want) || !errors.Is(err, wantErr) && err != wantErr {
 		t.Fatalf("rar %v, stop %#x: DecodeUntil %d bytes, %v; DecodeSymbol %d bytes, %v", rar, stop, len(got), err, len(want), wantErr)
