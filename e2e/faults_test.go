@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -80,6 +81,49 @@ func TestInterrupt(t *testing.T) {
 			noTemps(t, dir)
 			if list, _ := os.ReadDir(filepath.Join(dir, "out")); len(list) != 0 {
 				t.Errorf("left in the destination: %v", list)
+			}
+		})
+	}
+}
+
+// TestInterruptNothingToUndo sends SIGINT, then SIGTERM, to `x -c` while
+// it streams from a pipe that stalls: it has nothing to undo, so it starts
+// no signal handler (a thread less at every start) and the signal ends it
+// as it ends any program, with no message (the README says so).
+func TestInterruptNothingToUndo(t *testing.T) {
+	bin := buildUnpack(t)
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	data := make([]byte, 8<<20)
+	rand.New(rand.NewSource(1)).Read(data)
+	w.Write(data)
+	w.Close()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := exec.Command(bin, "x", "-c", "-")
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			go stdin.Write(buf.Bytes()[:buf.Len()/2]) // then stall, pipe open
+			if _, err := stdout.Read(make([]byte, 1)); err != nil {
+				cmd.Process.Kill()
+				t.Fatalf("no output before the stall: %v", err)
+			}
+			go io.Copy(io.Discard, stdout)
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				t.Fatalf("exit %v, stderr %q", err, stderr.String())
+			}
+			ws := ee.Sys().(syscall.WaitStatus)
+			if !ws.Signaled() || ws.Signal() != sig || stderr.Len() != 0 {
+				t.Fatalf("exit %v (status %#x), stderr %q: want the signal's own end", err, ws, stderr.String())
 			}
 		})
 	}

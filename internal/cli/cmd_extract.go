@@ -181,7 +181,7 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 	// RAR 5 file copy read from a pipe is decoded again from a spool.
 	r.opt.CopySources = o.Stdout || o.ToTar
 	if !o.Stdout && !o.ToTar {
-		f.awaitHandler() // before a stage or a file is made
+		f.handleInterrupts() // before a stage or a file is made
 		if n := heapReserve(o.Archives); n > 0 {
 			hugemem.Heap(n) // the records of many files
 		}

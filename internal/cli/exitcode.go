@@ -29,7 +29,9 @@ const exitStatusHelp = `EXIT STATUS
        contradict each other
   4    wrong or missing password
   5    unsupported format, method or feature, or a limit hit (named)
-  130  interrupted (SIGINT or SIGTERM)`
+  130  interrupted (SIGINT or SIGTERM) while extracting to disk or
+       asking for a password; t, l, x -c and --to-tar end as the signal
+       ends any program`
 
 // exitCodeOf maps an error to its exit code: the one place that does, by
 // the error's archive.Classify category.

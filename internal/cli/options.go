@@ -130,7 +130,7 @@ func readPasswordFile(path string) ([]string, error) {
 // echo; the terminal is restored even when f is interrupted meanwhile. It
 // fails when there is no terminal.
 func (f *Factory) terminalPrompt(prompt string) (string, error) {
-	f.awaitHandler() // the terminal's echo is turned off
+	f.handleInterrupts() // the terminal's echo is turned off
 	return askSecret(prompt, f.onInterrupt)
 }
 

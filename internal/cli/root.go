@@ -46,15 +46,16 @@ type Factory struct {
 	hooksMu sync.Mutex
 	hooks   map[int]func() // run on interrupt, before exiting
 	nextID  int
-	// handling, when set, is closed once the signal handler that runs the
-	// hooks is installed (awaitHandler).
-	handling chan struct{}
+	// handle, when set, installs the signal handler that runs the hooks;
+	// handleInterrupts calls it once.
+	handle     func()
+	handleOnce sync.Once
 }
 
 // onInterrupt registers fn to run when the process is interrupted (to
 // remove files in flight); the returned function unregisters it. Hooks
 // run from the handler: what must not be left behind by an interrupt is
-// made only after awaitHandler.
+// made only after handleInterrupts.
 func (f *Factory) onInterrupt(fn func()) (remove func()) {
 	f.hooksMu.Lock()
 	defer f.hooksMu.Unlock()
@@ -71,12 +72,15 @@ func (f *Factory) onInterrupt(fn func()) (remove func()) {
 	}
 }
 
-// awaitHandler returns once the handler of SIGINT and SIGTERM is installed;
-// it is called before anything is made that an interrupt would have to
-// undo (a file or stage on disk, a terminal without echo).
-func (f *Factory) awaitHandler() {
-	if f.handling != nil {
-		<-f.handling
+// handleInterrupts installs the handler of SIGINT and SIGTERM, once; it is
+// called before anything is made that an interrupt would have to undo (a
+// file or stage on disk, a terminal without echo). Until then a signal
+// ends the process as it does by default: there is nothing to undo, and
+// the commands that never make such a thing (x -c, --to-tar, t, l) start
+// no signal thread.
+func (f *Factory) handleInterrupts() {
+	if f.handle != nil {
+		f.handleOnce.Do(f.handle)
 	}
 }
 
@@ -103,28 +107,25 @@ func Main() ExitCode {
 			}
 			return w
 		},
-		Getenv:   os.Getenv,
-		Context:  ctx,
-		handling: make(chan struct{}),
+		Getenv:  os.Getenv,
+		Context: ctx,
 	}
 	f.Prompt = f.terminalPrompt
-	// On SIGINT/SIGTERM: remove what is in flight and exit 130 at once, even
-	// while a read from a pipe blocks. The handler is installed beside the
-	// command's start (installing it waits on the runtime's signal thread):
-	// a signal before then ends the process as the signal does, with
-	// nothing in flight yet (onInterrupt waits for the handler).
-	go func() {
+	// On SIGINT/SIGTERM once something is in flight: remove it and exit
+	// 130 at once, even while a read from a pipe blocks.
+	f.handle = func() {
 		sig := make(chan os.Signal, 1)
 		// Never stopped: os.Exit follows Main, and Stop would wait on the
 		// runtime's signal thread.
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-		close(f.handling)
-		<-sig
-		cancel()
-		f.interrupted()
-		fmt.Fprintln(os.Stderr, "unpack: interrupted")
-		os.Exit(int(ExitInterrupted))
-	}()
+		go func() {
+			<-sig
+			cancel()
+			f.interrupted()
+			fmt.Fprintln(os.Stderr, "unpack: interrupted")
+			os.Exit(int(ExitInterrupted))
+		}()
+	}
 	return Run(f, os.Args[1:])
 }
 
