@@ -18,15 +18,21 @@ type fileReader struct {
 	at   int64 // where block i is stored
 	left int64 // bytes still to deliver
 	buf  *[]byte
-	out  []byte // decoded, not yet delivered
+	frag *fragBlock // the tail's block, held
+	out  []byte     // decoded, not yet delivered
 	err  error
 }
 
-// Close gives the block buffer back to the pool.
+// Close gives the block buffer back to the pool and lets go of the tail's
+// fragment block.
 func (fr *fileReader) Close() error {
 	if fr.buf != nil {
 		fr.r.putBuf(fr.buf)
 		fr.buf = nil
+	}
+	if fr.frag != nil {
+		fr.r.frag.release(fr.r, fr.frag)
+		fr.frag = nil
 	}
 	fr.out = nil
 	if fr.err == nil {
@@ -90,10 +96,11 @@ func (fr *fileReader) fill() error {
 	if err != nil {
 		return fmt.Errorf("%s: fragment %d: %w", f.entry.Name, f.frag, err)
 	}
-	if int64(f.fragOff)+fr.left > int64(len(block)) {
-		return archive.Corruptf("squashfs: %s: tail of %d bytes at %d in a fragment of %d", f.entry.Name, fr.left, f.fragOff, len(block))
+	fr.frag = block
+	if int64(f.fragOff)+fr.left > int64(len(block.data)) {
+		return archive.Corruptf("squashfs: %s: tail of %d bytes at %d in a fragment of %d", f.entry.Name, fr.left, f.fragOff, len(block.data))
 	}
-	fr.out = block[f.fragOff : int64(f.fragOff)+fr.left]
+	fr.out = block.data[f.fragOff : int64(f.fragOff)+fr.left]
 	return nil
 }
 
@@ -101,17 +108,21 @@ var errClosed = errors.New("squashfs: read after Close")
 
 // fragCache keeps the last few decoded fragment blocks: the tails of
 // consecutive small files share one, which is then decoded once, not once
-// per file. Cached blocks are never written again (an evicted one is left
-// to the files still reading it), so they are shared between goroutines.
+// per file. A cached block is never written while it is shared: it counts
+// its holders (the cache while it keeps it, each file reading its tail)
+// and goes back to the Reader's buffers when the last lets go.
 type fragCache struct {
 	mu    sync.Mutex
-	slots []cachedFrag
+	slots []*fragBlock // nil: empty slot
 	next  int
 }
 
-type cachedFrag struct {
+// fragBlock is decoded fragment block index, in a pooled buffer.
+type fragBlock struct {
 	index uint32
-	data  []byte // nil: empty slot
+	data  []byte
+	buf   *[]byte
+	refs  int // holders, under fragCache.mu
 }
 
 // fragSlots is how many decoded fragment blocks are kept, fewer when the
@@ -119,39 +130,64 @@ type cachedFrag struct {
 const fragSlots = 4
 
 func (c *fragCache) init(blockSize, limit int64) {
-	c.slots = make([]cachedFrag, max(1, min(fragSlots, limit/blockSize)))
+	c.slots = make([]*fragBlock, max(1, min(fragSlots, limit/blockSize)))
 }
 
-func (c *fragCache) get(i uint32) []byte {
+// get returns block i with a hold on it for the caller, or nil.
+func (c *fragCache) get(i uint32) *fragBlock {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, s := range c.slots {
-		if s.data != nil && s.index == i {
-			return s.data
+	for _, b := range c.slots {
+		if b != nil && b.index == i {
+			b.refs++
+			return b
 		}
 	}
 	return nil
 }
 
-func (c *fragCache) put(i uint32, data []byte) {
+// put caches b, which the caller holds, and lets go of the block it
+// evicts.
+func (c *fragCache) put(r *Reader, b *fragBlock) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.slots[c.next] = cachedFrag{i, data}
+	b.refs++
+	old := c.slots[c.next]
+	c.slots[c.next] = b
 	c.next = (c.next + 1) % len(c.slots)
+	if old != nil {
+		c.drop(r, old)
+	}
 }
 
-// fragment returns decoded fragment block i (i is in range: checked when
-// the inode was read).
-func (r *Reader) fragment(i uint32) ([]byte, error) {
+// release lets go of the caller's hold on b.
+func (c *fragCache) release(r *Reader, b *fragBlock) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drop(r, b)
+}
+
+func (c *fragCache) drop(r *Reader, b *fragBlock) {
+	if b.refs--; b.refs == 0 {
+		r.putBuf(b.buf)
+		b.buf, b.data = nil, nil
+	}
+}
+
+// fragment returns decoded fragment block i, held for the caller until it
+// calls r.frag.release (i is in range: checked when the inode was read).
+func (r *Reader) fragment(i uint32) (*fragBlock, error) {
 	if b := r.frag.get(i); b != nil {
 		return b, nil
 	}
 	frag := r.frags[i]
-	buf := make([]byte, r.sb.blockSize)
-	got, err := r.readBlock(buf, frag.start, frag.size&^blockStored, frag.size&blockStored != 0)
+	bp := r.getBuf()
+	got, err := r.readBlock((*bp)[:r.sb.blockSize], frag.start, frag.size&^blockStored, frag.size&blockStored != 0)
 	if err != nil {
+		r.putBuf(bp)
 		return nil, err
 	}
-	r.frag.put(i, buf[:got])
-	return buf[:got], nil
+	b := &fragBlock{index: i, data: (*bp)[:got], buf: bp, refs: 1}
+	r.frag.put(r, b)
+	return b, nil
 }

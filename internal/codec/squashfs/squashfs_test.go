@@ -6,12 +6,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 
 	"github.com/unpack-dev/unpack/internal/archive"
 	"github.com/unpack-dev/unpack/internal/testutil/entrytree"
@@ -195,9 +199,11 @@ func TestFragmentShared(t *testing.T) {
 		rc.Close()
 	}
 	read(tails[0])
-	if r.frag.get(r.files[tails[0]].frag) == nil {
+	kept := r.frag.get(r.files[tails[0]].frag)
+	if kept == nil {
 		t.Fatal("the fragment block is not kept")
 	}
+	r.frag.release(r, kept)
 	allocs := testing.AllocsPerRun(20, func() { read(tails[len(tails)-1]) })
 	if allocs > 2 {
 		t.Errorf("%.0f allocations reading a tail from a kept fragment, want at most 2", allocs)
@@ -226,4 +232,95 @@ func r0BlockSize(t *testing.T, b []byte) uint32 {
 		t.Fatal(err)
 	}
 	return r.sb.blockSize
+}
+
+// manyFragments makes, with mksquashfs, an image of 40 files of 3000
+// bytes in 4 KiB blocks (one tail per fragment block: 40 fragments), and
+// returns it with each file's content by name.
+func manyFragments(t *testing.T) ([]byte, map[string][]byte) {
+	if _, err := exec.LookPath("mksquashfs"); err != nil {
+		t.Skip("no mksquashfs (scripts/install-tools.sh)")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.Mkdir(src, 0o755)
+	files := map[string][]byte{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 40 {
+		b := make([]byte, 3000)
+		for j := range b {
+			b[j] = byte(rng.Uint32())
+		}
+		name := fmt.Sprintf("f%02d", i)
+		files[name] = b
+		if err := os.WriteFile(filepath.Join(src, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	img := filepath.Join(dir, "img.sqfs")
+	if out, err := exec.Command("mksquashfs", src, img, "-b", "4096", "-noappend", "-quiet", "-no-progress").CombinedOutput(); err != nil {
+		t.Fatalf("mksquashfs: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, files
+}
+
+// TestFragmentReuse: a tail still being read keeps its fragment block
+// while the other files' tails evict it from a one-slot cache and recycle
+// the blocks they let go of, one file at a time and all at once.
+func TestFragmentReuse(t *testing.T) {
+	b, files := manyFragments(t)
+	r, err := NewReader(bytes.NewReader(b), int64(len(b)), &archive.Options{MemLimit: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.frags) < 40 || len(r.frag.slots) != 1 {
+		t.Fatalf("%d fragments, %d slots: want 40 and 1", len(r.frags), len(r.frag.slots))
+	}
+	es, _ := r.Entries()
+	idx := map[string]int{}
+	for i, e := range es {
+		idx[e.Name] = i
+	}
+	readAll := func(name string, rc io.Reader) {
+		got, err := io.ReadAll(rc)
+		if err != nil || !bytes.Equal(got, files[name]) {
+			t.Errorf("%s: %d bytes, %v; not the file", name, len(got), err)
+		}
+	}
+	held, _ := r.Open(idx["f00"])
+	head := make([]byte, 100)
+	if _, err := io.ReadFull(held, head); err != nil {
+		t.Fatal(err)
+	}
+	for name := range files {
+		if name != "f00" {
+			rc, _ := r.Open(idx[name])
+			readAll(name, rc)
+			rc.Close()
+		}
+	}
+	readAll("f00", io.MultiReader(bytes.NewReader(head), held))
+	held.Close()
+
+	var wg sync.WaitGroup
+	for round := range 4 {
+		for name := range files {
+			wg.Go(func() {
+				rc, _ := r.Open(idx[name])
+				defer rc.Close()
+				if round%2 == 1 { // read slowly: others evict meanwhile
+					rc = struct {
+						io.Reader
+						io.Closer
+					}{iotest.OneByteReader(rc), rc}
+				}
+				readAll(name, rc)
+			})
+		}
+	}
+	wg.Wait()
 }
