@@ -38,17 +38,24 @@ func noTemps(t *testing.T, dir string) {
 	})
 }
 
-// TestInterrupt sends SIGINT, then SIGTERM, while an entry is being
-// written from a pipe that stalls: unpack exits 130 at once for either (as
-// the README documents) and removes the file in flight.
-func TestInterrupt(t *testing.T) {
-	bin := buildUnpack(t)
+// randomGzip is a gzip stream of 8 MiB of random bytes: half of it keeps
+// unpack busy with a file in flight, then the pipe stalls.
+func randomGzip() []byte {
 	var buf bytes.Buffer
 	w := gzip.NewWriter(&buf)
 	data := make([]byte, 8<<20)
 	rand.New(rand.NewSource(1)).Read(data)
 	w.Write(data)
 	w.Close()
+	return buf.Bytes()
+}
+
+// TestInterrupt sends SIGINT, then SIGTERM, while an entry is being
+// written from a pipe that stalls: unpack exits 130 at once for either (as
+// the README documents) and removes the file in flight.
+func TestInterrupt(t *testing.T) {
+	bin := buildUnpack(t)
+	gz := randomGzip()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
@@ -60,7 +67,7 @@ func TestInterrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stdin.Close()
-			stdin.Write(buf.Bytes()[:buf.Len()/2]) // then stall, pipe open
+			stdin.Write(gz[:len(gz)/2]) // then stall, pipe open
 			deadline := time.Now().Add(20 * time.Second)
 			for {
 				if inFlight(cmd.Process.Pid, filepath.Join(dir, "out")) {
@@ -92,12 +99,7 @@ func TestInterrupt(t *testing.T) {
 // as it ends any program, with no message (the README says so).
 func TestInterruptNothingToUndo(t *testing.T) {
 	bin := buildUnpack(t)
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	data := make([]byte, 8<<20)
-	rand.New(rand.NewSource(1)).Read(data)
-	w.Write(data)
-	w.Close()
+	gz := randomGzip()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := exec.Command(bin, "x", "-c", "-")
@@ -109,7 +111,7 @@ func TestInterruptNothingToUndo(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stdin.Close()
-			go stdin.Write(buf.Bytes()[:buf.Len()/2]) // then stall, pipe open
+			go stdin.Write(gz[:len(gz)/2]) // then stall, pipe open
 			if _, err := stdout.Read(make([]byte, 1)); err != nil {
 				cmd.Process.Kill()
 				t.Fatalf("no output before the stall: %v", err)
