@@ -350,6 +350,10 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("version: %d %q, no %q line", code, stdout, line)
 		}
 	}
+	code, long, _ := run(t, nil, "--version")
+	if code != ExitOK || long != stdout {
+		t.Errorf("--version: %d %q, want the version command's %q", code, long, stdout)
+	}
 	code, stdout, _ = run(t, nil, "completion", "bash")
 	if code != ExitOK || !strings.Contains(stdout, "bash completion") {
 		t.Errorf("completion: %d", code)

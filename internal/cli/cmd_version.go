@@ -27,27 +27,30 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 		Use:   "version",
 		Short: "Print the version, the formats this build reads and the fast paths this CPU uses",
 		Args:  usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			v := Version
-			if v == "" {
-				v = "devel"
-				if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-					v = bi.Main.Version
-				}
-			}
-			var names []string
-			for _, fm := range formats.All() {
-				if formats.Implemented(fm) {
-					names = append(names, string(fm))
-				}
-			}
-			sort.Strings(names)
-			fmt.Fprintf(f.Out, "unpack %s\ncommit: %s\ngo: %s %s/%s\nformats: %s\nfast paths: %s\n",
-				v, commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH,
-				strings.Join(names, ", "), fastPaths())
-			return nil
-		},
+		RunE:  func(*cobra.Command, []string) error { return printVersion(f) },
 	}
+}
+
+// printVersion writes what `unpack version` (and `unpack --version`) shows.
+func printVersion(f *Factory) error {
+	v := Version
+	if v == "" {
+		v = "devel"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+	}
+	var names []string
+	for _, fm := range formats.All() {
+		if formats.Implemented(fm) {
+			names = append(names, string(fm))
+		}
+	}
+	sort.Strings(names)
+	_, err := fmt.Fprintf(f.Out, "unpack %s\ncommit: %s\ngo: %s %s/%s\nformats: %s\nfast paths: %s\n",
+		v, commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH,
+		strings.Join(names, ", "), fastPaths())
+	return err
 }
 
 // commit is the commit this binary was built from: Commit, else what the

@@ -215,7 +215,7 @@ func newRoot(f *Factory, args []string) *cobra.Command {
 	if len(args) > 0 {
 		for _, c := range subcommands {
 			if slices.Contains(c.names, args[0]) {
-				root := newRootCmd()
+				root := newRootCmd(f)
 				root.CompletionOptions.DisableDefaultCmd = true
 				root.AddCommand(c.build(f))
 				return root
@@ -227,7 +227,7 @@ func newRoot(f *Factory, args []string) *cobra.Command {
 
 // NewRootCmd builds the command tree.
 func NewRootCmd(f *Factory) *cobra.Command {
-	root := newRootCmd()
+	root := newRootCmd(f)
 	for _, c := range subcommands {
 		root.AddCommand(c.build(f))
 	}
@@ -235,7 +235,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 }
 
 // newRootCmd builds the root command without its subcommands.
-func newRootCmd() *cobra.Command {
+func newRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "unpack",
 		Short: "Extract and verify archives and compressed files, byte-exact, fast and safely",
@@ -250,10 +250,16 @@ is committed to disk, and no entry can write outside the destination.
   curl -sL URL | unpack x - -o out/       # read a non-seekable stdin`,
 		Args:                       unknownCommand,
 		SuggestionsMinimumDistance: 2,
-		RunE:                       func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-		SilenceErrors:              true,
-		SilenceUsage:               true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if v, _ := cmd.Flags().GetBool("version"); v {
+				return printVersion(f)
+			}
+			return cmd.Help()
+		},
+		SilenceErrors: true,
+		SilenceUsage:  true,
 	}
+	root.Flags().Bool("version", false, "print the version, as the version command does")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{Err: err} })
 	withHelpFlags(root)
 	return root
