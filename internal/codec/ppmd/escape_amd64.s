@@ -347,6 +347,12 @@ walk:
 	MOVL    AX, R9
 	ANDQ    R11, AX
 	LEAQ    (R12)(AX*1), SI
+	// Its suffix, which MakeEscFreq reads (and the next escape, or this
+	// walk, goes to), asked for now: the sum's loop below waits for the
+	// states and mispredicts its exit.
+	MOVL    8(SI), R8
+	ANDQ    R11, R8
+	PREFETCHT0 (R12)(R8*1)
 	MOVWLZX 0(SI), BX      // ns
 	CMPL    BX, DX
 	JEQ     walk
@@ -384,6 +390,11 @@ seectx:
 	MOVQ    ctx-16(SP), R14
 	MOVL    8(R14), AX
 	ANDQ    R11, AX
+	// The suffix's states (a binary suffix's successor), which
+	// updateModel's frequency update searches after the symbol.
+	MOVL    4(R12)(AX*1), R8
+	ANDQ    R11, R8
+	PREFETCHT0 (R12)(R8*1)
 	MOVWLZX (R12)(AX*1), AX    // the suffix's ns
 	SUBL    BX, AX
 	CMPL    SI, AX

@@ -388,6 +388,11 @@ LWALK: \
 	MOVL    AX, DX; \
 	ANDQ    R11, AX; \
 	LEAQ    (R12)(AX*1), DI /* the suffix context */; \
+	/* Its suffix, where the walk goes next when it pushes, asked */ \
+	/* for before the search, which waits for the states. */ \
+	MOVL    8(DI), SI; \
+	ANDQ    R11, SI; \
+	PREFETCHT0 (R12)(SI*1); \
 	MOVWLZX 0(DI), AX; \
 	CMPL    AX, $1; \
 	JEQ     LBINARY; \
