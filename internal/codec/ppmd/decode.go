@@ -237,11 +237,22 @@ func (m *ModelH) decode(rc *RangeDecoder, dst []byte) (int, int) {
 		// Both coders normalise only below 2^24 (see normalize); only
 		// that fails 7-Zip's coder (its range is at least 2^24, above
 		// any total), and RAR's threshold, which fails on a range below
-		// the total, leaves one below 2^24 too.
-		if rc.rng < rcTop {
+		// the total, leaves one below 2^24 too. RAR's coder is tested
+		// for its own condition here, below 2^24 where its range's ends
+		// share their top byte (rng|low^(low+rng) below 2^24), or below
+		// 2^15: one branch that is taken as often as normalize shifts,
+		// where a test of the range alone was mispredicted about as
+		// often again.
+		if rc.isRAR {
+			if (rc.rng|(rc.low^(rc.low+rc.rng))) < rcTop || rc.rng < rcBot {
+				if rc.normalize(); rc.err != nil {
+					return n, 0
+				}
+			}
+		} else if rc.rng < rcTop {
 			// 7-Zip's coder's common case, a byte shifted in from the
-			// buffer, inline; normalize for more, and for RAR's coder.
-			if !rc.isRAR && uint(rc.pos) < uint(len(rc.buf)) {
+			// buffer, inline; normalize for more.
+			if uint(rc.pos) < uint(len(rc.buf)) {
 				rc.shift7z()
 			}
 			if rc.rng < rcTop {

@@ -283,10 +283,10 @@ top:
 	// that decodeEscapedGeneric shifts in first). RAR's: escNormalize
 	// when normalize would read (unnormalRAR).
 	MOVL RangeDecoder_rng(R10), AX
-	CMPL AX, $0x1000000
-	JCC  body
 	CMPB RangeDecoder_isRAR(R10), $0
 	JNE  rarnormal
+	CMPL AX, $0x1000000
+	JCC  body
 	MOVQ RangeDecoder_pos(R10), BX
 	MOVQ RangeDecoder_buf+8(R10), R8
 	CMPQ BX, R8
@@ -320,12 +320,17 @@ shifted:
 	JMP  body
 
 rarnormal:
-	CMPL AX, $0x8000
-	JCS  normalize
+	// Below 2^24 where the range's ends share their top byte
+	// ((rng|low^(low+rng)) below 2^24), or below 2^15: the first test
+	// is taken as often as normalize shifts (a test of the range alone
+	// first was mispredicted about as often again).
 	MOVL RangeDecoder_low(R10), BX
 	LEAL (BX)(AX*1), CX
 	XORL BX, CX
+	ORL  AX, CX
 	CMPL CX, $0x1000000
+	JCS  normalize
+	CMPL AX, $0x8000
 	JCS  normalize
 
 body:
@@ -347,6 +352,12 @@ walk:
 	MOVL    AX, R9
 	ANDQ    R11, AX
 	LEAQ    (R12)(AX*1), SI
+	// Its suffix, which MakeEscFreq reads (and the next escape, or this
+	// walk, goes to), asked for now: the sum's loop below waits for the
+	// states and mispredicts its exit.
+	MOVL    8(SI), R8
+	ANDQ    R11, R8
+	PREFETCHT0 (R12)(R8*1)
 	MOVWLZX 0(SI), BX      // ns
 	CMPL    BX, DX
 	JEQ     walk
@@ -384,6 +395,11 @@ seectx:
 	MOVQ    ctx-16(SP), R14
 	MOVL    8(R14), AX
 	ANDQ    R11, AX
+	// The suffix's states (a binary suffix's successor), which
+	// updateModel's frequency update searches after the symbol.
+	MOVL    4(R12)(AX*1), R8
+	ANDQ    R11, R8
+	PREFETCHT0 (R12)(R8*1)
 	MOVWLZX (R12)(AX*1), AX    // the suffix's ns
 	SUBL    BX, AX
 	CMPL    SI, AX
