@@ -37,7 +37,8 @@ type Factory struct {
 	Getenv func(string) string
 	// Prompt reads a password from the terminal; nil when there is none.
 	Prompt func(prompt string) (string, error)
-	// Context is cancelled on SIGINT/SIGTERM.
+	// Context is cancelled on SIGINT/SIGTERM once handleInterrupts has
+	// installed the handler.
 	Context context.Context
 
 	// reported, when set, is given every error printed as a problem
