@@ -78,19 +78,32 @@ const unbounded = int64(1) << 62
 
 // MemoryUse estimates the most memory a Reader with the given thread
 // count holds while decoding a member in parallel: the slab newParallel
-// makes (per piece in flight its input, 16-bit and byte output and
-// windows; per thread its decoders), rounded to huge pages, and per piece
-// the output buffers that replace its part of the slab when its output
+// makes (per thread its decoders; per piece in flight its input, windows
+// and output, each piece's part rounded to huge pages), and per piece the
+// output buffers that replace its part of the slab when its output
 // outgrows them (up to hardCap).
 func MemoryUse(threads int) int64 {
 	if threads <= 1 {
 		return 0
 	}
-	in := int64(partSize + overrun)
-	out := min(4*in, int64(hardCap))
 	n := int64(jobsFor(threads))
-	slab := n*(3*out+in+2*inflate.MarkerWindow+64) + int64(threads)*int64(workerMem)
+	slab := int64(align(threads*workerMem)) + n*int64(pieceMem())
 	return slab + slab/8 + n*3*int64(hardCap)
+}
+
+// pieceMem is the slab's part for a piece: its input (partSize+overrun
+// bytes), the window before it and a hint's, and its 16-bit buffer of
+// outSymbols(), rounded to whole huge pages.
+func pieceMem() int {
+	return hugemem.RoundUp(align(partSize+overrun) + 2*inflate.MarkerWindow + 2*outSymbols())
+}
+
+// outSymbols is the length of a piece's 16-bit buffer: four times its
+// input, up to hardCap. It holds the marker decoder's ring at the default
+// sizes (see newParallel), and the output decoded with a known window
+// goes on in its bytes past the marks (see decodePlain).
+func outSymbols() int {
+	return min(4*(partSize+overrun), hardCap)
 }
 
 // jobsFor is how many pieces are in flight with the given thread count:
@@ -130,7 +143,8 @@ type job struct {
 	final  bool  // the output ends with the final block
 	mbuf   []uint16
 	marks  []uint16 // the output from start, markers unresolved; then resolved in place (see resolveMarks)
-	data   []byte   // data[:nplain] the output after marks
+	data   []byte   // data[:nplain] the output after marks: mbuf's memory past them (pastMarks), or spill
+	spill  []byte   // where an output after marks that outgrows mbuf goes (growData)
 	nplain int      // bytes decoded with a known window after marks
 	crcP   uint32   // CRC-32 of those
 
@@ -164,6 +178,20 @@ func (j *job) marked() []byte {
 func (j *job) resolvedParts() (lo, hi []byte) {
 	b := j.marked()
 	return b[:j.split], b[2*j.split : j.split+len(j.marks)]
+}
+
+// pastMarks is the memory of j's 16-bit buffer past its marks, as bytes
+// (from a cache line on): where decodePlain writes the output after the
+// marks, which their resolution in place does not reach, so that a
+// piece's output is one stretch of memory. It is empty when the marks
+// are not in the buffer.
+func (j *job) pastMarks() []byte {
+	all := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(j.mbuf))), 2*cap(j.mbuf))
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(j.marks))) - uintptr(unsafe.Pointer(unsafe.SliceData(all)))
+	if d > uintptr(len(all)) || 2*len(j.marks) > len(all)-int(d) {
+		return nil
+	}
+	return all[min(align(int(d)+2*len(j.marks)), len(all)):]
 }
 
 // plain is j's output after its marks.
@@ -463,37 +491,42 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	n := jobsFor(threads)
 	p.tasks.wake = make(chan struct{}, 1)
 	p.tasks.helpers = make(chan struct{}, 1)
-	// Every piece's buffers (16-bit output, byte output, input) in one
-	// allocation made once, on huge pages where the kernel gives them and
-	// rounded to whole ones: a first touch on 4 KiB pages costs a page
-	// fault per 4 KiB, and a buffer's tail past its last whole huge page
-	// was on those (a thousand faults per member). At the default sizes
-	// the 16-bit buffer (out symbols, 5 Mi) holds the marker decoder's
-	// ring (inflate.MarkerRingLen, 4 Mi), so a piece is decoded in place
+	// Every piece's buffers and the workers' decoders in one allocation
+	// made once, on huge pages where the kernel gives them: a first
+	// touch on 4 KiB pages costs a page fault per 4 KiB, and one of a
+	// huge page zeroes 2 MiB (on a VM, page by page of the host's), so
+	// that what a piece touches is one stretch from the start of its
+	// part: its input, the windows, then its 16-bit buffer, whose bytes
+	// past the marks take the output decoded with a known window. The
+	// workers' decoders come first, on the first piece's first huge page,
+	// and that piece is dispatched first. At the default sizes the
+	// 16-bit buffer (out symbols, 5 Mi) holds the marker decoder's ring
+	// (inflate.MarkerRingLen, 4 Mi), so a piece is decoded in place
 	// (decodeOnly); with smaller pieces (the tests') the decoder copies
 	// out of a ring of its own.
-	in := partSize + overrun
-	out := min(4*in, hardCap)
-	per := align(3*out+in) + 2*inflate.MarkerWindow
-	total := n*per + threads*workerMem
-	if r := hugemem.RoundUp(total); r <= total+total/8 {
-		total = r
-	}
+	in, out := partSize+overrun, outSymbols()
+	wm, per := align(threads*workerMem), pieceMem()
+	total := wm + n*per
 	if len(mem.b) < total {
 		mem.alloc(total)
 		stats.slabs++
 		stats.slabBytes = total
 	}
 	for i := range n {
-		b := mem.b[i*per : (i+1)*per]
-		j := &job{done: make(chan struct{}, 1), lo: make(chan struct{}, 1), mbuf: symbols(b[:2*out]), data: b[2*out : 3*out : 3*out], buf: b[3*out : 3*out : 3*out+in]}
-		b = b[align(3*out+in):]
+		b := mem.b[wm+i*per : wm+(i+1)*per]
+		j := &job{done: make(chan struct{}, 1), lo: make(chan struct{}, 1), buf: b[0:0:in]}
+		b = b[align(in):]
 		j.win = b[:0:inflate.MarkerWindow]
 		j.hintBuf.win = (*[inflate.MarkerWindow]byte)(b[inflate.MarkerWindow:])
+		j.mbuf = symbols(b[2*inflate.MarkerWindow : 2*inflate.MarkerWindow+2*out])
 		p.jobs = append(p.jobs, j)
 	}
-	workers := mem.b[n*per:]
-	p.free = append(p.free, p.jobs...)
+	workers := mem.b[:wm]
+	for i := range p.jobs {
+		// The free list is taken from its end: the first piece's part,
+		// on the workers' huge page, first.
+		p.free = append(p.free, p.jobs[len(p.jobs)-1-i])
+	}
 	// The goroutine reading the output is one of the threads (see help):
 	// with one goroutine per thread, none waits for a processor.
 	p.self = newWorker(&p.stop, workers[:workerMem])
@@ -658,12 +691,13 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 	w.src.b = j.buf[base:]
 	w.inf.ResetAt(&w.src, uint(at%8), w.win[:], stop-base*8, int64(softCap-len(j.marks)))
 	room := hardCap - len(j.marks)
+	j.data = j.pastMarks()
 	n := 0
 	var err error
 	var crc uint32
 	for n < room && err == nil {
 		if len(j.data) <= n {
-			j.data = grow(j.data, min(max(2*len(j.data), n+64<<10), hardCap))
+			j.data = j.growData(n, min(max(2*len(j.data), n+64<<10), hardCap))
 		}
 		var m int
 		m, err = w.inf.Read(j.data[n:min(len(j.data), room)])
@@ -754,15 +788,20 @@ func symbols(b []byte) []uint16 {
 	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2)
 }
 
-// grow returns b, or when it is shorter than n a copy of at least n
-// bytes and a quarter longer than b.
-func grow(b []byte, n int) []byte {
-	if len(b) >= n {
-		return b
+// growData returns j.data with room for at least n bytes, its first used
+// bytes kept: j.data itself, or j.spill, a buffer at least a quarter
+// longer than j.data, kept for the piece's later outputs that outgrow
+// the memory past their marks.
+func (j *job) growData(used, n int) []byte {
+	if len(j.data) >= n {
+		return j.data
 	}
-	nb := hugemem.Aligned(max(n, len(b)+len(b)/4))
-	copy(nb, b)
-	return nb
+	old := j.data
+	if len(j.spill) < n {
+		j.spill = hugemem.Aligned(max(n, len(old)+len(old)/4))
+	}
+	copy(j.spill, old[:used])
+	return j.spill
 }
 
 // dispatch reads the next piece and hands it to the workers; it reports

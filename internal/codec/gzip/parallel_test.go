@@ -667,3 +667,67 @@ func TestLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestPastMarks checks where a piece's output after its marks goes: the
+// 16-bit buffer's memory past the marks, none of the marks' own (which
+// their resolution in place writes), and a spill buffer, kept, once that
+// is too short.
+func TestPastMarks(t *testing.T) {
+	const n, w = 4096, 64
+	for _, k := range []int{0, 1, 1000, n - w - 40, n - w - 8} {
+		mem := make([]byte, 2*n)
+		j := &job{mbuf: symbols(mem)}
+		// As MarkerDecoder.Decode returns them: past the window, up to a
+		// ring's end short of the buffer's.
+		j.marks = j.mbuf[w : w+k : n-8]
+		for i := range j.marks {
+			j.marks[i] = uint16(i) | 0x8000
+		}
+		past := j.pastMarks()
+		want := min(align(2*(w+k)), 2*n)
+		if len(past) != 2*n-want || len(past) > 0 && &past[0] != &mem[want] {
+			t.Fatalf("%d marks: %d bytes past them, want %d from byte %d", k, len(past), 2*n-want, want)
+		}
+		for i := range past {
+			past[i] = 0xAA
+		}
+		for i, v := range j.marks {
+			if v != uint16(i)|0x8000 {
+				t.Fatalf("%d marks: mark %d overwritten", k, i)
+			}
+		}
+	}
+	j := &job{mbuf: symbols(make([]byte, 200))}
+	j.marks = j.mbuf[:0]
+	if past := j.pastMarks(); len(past) != 200 {
+		t.Errorf("no marks: %d bytes past them, want all 200", len(past))
+	}
+	j.marks = symbols(make([]byte, 20))
+	if past := j.pastMarks(); past != nil {
+		t.Errorf("marks in other memory: %d bytes past them, want none", len(past))
+	}
+
+	// growData keeps the bytes used, and the spill buffer for later.
+	j.marks = j.mbuf[:0]
+	j.data = j.pastMarks()[:100]
+	for i := range j.data {
+		j.data[i] = byte(i)
+	}
+	j.data = j.growData(100, 150)
+	j.data = j.growData(150, 1000)
+	if len(j.data) < 1000 || &j.data[0] != &j.spill[0] {
+		t.Fatalf("grown to %d bytes, want 1000 in spill", len(j.data))
+	}
+	for i := range 100 {
+		if j.data[i] != byte(i) {
+			t.Fatalf("byte %d lost growing", i)
+		}
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		j.data = j.pastMarks()
+		j.data = j.growData(50, 900)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations growing into a spill buffer long enough, want 0", allocs)
+	}
+}
