@@ -591,3 +591,34 @@ func TestToTar(t *testing.T) {
 		t.Errorf("--to-tar -c: exit %d", code)
 	}
 }
+
+// TestSingleThread checks when a run drops to one processor: --threads 1
+// with nothing written to disk (standard output, a tar stream, a test),
+// and not to disk or with more threads.
+func TestSingleThread(t *testing.T) {
+	dir := t.TempDir()
+	arch := write(t, dir, "s.tar.gz", gz(t, makeTar(t, sample)))
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"x", "-c", "--threads", "1", arch}, true},
+		{[]string{"x", "--to-tar", "--threads", "1", arch}, true},
+		{[]string{"t", "--threads", "1", arch}, true},
+		{[]string{"x", "-c", arch}, false},
+		{[]string{"x", "-c", "--threads", "2", arch}, false},
+		{[]string{"t", arch}, false},
+		{[]string{"x", "--threads", "1", "-o", filepath.Join(dir, "out"), arch}, false},
+	} {
+		var out, errOut bytes.Buffer
+		calls := 0
+		f := &Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Getenv: func(string) string { return "" },
+			Context: context.Background(), oneProcessor: func() { calls++ }}
+		if code := Run(f, c.args); code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut.String())
+		}
+		if got := calls > 0; got != c.want {
+			t.Errorf("%v: one processor %v, want %v", c.args, got, c.want)
+		}
+	}
+}

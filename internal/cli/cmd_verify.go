@@ -63,6 +63,9 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Threads == 1 {
+		f.singleThread()
+	}
 	var expect map[string]string
 	if o.Expect != "" {
 		if expect, err = readManifest(o.Expect); err != nil {

@@ -11,10 +11,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -52,6 +54,10 @@ type Factory struct {
 	// handleInterrupts calls it once.
 	handle     func()
 	handleOnce sync.Once
+	// oneProcessor, when set, has Go code run on one processor
+	// (runtime.GOMAXPROCS(1), in Main once the run has lasted 20 ms);
+	// singleThread calls it.
+	oneProcessor func()
 }
 
 // onInterrupt registers fn to run when the process is interrupted (to
@@ -86,6 +92,20 @@ func (f *Factory) handleInterrupts() {
 	}
 }
 
+// singleThread is called when --threads 1 asks for one decoder thread and
+// nothing goes to disk (standard output, a tar stream, a test): the run's
+// Go code then runs on one processor. With more, the runtime's preemption
+// of a goroutine that has run for 10 ms puts it back on the run queue and
+// wakes the idle processor's thread, which often takes it over on another
+// core, where the decoder's caches (a PPMd model's hot contexts, an LZMA
+// window) are cold: a move every few tens of milliseconds. To disk, the
+// writers work beside the decoder (extract), and the processors stay.
+func (f *Factory) singleThread() {
+	if f.oneProcessor != nil {
+		f.oneProcessor()
+	}
+}
+
 // interrupted runs the registered hooks.
 func (f *Factory) interrupted() {
 	f.hooksMu.Lock()
@@ -115,6 +135,9 @@ func Main() ExitCode {
 		Context: ctx,
 	}
 	f.Prompt = f.terminalPrompt
+	// After 20 ms: a shorter run is over before a preemption could move
+	// it, and spares the stop of the world.
+	f.oneProcessor = func() { time.AfterFunc(20*time.Millisecond, func() { runtime.GOMAXPROCS(1) }) }
 	// On SIGINT/SIGTERM once something is in flight: remove it and exit
 	// 130 at once, even while a read from a pipe blocks.
 	f.handle = func() {
