@@ -28,22 +28,23 @@ import (
 // output ended to where a piece's output can take over again, so that
 // correctness never depends on a guess.
 //
-// Once the chain reaches a piece that is still decoding, the piece is told
-// where its output must start and the window there (job.hint): it goes on
-// in plain bytes, resolves its markers itself, and hints the next piece
-// when it ends; or it stops at once when its start cannot be used.
+// A piece whose worker ends while the chain has not reached it tells the
+// next piece, which may be decoding, where its output must start and the
+// window there (job.hint): that piece goes on in plain bytes and resolves
+// its markers itself.
 //
 // The caller's goroutine is one of the Threads: Threads-1 goroutines are
-// started, and the caller decodes one piece in Threads itself, from the
-// known start and window to the first block boundary past the piece, as
-// it gives the output out (stream), straight into the caller's buffer: no
-// markers, no piece buffer written and read back. It also decodes a
-// worker's piece no worker has started when the chain reaches it (steal:
-// the workers have no processor), and while it waits for a piece it
-// resolves markers no worker has taken (help). With two threads that is
-// the schedule of two cores: one decodes with the known window while the
-// other decodes the next piece ahead, and each hands the other the window
-// when it ends.
+// started, and the caller decodes too, with the known window, as it gives
+// the output out (stream), straight into the caller's buffer: no markers,
+// no piece buffer written and read back. It decodes a piece no worker has
+// started when the chain reaches it (steal), and when the chain reaches a
+// piece still decoding (job.reached), the worker stops at its next block
+// boundary and hands the piece over: the caller uses the output so far
+// and decodes the rest. No goroutine waits for another: with two threads,
+// one core decodes ahead with markers while the other decodes the piece
+// before with the window, and where they meet is set by their speeds.
+// While it waits for a piece's markers to be resolved, the caller resolves
+// those no worker has taken (help).
 //
 // A member decodes sequentially for its first switchAt compressed bytes:
 // small members never start a worker, and the window is known when
@@ -59,13 +60,14 @@ var (
 	hardCap  = 16 << 20         // and cuts its output at the last boundary within this much
 )
 
-// hints hands the chain's window to the piece decoding (see job.hint);
-// tests turn it off to have pieces decoded with markers whatever the
-// timing.
+// hints hands the chain's window to the piece decoding (see job.hint)
+// and has its worker hand it over (job.reached); tests turn it off to
+// have pieces decoded with markers whatever the timing.
 var hints = true
 
 // steal lets the reading goroutine decode a piece no worker has started
-// when it reaches it; tests turn it off to have the workers' pieces
+// when it reaches it (and has a worker that starts one the reading
+// goroutine has reached leave it); tests turn it off to have the workers' pieces
 // used whatever the timing.
 var steal = true
 
@@ -122,7 +124,6 @@ type job struct {
 	own  int    // bytes of buf that are the piece's own
 	last bool   // the input ends with this piece
 	from int64  // bit position where the search for a block starts
-	self bool   // the reading goroutine decodes it as it gives it out (stream)
 
 	done    chan struct{} // a worker finished a task
 	pending bool          // a task was handed out and its done not received
@@ -135,6 +136,12 @@ type job struct {
 	hintBuf hint
 	claim   atomic.Bool         // hintBuf is being written
 	next    atomic.Pointer[job] // the piece after, for a worker to hint
+	// reached is set when the chain reaches the piece while a worker may
+	// decode it: the reading goroutine waits for it, so the worker stops
+	// at the next block boundary (or does not start) and hands the rest
+	// of the piece over (handed).
+	reached atomic.Bool
+	handed  bool
 
 	// Decoding (bit positions are the member data's).
 	start  int64 // where the output starts: a block boundary found; -1: none
@@ -211,7 +218,7 @@ type hint struct {
 // setHint gives j its hint, unless it has one: pos and the window there,
 // which fill writes.
 func (j *job) setHint(pos int64, fill func(win []byte)) {
-	if !hints || j.self || !j.claim.CompareAndSwap(false, true) {
+	if !hints || !j.claim.CompareAndSwap(false, true) {
 		return
 	}
 	j.hintBuf.pos = pos
@@ -309,7 +316,6 @@ type parallel struct {
 
 	tasks tasks
 	self  *worker // the reading goroutine's decoders (help)
-	nth   int     // pieces dispatched
 	wg    sync.WaitGroup
 	stop  atomic.Bool
 
@@ -375,7 +381,9 @@ type parStats struct {
 	slabs     int   // allocations of the decode's memory
 	slabBytes int   // the last one's size
 	helped    int   // tasks done by the goroutine reading the output
-	streams   int   // pieces the goroutine reading the output decoded as it gave them out
+	streams   int   // pieces the goroutine reading the output decoded (the rest of) as it gave them out
+	handed    int   // pieces whose worker stopped for the reading goroutine: with markers
+	handedP   int   // and decoding plain bytes
 	splits    int   // pieces whose markers were resolved in two parts
 }
 
@@ -581,7 +589,7 @@ func (w *worker) decode(j *job, t *tasks) {
 	}
 	// The next piece's window first (it may be decoding), from the marks
 	// before they are resolved in place.
-	if n := j.next.Load(); n != nil && !j.final {
+	if n := j.next.Load(); n != nil && !j.final && j.end >= j.ownEnd() {
 		n.setHint(j.end, func(win []byte) { windowAfter(win, h.win[:], j.marks, j.plain()) })
 	}
 	if len(j.marks) > 0 {
@@ -616,6 +624,12 @@ func (w *worker) decodeOnly(j *job) {
 	stop := int64(j.own) * 8 // j-relative bit positions from here on
 	if j.last {
 		stop = unbounded
+	}
+	if steal && j.reached.Load() {
+		// The reading goroutine is there: it decodes the piece, as
+		// when it takes the piece before a worker does.
+		j.handed = true
+		return
 	}
 	if h := j.hint.Load(); h != nil {
 		if at := h.pos - j.a*8; at >= 0 && at < int64(j.own)*8 {
@@ -662,6 +676,12 @@ func (w *worker) decodeOnly(j *job) {
 			w.decodePlain(j, res.End, stop, nil)
 		case inflate.Interrupted:
 			if h := j.hint.Load(); h != nil && h.pos == abs && !w.stop.Load() {
+				if j.reached.Load() {
+					// Handed over: the output so far is used, the
+					// reading goroutine decodes the rest.
+					j.handed = true
+					return
+				}
 				w.decodePlain(j, res.End, stop, h)
 			} else {
 				// The output before it ended past this start, or the
@@ -692,10 +712,12 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 	w.inf.ResetAt(&w.src, uint(at%8), w.win[:], stop-base*8, int64(softCap-len(j.marks)))
 	room := hardCap - len(j.marks)
 	j.data = j.pastMarks()
-	n := 0
+	n, prev := 0, 0
 	var err error
-	var crc uint32
-	for n < room && err == nil {
+	var crc, crcPrev uint32 // the CRC-32 of data[:n], of data[:prev]
+	// Until the output ends, or the reading goroutine reaches the piece
+	// (looked at after each read).
+	for n < room && err == nil && (n == 0 || !j.reached.Load()) {
 		if len(j.data) <= n {
 			j.data = j.growData(n, min(max(2*len(j.data), n+64<<10), hardCap))
 		}
@@ -703,6 +725,7 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 		m, err = w.inf.Read(j.data[n:min(len(j.data), room)])
 		// The CRC of each read while its bytes are in cache, rather than
 		// one more pass over the piece's output from memory.
+		prev, crcPrev = n, crc
 		crc = verify.UpdateCRC32(crc, j.data[n:n+m])
 		n += m
 	}
@@ -710,11 +733,17 @@ func (w *worker) decodePlain(j *job, at, stop int64, h *hint) {
 	case err == io.EOF:
 		j.end = j.a*8 + base*8 + w.inf.BitPos()
 		j.final = !w.inf.Stopped()
-	default: // an error, or the output limit: keep the whole blocks
+	default:
+		// An error, the output limit, or the reading goroutine is
+		// waiting (handed over): keep the whole blocks.
+		j.handed = err == nil && n < room
 		bit, out := w.inf.LastBoundary()
+		if int(out) < prev {
+			prev, crcPrev = 0, 0
+		}
+		crc = verify.UpdateCRC32(crcPrev, j.data[prev:out])
 		n = int(out)
 		j.end = j.a*8 + base*8 + bit
-		crc = verify.UpdateCRC32(0, j.data[:n])
 	}
 	j.nplain = n
 	j.crcP = crc
@@ -851,26 +880,17 @@ func (p *parallel) dispatch() bool {
 	j.from = max(p.pos, j.a*8)
 	p.next += int64(j.own)
 	p.queue = append(p.queue, j)
-	// The reading goroutine decodes one piece in threads itself, as it
-	// gives the output out: from a known start with the window, into the
-	// caller's buffer (hot in cache), with no markers to resolve and no
-	// piece buffer to write and read back. The workers decode the others
-	// ahead. (Set before the piece is published to the worker of the
-	// piece before, which reads self in setHint.)
-	j.self = p.nth%p.threads == 0
-	p.nth++
-	j.start = -1
+	j.start, j.handed = -1, false
 	j.hint.Store(nil)
 	j.claim.Store(false)
+	j.reached.Store(false)
 	j.next.Store(nil)
 	if len(p.queue) > 1 {
 		p.queue[len(p.queue)-2].next.Store(j)
 	}
 	p.hintNext()
-	if !j.self {
-		j.pending = true
-		p.tasks.push(j)
-	}
+	j.pending = true
+	p.tasks.push(j)
 	return true
 }
 
@@ -885,6 +905,9 @@ func (p *parallel) hintNext() {
 		return
 	}
 	j.setHint(p.pos, func(win []byte) { copy(win, p.win) })
+	if hints {
+		j.reached.Store(true)
+	}
 }
 
 // await receives j's tasks' done (its decode or the resolution of
@@ -1017,7 +1040,7 @@ func (p *parallel) chain(block bool) {
 		// piece is read and dispatched: its resolution is a task first,
 		// which a worker idle until then takes at once.
 		// (Checked again after each piece read: it may be done by then.)
-		for (p.vi == len(p.queue) || p.queue[p.vi].self || !p.ready(p.queue[p.vi])) && p.dispatch() {
+		for (p.vi == len(p.queue) || !p.ready(p.queue[p.vi])) && p.dispatch() {
 		}
 		if p.vi == len(p.queue) {
 			if p.eof && len(p.carry) == 0 {
@@ -1028,16 +1051,10 @@ func (p *parallel) chain(block bool) {
 			return
 		}
 		j := p.queue[p.vi]
-		stream := j.self
 		if steal && j.pending && p.tasks.cancel(j) {
 			// No worker has started it: the reading goroutine decodes
 			// it (the workers are behind, or have no processor).
-			j.pending, stream = false, true
-		}
-		if stream && p.pos < j.ownEnd() {
-			p.stats.streams++
-			p.stream(j.ownEnd())
-			return
+			j.pending, j.handed = false, true
 		}
 		if !p.ready(j) {
 			if !block {
@@ -1049,6 +1066,11 @@ func (p *parallel) chain(block bool) {
 		case j.start >= 0 && p.matches(j, p.pos):
 			p.stats.used++
 			p.stats.marked += int64(len(j.marks))
+			if j.handed && j.nplain > 0 {
+				p.stats.handedP++
+			} else if j.handed {
+				p.stats.handed++
+			}
 			p.use(j)
 			p.vi++
 			if j.end < j.ownEnd() {
@@ -1064,6 +1086,12 @@ func (p *parallel) chain(block bool) {
 		case p.pos >= j.ownEnd():
 			p.vi++
 			p.hintNext()
+		case j.handed:
+			// Stolen, or handed over by its worker: the rest of the
+			// piece is this goroutine's.
+			p.stats.streams++
+			p.stream(j.ownEnd())
+			return
 		default:
 			p.bridge(j.ownEnd())
 			return

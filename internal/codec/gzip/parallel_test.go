@@ -3,12 +3,15 @@ package gzip
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	stdgzip "compress/gzip"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -326,9 +329,25 @@ func TestParallelMembers(t *testing.T) {
 
 // TestParallelPaths checks that the sizes make every path happen:
 // pieces used, with markers resolved or with the window handed over,
-// stored blocks found, sequential bridges, pieces the reader decodes.
+// stored blocks found, sequential bridges, pieces the reader decodes
+// the rest of when their workers hand them over.
 func TestParallelPaths(t *testing.T) {
 	raw := testData(1500 << 10)
+	// Output whose matches reach back a few bytes only: a piece's
+	// markers end within its first 32 KiB (inflate.Clean), and it is
+	// decoded in plain bytes from there.
+	var local bytes.Buffer
+	r := rand.New(rand.NewPCG(3, 4))
+	for local.Len() < 1500<<10 {
+		b := make([]byte, 40+r.IntN(40))
+		for i := range b {
+			b[i] = byte(r.IntN(64))
+		}
+		for range 3 {
+			local.Write(b)
+		}
+	}
+	raw["local"] = local.Bytes()
 	for _, tc := range []struct {
 		name    string
 		gz      []byte
@@ -337,27 +356,52 @@ func TestParallelPaths(t *testing.T) {
 	}{
 		{"markers", compress(t, compressors["std6"], raw["text"]), 64 << 10, true},
 		{"hinted", compress(t, compressors["std6"], raw["text"]), 64 << 10, false},
+		{"handed-plain", compress(t, compressors["std6"], raw["local"]), 64 << 10, false},
 		{"stored", compress(t, compressors["store"], raw["mixed"]), 300 << 10, true},
 		{"bridged", compress(t, compressors["k9"], raw["mixed"]), 3000, true},
 	} {
 		setSizes(t, tc.part, int64(tc.part), 4<<20, 5<<20)
 		noSteal(t)
-		hints = !tc.noHints
-		got, st, err := decodeWith(tc.gz, Config{Threads: 2})
-		hints = true
-		if err != nil || !bytes.Equal(got, raw[map[bool]string{true: "text", false: "mixed"}[tc.name == "markers" || tc.name == "hinted"]]) {
-			t.Fatalf("%s: %v", tc.name, err)
+		want := map[string]string{"markers": "text", "hinted": "text", "handed-plain": "local"}[tc.name]
+		if want == "" {
+			want = "mixed"
 		}
-		// The reader decodes every other piece itself as it gives it
-		// out, the worker the others.
-		ok := st.members == 1 && st.used >= 2 && st.streams > 0
-		switch tc.name {
-		case "markers":
-			// Pieces of 150 KiB of output or more, all of it marked:
-			// resolved in two parts at once.
-			ok = ok && st.marked > 0 && st.splits > 0
-		case "bridged":
-			ok = st.bridges > 0
+		// Where a worker is when the reader reaches its piece depends on
+		// the timing: the hand-overs are looked for over several runs.
+		tries := 1
+		if !tc.noHints {
+			tries = 20
+		}
+		var st parStats
+		ok := false
+		for range tries {
+			hints = !tc.noHints
+			got, s, err := decodeWith(tc.gz, Config{Threads: 2})
+			hints = true
+			if err != nil || !bytes.Equal(got, raw[want]) {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			st = s
+			ok = st.members == 1 && st.used >= 2
+			switch tc.name {
+			case "markers":
+				// Pieces of 150 KiB of output or more, all of it
+				// marked: resolved in two parts at once.
+				ok = ok && st.marked > 0 && st.splits > 0
+			case "hinted":
+				// A worker stops decoding with markers where the
+				// reader reaches its piece, which decodes the rest.
+				ok = ok && st.handed > 0 && st.streams > 0
+			case "handed-plain":
+				// Pieces whose markers end early: a worker stops
+				// decoding plain bytes where the reader reaches it.
+				ok = ok && st.handedP > 0 && st.streams > 0
+			case "bridged":
+				ok = st.bridges > 0
+			}
+			if ok {
+				break
+			}
 		}
 		if !ok {
 			t.Errorf("%s: %+v", tc.name, st)
@@ -585,8 +629,7 @@ func FuzzParallelGzip(f *testing.F) {
 // output than its input's size guessed for the buffer.
 func TestParallelCleanHighRatio(t *testing.T) {
 	// Pieces of 48 KiB against blocks of about 26 KiB: a piece's first
-	// block ends within it and its overrun, and half the pieces are the
-	// workers' (the reading goroutine decodes the others).
+	// block ends within it and its overrun.
 	setSizes(t, 48<<10, 32<<10, 4<<20, 5<<20)
 	rng := rand.New(rand.NewPCG(31, 32))
 	var raw []byte
@@ -729,5 +772,35 @@ func TestPastMarks(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations growing into a spill buffer long enough, want 0", allocs)
+	}
+}
+
+// TestHandOverPlain checks a worker decoding plain bytes that the reading
+// goroutine reaches: it stops at a block boundary, with the CRC-32 of the
+// output before it, and decoding from there gives the rest.
+func TestHandOverPlain(t *testing.T) {
+	raw := testData(1 << 20)["text"]
+	var buf bytes.Buffer
+	fw, _ := flate.NewWriter(&buf, 6)
+	fw.Write(raw)
+	fw.Close()
+	src := buf.Bytes()
+	var stop atomic.Bool
+	w := newWorker(&stop, make([]byte, workerMem))
+	j := &job{mbuf: symbols(make([]byte, 4<<20)), buf: src, own: len(src)}
+	j.marks, j.start = j.mbuf[:0], 0
+	j.reached.Store(true)
+	w.decodePlain(j, 0, unbounded, &hint{win: new([inflate.MarkerWindow]byte)})
+	n := j.nplain
+	if !j.handed || j.final || n == 0 || n >= len(raw) || j.end <= 0 {
+		t.Fatalf("handed %v, final %v, %d bytes to bit %d: want a part before a boundary", j.handed, j.final, n, j.end)
+	}
+	if !bytes.Equal(j.plain(), raw[:n]) || j.crcP != crc32.ChecksumIEEE(raw[:n]) {
+		t.Fatalf("output or CRC of the %d bytes before the hand-over differ", n)
+	}
+	w.inf.ResetAt(bytes.NewReader(src[j.end/8:]), uint(j.end%8), raw[:n], -1, 0)
+	rest, err := io.ReadAll(w.inf)
+	if err != nil || !bytes.Equal(rest, raw[n:]) {
+		t.Fatalf("decoding on from bit %d: %v, %d bytes, want %d", j.end, err, len(rest), len(raw)-n)
 	}
 }

@@ -327,6 +327,23 @@ func TestPositioned(t *testing.T) {
 	if bit, n := f.LastBoundary(); bit != bits[2] || n != int64(outs[2]) {
 		t.Errorf("last boundary %d after %d bytes, want %d after %d", bit, n, bits[2], outs[2])
 	}
+	// Read up to the first block's end: the boundary there, once its output
+	// is given out.
+	f.ResetAt(bytes.NewReader(src), 0, nil, unboundedOut, unboundedOut)
+	buf := make([]byte, 1000)
+	for n := 0; n < outs[1]; {
+		m, err := f.Read(buf[:min(len(buf), outs[1]-n)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += m
+		if bit, k := f.LastBoundary(); n < outs[1] && (bit != 0 || k != 0) {
+			t.Fatalf("last boundary %d after %d bytes, %d bytes into the first block", bit, k, n)
+		}
+	}
+	if bit, n := f.LastBoundary(); bit != bits[1] || n != int64(outs[1]) {
+		t.Errorf("last boundary %d after %d bytes, want %d after %d (the first block's end)", bit, n, bits[1], outs[1])
+	}
 	// A stop by output.
 	f.ResetAt(bytes.NewReader(src), 0, nil, unboundedOut, int64(outs[1]))
 	if got, _ := io.ReadAll(f); !f.Stopped() || len(got) != outs[1] {

@@ -74,8 +74,13 @@ func (f *Inflater) Stopped() bool { return f.span.stopped }
 
 // LastBoundary reports the last block boundary f reached since ResetAt
 // with a stop position: its bit position in the source, and how much
-// output preceded it.
+// output preceded it, all of it given out by Read. That is where f is
+// when a block other than the final one has just ended and Read gave out
+// its output.
 func (f *Inflater) LastBoundary() (bit, out int64) {
+	if f.span.stopBit >= 0 && f.state == stateHeader && !f.final && f.rp == f.op {
+		return f.BitPos(), f.produced()
+	}
 	return f.span.boundBit, f.span.boundOut
 }
 
