@@ -80,24 +80,31 @@ const unbounded = int64(1) << 62
 
 // MemoryUse estimates the most memory a Reader with the given thread
 // count holds while decoding a member in parallel: the slab newParallel
-// makes (per thread its decoders; per piece in flight its input, windows
-// and output, each piece's part rounded to huge pages), and per piece the
-// output buffers that replace its part of the slab when its output
-// outgrows them (up to hardCap).
+// makes (per thread its decoders; per piece in flight its input and
+// windows, and a 16-bit buffer), and per piece the output buffers that
+// replace its part of the slab when its output outgrows them (up to
+// hardCap).
 func MemoryUse(threads int) int64 {
 	if threads <= 1 {
 		return 0
 	}
-	n := int64(jobsFor(threads))
-	slab := int64(align(threads*workerMem)) + n*int64(pieceMem())
-	return slab + slab/8 + n*3*int64(hardCap)
+	_, slab := slabLayout(threads)
+	return int64(slab) + int64(slab)/8 + int64(jobsFor(threads))*3*int64(hardCap)
 }
 
-// pieceMem is the slab's part for a piece: its input (partSize+overrun
-// bytes), the window before it and a hint's, and its 16-bit buffer of
-// outSymbols(), rounded to whole huge pages.
+// pieceMem is the slab's part for a piece's input (partSize+overrun
+// bytes), the window before it and a hint's.
 func pieceMem() int {
-	return hugemem.RoundUp(align(partSize+overrun) + 2*inflate.MarkerWindow + 2*outSymbols())
+	return align(partSize+overrun) + 2*inflate.MarkerWindow
+}
+
+// slabLayout is where the 16-bit buffers start in the slab of a decode
+// with the given thread count, and its size: the workers' decoders, the
+// pieces' parts (pieceMem) packed after them, then from a huge page on
+// one 16-bit buffer of outSymbols() per piece in flight.
+func slabLayout(threads int) (outs, size int) {
+	outs = hugemem.RoundUp(align(threads*workerMem) + jobsFor(threads)*pieceMem())
+	return outs, outs + jobsFor(threads)*2*outSymbols()
 }
 
 // outSymbols is the length of a piece's 16-bit buffer: four times its
@@ -144,10 +151,11 @@ type job struct {
 	handed  bool
 
 	// Decoding (bit positions are the member data's).
-	start  int64 // where the output starts: a block boundary found; -1: none
-	stored bool  // the block at start is a stored block (see matches)
-	end    int64 // block boundary where the output ends
-	final  bool  // the output ends with the final block
+	start  int64   // where the output starts: a block boundary found; -1: none
+	stored bool    // the block at start is a stored block (see matches)
+	end    int64   // block boundary where the output ends
+	final  bool    // the output ends with the final block
+	ob     *outBuf // the buffers below, a worker's from its decode until the output is read out
 	mbuf   []uint16
 	marks  []uint16 // the output from start, markers unresolved; then resolved in place (see resolveMarks)
 	data   []byte   // data[:nplain] the output after marks: mbuf's memory past them (pastMarks), or spill
@@ -207,6 +215,16 @@ func (j *job) plain() []byte {
 		return nil
 	}
 	return j.data[:j.nplain]
+}
+
+// outBuf is a piece's output buffers while it holds them: the slab's
+// 16-bit buffers are lent to pieces as workers start decoding them and
+// given back once their output is read out, so that the pieces in flight
+// touch only as many as are decoding or waiting to be read out at once
+// (two of them with two threads), the one freed last first.
+type outBuf struct {
+	mbuf  []uint16
+	spill []byte
 }
 
 // hint is where a piece's output must start, and the window there.
@@ -394,6 +412,7 @@ type tasks struct {
 	mu      sync.Mutex
 	resolve []rtask
 	decode  []*job
+	outs    []*outBuf // free output buffers, the last freed at the end
 	closed  bool
 	wake    chan struct{} // one token: there may be a task, or closed
 	helpers chan struct{} // one token: there may be a resolution for the reading goroutine (await)
@@ -446,6 +465,10 @@ func (t *tasks) take(resolveOnly bool) (j *job, r rtask, ok bool) {
 		r, t.resolve = t.resolve[0], t.resolve[1:]
 	case len(t.decode) > 0 && !resolveOnly:
 		j, t.decode = t.decode[0], t.decode[1:]
+		// One buffer per piece in flight: there is one free.
+		ob := t.outs[len(t.outs)-1]
+		t.outs = t.outs[:len(t.outs)-1]
+		j.ob, j.mbuf, j.spill = ob, ob.mbuf, ob.spill
 	default:
 		return nil, rtask{}, false
 	}
@@ -453,6 +476,19 @@ func (t *tasks) take(resolveOnly bool) (j *job, r rtask, ok bool) {
 		t.signal() // for another worker
 	}
 	return j, r, true
+}
+
+// giveBack returns j's output buffers, if it holds them, as they are now
+// (grown, maybe): its output is read out, or will not be.
+func (t *tasks) giveBack(j *job) {
+	if j.ob == nil {
+		return
+	}
+	j.ob.mbuf, j.ob.spill = j.mbuf, j.spill
+	t.mu.Lock()
+	t.outs = append(t.outs, j.ob)
+	t.mu.Unlock()
+	j.ob, j.mbuf, j.spill, j.marks, j.data = nil, nil, nil, nil, nil
 }
 
 // cancel takes back j's decode task, and reports whether no goroutine
@@ -503,18 +539,17 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 	// made once, on huge pages where the kernel gives them: a first
 	// touch on 4 KiB pages costs a page fault per 4 KiB, and one of a
 	// huge page zeroes 2 MiB (on a VM, page by page of the host's), so
-	// that what a piece touches is one stretch from the start of its
-	// part: its input, the windows, then its 16-bit buffer, whose bytes
-	// past the marks take the output decoded with a known window. The
-	// workers' decoders come first, on the first piece's first huge page,
-	// and that piece is dispatched first. At the default sizes the
-	// 16-bit buffer (out symbols, 5 Mi) holds the marker decoder's ring
-	// (inflate.MarkerRingLen, 4 Mi), so a piece is decoded in place
-	// (decodeOnly); with smaller pieces (the tests') the decoder copies
-	// out of a ring of its own.
+	// that the memory touched is packed: the workers' decoders, then the
+	// pieces' inputs and windows, then the 16-bit buffers, each touched
+	// from its start (the marks, then the output decoded with a known
+	// window in the bytes past them) and lent out the last freed first
+	// (outBuf). At the default sizes a 16-bit buffer (out symbols, 5 Mi)
+	// holds the marker decoder's ring (inflate.MarkerRingLen, 4 Mi), so a
+	// piece is decoded in place (decodeOnly); with smaller pieces (the
+	// tests') the decoder copies out of a ring of its own.
 	in, out := partSize+overrun, outSymbols()
 	wm, per := align(threads*workerMem), pieceMem()
-	total := wm + n*per
+	outs, total := slabLayout(threads)
 	if len(mem.b) < total {
 		mem.alloc(total)
 		stats.slabs++
@@ -526,13 +561,15 @@ func newParallel(src io.Reader, threads int, skip uint, window []byte, crc, size
 		b = b[align(in):]
 		j.win = b[:0:inflate.MarkerWindow]
 		j.hintBuf.win = (*[inflate.MarkerWindow]byte)(b[inflate.MarkerWindow:])
-		j.mbuf = symbols(b[2*inflate.MarkerWindow : 2*inflate.MarkerWindow+2*out])
 		p.jobs = append(p.jobs, j)
+		// Taken from the end: the first buffer first.
+		at := outs + (n-1-i)*2*out
+		p.tasks.outs = append(p.tasks.outs, &outBuf{mbuf: symbols(mem.b[at : at+2*out])})
 	}
 	workers := mem.b[:wm]
 	for i := range p.jobs {
 		// The free list is taken from its end: the first piece's part,
-		// on the workers' huge page, first.
+		// beside the workers' decoders, first.
 		p.free = append(p.free, p.jobs[len(p.jobs)-1-i])
 	}
 	// The goroutine reading the output is one of the threads (see help):
@@ -985,6 +1022,7 @@ func (p *parallel) release(consumed int64) {
 			return
 		}
 		p.await(j)
+		p.tasks.giveBack(j)
 		p.queue = p.queue[1:]
 		if p.vi > 0 {
 			p.vi--
@@ -1215,6 +1253,7 @@ func (p *parallel) give(b []byte) ([]byte, error) {
 			}
 			j.inOutput = false
 			p.outq = p.outq[1:]
+			p.tasks.giveBack(j)
 			p.release(p.pos)
 			p.chain(false)
 			continue
