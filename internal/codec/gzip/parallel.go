@@ -986,9 +986,9 @@ func (p *parallel) received(j *job, ch chan struct{}) {
 
 // help resolves a part of a piece's markers no worker has taken, on the
 // goroutine reading the output, and reports whether there was one. It
-// takes no piece to decode: those are the workers' while this goroutine
-// decodes its own pieces (stream), and one taken here would leave a
-// worker idle.
+// takes no piece to decode: those are the workers' (this goroutine
+// decodes from where the chain is, stream), and one taken here would
+// leave a worker idle.
 func (p *parallel) help() bool {
 	_, r, ok := p.tasks.take(true)
 	if !ok {
