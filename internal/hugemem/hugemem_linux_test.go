@@ -1,6 +1,7 @@
 package hugemem
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
@@ -76,19 +77,6 @@ func TestHugePageSize(t *testing.T) {
 // meant to at a run's start: in this one, the free heap the other tests
 // left (Aligned's unadvised margins) is reused first.
 func TestHeap(t *testing.T) {
-	const child = "HUGEMEM_HEAP_CHILD"
-	if os.Getenv(child) == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHeap$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), child+"=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("child: %v\n%s", err, out)
-		}
-		if strings.Contains(string(out), "--- SKIP") {
-			t.Skipf("child skipped:\n%s", out)
-		}
-		return
-	}
 	if _, huge := sizes(); huge == 0 {
 		t.Skip("no transparent huge pages here")
 	}
@@ -105,6 +93,22 @@ func TestHeap(t *testing.T) {
 	}
 	if !advised(t, uintptr(unsafe.Pointer(&m[0]))) {
 		t.Skip("MADV_HUGEPAGE not kept here")
+	}
+	const child = "HUGEMEM_HEAP_CHILD"
+	if os.Getenv(child) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHeap$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), child+"=1")
+		out, err := cmd.CombinedOutput()
+		if errors.Is(err, unix.ENOEXEC) {
+			t.Skipf("cannot run the test binary again here: %v", err)
+		}
+		if err != nil {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		if strings.Contains(string(out), "--- SKIP") {
+			t.Skipf("child skipped:\n%s", out)
+		}
+		return
 	}
 	Heap(32 << 20)
 	type record struct{ a, b, c, d, e, f, g, h uintptr }
