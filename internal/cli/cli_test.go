@@ -594,31 +594,49 @@ func TestToTar(t *testing.T) {
 
 // TestSingleThread checks when a run drops to one processor: --threads 1
 // with nothing written to disk (standard output, a tar stream, a test),
-// and not to disk or with more threads.
+// and not to disk or with more threads; and when the default threads
+// leave it to the governor: the same runs without --threads.
 func TestSingleThread(t *testing.T) {
 	dir := t.TempDir()
 	arch := write(t, dir, "s.tar.gz", gz(t, makeTar(t, sample)))
+	const (
+		none = iota
+		one
+		governed
+	)
 	for _, c := range []struct {
 		args []string
-		want bool
+		want int
 	}{
-		{[]string{"x", "-c", "--threads", "1", arch}, true},
-		{[]string{"x", "--to-tar", "--threads", "1", arch}, true},
-		{[]string{"t", "--threads", "1", arch}, true},
-		{[]string{"x", "-c", arch}, false},
-		{[]string{"x", "-c", "--threads", "2", arch}, false},
-		{[]string{"t", arch}, false},
-		{[]string{"x", "--threads", "1", "-o", filepath.Join(dir, "out"), arch}, false},
+		{[]string{"x", "-c", "--threads", "1", arch}, one},
+		{[]string{"x", "--to-tar", "--threads", "1", arch}, one},
+		{[]string{"t", "--threads", "1", arch}, one},
+		{[]string{"x", "-c", arch}, governed},
+		{[]string{"x", "--to-tar", arch}, governed},
+		{[]string{"t", arch}, governed},
+		{[]string{"x", "-c", "--threads", "2", arch}, none},
+		{[]string{"t", "--threads", "2", arch}, none},
+		{[]string{"x", "--threads", "1", "-o", filepath.Join(dir, "out1"), arch}, none},
+		{[]string{"x", "-o", filepath.Join(dir, "out0"), arch}, none},
 	} {
 		var out, errOut bytes.Buffer
-		calls := 0
+		ones, governs := 0, 0
 		f := &Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Getenv: func(string) string { return "" },
-			Context: context.Background(), oneProcessor: func() { calls++ }}
+			Context: context.Background(), oneProcessor: func() { ones++ }, governProcessors: func() { governs++ }}
 		if code := Run(f, c.args); code != ExitOK {
 			t.Fatalf("%v: exit %d: %s", c.args, code, errOut.String())
 		}
-		if got := calls > 0; got != c.want {
-			t.Errorf("%v: one processor %v, want %v", c.args, got, c.want)
+		got := none
+		switch {
+		case ones > 0 && governs > 0:
+			t.Fatalf("%v: both one processor and the governor", c.args)
+		case ones > 0:
+			got = one
+		case governs > 0:
+			got = governed
+		}
+		if got != c.want {
+			t.Errorf("%v: %d, want %d (0 none, 1 one processor, 2 governed)", c.args, got, c.want)
 		}
 	}
 }

@@ -180,8 +180,13 @@ func runExtract(f *Factory, o *ExtractOptions) error {
 	// Standard output and a tar stream cannot copy a file they wrote: a
 	// RAR 5 file copy read from a pipe is decoded again from a spool.
 	r.opt.CopySources = o.Stdout || o.ToTar
-	if o.Threads == 1 && (o.Stdout || o.ToTar) {
-		f.singleThread()
+	if o.Stdout || o.ToTar {
+		switch o.Threads {
+		case 1:
+			f.singleThread()
+		case 0:
+			f.mayGovern()
+		}
 	}
 	if !o.Stdout && !o.ToTar {
 		f.handleInterrupts() // before a stage or a file is made

@@ -63,8 +63,11 @@ func runVerify(f *Factory, o *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Threads == 1 {
+	switch o.Threads {
+	case 1:
 		f.singleThread()
+	case 0:
+		f.mayGovern()
 	}
 	var expect map[string]string
 	if o.Expect != "" {

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/unpack-dev/unpack/internal/gcpace"
+	"github.com/unpack-dev/unpack/internal/procs"
 	"github.com/unpack-dev/unpack/internal/termtext"
 )
 
@@ -58,6 +59,9 @@ type Factory struct {
 	// (runtime.GOMAXPROCS(1), in Main once the run has lasted 20 ms);
 	// singleThread calls it.
 	oneProcessor func()
+	// governProcessors, when set, lowers the processors to one while the
+	// run keeps only one busy (procs.Govern, in Main); mayGovern calls it.
+	governProcessors func()
 }
 
 // onInterrupt registers fn to run when the process is interrupted (to
@@ -106,6 +110,17 @@ func (f *Factory) singleThread() {
 	}
 }
 
+// mayGovern is called when the decoder threads are left to unpack
+// (--threads 0) and nothing goes to disk: the run drops to one processor,
+// as singleThread's, while its work is one sequential stream (a PPMd or
+// LZMA folder), and keeps them all while blocks or members are decoded
+// side by side.
+func (f *Factory) mayGovern() {
+	if f.governProcessors != nil {
+		f.governProcessors()
+	}
+}
+
 // interrupted runs the registered hooks.
 func (f *Factory) interrupted() {
 	f.hooksMu.Lock()
@@ -138,6 +153,8 @@ func Main() ExitCode {
 	// After 20 ms: a shorter run is over before a preemption could move
 	// it, and spares the stop of the world.
 	f.oneProcessor = func() { time.AfterFunc(20*time.Millisecond, func() { runtime.GOMAXPROCS(1) }) }
+	// Never stopped: the run's end ends it.
+	f.governProcessors = func() { procs.Govern(60*time.Millisecond, 20*time.Millisecond) }
 	// On SIGINT/SIGTERM once something is in flight: remove it and exit
 	// 130 at once, even while a read from a pipe blocks.
 	f.handle = func() {
