@@ -111,10 +111,11 @@ func (f *Factory) singleThread() {
 }
 
 // mayGovern is called when the decoder threads are left to unpack
-// (--threads 0) and nothing goes to disk: the run drops to one processor,
-// as singleThread's, while its work is one sequential stream (a PPMd or
-// LZMA folder), and keeps them all while blocks or members are decoded
-// side by side.
+// (--threads 0) and nothing goes to disk: a run that keeps about one
+// processor busy in its first 60 ms (one sequential stream: a PPMd or
+// LZMA folder) drops to one, as singleThread's, until goroutines come to
+// wait for another; one that decodes blocks or members side by side
+// keeps them all.
 func (f *Factory) mayGovern() {
 	if f.governProcessors != nil {
 		f.governProcessors()
