@@ -31,7 +31,7 @@ purego:
 RACE_DIRS = internal/archive internal/cli internal/extract internal/formats internal/codec/xz internal/codec/zip \
 	internal/codec/rar/rar4 internal/codec/rar/rar5 internal/codec/sevenzip internal/codec/bzip2 internal/codec/gzip \
 	internal/codec/zstdframe internal/codec/lz4 \
-	internal/codec/wim
+	internal/codec/wim internal/procs
 race:
 	$(GO) test -count=1 -race -short -timeout 30m -skip '^TestCorpus$$' \
 	  $$(for d in $(RACE_DIRS); do [ -d $$d ] && echo ./$$d; done)
